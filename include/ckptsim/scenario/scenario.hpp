@@ -1,0 +1,131 @@
+#pragma once
+// Scenario: the sealed, validated description of one training run (DESIGN.md, "Scenario sketch").
+//
+// Plain structs in SI units: durations are SimTime, sizes are bytes (double), bandwidths are
+// bytes per second, FLOP rates FLOP/s, failure rates failures per machine per second.
+// Presets have been applied and every default filled in by the loader (scenario/loader.hpp);
+// models below never see JSON. Bandwidths per machine are unidirectional (each direction of a
+// full-duplex NIC carries this much).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckptsim/core/sim_time.hpp"
+
+namespace ckptsim {
+
+struct NetworkSpec {
+  std::string topology = "single-switch";  ///< "single-switch" | "leaf-spine"
+  SimTime latency = microseconds(10);      ///< per message
+  double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
+  int machines_per_leaf = 16;              ///< leaf-spine only
+};
+
+struct ClusterSpec {
+  std::string instance;                    ///< preset name, "" when fully explicit
+  int machines = 0;
+  int standby_machines = 0;
+  int gpus_per_machine = 8;
+  double gpu_memory_bytes = 0;             ///< per GPU
+  double cpu_memory_bytes = 0;             ///< per machine
+  double network_bandwidth = 0;            ///< bytes/s per machine, each direction
+  double gpu_cpu_bandwidth = 0;            ///< bytes/s per GPU over PCIe, each direction
+  double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
+  double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
+  NetworkSpec network;
+};
+
+struct StorageSpec {
+  double bandwidth = 0;                    ///< bytes/s, aggregate, shared by every reader/writer
+};
+
+struct ModelSpec {
+  std::string preset;                      ///< "" when explicit
+  double parameters = 0;                   ///< total parameter count
+  int layers = 0;
+  int hidden = 0;
+  int ffn = 0;
+  int heads = 0;
+  int vocabulary = 0;
+};
+
+struct TrainingSpec {
+  std::string parallelism = "zero3";
+  int micro_batch = 8;                     ///< sequences per GPU per iteration
+  int sequence_length = 512;
+  double checkpoint_bytes_per_parameter = 12;  ///< Adam exp_avg + exp_avg_sq + fp32 master
+  double serialization_bandwidth = 0;      ///< bytes/s per machine: snapshot to / reload from CPU memory
+  double compute_efficiency = 0.5;         ///< achieved fraction of gpu_peak_flops
+  bool activation_recomputation = true;
+  bool mixed_precision = true;
+  std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
+};
+
+struct StrategySpec {
+  std::string kind = "gemini";             ///< gemini | remote-periodic | remote-highfreq | in-memory-blocking | none
+  int replicas = 2;                        ///< m, including the local one (gemini, in-memory-blocking)
+  std::string placement = "group";         ///< group | ring | mixed
+  int every_iterations = 1;                ///< checkpoint every k iterations (gemini, in-memory-blocking)
+  double gpu_buffer_bytes = 128.0 * 1024 * 1024;  ///< R
+  int sub_buffers = 4;                     ///< p
+  double span_safety = 0.8;                ///< mu
+  std::string scheduler = "gemini";        ///< traffic scheduler (iteration model)
+  std::optional<SimTime> persistent_interval = hours(3);  ///< gemini / in-memory-blocking; nullopt = never
+  SimTime interval = hours(3);             ///< remote-periodic checkpoint interval
+  /// Explicit costs that bypass the first-order formulas / iteration model:
+  std::optional<SimTime> checkpoint_stall;      ///< training blocked per checkpoint
+  std::optional<SimTime> checkpoint_duration;   ///< from start until the checkpoint is complete
+};
+
+/// How long a hardware failure waits for a replacement when no standby machine is free.
+struct ReplacementSpec {
+  std::string distribution = "fixed";      ///< fixed | uniform | lognormal
+  SimTime fixed = minutes(5);
+  SimTime low = minutes(4);                ///< uniform
+  SimTime high = minutes(7);
+  SimTime median = minutes(5);             ///< lognormal
+  double sigma = 0.25;                     ///< lognormal shape
+};
+
+struct FailureSpec {
+  std::string process = "exponential";    ///< exponential | weibull | trace | none
+  double rate = 0;                         ///< failures per machine per second (exponential)
+  double weibull_shape = 0.7;              ///< k (weibull)
+  SimTime weibull_scale = days(60);        ///< lambda, per machine (weibull)
+  std::string trace_file;                  ///< CSV (trace), resolved relative to the scenario
+  double hardware_fraction = 0.5;          ///< share of failures that are hardware
+  SimTime detection = seconds(15);
+  SimTime restart = seconds(253);          ///< warm-up after processes restart
+  ReplacementSpec replacement;
+};
+
+struct RunSpec {
+  std::optional<SimTime> duration;         ///< exactly one of duration / iterations is set
+  std::optional<std::int64_t> iterations;
+  int replicas = 100;                      ///< Monte Carlo replicas
+  std::uint64_t seed = 1;
+};
+
+struct Scenario {
+  std::string name;
+  std::string source_file;                 ///< where it was loaded from ("" if built in code)
+  ClusterSpec cluster;
+  StorageSpec storage;
+  ModelSpec model;
+  TrainingSpec training;
+  StrategySpec strategy;
+  FailureSpec failures;
+  RunSpec run;
+
+  /// Checkpoint bytes of the whole model (parameters x bytes per parameter).
+  [[nodiscard]] double checkpoint_bytes() const {
+    return model.parameters * training.checkpoint_bytes_per_parameter;
+  }
+  /// One machine's shard of the checkpoint (ZeRO-3 partitions states evenly over machines).
+  [[nodiscard]] double checkpoint_bytes_per_machine() const {
+    return checkpoint_bytes() / static_cast<double>(cluster.machines);
+  }
+};
+
+}  // namespace ckptsim

@@ -1,0 +1,40 @@
+#pragma once
+// Unit strings of the scenario format (DESIGN.md, "Units").
+//
+// Input quantities are strings with suffixes; inside, everything is SI:
+//   duration   "250ms" "15s" "5min" "3h" "30d" (ns us ms s min h d)            -> SimTime
+//   bytes      "128MiB" "1.2TB" (B; KB MB GB TB PB = 1000^k; KiB MiB GiB TiB PiB = 1024^k) -> bytes
+//   bandwidth  "400Gbps" (bits/s: bps Kbps Mbps Gbps Tbps, 1000^k)
+//              "1GB/s" "25GiB/s" (bytes/s: B/s KB/s ... GiB/s)                 -> bytes/s
+//   rate       "1.5%/machine/day", "1.5%/day", "0.02/machine/h" (per machine) -> failures/machine/s
+//   flop rate  "312TFLOPS" (FLOPS KFLOPS MFLOPS GFLOPS TFLOPS PFLOPS, 1000^k)   -> FLOP/s
+//   fraction   0.5 or "50%"                                                    -> [0, 1]
+// A bare JSON number is accepted where the unit is unambiguous: seconds for durations, bytes
+// for sizes. Bits vs bytes and 1000 vs 1024 are always explicit in the suffix.
+// Every parser throws UnitError with what was expected when the text is not understood.
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "ckptsim/core/sim_time.hpp"
+
+namespace ckptsim {
+
+class UnitError : public std::runtime_error {
+ public:
+  explicit UnitError(const std::string& expected) : std::runtime_error(expected) {}
+};
+
+SimTime parse_duration(std::string_view text);
+double parse_bytes(std::string_view text);
+double parse_bandwidth(std::string_view text);         ///< bytes per second
+double parse_failure_rate(std::string_view text);      ///< failures per machine per second
+double parse_flop_rate(std::string_view text);         ///< FLOP per second
+double parse_fraction(std::string_view text);          ///< in [0, 1]
+
+/// Human-readable forms for tables ("1.50 GiB", "400 Gbps", "3 h 0 min").
+std::string format_bytes(double bytes);
+std::string format_bandwidth(double bytes_per_second);
+std::string format_duration(SimTime t);
+
+}  // namespace ckptsim

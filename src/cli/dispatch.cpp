@@ -1,0 +1,76 @@
+#include <exception>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options/errors.hpp>
+#include <fmt/format.h>
+
+#include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim_version.hpp"
+
+namespace ckptsim::cli {
+namespace {
+
+struct CommandEntry {
+  const char* name;
+  const char* summary;
+  int (*function)(const CommandContext&);
+};
+
+constexpr CommandEntry kCommands[] = {
+    {"run", "simulate whole training runs under failures (Monte Carlo)", command_run},
+    {"iteration", "one training iteration: ZeRO-3 traffic, idle spans, checkpoint schedulers", command_iteration},
+    {"schedule", "write the checkpoint chunk plan of one iteration (input of the replay tool)", command_schedule},
+    {"placement", "exact probability of recovering from CPU memory, per replica placement", command_placement},
+    {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},
+    {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
+    {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
+};
+
+void print_usage(std::ostream& out) {
+  out << fmt::format("ckptsim {} — failure-recovery strategies for large-model training\n\n", CKPTSIM_VERSION);
+  out << "usage: ckptsim COMMAND [ARGS...]   (ckptsim COMMAND --help for a command's options)\n\ncommands:\n";
+  for (const auto& c : kCommands) out << fmt::format("  {:<10} {}\n", c.name, c.summary);
+}
+
+}  // namespace
+
+int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err) {
+  if (argv.empty() || argv[0] == "--help" || argv[0] == "-h" || argv[0] == "help") {
+    print_usage(argv.empty() ? err : out);
+    return argv.empty() ? 2 : 0;
+  }
+  if (argv[0] == "--version") {
+    out << fmt::format("ckptsim {} ({})\n", CKPTSIM_VERSION, CKPTSIM_GIT_REVISION);
+    return 0;
+  }
+  std::string command_line = "ckptsim";
+  for (const auto& a : argv) command_line += " " + a;
+  for (const auto& c : kCommands) {
+    if (argv[0] != c.name) continue;
+    CommandContext ctx{std::vector<std::string>(argv.begin() + 1, argv.end()), command_line, out, err};
+    try {
+      return c.function(ctx);
+    } catch (const InputError& e) {
+      for (const auto& p : e.problems()) err << "error: " << format_problem(p) << '\n';
+      return 2;
+    } catch (const UsageError& e) {
+      err << "error: " << e.what() << "\n(see ckptsim " << c.name << " --help)\n";
+      return 2;
+    } catch (const boost::program_options::error& e) {
+      err << "error: " << e.what() << "\n(see ckptsim " << c.name << " --help)\n";
+      return 2;
+    } catch (const std::exception& e) {
+      err << "error: " << e.what() << '\n';
+      return 1;
+    }
+  }
+  err << fmt::format("error: unknown command \"{}\"\n\n", argv[0]);
+  print_usage(err);
+  return 2;
+}
+
+}  // namespace ckptsim::cli

@@ -1,0 +1,37 @@
+#include "ckptsim/core/error.hpp"
+
+#include <fmt/format.h>
+
+namespace ckptsim {
+
+std::string format_problem(const Problem& p) {
+  return fmt::format("{}: {}: expected {}, found {}", p.file, p.pointer.empty() ? "/" : p.pointer, p.expected,
+                     p.found);
+}
+
+namespace {
+std::string join_problems(const std::vector<Problem>& problems) {
+  std::string out;
+  for (const auto& p : problems) {
+    if (!out.empty()) out += '\n';
+    out += format_problem(p);
+  }
+  return out;
+}
+}  // namespace
+
+InputError::InputError(std::vector<Problem> problems)
+    : std::runtime_error(join_problems(problems)), problems_(std::move(problems)) {}
+
+InputError::InputError(std::string file, std::string pointer, std::string expected, std::string found)
+    : InputError(std::vector<Problem>{Problem{std::move(file), std::move(pointer), std::move(expected), std::move(found)}}) {}
+
+void ProblemList::add(std::string pointer, std::string expected, std::string found) {
+  problems_.push_back(Problem{file_, std::move(pointer), std::move(expected), std::move(found)});
+}
+
+void ProblemList::throw_if_any() const {
+  if (!problems_.empty()) throw InputError(problems_);
+}
+
+}  // namespace ckptsim

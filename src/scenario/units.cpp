@@ -1,0 +1,182 @@
+#include "ckptsim/scenario/units.hpp"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <utility>
+
+#include <fmt/format.h>
+
+namespace ckptsim {
+namespace {
+
+struct Suffix {
+  std::string_view text;
+  double factor;
+};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+/// Splits "12.5 GiB" into 12.5 and "GiB". Throws when no finite number leads the text.
+std::pair<double, std::string_view> split_number(std::string_view text, const std::string& expected) {
+  text = trim(text);
+  double value = 0.0;
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || !std::isfinite(value)) throw UnitError(expected);
+  return {value, trim(std::string_view(ptr, static_cast<std::size_t>(end - ptr)))};
+}
+
+template <std::size_t N>
+double scaled(std::string_view text, const std::array<Suffix, N>& suffixes, const std::string& expected,
+              bool allow_bare) {
+  auto [value, suffix] = split_number(text, expected);
+  if (suffix.empty()) {
+    if (allow_bare) return value;
+    throw UnitError(expected);
+  }
+  for (const auto& s : suffixes)
+    if (s.text == suffix) return value * s.factor;
+  throw UnitError(expected);
+}
+
+constexpr double kKilo = 1e3, kMega = 1e6, kGiga = 1e9, kTera = 1e12, kPeta = 1e15;
+constexpr double kKi = 1024.0, kMi = kKi * 1024.0, kGi = kMi * 1024.0, kTi = kGi * 1024.0, kPi = kTi * 1024.0;
+
+constexpr std::array<Suffix, 7> kDurationSuffixes{{
+    {"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0}}};
+
+constexpr std::array<Suffix, 11> kByteSuffixes{{{"B", 1.0},
+                                                {"KB", kKilo},
+                                                {"MB", kMega},
+                                                {"GB", kGiga},
+                                                {"TB", kTera},
+                                                {"PB", kPeta},
+                                                {"KiB", kKi},
+                                                {"MiB", kMi},
+                                                {"GiB", kGi},
+                                                {"TiB", kTi},
+                                                {"PiB", kPi}}};
+
+constexpr std::array<Suffix, 15> kBandwidthSuffixes{{
+    {"bps", 1.0 / 8},      {"Kbps", kKilo / 8},  {"Mbps", kMega / 8}, {"Gbps", kGiga / 8},  {"Tbps", kTera / 8},
+    {"B/s", 1.0},          {"KB/s", kKilo},      {"MB/s", kMega},     {"GB/s", kGiga},      {"TB/s", kTera},
+    {"KiB/s", kKi},        {"MiB/s", kMi},       {"GiB/s", kGi},      {"TiB/s", kTi},       {"PB/s", kPeta},
+}};
+
+constexpr std::array<Suffix, 6> kFlopSuffixes{{{"FLOPS", 1.0},
+                                              {"KFLOPS", kKilo},
+                                              {"MFLOPS", kMega},
+                                              {"GFLOPS", kGiga},
+                                              {"TFLOPS", kTera},
+                                              {"PFLOPS", kPeta}}};
+
+constexpr std::array<Suffix, 7> kPerTimeSuffixes{{{"s", 1.0},
+                                                 {"min", 60.0},
+                                                 {"h", 3600.0},
+                                                 {"d", 86400.0},
+                                                 {"day", 86400.0},
+                                                 {"week", 7 * 86400.0},
+                                                 {"year", 365.0 * 86400.0}}};
+
+}  // namespace
+
+SimTime parse_duration(std::string_view text) {
+  const std::string expected = "a non-negative duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (ns us ms s min h d)";
+  const double s = scaled(text, kDurationSuffixes, expected, false);
+  if (s < 0) throw UnitError(expected);
+  if (s > 9.2e9) throw UnitError("a duration below 290 years");
+  return SimTime::from_seconds(s);
+}
+
+double parse_bytes(std::string_view text) {
+  const std::string expected =
+      "a non-negative size such as \"128MiB\" or \"1.2TB\" (B KB MB GB TB PB, KiB MiB GiB TiB PiB)";
+  const double b = scaled(text, kByteSuffixes, expected, false);
+  if (b < 0) throw UnitError(expected);
+  return b;
+}
+
+double parse_bandwidth(std::string_view text) {
+  const std::string expected =
+      "a positive bandwidth such as \"400Gbps\" (bits/s: bps Kbps Mbps Gbps Tbps) or \"25GB/s\" (bytes/s: B/s KB/s "
+      "MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s)";
+  const double bw = scaled(text, kBandwidthSuffixes, expected, false);
+  if (!(bw > 0)) throw UnitError(expected);
+  return bw;
+}
+
+double parse_failure_rate(std::string_view text) {
+  const std::string expected =
+      "a failure rate such as \"1.5%/machine/day\", \"1.5%/day\" or \"0.02/machine/h\" (per machine; s min h d "
+      "week year)";
+  auto [value, rest] = split_number(text, expected);
+  if (value < 0) throw UnitError(expected);
+  if (!rest.empty() && rest.front() == '%') {
+    value /= 100.0;
+    rest.remove_prefix(1);
+  }
+  rest = trim(rest);
+  if (rest.empty() || rest.front() != '/') throw UnitError(expected);
+  rest.remove_prefix(1);
+  constexpr std::string_view kMachine = "machine/";
+  if (rest.substr(0, kMachine.size()) == kMachine) rest.remove_prefix(kMachine.size());
+  for (const auto& s : kPerTimeSuffixes)
+    if (s.text == rest) return value / s.factor;
+  throw UnitError(expected);
+}
+
+double parse_flop_rate(std::string_view text) {
+  const std::string expected = "a positive FLOP rate such as \"312TFLOPS\" (FLOPS KFLOPS MFLOPS GFLOPS TFLOPS PFLOPS)";
+  const double f = scaled(text, kFlopSuffixes, expected, false);
+  if (!(f > 0)) throw UnitError(expected);
+  return f;
+}
+
+double parse_fraction(std::string_view text) {
+  const std::string expected = "a fraction in [0, 1] such as 0.5 or \"50%\"";
+  auto [value, rest] = split_number(text, expected);
+  if (rest == "%") {
+    value /= 100.0;
+  } else if (!rest.empty()) {
+    throw UnitError(expected);
+  }
+  if (value < 0 || value > 1) throw UnitError(expected);
+  return value;
+}
+
+std::string format_bytes(double bytes) {
+  constexpr std::array<std::string_view, 6> names{"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  std::size_t i = 0;
+  double v = bytes;
+  while (std::fabs(v) >= 1024.0 && i + 1 < names.size()) {
+    v /= 1024.0;
+    ++i;
+  }
+  return i == 0 ? fmt::format("{:.0f} B", v) : fmt::format("{:.2f} {}", v, names[i]);
+}
+
+std::string format_bandwidth(double bytes_per_second) {
+  const double bits = bytes_per_second * 8.0;
+  if (bits >= 1e12) return fmt::format("{:.3g} Tbps", bits / 1e12);
+  if (bits >= 1e9) return fmt::format("{:.3g} Gbps", bits / 1e9);
+  if (bits >= 1e6) return fmt::format("{:.3g} Mbps", bits / 1e6);
+  return fmt::format("{:.3g} bps", bits);
+}
+
+std::string format_duration(SimTime t) {
+  const double s = t.seconds();
+  if (std::fabs(s) < 1e-3) return fmt::format("{:.1f} us", s * 1e6);
+  if (std::fabs(s) < 1.0) return fmt::format("{:.1f} ms", s * 1e3);
+  if (std::fabs(s) < 120.0) return fmt::format("{:.2f} s", s);
+  if (std::fabs(s) < 2 * 3600.0) return fmt::format("{:.1f} min", s / 60.0);
+  if (std::fabs(s) < 2 * 86400.0) return fmt::format("{:.2f} h", s / 3600.0);
+  return fmt::format("{:.2f} d", s / 86400.0);
+}
+
+}  // namespace ckptsim

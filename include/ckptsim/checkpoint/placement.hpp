@@ -10,9 +10,29 @@
 //   ring:          machine i's checkpoint lives on i, i+1, ..., i+m-1 (mod N).
 //   mixed:         group placement for the first floor(N/m)-1 groups, ring among the remaining
 //                  N - m(floor(N/m)-1) machines; equals group when m | N.
+//   random:        seeded random Latin-rectangle placement. Row 0 is the identity; each of the
+//                  rows r = 1..m-1 is a permutation pi_r of the machines, and machine i's holder
+//                  set is {i, pi_1(i), ..., pi_{m-1}(i)}. Every pi_r is a Fisher-Yates shuffle
+//                  (Boost.Random, stream (seed, 0, placement)) repaired by swaps: while pi_r(i)
+//                  is already a holder of i, swap pi_r(i) with pi_r(j) for a random j such that
+//                  both positions become valid. Because every row is a permutation, machine j is
+//                  a holder of exactly one set per row, so every machine stores exactly m
+//                  shards, and the m holders of a set are distinct. A valid j always exists when
+//                  2(m-1) <= N (at least N - 2r + 1 of them for row r); for larger m (m-1 > N/2)
+//                  the rows are random distinct cyclic shifts of a random relabelling instead:
+//                  holders of sigma(j) = {sigma(j + d_r) mod N}, d_0 = 0 < d_1..d_{m-1} < N
+//                  distinct. Cost O(N m) expected for the shuffles plus O(m) per repaired entry.
+//   file:          an explicit list of holder sets read from JSON (load_placement_file):
+//                  {"machines": N, "holders": [[0, 1], [1, 0], ...]}; holders[i] must list m
+//                  distinct machines in [0, N) including i, with the same m for every i.
 // CPU memory per machine: every scheme above stores exactly m shards per machine (each machine
-// is a holder of exactly m holder sets), i.e. m x shard bytes, plus the in-progress buffer.
+// is a holder of exactly m holder sets). GEMINI keeps two CPU buffers per stored shard, the last
+// complete checkpoint and the one in progress (SOSP '23, Section 6), so a machine needs
+//     cpu_bytes = 2 x shards_stored x shard_bytes,
+// where shards_stored is the largest number of shards any machine stores (= m for the schemes
+// above; a file placement may be unbalanced).
 #include <cstdint>
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -46,6 +66,20 @@ Placement make_placement(const std::string& scheme, int machines, int replicas, 
 Placement group_placement(int machines, int replicas);
 Placement ring_placement(int machines, int replicas);
 Placement mixed_placement(int machines, int replicas);
+/// Seeded random placement (construction above); the same seed gives the same holders.
+Placement random_placement(int machines, int replicas, std::uint64_t seed);
+
+/// Reads an explicit placement from JSON {"machines": N, "holders": [[...], ...]} (scheme
+/// "file"). Throws InputError listing every problem (file, JSON pointer, expected, found):
+/// unreadable file or invalid JSON, unknown keys, N not a positive integer, holders not an array
+/// of N arrays, entries not integers in [0, N), duplicates, a set without its own machine, or
+/// sets of different sizes. Holder sets are stored sorted.
+Placement load_placement_file(const std::filesystem::path& path);
+/// The same from JSON text; `file` names the source in problems.
+Placement parse_placement_json(const std::string& text, const std::string& file);
+
+/// CPU memory one machine needs (bytes): 2 x max_shards_per_machine() x shard_bytes.
+[[nodiscard]] double placement_cpu_memory_bytes(const Placement& placement, double shard_bytes);
 
 using PlacementFactory = Placement (*)(int machines, int replicas, std::uint64_t seed);
 const Registry<PlacementFactory>& placement_registry();

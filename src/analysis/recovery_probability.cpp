@@ -1,0 +1,482 @@
+#include "ckptsim/analysis/recovery_probability.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/random.hpp"
+
+namespace ckptsim {
+namespace {
+
+constexpr int kMaxExactSets = 22;
+constexpr int kMaxEnumerationMachines = 22;
+
+std::size_t idx(long long i) { return static_cast<std::size_t>(i); }
+
+/// a ~= mantissa x 2^exponent with the top 64 bits of a in the mantissa.
+struct TopBits {
+  double mantissa = 0;
+  long long exponent = 0;
+};
+
+TopBits top_bits(const BigCount& a) {
+  if (a.is_zero()) return {};
+  const auto msb = static_cast<long long>(boost::multiprecision::msb(a));
+  const long long shift = std::max(0LL, msb - 63);
+  const BigCount top = a >> static_cast<unsigned>(shift);
+  return {static_cast<double>(top.convert_to<std::uint64_t>()), shift};
+}
+
+/// Distinct holder sets (sorted members), optionally only the minimal ones (no proper subset
+/// among the others): a set that contains another holder set never fails alone.
+std::vector<std::vector<int>> distinct_sets(const Placement& p, bool minimal_only) {
+  std::vector<std::vector<int>> sets = p.holders;
+  for (auto& s : sets) std::sort(s.begin(), s.end());
+  std::sort(sets.begin(), sets.end());
+  sets.erase(std::unique(sets.begin(), sets.end()), sets.end());
+  if (!minimal_only) return sets;
+  std::vector<std::vector<int>> out;
+  for (std::size_t a = 0; a < sets.size(); ++a) {
+    bool has_subset = false;
+    for (std::size_t b = 0; b < sets.size() && !has_subset; ++b)
+      has_subset = a != b && sets[b].size() < sets[a].size() &&
+                   std::includes(sets[a].begin(), sets[a].end(), sets[b].begin(), sets[b].end());
+    if (!has_subset) out.push_back(sets[a]);
+  }
+  return out;
+}
+
+/// Coefficients 0..max_k of ((1+x)^m - x^m)^groups by Miller's recurrence (header comment).
+std::vector<BigCount> group_polynomial_power(int groups, int replicas, int max_k) {
+  std::vector<BigCount> q(idx(replicas));  // q_i = C(m, i), i < m
+  q[0] = 1;
+  for (int i = 1; i < replicas; ++i) q[idx(i)] = q[idx(i - 1)] * (replicas - i + 1) / i;
+  std::vector<BigCount> p(idx(max_k) + 1);
+  p[0] = 1;
+  for (int k = 1; k <= max_k; ++k) {
+    BigCount acc = 0;
+    for (int i = 1; i <= std::min(k, replicas - 1); ++i) {
+      const long long coef = static_cast<long long>(groups + 1) * i - k;
+      if (coef != 0 && !p[idx(k - i)].is_zero()) acc += coef * q[idx(i)] * p[idx(k - i)];
+    }
+    p[idx(k)] = acc / k;  // exact: k divides the sum
+  }
+  return p;
+}
+
+/// c(N-k, k) for k = 0..N-1, where c(z, k) = [x^k] (1 + ... + x^{m-1})^z (header comment).
+/// Rows of fixed-stride limb arrays; each entry is computed modulo 2^(64 w) with w limbs
+/// enough for its true value, which makes the wrap-around of the subtraction harmless.
+std::vector<BigCount> ring_compositions(int machines, int replicas) {
+  using Limb = std::uint64_t;
+  const long long n = machines;
+  const long long m = replicas;
+  const double log2_m = std::log2(static_cast<double>(m));
+  std::vector<double> lg(idx(2 * n + 2));  // lg[i] = ln((i-1)!)
+  for (std::size_t i = 1; i < lg.size(); ++i) lg[i] = std::lgamma(static_cast<double>(i));
+  const double inv_ln2 = 1.0 / std::log(2.0);
+  const auto width = [&](long long z, long long k) -> int {
+    if (k == 0) return 1;
+    const double bits_binomial = (lg[idx(z + k)] - lg[idx(k + 1)] - lg[idx(z)]) * inv_ln2;
+    const double bits = std::min(static_cast<double>(z) * log2_m, bits_binomial) + 3.0;
+    return static_cast<int>(bits / 64.0) + 1;
+  };
+  const std::size_t stride = idx(n / 64 + 2);
+  const double bytes = 2.0 * static_cast<double>(n + 1) * static_cast<double>(stride) * sizeof(Limb);
+  if (bytes > 2.0 * 1024 * 1024 * 1024)
+    throw std::invalid_argument(fmt::format("ring closed form for {} machines needs {:.1f} GiB; at most 2 GiB",
+                                            machines, bytes / (1024.0 * 1024 * 1024)));
+  std::vector<Limb> prev(idx(n + 1) * stride, 0), cur(idx(n + 1) * stride, 0);
+  std::vector<int> prev_w(idx(n + 1), 0), cur_w(idx(n + 1), 0);
+  const std::vector<Limb> zero(stride, 0);
+  std::vector<BigCount> out(idx(n));
+  prev[0] = 1;  // row z = 0: c(0, 0) = 1
+  prev_w[0] = 1;
+  long long prev_last = 0;  // K_{z-1}
+  for (long long z = 1; z <= n; ++z) {
+    const long long last = std::min(n - z, z * (m - 1));
+    for (long long k = 0; k <= last; ++k) {
+      const int w = width(z, k);
+      const Limb* a = k >= 1 ? &cur[idx(k - 1) * stride] : zero.data();
+      const Limb* b = k <= prev_last ? &prev[idx(k) * stride] : zero.data();
+      const Limb* c = (k >= m && k - m <= prev_last) ? &prev[idx(k - m) * stride] : zero.data();
+      Limb* r = &cur[idx(k) * stride];
+      Limb carry = 0;
+      Limb borrow = 0;
+      for (int i = 0; i < w; ++i) {
+        const Limb x = a[i];
+        const Limb s1 = x + b[i];
+        const Limb c1 = s1 < x ? 1 : 0;
+        const Limb s2 = s1 + carry;
+        const Limb c2 = s2 < s1 ? 1 : 0;
+        carry = c1 | c2;
+        const Limb y = c[i];
+        const Limb d1 = s2 - y;
+        const Limb b1 = s2 < y ? 1 : 0;
+        const Limb d2 = d1 - borrow;
+        const Limb b2 = d1 < borrow ? 1 : 0;
+        borrow = b1 | b2;
+        r[i] = d2;
+      }
+      for (int i = w; i < cur_w[idx(k)]; ++i) r[i] = 0;  // clear what an older row left
+      cur_w[idx(k)] = w;
+    }
+    std::swap(prev, cur);
+    std::swap(prev_w, cur_w);
+    prev_last = last;
+    const long long k = n - z;
+    if (k <= last) {
+      const Limb* v = &prev[idx(k) * stride];
+      boost::multiprecision::import_bits(out[idx(k)], v, v + prev_w[idx(k)], 64, false);
+    }
+  }
+  return out;
+}
+
+std::uint64_t bit_mask(const std::vector<int>& members) {
+  std::uint64_t mask = 0;
+  for (int x : members) mask |= std::uint64_t{1} << x;
+  return mask;
+}
+
+/// Depth-first walk over every subset T of the holder sets (each subset visited once, sets
+/// added in increasing index order), accumulating (-1)^|T| by the size of the union of T.
+struct SubsetWalk {
+  const std::vector<std::vector<std::uint64_t>>& bits;
+  std::size_t words;
+  std::vector<long long>& net;
+
+  void visit(std::size_t next, const std::vector<std::uint64_t>& uni, int depth) {
+    int size = 0;
+    for (auto w : uni) size += std::popcount(w);
+    net[idx(size)] += depth % 2 == 0 ? 1 : -1;
+    std::vector<std::uint64_t> grown(words);
+    for (std::size_t s = next; s < bits.size(); ++s) {
+      for (std::size_t w = 0; w < words; ++w) grown[w] = uni[w] | bits[s][w];
+      visit(s + 1, grown, depth + 1);
+    }
+  }
+};
+
+void check_exact_placement(const Placement& p) {
+  if (p.machines < 1 || static_cast<int>(p.holders.size()) != p.machines)
+    throw std::invalid_argument(fmt::format("placement \"{}\" has {} holder sets for {} machines", p.scheme,
+                                            p.holders.size(), p.machines));
+  for (const auto& h : p.holders)
+    if (h.empty()) throw std::invalid_argument(fmt::format("placement \"{}\" has an empty holder set", p.scheme));
+}
+
+/// prod_{j < s} (k - j) / (N - j) = C(N-s, k-s) / C(N, k): probability that s given machines all
+/// fail among k uniform failures (relative error below 2 s u).
+double all_fail_probability(int machines, int k, int s) {
+  if (k < s) return 0.0;
+  double r = 1.0;
+  for (int j = 0; j < s; ++j) r *= static_cast<double>(k - j) / static_cast<double>(machines - j);
+  return r;
+}
+
+}  // namespace
+
+std::string to_string(RecoveryMethod method) {
+  switch (method) {
+    case RecoveryMethod::group_closed_form: return "exact: group closed form";
+    case RecoveryMethod::ring_closed_form: return "exact: ring closed form";
+    case RecoveryMethod::mixed_convolution: return "exact: group x ring convolution";
+    case RecoveryMethod::inclusion_exclusion: return "exact: inclusion-exclusion";
+    case RecoveryMethod::enumeration: return "exact: enumeration";
+  }
+  return "unknown";
+}
+
+std::vector<BigCount> binomial_row(int n) {
+  std::vector<BigCount> row(idx(n) + 1);
+  row[0] = 1;
+  for (int k = 0; k < n; ++k) row[idx(k) + 1] = row[idx(k)] * (n - k) / (k + 1);
+  return row;
+}
+
+double ratio_to_double(const BigCount& a, const BigCount& b) {
+  if (a.is_zero()) return 0.0;
+  const TopBits ta = top_bits(a);
+  const TopBits tb = top_bits(b);
+  const long long e = ta.exponent - tb.exponent;
+  if (e < std::numeric_limits<int>::min() / 2) return 0.0;
+  if (e > std::numeric_limits<int>::max() / 2) return std::numeric_limits<double>::infinity();
+  return std::ldexp(ta.mantissa / tb.mantissa, static_cast<int>(e));
+}
+
+double log10_ratio(const BigCount& a, const BigCount& b) {
+  if (a.is_zero()) return -std::numeric_limits<double>::infinity();
+  const TopBits ta = top_bits(a);
+  const TopBits tb = top_bits(b);
+  return std::log10(ta.mantissa / tb.mantissa) +
+         static_cast<double>(ta.exponent - tb.exponent) * 0.30102999566398119521;
+}
+
+double log_big(const BigCount& a) {
+  const TopBits t = top_bits(a);
+  return std::log(t.mantissa) + static_cast<double>(t.exponent) * 0.69314718055994530942;
+}
+
+RecoveryCounts group_recovery_counts(int machines, int replicas) {
+  const Placement check = group_placement(machines, replicas);  // validates m | N
+  RecoveryCounts out;
+  out.machines = machines;
+  out.method = RecoveryMethod::group_closed_form;
+  out.recoverable = group_polynomial_power(machines / replicas, replicas, machines);
+  return out;
+}
+
+RecoveryCounts ring_recovery_counts(int machines, int replicas) {
+  const Placement check = ring_placement(machines, replicas);  // validates the counts
+  RecoveryCounts out;
+  out.machines = machines;
+  out.method = RecoveryMethod::ring_closed_form;
+  std::vector<BigCount> c = ring_compositions(machines, replicas);
+  out.recoverable.resize(idx(machines) + 1);
+  for (int k = 0; k < machines; ++k)
+    out.recoverable[idx(k)] = c[idx(k)] * machines / (machines - k);  // exact: (N-k) G_k = N c
+  out.recoverable[idx(machines)] = 0;
+  return out;
+}
+
+RecoveryCounts mixed_recovery_counts(int machines, int replicas) {
+  const Placement check = mixed_placement(machines, replicas);
+  if (machines % replicas == 0) {
+    RecoveryCounts out = group_recovery_counts(machines, replicas);
+    out.method = RecoveryMethod::mixed_convolution;
+    return out;
+  }
+  const int groups = machines / replicas - 1;
+  const int rest = machines - groups * replicas;
+  const std::vector<BigCount> g = group_polynomial_power(groups, replicas, groups * (replicas - 1));
+  const RecoveryCounts r = ring_recovery_counts(rest, replicas);
+  RecoveryCounts out;
+  out.machines = machines;
+  out.method = RecoveryMethod::mixed_convolution;
+  out.recoverable.assign(idx(machines) + 1, BigCount(0));
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    if (g[i].is_zero()) continue;
+    for (std::size_t j = 0; j < r.recoverable.size(); ++j)
+      if (!r.recoverable[j].is_zero()) out.recoverable[i + j] += g[i] * r.recoverable[j];
+  }
+  return out;
+}
+
+RecoveryCounts inclusion_exclusion_recovery_counts(const Placement& placement) {
+  check_exact_placement(placement);
+  const int n = placement.machines;
+  const auto sets = distinct_sets(placement, true);
+  const int d = static_cast<int>(sets.size());
+  if (d > kMaxExactSets)
+    throw std::invalid_argument(fmt::format("inclusion-exclusion over {} distinct holder sets: at most {}", d,
+                                            kMaxExactSets));
+  const std::size_t words = idx(n / 64 + 1);
+  std::vector<std::vector<std::uint64_t>> bits(sets.size(), std::vector<std::uint64_t>(words, 0));
+  for (std::size_t s = 0; s < sets.size(); ++s)
+    for (int x : sets[s]) bits[s][idx(x / 64)] |= std::uint64_t{1} << (x % 64);
+  // net[u] = sum over subsets T with |union T| = u of (-1)^|T|.
+  std::vector<long long> net(idx(n) + 1, 0);
+  SubsetWalk walk{bits, words, net};
+  walk.visit(0, std::vector<std::uint64_t>(words, 0), 0);
+  RecoveryCounts out;
+  out.machines = n;
+  out.method = RecoveryMethod::inclusion_exclusion;
+  out.recoverable.assign(idx(n) + 1, BigCount(0));
+  for (int u = 0; u <= n; ++u) {
+    if (net[idx(u)] == 0) continue;
+    const auto row = binomial_row(n - u);  // C(N-u, k-u)
+    for (int k = u; k <= n; ++k) out.recoverable[idx(k)] += net[idx(u)] * row[idx(k - u)];
+  }
+  return out;
+}
+
+RecoveryCounts enumerate_recovery_counts(const Placement& placement) {
+  check_exact_placement(placement);
+  const int n = placement.machines;
+  if (n > kMaxEnumerationMachines)
+    throw std::invalid_argument(fmt::format("enumeration over {} machines: at most {}", n, kMaxEnumerationMachines));
+  std::vector<std::uint64_t> masks;
+  for (const auto& h : placement.holders) masks.push_back(bit_mask(h));
+  std::vector<long long> count(idx(n) + 1, 0);
+  const std::uint64_t all = std::uint64_t{1} << n;
+  for (std::uint64_t failed = 0; failed < all; ++failed) {
+    bool lost = false;
+    for (std::uint64_t h : masks)
+      if ((h & failed) == h) {
+        lost = true;
+        break;
+      }
+    if (!lost) ++count[idx(std::popcount(failed))];
+  }
+  RecoveryCounts out;
+  out.machines = n;
+  out.method = RecoveryMethod::enumeration;
+  for (long long c : count) out.recoverable.emplace_back(c);
+  return out;
+}
+
+std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) {
+  check_exact_placement(placement);
+  const int n = placement.machines;
+  const int m = placement.replicas;
+  bool uniform = m >= 1 && m <= n;
+  for (const auto& h : placement.holders) uniform = uniform && static_cast<int>(h.size()) == m;
+  if (uniform) {
+    if (n % m == 0 && group_placement(n, m).holders == placement.holders) return group_recovery_counts(n, m);
+    if (ring_placement(n, m).holders == placement.holders) return ring_recovery_counts(n, m);
+    if (n % m != 0 && mixed_placement(n, m).holders == placement.holders) return mixed_recovery_counts(n, m);
+  }
+  if (static_cast<int>(distinct_sets(placement, true).size()) <= kMaxExactSets)
+    return inclusion_exclusion_recovery_counts(placement);
+  if (n <= kMaxEnumerationMachines) return enumerate_recovery_counts(placement);
+  return std::nullopt;
+}
+
+std::vector<double> union_bound_curve(const Placement& placement) {
+  const int n = placement.machines;
+  std::map<int, int> sets_by_size;
+  for (const auto& s : distinct_sets(placement, false)) ++sets_by_size[static_cast<int>(s.size())];
+  std::vector<double> out(idx(n) + 1);
+  for (int k = 0; k <= n; ++k) {
+    double sum = 0;
+    for (const auto& [size, count] : sets_by_size) sum += count * all_fail_probability(n, k, size);
+    out[idx(k)] = std::max(0.0, 1.0 - sum);
+  }
+  return out;
+}
+
+std::vector<double> expected_lost_checkpoints_curve(const Placement& placement) {
+  const int n = placement.machines;
+  std::map<int, int> holders_by_size;
+  for (const auto& h : placement.holders) ++holders_by_size[static_cast<int>(h.size())];
+  std::vector<double> out(idx(n) + 1);
+  for (int k = 0; k <= n; ++k) {
+    double sum = 0;
+    for (const auto& [size, count] : holders_by_size) sum += count * all_fail_probability(n, k, size);
+    out[idx(k)] = sum;
+  }
+  return out;
+}
+
+RecoveryCurve recovery_curve(const RecoveryCounts& counts, const Placement& placement) {
+  const int n = counts.machines;
+  if (placement.machines != n || static_cast<int>(counts.recoverable.size()) != n + 1)
+    throw std::invalid_argument("recovery_curve: counts and placement disagree on the machine count");
+  const auto binomials = binomial_row(n);
+  RecoveryCurve c;
+  c.machines = n;
+  c.method = to_string(counts.method);
+  for (int k = 0; k <= n; ++k) {
+    const BigCount& g = counts.recoverable[idx(k)];
+    const BigCount& total = binomials[idx(k)];
+    c.probability.push_back(ratio_to_double(g, total));
+    c.failure_probability.push_back(ratio_to_double(total - g, total));
+    c.log10_probability.push_back(log10_ratio(g, total));
+    c.expected_storage_machines.push_back(n * c.failure_probability.back());
+  }
+  c.union_bound = union_bound_curve(placement);
+  c.expected_lost_checkpoints = expected_lost_checkpoints_curve(placement);
+  return c;
+}
+
+Interval wilson_interval(std::size_t successes, std::size_t trials, double z) {
+  if (trials == 0) return {0.0, 1.0};
+  const double n = static_cast<double>(trials);
+  const double phat = static_cast<double>(successes) / n;
+  const double z2 = z * z;
+  const double denom = 1.0 + z2 / n;
+  const double centre = (phat + z2 / (2 * n)) / denom;
+  const double half = z / denom * std::sqrt(phat * (1 - phat) / n + z2 / (4 * n * n));
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t samples, std::uint64_t seed) {
+  check_exact_placement(placement);
+  const int n = placement.machines;
+  RandomEngine engine = make_stream(seed, 0, RandomComponent::analysis);
+  // Failure order by iid 64-bit keys with ties broken by machine index: the first k machines
+  // of the order are the k smallest (key, index) pairs.
+  std::vector<std::uint64_t> key(idx(n));
+  std::vector<long long> first_loss(idx(n) + 2, 0);  // histogram of T
+  for (std::size_t s = 0; s < samples; ++s) {
+    for (auto& x : key) x = engine();
+    // The holder set lost first: minimise, over sets, the largest (key, index) of its members.
+    std::uint64_t best_key = std::numeric_limits<std::uint64_t>::max();
+    int best_machine = n;
+    for (const auto& h : placement.holders) {
+      std::uint64_t worst_key = 0;
+      int worst_machine = -1;
+      for (int x : h) {
+        const std::uint64_t kx = key[idx(x)];
+        if (worst_machine < 0 || kx > worst_key || (kx == worst_key && x > worst_machine)) {
+          worst_key = kx;
+          worst_machine = x;
+        }
+      }
+      if (worst_key < best_key || (worst_key == best_key && worst_machine < best_machine)) {
+        best_key = worst_key;
+        best_machine = worst_machine;
+      }
+    }
+    // T = rank of that member (1-based): machines ordered no later than it.
+    int t = 0;
+    for (int x = 0; x < n; ++x) {
+      const std::uint64_t kx = key[idx(x)];
+      if (kx < best_key || (kx == best_key && x <= best_machine)) ++t;
+    }
+    ++first_loss[idx(t)];
+  }
+  MonteCarloRecovery out;
+  out.samples = samples;
+  // P_k = Pr[T > k]
+  std::size_t above = samples;  // samples with T > k, starting at k = 0 (T >= 1 always)
+  for (int k = 0; k <= n; ++k) {
+    above -= static_cast<std::size_t>(first_loss[idx(k)]);
+    const double phat = samples == 0 ? 0.0 : static_cast<double>(above) / static_cast<double>(samples);
+    const Interval ci = wilson_interval(above, samples);
+    out.probability.push_back(phat);
+    out.ci95_low.push_back(ci.low);
+    out.ci95_high.push_back(ci.high);
+  }
+  return out;
+}
+
+WindowRecovery window_recovery(const RecoveryCounts& counts, const Placement& placement, double p) {
+  if (!(p >= 0.0 && p <= 1.0))
+    throw std::invalid_argument(fmt::format("per-machine failure probability must lie in [0, 1], found {}", p));
+  const int n = counts.machines;
+  const auto binomials = binomial_row(n);
+  WindowRecovery w;
+  w.failure_probability_per_machine = p;
+  for (const auto& h : placement.holders) w.expected_lost_checkpoints += std::pow(p, static_cast<double>(h.size()));
+  if (p == 0.0 || p == 1.0) {
+    const int k = p == 0.0 ? 0 : n;  // every machine survives, or every machine fails
+    w.probability = ratio_to_double(counts.recoverable[idx(k)], binomials[idx(k)]);
+    w.failure_probability = ratio_to_double(binomials[idx(k)] - counts.recoverable[idx(k)], binomials[idx(k)]);
+  } else {
+    const double ln_p = std::log(p);
+    const double ln_q = std::log1p(-p);
+    double max_ln_binomial = 0;
+    for (int k = 0; k <= n; ++k) {
+      const double weight = k * ln_p + (n - k) * ln_q;
+      const BigCount& g = counts.recoverable[idx(k)];
+      const BigCount lost = binomials[idx(k)] - g;
+      if (!g.is_zero()) w.probability += std::exp(log_big(g) + weight);
+      if (!lost.is_zero()) w.failure_probability += std::exp(log_big(lost) + weight);
+      max_ln_binomial = std::max(max_ln_binomial, log_big(binomials[idx(k)]));
+    }
+    const double u = std::ldexp(1.0, -53);
+    w.relative_error_bound = 4 * u * (n * (std::abs(ln_p) + std::abs(ln_q)) + max_ln_binomial + n);
+  }
+  w.expected_storage_machines = n * w.failure_probability;
+  return w;
+}
+
+}  // namespace ckptsim

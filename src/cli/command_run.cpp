@@ -1,13 +1,103 @@
-// ckptsim run (not implemented yet).
+// ckptsim run: Monte Carlo replicas of a whole training run under failures.
+#include <fstream>
+#include <iostream>
 #include <ostream>
+#include <sstream>
+#include <thread>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/output/run_report.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
 
+namespace po = boost::program_options;
+
 int command_run(const CommandContext& ctx) {
-  ctx.err << "ckptsim run: not implemented yet\n";
-  return 1;
+  po::options_description visible(
+      "usage: ckptsim run SCENARIO [options]\n\n"
+      "Simulates the scenario's training run under failures, replica after replica (Monte Carlo),\n"
+      "and prints the effective training time ratio (ETTR), failures, recoveries by tier, wasted\n"
+      "time per failure and where the wall time went.\n\noptions");
+  std::string output;
+  std::string format = "table";
+  int replicas = 0;
+  long long seed = -1;
+  int jobs = 1;
+  visible.add_options()("help,h", "print this help")
+      ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas)")
+      ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
+      ("jobs,j", po::value<int>(&jobs)->default_value(1),
+       "worker threads (0 = all cores); the output is identical for every value")
+      ("exact", "step iteration by iteration instead of the closed form (slow; for checking)")
+      ("output,o", po::value<std::string>(&output), "also write the JSON report (manifest, scenario, summary) here")
+      ("format,f", po::value<std::string>(&format)->default_value("table"),
+       "stdout format: table (summary) or csv (one row per replica)")
+      ("quiet,q", "no progress on stderr");
+  po::options_description hidden;
+  std::string scenario_path;
+  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    ctx.out << visible << '\n';
+    return 0;
+  }
+  if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
+  if (format != "table" && format != "csv") throw UsageError(fmt::format("--format expects table or csv, found \"{}\"", format));
+  if (vm.count("replicas") && replicas < 1) throw UsageError(fmt::format("--replicas expects at least 1, found {}", replicas));
+  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
+  if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
+
+  Scenario scenario = load_scenario_file(scenario_path);
+  if (vm.count("replicas")) scenario.run.replicas = replicas;
+  if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
+  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  const StrategyCosts costs = resolve_strategy_costs(scenario);
+  const RunModel model(scenario, costs);
+  MonteCarloOptions options;
+  options.replicas = scenario.run.replicas;
+  options.jobs = jobs;
+  options.mode = vm.count("exact") ? AdvanceMode::exact : AdvanceMode::closed_form;
+  const bool show_progress = !vm.count("quiet") && &ctx.err == &std::cerr && options.replicas >= 1000;
+  if (show_progress) {
+    options.progress = [&ctx](int done, int total) {
+      if (done % std::max(1, total / 10) == 0 || done == total)
+        ctx.err << fmt::format("\rckptsim run: {}/{} replicas", done, total) << (done == total ? "\n" : "")
+                << std::flush;
+    };
+  }
+  const auto results = run_replicas(model, options);
+  const RunSummary summary = summarize(results);
+
+  if (!output.empty()) {
+    const std::string tmp = output + ".tmp";
+    {
+      std::ofstream file(tmp);
+      if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+      file << run_report_json(scenario, costs, summary, ctx.command_line).dump(2) << '\n';
+      if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+    }
+    // Write-then-rename: a killed run never leaves a half-written report behind.
+    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw std::runtime_error(fmt::format("cannot write {}", output));
+  }
+  if (format == "csv") {
+    write_replica_csv(ctx.out, results);
+  } else {
+    print_run_table(ctx.out, scenario, costs, summary);
+  }
+  return 0;
 }
 
 }  // namespace ckptsim::cli

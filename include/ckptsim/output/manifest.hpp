@@ -1,0 +1,19 @@
+#pragma once
+// Run manifest: what every result file carries so it can be traced back (DESIGN.md, "Outputs").
+// Deliberately no wall-clock timestamp: the same inputs and seed give byte-identical files.
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+/// {"ckptsim_version", "git_revision", "seed", "scenario_hash", "command_line"}.
+nlohmann::json make_manifest(const Scenario& scenario, const std::string& command_line);
+
+std::string ckptsim_version();
+std::string ckptsim_git_revision();
+
+}  // namespace ckptsim

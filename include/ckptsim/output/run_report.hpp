@@ -1,0 +1,32 @@
+#pragma once
+// Writers for `ckptsim run` results: the readable summary table, the JSON document and the
+// per-replica CSV. Models never print; these functions only read results (STYLE.md habit 7).
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+/// {"mean", "std", "ci95"} objects nested by the dotted metric names of RunSummary.
+nlohmann::json summary_json(const RunSummary& summary);
+
+/// The strategy's derived costs in seconds (iteration time, stall, completion, retrievals...).
+nlohmann::json costs_json(const StrategyCosts& costs);
+
+/// {"manifest", "scenario", "costs", "summary"}.
+nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
+                               const std::string& command_line);
+
+void print_run_table(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
+                     const RunSummary& summary);
+
+/// Header line plus one row per replica: replica index then every metric of replica_metrics().
+void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& results);
+
+}  // namespace ckptsim

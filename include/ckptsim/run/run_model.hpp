@@ -1,0 +1,99 @@
+#pragma once
+// The run model: one replica of a whole training run under failures, as a discrete-event
+// simulation that advances in closed form between events (DESIGN.md; issue "ckptsim run").
+//
+// Timeline of a replica. Training segments alternate with recovery episodes:
+//   segment   from a state n0 (iterations done) at time t0, iterations and checkpoints follow
+//             the strategy's periodic pattern (segment_clock.hpp) until the next failure or
+//             the end of the run (run.duration of wall time, or run.iterations of progress).
+//   failure   machine j fails, software (processes restart in place; CPU memory survives) or
+//             hardware (j needs a replacement; its CPU memory starts empty). Checkpoints not
+//             complete at that instant, and uploads still in flight, are lost.
+//   episode   detection D after the latest failure; wait for every replacement requested in
+//             the episode (a free standby machine is ready at once, and the pool is refilled
+//             one replacement delay later; otherwise replacement delay after detection);
+//             retrieval from the best tier holding a complete checkpoint; restart warm-up R.
+//             A failure during any of these phases (another failure's recovery included)
+//             starts the episode again from its detection; time already spent stays spent.
+//   tiers     memory strategies: recoverable from CPU memory unless, for some machine i,
+//             every holder of i's checkpoint was replaced since the latest complete in-memory
+//             checkpoint (a replaced machine's replicas come back only with the next completed
+//             checkpoint). Then `local` if no machine was replaced in the episode, else `peer`.
+//             Otherwise the latest persistent checkpoint (`storage`), else the initial state
+//             (`scratch`, nothing to retrieve). Storage strategies: `storage` or `scratch`.
+//             After a storage recovery, CPU memory holds nothing usable until the next
+//             in-memory checkpoint completes.
+// Accounting (all int64 ns, so the parts add up to the wall time exactly):
+//   wall = compute + checkpoint_stall + detection + replacement_wait + retrieval + restart,
+//   training = final progress x T (+ the compute of a final partial iteration),
+//   lost_progress = compute - training.
+//   ETTR = training / wall.
+//   Wasted time of an episode (GEMINI's metric, Eq. 1) = work (compute + stall) done since the
+//   recovered state was captured + retrieval time spent in the episode; per failure = the
+//   replica's total over its failures.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+enum class AdvanceMode { closed_form, exact };
+
+enum class RecoveryTier { local = 0, peer = 1, storage = 2, scratch = 3 };
+constexpr std::array<const char*, 4> kRecoveryTierNames{"local", "peer", "storage", "scratch"};
+
+struct TimeBreakdown {
+  SimTime training;
+  SimTime checkpoint_stall;
+  SimTime lost_progress;
+  SimTime detection;
+  SimTime replacement_wait;
+  SimTime retrieval;
+  SimTime restart;
+  [[nodiscard]] SimTime total() const {
+    return training + checkpoint_stall + lost_progress + detection + replacement_wait + retrieval + restart;
+  }
+};
+
+struct ReplicaResult {
+  SimTime wall_time;
+  std::int64_t iterations = 0;  ///< net progress at the end
+  std::int64_t software_failures = 0;
+  std::int64_t hardware_failures = 0;
+  std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier
+  SimTime wasted_time;                       ///< summed over episodes
+  TimeBreakdown breakdown;
+  [[nodiscard]] std::int64_t failures() const { return software_failures + hardware_failures; }
+  [[nodiscard]] double ettr() const {
+    return wall_time.ns() > 0 ? static_cast<double>(breakdown.training.ns()) / static_cast<double>(wall_time.ns()) : 0.0;
+  }
+  /// Mean wasted time per failure (s); 0 with no failure.
+  [[nodiscard]] double wasted_time_per_failure_s() const {
+    return failures() > 0 ? wasted_time.seconds() / static_cast<double>(failures()) : 0.0;
+  }
+};
+
+/// Everything a replica needs, prepared once per run and shared read-only by threads.
+class RunModel {
+ public:
+  RunModel(const Scenario& scenario, StrategyCosts costs);
+  [[nodiscard]] ReplicaResult simulate(std::uint64_t replica, AdvanceMode mode = AdvanceMode::closed_form) const;
+  [[nodiscard]] const StrategyCosts& costs() const { return costs_; }
+  [[nodiscard]] const Scenario& scenario() const { return scenario_; }
+  [[nodiscard]] const Placement* placement() const { return has_placement_ ? &placement_ : nullptr; }
+
+ private:
+  Scenario scenario_;
+  StrategyCosts costs_;
+  bool has_placement_ = false;
+  Placement placement_;
+  std::vector<std::vector<int>> stored_on_;
+  std::vector<TraceRecord> trace_;
+};
+
+}  // namespace ckptsim

@@ -1,0 +1,79 @@
+#pragma once
+// SegmentClock: where training stands at any moment of an uninterrupted training segment, in
+// closed form (DESIGN.md: "the run model advances in closed form between events").
+//
+// A segment starts at elapsed e = 0 from a state n0 that is a multiple of k (the start of a run
+// or a recovered checkpoint). Iterations take T; the checkpoint pattern of StrategyCosts adds S
+// to the first iteration of every block of k iterations except block 0 (a state already
+// checkpointed is never checkpointed again). With D = kT + S:
+//   time_to_complete(j)   = j T + S floor((j - 1) / k)              (j >= 1; 0 for j = 0)
+//   completed(e)          = floor(e / T)                             (e < kT)
+//                         = k + b k + max(0, floor((r - S) / T))     (e >= kT; b, r = divmod(e - kT, D))
+//   stall(e)              = b S + min(r, S)                          (stall = first S of a carrying iteration)
+//   checkpoint b >= 1     captures state n0 + b k at start_b = kT + (b - 1) D,
+//                         usable at start_b + completion
+//   persistent upload     of checkpoint b (when (n0/k + b) mod (kp/k) = 0) usable at
+//                         start_b + completion + upload
+// All arithmetic is int64 nanoseconds: O(1) per query, exact. SteppedClock answers the same
+// queries by walking iteration by iteration (the --exact mode); the two must agree exactly.
+#include <cstdint>
+#include <optional>
+
+#include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+
+namespace ckptsim {
+
+/// A checkpoint that completed inside a segment: the state's iteration and the segment-relative
+/// time at which that state was reached (its capture).
+struct SegmentCheckpoint {
+  std::int64_t version = 0;
+  SimTime captured_at;
+};
+
+struct SegmentPattern {
+  SimTime iteration;       ///< T
+  SimTime stall;           ///< S
+  std::int64_t every = 1;  ///< k
+  SimTime completion;      ///< from carrying-iteration start to usable
+  bool checkpoints = false;
+  std::int64_t persistent_every = 0;  ///< kp, 0 = none
+  SimTime upload;
+
+  static SegmentPattern from_costs(const StrategyCosts& c);
+};
+
+class SegmentClock {
+ public:
+  SegmentClock(const SegmentPattern& p, std::int64_t n0) : p_(p), n0_(n0) {}
+  [[nodiscard]] SimTime time_to_complete(std::int64_t iterations) const;
+  [[nodiscard]] std::int64_t completed(SimTime elapsed) const;
+  [[nodiscard]] SimTime stall(SimTime elapsed) const;
+  [[nodiscard]] std::optional<SegmentCheckpoint> latest_checkpoint(SimTime elapsed) const;
+  [[nodiscard]] std::optional<SegmentCheckpoint> latest_persistent(SimTime elapsed) const;
+
+ private:
+  [[nodiscard]] SimTime block_start(std::int64_t b) const;  // b >= 1
+  /// Largest b >= 1 with block_start(b) + offset <= elapsed, or 0.
+  [[nodiscard]] std::int64_t last_block_done(SimTime elapsed, SimTime offset) const;
+  SegmentPattern p_;
+  std::int64_t n0_;
+};
+
+class SteppedClock {
+ public:
+  SteppedClock(const SegmentPattern& p, std::int64_t n0) : p_(p), n0_(n0) {}
+  [[nodiscard]] SimTime time_to_complete(std::int64_t iterations) const;
+  [[nodiscard]] std::int64_t completed(SimTime elapsed) const;
+  [[nodiscard]] SimTime stall(SimTime elapsed) const;
+  [[nodiscard]] std::optional<SegmentCheckpoint> latest_checkpoint(SimTime elapsed) const;
+  [[nodiscard]] std::optional<SegmentCheckpoint> latest_persistent(SimTime elapsed) const;
+
+ private:
+  [[nodiscard]] bool carrying(std::int64_t i) const;  // iteration i >= 1 of the segment
+  [[nodiscard]] std::optional<SegmentCheckpoint> scan(SimTime elapsed, bool persistent) const;
+  SegmentPattern p_;
+  std::int64_t n0_;
+};
+
+}  // namespace ckptsim

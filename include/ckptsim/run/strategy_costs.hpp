@@ -1,0 +1,68 @@
+#pragma once
+// What a checkpoint strategy costs, reduced to the few numbers the run model advances with.
+//
+// Every strategy is one periodic checkpoint track, plus (for in-memory strategies) a persistent
+// track that uploads some in-memory checkpoints to storage in the background:
+//   - a checkpoint of the state after iteration n is taken when n is a multiple of k
+//     (`every_iterations`), never of a state already checkpointed (not of the state training
+//     starts or restarts from);
+//   - it is carried by iteration n+1, which takes T + S (S = `stall`) instead of T;
+//   - it becomes usable `completion` after iteration n+1 starts (S <= completion);
+//   - it lands in `tier` (memory: CPU memory of m holders; storage: persistent storage).
+//   - persistent track (memory tier only): states that are multiples of kp (a multiple of k)
+//     are uploaded once their in-memory checkpoint completes; usable `upload` later.
+// Strategy table (first-order formulas; B_s = storage bandwidth shared by all machines,
+// B_n = NIC bandwidth per machine, B_ser = serialization bandwidth per machine,
+// C = checkpoint bytes of the model, c = C / N the shard of one machine, m replicas):
+//   gemini              k from the scenario; S = T_ckpt - T from the iteration model (or the
+//                       first-order idle-time estimate: excess of (m-1)c / B_n over the idle
+//                       time T - T_comm); completion = T + S; kp = k * ceil(interval/(k T_eff)).
+//   in-memory-blocking  S = (m-1) c / B_n (GEMINI's placement, copies sent while training
+//                       waits); completion = S.
+//   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
+//   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
+//                       completion = S + U; k = max(1, ceil(U / T)) (paper §6 HighFreq).
+//   none                no checkpoints.
+// Retrieval (transfer into the machine's CPU memory, then load at B_ser):
+//   local = c / B_ser;  peer = c / B_n + c / B_ser;  storage = C / B_s + c / B_ser
+//   (every machine reads its shard at once, sharing B_s; GEMINI §5). Restarting from the
+//   initial state (no checkpoint yet) retrieves nothing.
+// Scenario fields strategy.checkpoint_stall / strategy.checkpoint_duration override S and
+// completion; training.iteration_time overrides T.
+#include <optional>
+#include <string>
+
+#include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's results)
+
+enum class CheckpointTier { none, memory, storage };
+
+struct StrategyCosts {
+  std::string strategy;
+  SimTime iteration_time;                 ///< T
+  CheckpointTier tier = CheckpointTier::none;
+  std::int64_t every_iterations = 1;      ///< k
+  SimTime stall;                          ///< S, added to each carrying iteration
+  SimTime completion;                     ///< from the carrying iteration's start to usable
+  std::int64_t persistent_every_iterations = 0;  ///< kp (0 = no persistent track)
+  SimTime upload;                         ///< persistent track: upload duration
+  SimTime retrieval_local;
+  SimTime retrieval_peer;
+  SimTime retrieval_storage;
+  int replicas = 1;                       ///< m (memory tier)
+  std::string placement;                  ///< memory tier
+};
+
+/// First-order iteration time when the scenario gives none and no iteration model result is
+/// passed: max(compute, ZeRO-3 communication), see strategy_costs.cpp.
+SimTime first_order_iteration_time(const Scenario& scenario);
+
+/// Costs of scenario.strategy. `iteration` (may be null) supplies the iteration model's results;
+/// explicit scenario fields win over both.
+StrategyCosts compute_strategy_costs(const Scenario& scenario, const IterationCosts* iteration);
+
+}  // namespace ckptsim

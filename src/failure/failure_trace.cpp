@@ -1,0 +1,89 @@
+// Failure trace CSV reader (see failure_process.hpp for the format).
+#include <algorithm>
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> split_commas(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) out.push_back(trim(cell));
+  return out;
+}
+
+}  // namespace
+
+std::vector<TraceRecord> load_failure_trace(const std::string& path, int machines) {
+  std::ifstream in(path);
+  ProblemList problems(path);
+  if (!in) {
+    problems.add("", "a readable failure trace CSV", "a file that cannot be opened");
+    problems.throw_if_any();
+  }
+  std::vector<TraceRecord> records;
+  std::string line;
+  int line_number = 0;
+  bool header_seen = false;
+  while (std::getline(in, line)) {
+    ++line_number;
+    const std::string text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    const auto cells = split_commas(text);
+    const std::string where = fmt::format("/line/{}", line_number);
+    if (!header_seen) {
+      header_seen = true;
+      if (cells != std::vector<std::string>{"time", "machine", "type"})
+        problems.add(where, "the header \"time,machine,type\"", fmt::format("\"{}\"", text));
+      continue;
+    }
+    if (cells.size() != 3) {
+      problems.add(where, "3 comma-separated cells (time,machine,type)", fmt::format("{} cells", cells.size()));
+      continue;
+    }
+    TraceRecord r;
+    try {
+      const bool bare = cells[0].find_first_not_of("0123456789.eE+-") == std::string::npos;
+      r.time = bare ? parse_duration(cells[0] + "s") : parse_duration(cells[0]);
+    } catch (const UnitError& e) {
+      problems.add(where + "/time", e.what(), fmt::format("\"{}\"", cells[0]));
+    }
+    int machine = -1;
+    auto [ptr, ec] = std::from_chars(cells[1].data(), cells[1].data() + cells[1].size(), machine);
+    if (ec != std::errc() || ptr != cells[1].data() + cells[1].size() || machine < 0 || machine >= machines) {
+      problems.add(where + "/machine", fmt::format("a machine index in 0..{}", machines - 1),
+                   fmt::format("\"{}\"", cells[1]));
+    }
+    r.machine = machine;
+    if (cells[2] == "software") {
+      r.type = FailureType::software;
+    } else if (cells[2] == "hardware") {
+      r.type = FailureType::hardware;
+    } else {
+      problems.add(where + "/type", "\"software\" or \"hardware\"", fmt::format("\"{}\"", cells[2]));
+    }
+    records.push_back(r);
+  }
+  if (!header_seen) problems.add("", "a header line \"time,machine,type\"", "no lines");
+  problems.throw_if_any();
+  std::stable_sort(records.begin(), records.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+  return records;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,124 @@
+#include "ckptsim/output/run_report.hpp"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+nlohmann::json summary_entry(const Summary& s) {
+  return nlohmann::json{{"mean", s.mean}, {"std", s.std}, {"ci95", s.ci95}};
+}
+
+const char* tier_name(CheckpointTier t) {
+  switch (t) {
+    case CheckpointTier::none: return "none";
+    case CheckpointTier::memory: return "memory";
+    case CheckpointTier::storage: return "storage";
+  }
+  return "none";
+}
+
+}  // namespace
+
+nlohmann::json summary_json(const RunSummary& summary) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, s] : summary.metrics) {
+    const auto dot = name.find('.');
+    if (dot == std::string::npos) {
+      out[name] = summary_entry(s);
+    } else {
+      out[name.substr(0, dot)][name.substr(dot + 1)] = summary_entry(s);
+    }
+  }
+  out["replicas"] = summary.replicas;
+  return out;
+}
+
+nlohmann::json costs_json(const StrategyCosts& c) {
+  return nlohmann::json{{"strategy", c.strategy},
+                        {"tier", tier_name(c.tier)},
+                        {"iteration_time_s", c.iteration_time.seconds()},
+                        {"every_iterations", c.every_iterations},
+                        {"checkpoint_stall_s", c.stall.seconds()},
+                        {"checkpoint_completion_s", c.completion.seconds()},
+                        {"persistent_every_iterations", c.persistent_every_iterations},
+                        {"persistent_upload_s", c.upload.seconds()},
+                        {"retrieval_local_s", c.retrieval_local.seconds()},
+                        {"retrieval_peer_s", c.retrieval_peer.seconds()},
+                        {"retrieval_storage_s", c.retrieval_storage.seconds()}};
+}
+
+nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
+                               const std::string& command_line) {
+  return nlohmann::json{{"manifest", make_manifest(scenario, command_line)},
+                        {"scenario", effective_scenario_json(scenario)},
+                        {"costs", costs_json(costs)},
+                        {"summary", summary_json(summary)}};
+}
+
+void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary) {
+  const std::string horizon = s.run.duration ? format_duration(*s.run.duration)
+                                             : fmt::format("{} iterations", s.run.iterations.value_or(0));
+  out << fmt::format("scenario   {} — {} machines x {} GPUs, {}, {}\n", s.name, s.cluster.machines,
+                     s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
+                     horizon);
+  std::string strategy = s.strategy.kind;
+  if (c.tier == CheckpointTier::memory)
+    strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, c.placement,
+                            c.every_iterations);
+  else if (c.tier == CheckpointTier::storage)
+    strategy += fmt::format(" (every {} iteration(s))", c.every_iterations);
+  out << fmt::format("strategy   {}\n", strategy);
+  out << fmt::format("costs      iteration {}, stall {} per checkpoint, complete after {}\n",
+                     format_duration(c.iteration_time), format_duration(c.stall), format_duration(c.completion));
+  out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
+                     format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
+  out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);
+
+  auto row = [&](const std::string& label, const std::string& key, int precision) {
+    const auto it = summary.metrics.find(key);
+    if (it == summary.metrics.end()) return;
+    const Summary& m = it->second;
+    out << fmt::format("  {:<30} {:>14.{}f} ± {:<12.{}f} (std {:.{}f})\n", label, m.mean, precision, m.ci95,
+                       precision, m.std, precision);
+  };
+  out << fmt::format("  {:<30} {:>14}   {:<12}\n", "metric", "mean", "ci95");
+  row("ETTR", "ettr", 4);
+  row("wall time (s)", "wall_time_s", 1);
+  row("iterations", "iterations", 0);
+  row("failures: software", "failures.software", 2);
+  row("failures: hardware", "failures.hardware", 2);
+  row("recoveries: local", "recoveries.local", 2);
+  row("recoveries: peer", "recoveries.peer", 2);
+  row("recoveries: storage", "recoveries.storage", 2);
+  row("recoveries: scratch", "recoveries.scratch", 2);
+  row("wasted time per failure (s)", "wasted_time_per_failure_s", 1);
+  out << "\n  time breakdown (s)\n";
+  for (const char* part : {"training", "checkpoint_stall", "lost_progress", "detection", "replacement_wait",
+                           "retrieval", "restart"})
+    row(std::string("  ") + part, std::string("time_breakdown_s.") + part, 1);
+}
+
+void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& results) {
+  bool header = false;
+  for (std::size_t r = 0; r < results.size(); ++r) {
+    const auto metrics = replica_metrics(results[r]);
+    if (!header) {
+      out << "replica";
+      for (const auto& [name, value] : metrics) out << ',' << name;
+      out << '\n';
+      header = true;
+    }
+    out << r;
+    for (const auto& [name, value] : metrics) out << ',' << fmt::format("{}", value);
+    out << '\n';
+  }
+}
+
+}  // namespace ckptsim

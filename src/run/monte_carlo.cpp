@@ -1,0 +1,90 @@
+#include "ckptsim/run/monte_carlo.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace ckptsim {
+
+std::vector<ReplicaResult> run_replicas(const RunModel& model, const MonteCarloOptions& options) {
+  const int n = std::max(0, options.replicas);
+  std::vector<ReplicaResult> results(static_cast<std::size_t>(n));
+  std::atomic<int> next{0};
+  std::atomic<int> done{0};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  const int report_every = std::max(1, n / 100);
+  auto worker = [&] {
+    for (;;) {
+      const int r = next.fetch_add(1);
+      if (r >= n) return;
+      try {
+        results[static_cast<std::size_t>(r)] = model.simulate(static_cast<std::uint64_t>(r), options.mode);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next.store(n);
+        return;
+      }
+      const int finished = done.fetch_add(1) + 1;
+      if (options.progress && (finished % report_every == 0 || finished == n)) options.progress(finished, n);
+    }
+  };
+  const int jobs = std::clamp(options.jobs, 1, std::max(1, n));
+  if (jobs == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> threads;
+    threads.reserve(static_cast<std::size_t>(jobs));
+    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    for (auto& th : threads) th.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return results;
+}
+
+std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult& r) {
+  const auto& b = r.breakdown;
+  return {
+      {"ettr", r.ettr()},
+      {"wall_time_s", r.wall_time.seconds()},
+      {"iterations", static_cast<double>(r.iterations)},
+      {"failures.total", static_cast<double>(r.failures())},
+      {"failures.software", static_cast<double>(r.software_failures)},
+      {"failures.hardware", static_cast<double>(r.hardware_failures)},
+      {"recoveries.local", static_cast<double>(r.recoveries[0])},
+      {"recoveries.peer", static_cast<double>(r.recoveries[1])},
+      {"recoveries.storage", static_cast<double>(r.recoveries[2])},
+      {"recoveries.scratch", static_cast<double>(r.recoveries[3])},
+      {"wasted_time_per_failure_s", r.wasted_time_per_failure_s()},
+      {"time_breakdown_s.training", b.training.seconds()},
+      {"time_breakdown_s.checkpoint_stall", b.checkpoint_stall.seconds()},
+      {"time_breakdown_s.lost_progress", b.lost_progress.seconds()},
+      {"time_breakdown_s.detection", b.detection.seconds()},
+      {"time_breakdown_s.replacement_wait", b.replacement_wait.seconds()},
+      {"time_breakdown_s.retrieval", b.retrieval.seconds()},
+      {"time_breakdown_s.restart", b.restart.seconds()},
+  };
+}
+
+RunSummary summarize(const std::vector<ReplicaResult>& results) {
+  std::map<std::string, RunningStats> stats;
+  for (const auto& r : results) {
+    for (const auto& [name, value] : replica_metrics(r)) {
+      // Wasted time per failure is defined only for replicas that saw a failure.
+      if (name == "wasted_time_per_failure_s" && r.failures() == 0) {
+        stats[name];
+        continue;
+      }
+      stats[name].add(value);
+    }
+  }
+  RunSummary s;
+  s.replicas = static_cast<int>(results.size());
+  for (const auto& [name, st] : stats) s.metrics[name] = st.summary();
+  return s;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,302 @@
+// The replica simulation of run_model.hpp.
+#include "ckptsim/run/run_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+
+#include <boost/random/lognormal_distribution.hpp>
+#include <boost/random/uniform_real_distribution.hpp>
+
+#include "ckptsim/core/random.hpp"
+#include "ckptsim/run/segment_clock.hpp"
+
+namespace ckptsim {
+namespace {
+
+/// A recoverable state: its iteration and the lineage work invested when it was captured.
+struct Version {
+  std::int64_t iteration = 0;
+  SimTime lineage;
+};
+
+/// Which holder sets lost every holder since the latest complete in-memory checkpoint.
+class MemoryHealth {
+ public:
+  MemoryHealth(const Placement* placement, const std::vector<std::vector<int>>* stored_on)
+      : placement_(placement), stored_on_(stored_on) {
+    if (placement_ != nullptr) {
+      empty_.assign(static_cast<std::size_t>(placement_->machines), 0);
+      lost_holders_.assign(static_cast<std::size_t>(placement_->machines), 0);
+    }
+  }
+  /// A new checkpoint completed: every holder has every replica again.
+  void refill() {
+    for (int j : touched_) empty_[static_cast<std::size_t>(j)] = 0;
+    for (int i : damaged_) lost_holders_[static_cast<std::size_t>(i)] = 0;
+    touched_.clear();
+    damaged_.clear();
+    whole_set_lost_ = false;
+  }
+  /// Machine j's CPU memory is gone (it was replaced).
+  void lose(int j) {
+    if (placement_ == nullptr || empty_[static_cast<std::size_t>(j)]) return;
+    empty_[static_cast<std::size_t>(j)] = 1;
+    touched_.push_back(j);
+    for (int i : (*stored_on_)[static_cast<std::size_t>(j)]) {
+      auto& lost = lost_holders_[static_cast<std::size_t>(i)];
+      if (lost == 0) damaged_.push_back(i);
+      if (++lost == static_cast<int>(placement_->holders[static_cast<std::size_t>(i)].size())) whole_set_lost_ = true;
+    }
+  }
+  [[nodiscard]] bool recoverable() const { return !whole_set_lost_; }
+
+ private:
+  const Placement* placement_;
+  const std::vector<std::vector<int>>* stored_on_;
+  std::vector<char> empty_;
+  std::vector<int> lost_holders_;
+  std::vector<int> touched_;
+  std::vector<int> damaged_;
+  bool whole_set_lost_ = false;
+};
+
+template <typename Clock>
+class ReplicaSimulation {
+ public:
+  ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const Placement* placement,
+                    const std::vector<std::vector<int>>* stored_on, const std::vector<TraceRecord>* trace,
+                    std::uint64_t replica)
+      : s_(s),
+        c_(c),
+        pattern_(SegmentPattern::from_costs(c)),
+        memory_health_(placement, stored_on),
+        replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)) {
+    failures_ = make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace});
+    pending_failure_ = failures_->next();
+    standby_free_ = s.cluster.standby_machines;
+  }
+
+  ReplicaResult run() {
+    SimTime t;
+    std::int64_t n0 = 0;
+    SimTime lineage0;
+    const std::optional<SimTime> end_time = s_.run.duration;
+    for (;;) {
+      Clock clock(pattern_, n0);
+      // When training alone would end the run.
+      SimTime target_end = SimTime::max();
+      if (end_time) target_end = *end_time;
+      if (s_.run.iterations) target_end = t + clock.time_to_complete(*s_.run.iterations - n0);
+      if (!pending_failure_ || pending_failure_->time >= target_end) {
+        const SimTime e = target_end - t;
+        const std::int64_t done = clock.completed(e);
+        const SimTime stall = clock.stall(e);
+        compute_ += e - stall;
+        result_.breakdown.checkpoint_stall += stall;
+        result_.iterations = n0 + done;
+        // The compute of a partial final iteration counts as training (progress is continuous).
+        partial_training_ = e - clock.time_to_complete(done) - (stall - clock.stall(clock.time_to_complete(done)));
+        result_.wall_time = target_end;
+        break;
+      }
+      // Train until the failure.
+      const FailureEvent f = *pending_failure_;
+      const SimTime e = f.time - t;
+      const SimTime stall = clock.stall(e);
+      compute_ += e - stall;
+      result_.breakdown.checkpoint_stall += stall;
+      note_completed_checkpoints(clock, e, lineage0);
+      const SimTime lineage_at_failure = lineage0 + e;
+      // Recovery episode.
+      const auto outcome = recover(f, end_time);
+      result_.wasted_time += lineage_at_failure - outcome.target.lineage + outcome.retrieval_spent;
+      if (outcome.run_ended) {
+        result_.iterations = outcome.target.iteration;
+        result_.wall_time = *end_time;
+        break;
+      }
+      t = outcome.resume_at;
+      n0 = outcome.target.iteration;
+      lineage0 = outcome.target.lineage;
+      if (s_.run.iterations && n0 >= *s_.run.iterations) {
+        result_.iterations = n0;
+        result_.wall_time = t;
+        break;
+      }
+    }
+    auto& b = result_.breakdown;
+    b.training = c_.iteration_time * result_.iterations + partial_training_;
+    b.lost_progress = compute_ - b.training;
+    return result_;
+  }
+
+ private:
+  struct Outcome {
+    Version target;
+    SimTime retrieval_spent;
+    SimTime resume_at;
+    bool run_ended = false;
+  };
+
+  void note_completed_checkpoints(const Clock& clock, SimTime e, SimTime lineage0) {
+    if (c_.tier == CheckpointTier::memory) {
+      if (auto ck = clock.latest_checkpoint(e)) {
+        memory_ = Version{ck->version, lineage0 + ck->captured_at};
+        memory_health_.refill();
+      }
+      if (auto ck = clock.latest_persistent(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+    } else if (c_.tier == CheckpointTier::storage) {
+      if (auto ck = clock.latest_checkpoint(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+    }
+  }
+
+  SimTime draw_replacement_delay() {
+    const auto& r = s_.failures.replacement;
+    if (r.distribution == "uniform") {
+      boost::random::uniform_real_distribution<double> u(r.low.seconds(), r.high.seconds());
+      return SimTime::from_seconds(u(replacement_rng_));
+    }
+    if (r.distribution == "lognormal") {
+      // boost's lognormal takes the mean and sd of the underlying normal: mu = ln(median).
+      boost::random::lognormal_distribution<double> d(std::log(r.median.seconds()), r.sigma);
+      return SimTime::from_seconds(d(replacement_rng_));
+    }
+    return r.fixed;
+  }
+
+  /// Counts the failure and, for hardware, empties the machine and requests its replacement.
+  void apply_failure(const FailureEvent& f) {
+    pending_failure_ = failures_->next();
+    if (f.type == FailureType::software) {
+      ++result_.software_failures;
+      return;
+    }
+    ++result_.hardware_failures;
+    memory_health_.lose(f.machine);
+    replaced_in_episode_ = true;
+    const SimTime detected = f.time + s_.failures.detection;
+    // Standby machines come back to the pool once their replacement arrives.
+    std::erase_if(standby_returns_, [&](SimTime r) {
+      if (r <= f.time) {
+        ++standby_free_;
+        return true;
+      }
+      return false;
+    });
+    const SimTime delay = draw_replacement_delay();
+    if (standby_free_ > 0) {
+      --standby_free_;
+      standby_returns_.push_back(detected + delay);
+      replacements_ready_ = std::max(replacements_ready_, detected);
+    } else {
+      replacements_ready_ = std::max(replacements_ready_, detected + delay);
+    }
+  }
+
+  std::pair<Version, RecoveryTier> choose_target() const {
+    if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
+      return {*memory_, replaced_in_episode_ ? RecoveryTier::peer : RecoveryTier::local};
+    if (persistent_) return {*persistent_, RecoveryTier::storage};
+    return {Version{}, RecoveryTier::scratch};
+  }
+
+  SimTime retrieval_time(RecoveryTier tier) const {
+    switch (tier) {
+      case RecoveryTier::local: return c_.retrieval_local;
+      case RecoveryTier::peer: return c_.retrieval_peer;
+      case RecoveryTier::storage: return c_.retrieval_storage;
+      case RecoveryTier::scratch: return SimTime::zero();
+    }
+    return SimTime::zero();
+  }
+
+  /// Adds the part of [from, until) that falls into [a, b) to `bucket`.
+  static void account(SimTime& bucket, SimTime from, SimTime until, SimTime a, SimTime b) {
+    const SimTime lo = std::max(from, a);
+    const SimTime hi = std::min(until, b);
+    if (hi > lo) bucket += hi - lo;
+  }
+
+  Outcome recover(const FailureEvent& first, const std::optional<SimTime>& end_time) {
+    replaced_in_episode_ = false;
+    replacements_ready_ = SimTime::zero();
+    apply_failure(first);
+    SimTime start = first.time;
+    SimTime retrieval_spent;
+    auto& b = result_.breakdown;
+    for (;;) {
+      const auto [target, tier] = choose_target();
+      const SimTime detected = start + s_.failures.detection;
+      const SimTime replaced = std::max(detected, replacements_ready_);
+      const SimTime retrieved = replaced + retrieval_time(tier);
+      const SimTime restarted = retrieved + s_.failures.restart;
+      SimTime stop = restarted;
+      bool interrupted = false;
+      if (pending_failure_ && pending_failure_->time < stop) {
+        stop = pending_failure_->time;
+        interrupted = true;
+      }
+      const bool ends_run = end_time && *end_time < stop;
+      if (ends_run) stop = *end_time;
+      account(b.detection, start, stop, start, detected);
+      account(b.replacement_wait, start, stop, detected, replaced);
+      SimTime r;
+      account(r, start, stop, replaced, retrieved);
+      b.retrieval += r;
+      retrieval_spent += r;
+      account(b.restart, start, stop, retrieved, restarted);
+      if (ends_run) return Outcome{target, retrieval_spent, stop, true};
+      if (interrupted) {
+        const FailureEvent next = *pending_failure_;
+        apply_failure(next);
+        start = next.time;
+        continue;
+      }
+      ++result_.recoveries[static_cast<std::size_t>(tier)];
+      if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) memory_.reset();
+      // Recovering to an older state discards newer persistent/in-memory versions' relevance:
+      // persistent_ stays (it is still in storage); memory_ is kept only after a memory recovery.
+      return Outcome{target, retrieval_spent, restarted, false};
+    }
+  }
+
+  const Scenario& s_;
+  const StrategyCosts& c_;
+  SegmentPattern pattern_;
+  MemoryHealth memory_health_;
+  RandomEngine replacement_rng_;
+  std::unique_ptr<FailureSource> failures_;
+  std::optional<FailureEvent> pending_failure_;
+  int standby_free_ = 0;
+  std::vector<SimTime> standby_returns_;
+  SimTime replacements_ready_;
+  bool replaced_in_episode_ = false;
+  std::optional<Version> memory_;
+  std::optional<Version> persistent_;
+  SimTime compute_;
+  SimTime partial_training_;
+  ReplicaResult result_;
+};
+
+}  // namespace
+
+RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(scenario), costs_(std::move(costs)) {
+  if (costs_.tier == CheckpointTier::memory) {
+    placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);
+    stored_on_ = placement_.stored_on();
+    has_placement_ = true;
+  }
+  if (scenario_.failures.process == "trace")
+    trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
+}
+
+ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
+  const Placement* p = has_placement_ ? &placement_ : nullptr;
+  if (mode == AdvanceMode::exact)
+    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, &trace_, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, &trace_, replica).run();
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,130 @@
+#include "ckptsim/run/segment_clock.hpp"
+
+#include <algorithm>
+
+namespace ckptsim {
+
+SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) {
+  SegmentPattern p;
+  p.iteration = c.iteration_time;
+  p.checkpoints = c.tier != CheckpointTier::none;
+  p.every = std::max<std::int64_t>(1, c.every_iterations);
+  p.stall = p.checkpoints ? c.stall : SimTime::zero();
+  p.completion = c.completion;
+  p.persistent_every = c.tier == CheckpointTier::memory ? c.persistent_every_iterations : 0;
+  p.upload = c.upload;
+  return p;
+}
+
+// ---- closed form ----
+
+SimTime SegmentClock::time_to_complete(std::int64_t j) const {
+  if (j <= 0) return SimTime::zero();
+  return p_.iteration * j + p_.stall * ((j - 1) / p_.every);
+}
+
+std::int64_t SegmentClock::completed(SimTime e) const {
+  const SimTime t = p_.iteration;
+  const SimTime first_block = t * p_.every;
+  if (e < first_block) return e / t;
+  const SimTime block = first_block + p_.stall;
+  const SimTime rest = e - first_block;
+  const std::int64_t b = rest / block;
+  const SimTime r = rest % block;
+  const std::int64_t extra = r < p_.stall ? 0 : (r - p_.stall) / t;
+  return p_.every + b * p_.every + extra;
+}
+
+SimTime SegmentClock::stall(SimTime e) const {
+  const SimTime first_block = p_.iteration * p_.every;
+  if (e < first_block || p_.stall == SimTime::zero()) return SimTime::zero();
+  const SimTime block = first_block + p_.stall;
+  const SimTime rest = e - first_block;
+  return p_.stall * (rest / block) + std::min(rest % block, p_.stall);
+}
+
+SimTime SegmentClock::block_start(std::int64_t b) const {
+  return p_.iteration * p_.every + (p_.iteration * p_.every + p_.stall) * (b - 1);
+}
+
+std::int64_t SegmentClock::last_block_done(SimTime e, SimTime offset) const {
+  const SimTime first = p_.iteration * p_.every + offset;
+  if (e < first) return 0;
+  return (e - first) / (p_.iteration * p_.every + p_.stall) + 1;
+}
+
+std::optional<SegmentCheckpoint> SegmentClock::latest_checkpoint(SimTime e) const {
+  if (!p_.checkpoints) return std::nullopt;
+  const std::int64_t b = last_block_done(e, p_.completion);
+  if (b < 1) return std::nullopt;
+  return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
+}
+
+std::optional<SegmentCheckpoint> SegmentClock::latest_persistent(SimTime e) const {
+  if (!p_.checkpoints || p_.persistent_every <= 0) return std::nullopt;
+  const std::int64_t b_max = last_block_done(e, p_.completion + p_.upload);
+  if (b_max < 1) return std::nullopt;
+  const std::int64_t q = p_.persistent_every / p_.every;
+  const std::int64_t b = b_max - ((n0_ / p_.every + b_max) % q);
+  if (b < 1) return std::nullopt;
+  return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
+}
+
+// ---- iteration by iteration ----
+
+bool SteppedClock::carrying(std::int64_t i) const {
+  return p_.checkpoints && (i - 1) >= p_.every && (i - 1) % p_.every == 0;
+}
+
+SimTime SteppedClock::time_to_complete(std::int64_t j) const {
+  SimTime t;
+  for (std::int64_t i = 1; i <= j; ++i) t += p_.iteration + (carrying(i) ? p_.stall : SimTime::zero());
+  return t;
+}
+
+std::int64_t SteppedClock::completed(SimTime e) const {
+  SimTime t;
+  std::int64_t done = 0;
+  for (std::int64_t i = 1;; ++i) {
+    t += p_.iteration + (carrying(i) ? p_.stall : SimTime::zero());
+    if (t > e) return done;
+    done = i;
+  }
+}
+
+SimTime SteppedClock::stall(SimTime e) const {
+  SimTime start;
+  SimTime total;
+  for (std::int64_t i = 1; start < e; ++i) {
+    if (carrying(i)) total += std::min(p_.stall, e - start);
+    start += p_.iteration + (carrying(i) ? p_.stall : SimTime::zero());
+  }
+  return total;
+}
+
+std::optional<SegmentCheckpoint> SteppedClock::scan(SimTime e, bool persistent) const {
+  std::optional<SegmentCheckpoint> best;
+  const SimTime offset = p_.completion + (persistent ? p_.upload : SimTime::zero());
+  SimTime start;
+  for (std::int64_t i = 1; start <= e; ++i) {
+    if (carrying(i)) {
+      const std::int64_t version = n0_ + i - 1;
+      const bool uploaded = !persistent || (p_.persistent_every > 0 && version % p_.persistent_every == 0);
+      if (uploaded && start + offset <= e) best = SegmentCheckpoint{version, start};
+    }
+    start += p_.iteration + (carrying(i) ? p_.stall : SimTime::zero());
+  }
+  return best;
+}
+
+std::optional<SegmentCheckpoint> SteppedClock::latest_checkpoint(SimTime e) const {
+  if (!p_.checkpoints) return std::nullopt;
+  return scan(e, false);
+}
+
+std::optional<SegmentCheckpoint> SteppedClock::latest_persistent(SimTime e) const {
+  if (!p_.checkpoints || p_.persistent_every <= 0) return std::nullopt;
+  return scan(e, true);
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,66 @@
+#pragma once
+// Collective communication costed as the bytes NCCL's algorithms move (Thakur, Rabenseifner,
+// Gropp, "Optimization of Collective Communication Operations in MPICH", IJHPCA 2005, for the
+// ring and its alpha-beta cost; NCCL documentation, "Collective operations", for ring
+// all-gather / reduce-scatter on n ranks, each of which sends and receives (n-1)/n of the data).
+//
+// Symbols: S = bytes of the whole gathered (or reduced) buffer over all ranks; n = N·G ranks
+// (N machines, G GPUs each, ranks of a machine consecutive); alpha = per-step latency; B = NIC
+// bandwidth per machine per direction; B_nv = NVLink port bandwidth per GPU per direction.
+//
+// Ring (one logical ring over all n ranks; NCCL spreads it over channels that together use
+// the whole NIC): n-1 steps, each rank sending S/n per step, so every ring edge carries
+// (n-1)/n·S. One flow stands for every rank's stream of the collective: it crosses each
+// machine's NIC send and receive once (the edge leaving / entering the machine), the leaf
+// links of the edges between leaves, and each machine's NVLink port (edges inside a machine).
+//   idle-network time  T_ring = (n-1)·alpha + (n-1)/n · S / min(B, B_nv)       (N > 1)
+//                      T_ring = (G-1)·alpha + (G-1)/G · S / B_nv               (N = 1)
+// Hierarchical (all-gather: inter-node first, then intra-node; reduce-scatter: the reverse):
+//   inter-node phase: G rings (one per local rank) over N machines, each of S/G bytes:
+//       one flow per rank, weight G on each NIC; (N-1)·alpha + (N-1)/N · (S/G) / (B/G)
+//   intra-node phase: a ring over the G GPUs of each machine on the full buffer:
+//       (G-1)·alpha + (G-1)/G · S / B_nv
+// Both move (N-1)/N·S bytes through each NIC; the ring pays more latency steps.
+// All-gather and reduce-scatter have the same cost in this model (the reduction's arithmetic
+// is not costed).
+#include <string>
+#include <vector>
+
+#include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/network/flow_solver.hpp"
+#include "ckptsim/network/topology.hpp"
+
+namespace ckptsim {
+
+enum class CollectiveKind { all_gather, reduce_scatter };
+enum class CollectiveAlgorithm { ring, hierarchical };
+
+/// Parses "ring" | "hierarchical"; throws std::invalid_argument otherwise.
+CollectiveAlgorithm parse_collective_algorithm(const std::string& name);
+
+/// One phase of a collective: after `latency`, a flow of `bytes` (per rank stream) over `uses`.
+struct FlowPhase {
+  SimTime latency;
+  double bytes = 0;
+  std::vector<ResourceUse> uses;
+};
+
+struct CollectiveShape {
+  CollectiveKind kind = CollectiveKind::all_gather;
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
+  double bytes = 0;            ///< S
+  int gpus_per_machine = 1;    ///< G
+  SimTime alpha;               ///< per-step latency
+};
+
+/// The phases (run one after the other) of a collective over every GPU of `topology`.
+std::vector<FlowPhase> collective_phases(const Topology& topology, const CollectiveShape& shape);
+
+/// Closed-form idle-network time of the collective (the formulas above), for tests and
+/// analytic estimates. `nic` = B, `nvlink` = B_nv.
+SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink);
+
+/// Adds weight `w` for resource `r` to `uses`, merging with an existing entry.
+void add_use(std::vector<ResourceUse>& uses, int resource, double weight);
+
+}  // namespace ckptsim

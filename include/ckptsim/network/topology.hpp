@@ -1,0 +1,81 @@
+#pragma once
+// Topology: the links of a cluster as a Boost.Graph directed graph, and the per-machine
+// resources the iteration model shares max-min fairly (flow_solver.hpp).
+//
+// Vertices: machines 0..N-1, then switches. Each directed edge is one resource (a link in one
+// direction, capacity in bytes/s):
+//   single-switch:  machine i -> switch (NIC send, B), switch -> machine i (NIC receive, B);
+//                   the switch itself is non-blocking.
+//   leaf-spine:     machine i -> leaf(i) (B), leaf(i) -> machine i (B), and per leaf l an uplink
+//                   leaf -> spine and a downlink spine -> leaf of capacity L_l·B / o, where L_l is
+//                   the number of machines on leaf l and o the oversubscription ratio (o = 1: full
+//                   bisection). The spine layer is one vertex: ECMP over the spines is taken as
+//                   an ideal split, so a leaf's uplinks act as one aggregate link.
+// B = ClusterSpec::network_bandwidth (per machine, each direction). Leaves hold
+// NetworkSpec::machines_per_leaf consecutive machines (the last leaf may hold fewer).
+// Inside each machine, two more resources per machine, outside the graph:
+//   nvlink(i): one GPU's port into the NVLink/NVSwitch fabric (nvlink_bandwidth, each
+//              direction). GPUs of a machine move symmetric traffic, so the G ports collapse
+//              into one resource that each GPU's stream crosses with weight 1.
+//   pcie(i):   one GPU's GPU<->CPU path (gpu_cpu_bandwidth, device-to-host direction), same
+//              symmetry.
+// Routes between machines are shortest paths (breadth-first search) in the graph.
+#include <string>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+enum class ResourceKind { nic_send, nic_recv, leaf_up, leaf_down, nvlink, pcie };
+
+struct Resource {
+  ResourceKind kind;
+  int index = 0;          ///< machine (nic/nvlink/pcie) or leaf (leaf_up/leaf_down)
+  double capacity = 0;    ///< bytes/s
+};
+
+class Topology {
+ public:
+  /// Builds the topology of `cluster` (network.topology: "single-switch" | "leaf-spine").
+  /// Throws std::invalid_argument on an unknown topology or non-positive sizes.
+  static Topology build(const ClusterSpec& cluster);
+
+  [[nodiscard]] int machines() const { return machines_; }
+  [[nodiscard]] int leaves() const { return leaves_; }
+  [[nodiscard]] const std::vector<Resource>& resources() const { return resources_; }
+  [[nodiscard]] const std::vector<double>& capacities() const { return capacities_; }
+
+  [[nodiscard]] int nic_send(int machine) const { return machine_base_ + 4 * machine; }
+  [[nodiscard]] int nic_recv(int machine) const { return machine_base_ + 4 * machine + 1; }
+  [[nodiscard]] int nvlink(int machine) const { return machine_base_ + 4 * machine + 2; }
+  [[nodiscard]] int pcie(int machine) const { return machine_base_ + 4 * machine + 3; }
+  [[nodiscard]] int leaf_of(int machine) const;
+
+  /// Resource indices of the network links from machine `src` to machine `dst` (src != dst),
+  /// in path order: NIC send, (uplink, downlink when leaves differ), NIC receive.
+  [[nodiscard]] std::vector<int> route(int src, int dst) const;
+
+  /// Machine index of a NIC resource, or -1 for any other resource.
+  [[nodiscard]] int machine_of_nic(int resource) const;
+
+  [[nodiscard]] const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+  int machines_ = 0;
+  int leaves_ = 0;
+  int machines_per_leaf_ = 0;
+  int machine_base_ = 0;
+  std::vector<Resource> resources_;
+  std::vector<double> capacities_;
+  struct Link {
+    int resource = 0;
+  };
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Link>;
+  Graph graph_;
+};
+
+}  // namespace ckptsim

@@ -1,0 +1,99 @@
+#include "ckptsim/network/collectives.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ckptsim {
+
+CollectiveAlgorithm parse_collective_algorithm(const std::string& name) {
+  if (name == "ring") return CollectiveAlgorithm::ring;
+  if (name == "hierarchical") return CollectiveAlgorithm::hierarchical;
+  throw std::invalid_argument("unknown collective algorithm \"" + name + "\" (expected \"ring\" or \"hierarchical\")");
+}
+
+void add_use(std::vector<ResourceUse>& uses, int resource, double weight) {
+  for (ResourceUse& u : uses) {
+    if (u.resource == resource) {
+      u.weight += weight;
+      return;
+    }
+  }
+  uses.push_back({resource, weight});
+}
+
+namespace {
+
+// Uses of a ring whose edge leaving machine i goes to machine (i+1) mod N, `streams` parallel
+// streams per edge (weight), plus each machine's NVLink port when `intra` is set.
+std::vector<ResourceUse> machine_ring_uses(const Topology& topology, double streams, bool intra) {
+  std::vector<ResourceUse> uses;
+  const int n = topology.machines();
+  uses.reserve(static_cast<std::size_t>(3 * n + 2 * topology.leaves()));
+  if (intra) {
+    for (int i = 0; i < n; ++i) uses.push_back({topology.nvlink(i), 1.0});
+  }
+  if (n < 2) return uses;
+  for (int i = 0; i < n; ++i) {
+    const int next = (i + 1) % n;
+    if (topology.leaf_of(i) == topology.leaf_of(next)) {
+      // Same leaf (or single switch): NIC send of i, NIC receive of next; no shared link between.
+      uses.push_back({topology.nic_send(i), streams});
+      uses.push_back({topology.nic_recv(next), streams});
+    } else {
+      for (int r : topology.route(i, next)) add_use(uses, r, streams);
+    }
+  }
+  // Merge duplicates created by the single-switch shortcut (each NIC appears once anyway).
+  return uses;
+}
+
+}  // namespace
+
+std::vector<FlowPhase> collective_phases(const Topology& topology, const CollectiveShape& shape) {
+  const int machines = topology.machines();
+  const int g = std::max(1, shape.gpus_per_machine);
+  const auto n = static_cast<double>(machines) * g;
+  std::vector<FlowPhase> phases;
+  if (shape.bytes <= 0 || n <= 1) return phases;
+  if (shape.algorithm == CollectiveAlgorithm::ring || machines == 1 || g == 1) {
+    FlowPhase p;
+    p.latency = shape.alpha * static_cast<std::int64_t>(n - 1);
+    p.bytes = (n - 1) / n * shape.bytes;
+    p.uses = machine_ring_uses(topology, 1.0, g > 1);
+    phases.push_back(std::move(p));
+    return phases;
+  }
+  FlowPhase inter;
+  inter.latency = shape.alpha * static_cast<std::int64_t>(machines - 1);
+  inter.bytes = (machines - 1.0) / machines * shape.bytes / g;
+  inter.uses = machine_ring_uses(topology, static_cast<double>(g), false);
+  FlowPhase intra;
+  intra.latency = shape.alpha * static_cast<std::int64_t>(g - 1);
+  intra.bytes = (g - 1.0) / g * shape.bytes;
+  for (int i = 0; i < machines; ++i) intra.uses.push_back({topology.nvlink(i), 1.0});
+  if (shape.kind == CollectiveKind::all_gather) {
+    phases.push_back(std::move(inter));
+    phases.push_back(std::move(intra));
+  } else {
+    phases.push_back(std::move(intra));
+    phases.push_back(std::move(inter));
+  }
+  return phases;
+}
+
+SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink) {
+  const int g = std::max(1, shape.gpus_per_machine);
+  const double n = static_cast<double>(machines) * g;
+  if (shape.bytes <= 0 || n <= 1) return SimTime::zero();
+  if (shape.algorithm == CollectiveAlgorithm::ring || machines == 1 || g == 1) {
+    double bottleneck = machines > 1 ? nic : nvlink;
+    if (machines > 1 && g > 1) bottleneck = std::min(nic, nvlink);
+    return shape.alpha * static_cast<std::int64_t>(n - 1) + transfer_time((n - 1) / n * shape.bytes, bottleneck);
+  }
+  const SimTime inter = shape.alpha * static_cast<std::int64_t>(machines - 1) +
+                        transfer_time((machines - 1.0) / machines * shape.bytes / g, nic / g);
+  const SimTime intra = shape.alpha * static_cast<std::int64_t>(g - 1) + transfer_time((g - 1.0) / g * shape.bytes, nvlink);
+  return inter + intra;
+}
+
+}  // namespace ckptsim

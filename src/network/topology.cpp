@@ -1,0 +1,97 @@
+#include "ckptsim/network/topology.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/visitors.hpp>
+
+namespace ckptsim {
+
+Topology Topology::build(const ClusterSpec& cluster) {
+  if (cluster.machines < 1) throw std::invalid_argument("topology: cluster.machines must be at least 1");
+  if (cluster.network_bandwidth <= 0) throw std::invalid_argument("topology: cluster network bandwidth must be positive");
+  Topology t;
+  t.kind_ = cluster.network.topology;
+  t.machines_ = cluster.machines;
+  const int n = cluster.machines;
+  const double b = cluster.network_bandwidth;
+  // Intra-node paths fall back to the network bandwidth only when the scenario leaves them out
+  // (a machine without NVLink data still needs a finite port to move bytes through).
+  const double nvl = cluster.nvlink_bandwidth > 0 ? cluster.nvlink_bandwidth : b;
+  const double pcie = cluster.gpu_cpu_bandwidth > 0 ? cluster.gpu_cpu_bandwidth : b;
+  t.machine_base_ = 0;
+  for (int i = 0; i < n; ++i) {
+    t.resources_.push_back({ResourceKind::nic_send, i, b});
+    t.resources_.push_back({ResourceKind::nic_recv, i, b});
+    t.resources_.push_back({ResourceKind::nvlink, i, nvl});
+    t.resources_.push_back({ResourceKind::pcie, i, pcie});
+  }
+  if (t.kind_ == "single-switch") {
+    t.leaves_ = 1;
+    t.machines_per_leaf_ = n;
+    t.graph_ = Graph(static_cast<std::size_t>(n + 1));
+    for (int i = 0; i < n; ++i) {
+      boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(n), Link{t.nic_send(i)}, t.graph_);
+      boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Link{t.nic_recv(i)}, t.graph_);
+    }
+  } else if (t.kind_ == "leaf-spine") {
+    const int per_leaf = cluster.network.machines_per_leaf;
+    if (per_leaf < 1) throw std::invalid_argument("topology: network.machines_per_leaf must be at least 1");
+    if (cluster.network.oversubscription < 1.0) throw std::invalid_argument("topology: oversubscription must be >= 1");
+    t.machines_per_leaf_ = per_leaf;
+    t.leaves_ = (n + per_leaf - 1) / per_leaf;
+    const int spine = n + t.leaves_;
+    t.graph_ = Graph(static_cast<std::size_t>(spine + 1));
+    for (int l = 0; l < t.leaves_; ++l) {
+      const int on_leaf = std::min(per_leaf, n - l * per_leaf);
+      const double up = on_leaf * b / cluster.network.oversubscription;
+      const int up_id = static_cast<int>(t.resources_.size());
+      t.resources_.push_back({ResourceKind::leaf_up, l, up});
+      t.resources_.push_back({ResourceKind::leaf_down, l, up});
+      boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Link{up_id}, t.graph_);
+      boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Link{up_id + 1}, t.graph_);
+    }
+    for (int i = 0; i < n; ++i) {
+      const auto leaf = static_cast<std::size_t>(n + t.leaf_of(i));
+      boost::add_edge(static_cast<std::size_t>(i), leaf, Link{t.nic_send(i)}, t.graph_);
+      boost::add_edge(leaf, static_cast<std::size_t>(i), Link{t.nic_recv(i)}, t.graph_);
+    }
+  } else {
+    throw std::invalid_argument("topology: unknown network topology \"" + t.kind_ +
+                                "\" (expected \"single-switch\" or \"leaf-spine\")");
+  }
+  for (const Resource& r : t.resources_) t.capacities_.push_back(r.capacity);
+  return t;
+}
+
+int Topology::leaf_of(int machine) const { return machine / machines_per_leaf_; }
+
+int Topology::machine_of_nic(int resource) const {
+  if (resource < machine_base_ || resource >= machine_base_ + 4 * machines_) return -1;
+  const int local = (resource - machine_base_) % 4;
+  return local <= 1 ? (resource - machine_base_) / 4 : -1;
+}
+
+std::vector<int> Topology::route(int src, int dst) const {
+  if (src == dst || src < 0 || dst < 0 || src >= machines_ || dst >= machines_) {
+    throw std::invalid_argument("topology: route needs two different machines in range");
+  }
+  using Vertex = Graph::vertex_descriptor;
+  std::vector<Vertex> predecessor(boost::num_vertices(graph_));
+  for (std::size_t v = 0; v < predecessor.size(); ++v) predecessor[v] = v;
+  boost::breadth_first_search(
+      graph_, static_cast<Vertex>(src),
+      boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(predecessor.data(), boost::on_tree_edge()))));
+  std::vector<int> path;
+  for (auto v = static_cast<Vertex>(dst); v != static_cast<Vertex>(src); v = predecessor[v]) {
+    const Vertex u = predecessor[v];
+    if (u == v) throw std::logic_error("topology: machines are not connected");
+    const auto edge = boost::edge(u, v, graph_);
+    path.push_back(graph_[edge.first].resource);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,106 @@
+// Cross-field checks of a scenario (checks.hpp).
+//
+// CPU memory (GEMINI §5 / gemini.md §5): an in-memory strategy keeps two CPU buffers per shard a
+// machine holds (the last complete checkpoint and the one in progress); with m replicas a machine
+// holds m shards (max_shards_per_machine() of the placement), each checkpoint_bytes_per_machine()
+// bytes, so 2 x m x shard must fit in cluster.cpu_memory.
+#include "checks.hpp"
+
+#include <filesystem>
+#include <initializer_list>
+
+#include <fmt/format.h>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+bool any_bad(const CheckContext& ctx, std::initializer_list<std::string_view> pointers) {
+  for (auto p : pointers)
+    if (ctx.bad.count(std::string(p))) return true;
+  return false;
+}
+
+void add(CheckContext& ctx, std::string_view pointer, std::string expected) {
+  const std::string found = ctx.found(pointer);
+  ctx.bad.insert(std::string(pointer));
+  ctx.problems.add(std::string(pointer), std::move(expected), found);
+}
+
+void check_run(const Scenario& s, CheckContext& ctx) {
+  if (any_bad(ctx, {"/run", "/run/duration", "/run/iterations"})) return;
+  if (s.run.duration && s.run.iterations)
+    add(ctx, "/run/iterations", "no /run/iterations when /run/duration is given (exactly one of the two)");
+  if (!s.run.duration && !s.run.iterations)
+    add(ctx, "/run/duration", "a duration such as \"7d\", or /run/iterations instead (exactly one of the two)");
+}
+
+void check_model(const Scenario& s, CheckContext& ctx) {
+  if (any_bad(ctx, {"/model/hidden", "/model/heads"}) || s.model.heads <= 0) return;
+  if (s.model.hidden % s.model.heads != 0)
+    add(ctx, "/model/heads", fmt::format("a head count dividing /model/hidden ({})", s.model.hidden));
+}
+
+void check_in_memory(const Scenario& s, CheckContext& ctx) {
+  const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
+  if (!in_memory || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
+  if (s.cluster.machines < 1) return;  // reported as missing
+  if (s.strategy.replicas > s.cluster.machines) {
+    add(ctx, "/strategy/replicas",
+        fmt::format("at most as many replicas as machines (/cluster/machines = {})", s.cluster.machines));
+    return;
+  }
+  if (any_bad(ctx, {"/strategy/placement"})) return;
+  int shards_per_machine = s.strategy.replicas;
+  try {
+    const Placement p = make_placement(s.strategy.placement, s.cluster.machines, s.strategy.replicas, s.run.seed);
+    shards_per_machine = p.max_shards_per_machine();
+  } catch (const PlacementError& e) {
+    add(ctx, "/strategy/placement",
+        fmt::format("a placement that fits {} replicas on {} machines: {}", s.strategy.replicas, s.cluster.machines,
+                    e.what()));
+    return;
+  }
+  if (any_bad(ctx, {"/cluster/cpu_memory", "/model/parameters", "/training/checkpoint_bytes_per_parameter"})) return;
+  if (s.model.parameters <= 0 || s.cluster.cpu_memory_bytes <= 0) return;  // reported as missing
+  const double shard = s.checkpoint_bytes_per_machine();
+  const double needed = 2.0 * shards_per_machine * shard;
+  if (needed > s.cluster.cpu_memory_bytes)
+    add(ctx, "/cluster/cpu_memory",
+        fmt::format("CPU memory too small for the in-memory checkpoints: at least 2 buffers x {} shards x {} per "
+                    "shard = {} per machine",
+                    shards_per_machine, format_bytes(shard), format_bytes(needed)));
+
+  if (s.strategy.kind == "gemini" && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
+      s.cluster.gpu_memory_bytes > 0 && s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)
+    add(ctx, "/strategy/gpu_buffer",
+        fmt::format("a GPU buffer no larger than the GPU memory ({})", format_bytes(s.cluster.gpu_memory_bytes)));
+}
+
+void check_failures(const Scenario& s, CheckContext& ctx) {
+  const ReplacementSpec& r = s.failures.replacement;
+  if (r.distribution == "uniform" &&
+      !any_bad(ctx, {"/failures/replacement/low", "/failures/replacement/high"}) && r.low > r.high)
+    add(ctx, "/failures/replacement/high",
+        fmt::format("a duration no shorter than /failures/replacement/low ({})", format_duration(r.low)));
+
+  if (s.failures.process == "trace" && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(s.failures.trace_file, ec))
+      add(ctx, "/failures/trace",
+          "an existing trace file, relative to the scenario file (looked for " + s.failures.trace_file + ")");
+  }
+}
+
+}  // namespace
+
+void cross_check(const Scenario& s, CheckContext& ctx) {
+  check_run(s, ctx);
+  check_model(s, ctx);
+  check_in_memory(s, ctx);
+  check_failures(s, ctx);
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,255 @@
+// The table of scenario parameters (see parameters.hpp) and the listing derived from it.
+#include "ckptsim/scenario/parameters.hpp"
+
+#include <algorithm>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/scenario/presets.hpp"
+#include "field_format.hpp"
+
+namespace ckptsim {
+
+std::vector<std::string> strategy_kind_names() {
+  return {"gemini", "remote-periodic", "remote-highfreq", "in-memory-blocking", "none"};
+}
+std::vector<std::string> failure_process_names() { return {"exponential", "weibull", "trace", "none"}; }
+std::vector<std::string> scheduler_names() { return {"blocking", "naive", "single-buffer", "gemini"}; }
+std::vector<std::string> topology_names() { return {"single-switch", "leaf-spine"}; }
+std::vector<std::string> replacement_distribution_names() { return {"fixed", "uniform", "lognormal"}; }
+std::vector<std::string> parallelism_names() { return {"zero3"}; }
+std::vector<std::string> placement_names() {
+  std::vector<std::string> out;
+  for (const auto& e : placement_registry().entries()) out.push_back(e.name);
+  return out;
+}
+
+namespace {
+
+std::vector<Field> make_fields() {
+  using U = Unit;
+  using C = Check;
+  using P = Presence;
+  // clang-format off
+  return {
+    {"/name", U::text, C::none, P::defaulted, "scenario name (default: the file name without extension)",
+     [](Scenario& s) -> FieldRef { return &s.name; }},
+    {"/seed", U::seed, C::none, P::alias, "same as /run/seed (give one of the two)",
+     [](Scenario& s) -> FieldRef { return &s.run.seed; }},
+
+    {"/cluster/instance", U::name, C::none, P::optional, "instance preset filling the machine fields below",
+     [](Scenario& s) -> FieldRef { return &s.cluster.instance; }, &instance_preset_names},
+    {"/cluster/machines", U::integer, C::at_least_one, P::required, "machines training (N)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.machines; }},
+    {"/cluster/standby_machines", U::integer, C::non_negative, P::defaulted, "idle spares that replace failed machines at once",
+     [](Scenario& s) -> FieldRef { return &s.cluster.standby_machines; }},
+    {"/cluster/gpus_per_machine", U::integer, C::at_least_one, P::from_instance, "GPUs per machine",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpus_per_machine; }},
+    {"/cluster/gpu_memory", U::bytes, C::positive, P::from_instance, "memory per GPU",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bytes; }},
+    {"/cluster/cpu_memory", U::bytes, C::positive, P::from_instance, "CPU memory per machine (holds in-memory checkpoints)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.cpu_memory_bytes; }},
+    {"/cluster/network_bandwidth", U::bandwidth, C::positive, P::from_instance, "inter-machine bandwidth per machine, each direction",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network_bandwidth; }},
+    {"/cluster/gpu_cpu_bandwidth", U::bandwidth, C::positive, P::from_instance, "GPU-to-CPU (PCIe) bandwidth per GPU, each direction",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_cpu_bandwidth; }},
+    {"/cluster/nvlink_bandwidth", U::bandwidth, C::positive, P::from_instance, "GPU-to-GPU bandwidth inside a machine per GPU, each direction",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
+    {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_instance, "peak dense FLOP rate per GPU at the training precision",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
+    {"/cluster/network/topology", U::name, C::none, P::defaulted, "network topology",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network.topology; }, &topology_names},
+    {"/cluster/network/latency", U::duration, C::non_negative, P::defaulted, "latency per message",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network.latency; }},
+    {"/cluster/network/oversubscription", U::number, C::at_least_one, P::defaulted, "leaf-spine uplink oversubscription ratio",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network.oversubscription; }},
+    {"/cluster/network/machines_per_leaf", U::integer, C::at_least_one, P::defaulted, "machines under one leaf switch (leaf-spine)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network.machines_per_leaf; }},
+
+    {"/storage/bandwidth", U::bandwidth, C::positive, P::required, "remote persistent storage bandwidth, aggregate",
+     [](Scenario& s) -> FieldRef { return &s.storage.bandwidth; }},
+
+    {"/model/preset", U::name, C::none, P::optional, "model preset filling the architecture fields below",
+     [](Scenario& s) -> FieldRef { return &s.model.preset; }, &model_preset_names},
+    {"/model/parameters", U::number, C::positive, P::computed, "parameter count (default: from the architecture)",
+     [](Scenario& s) -> FieldRef { return &s.model.parameters; }},
+    {"/model/layers", U::integer, C::at_least_one, P::from_model, "transformer layers",
+     [](Scenario& s) -> FieldRef { return &s.model.layers; }},
+    {"/model/hidden", U::integer, C::at_least_one, P::from_model, "hidden size",
+     [](Scenario& s) -> FieldRef { return &s.model.hidden; }},
+    {"/model/ffn", U::integer, C::at_least_one, P::from_model, "feed-forward inner size",
+     [](Scenario& s) -> FieldRef { return &s.model.ffn; }},
+    {"/model/heads", U::integer, C::at_least_one, P::from_model, "attention heads (must divide hidden)",
+     [](Scenario& s) -> FieldRef { return &s.model.heads; }},
+    {"/model/vocabulary", U::integer, C::at_least_one, P::from_model, "vocabulary size",
+     [](Scenario& s) -> FieldRef { return &s.model.vocabulary; }},
+
+    {"/training/parallelism", U::name, C::none, P::defaulted, "parallelism scheme",
+     [](Scenario& s) -> FieldRef { return &s.training.parallelism; }, &parallelism_names},
+    {"/training/micro_batch", U::integer, C::at_least_one, P::defaulted, "sequences per GPU per iteration",
+     [](Scenario& s) -> FieldRef { return &s.training.micro_batch; }},
+    {"/training/sequence_length", U::integer, C::at_least_one, P::defaulted, "tokens per sequence",
+     [](Scenario& s) -> FieldRef { return &s.training.sequence_length; }},
+    {"/training/checkpoint_bytes_per_parameter", U::number, C::positive, P::defaulted, "checkpointed bytes per parameter (Adam: 12)",
+     [](Scenario& s) -> FieldRef { return &s.training.checkpoint_bytes_per_parameter; }},
+    {"/training/serialization_bandwidth", U::bandwidth, C::positive, P::required, "per machine: snapshot to / reload from CPU memory",
+     [](Scenario& s) -> FieldRef { return &s.training.serialization_bandwidth; }},
+    {"/training/compute_efficiency", U::number, C::unit_interval, P::defaulted, "achieved fraction of gpu_peak_flops",
+     [](Scenario& s) -> FieldRef { return &s.training.compute_efficiency; }},
+    {"/training/activation_recomputation", U::boolean, C::none, P::defaulted, "recompute activations in backward",
+     [](Scenario& s) -> FieldRef { return &s.training.activation_recomputation; }},
+    {"/training/mixed_precision", U::boolean, C::none, P::defaulted, "16-bit compute with fp32 master weights",
+     [](Scenario& s) -> FieldRef { return &s.training.mixed_precision; }},
+    {"/training/iteration_time", U::duration, C::positive, P::optional, "explicit iteration time; overrides the iteration model",
+     [](Scenario& s) -> FieldRef { return &s.training.iteration_time; }},
+
+    {"/strategy/kind", U::name, C::none, P::required, "checkpoint and recovery strategy",
+     [](Scenario& s) -> FieldRef { return &s.strategy.kind; }, &strategy_kind_names},
+    {"/strategy/replicas", U::integer, C::at_least_one, P::defaulted, "in-memory replicas m, the local one included",
+     [](Scenario& s) -> FieldRef { return &s.strategy.replicas; }},
+    {"/strategy/placement", U::name, C::none, P::defaulted, "replica placement scheme",
+     [](Scenario& s) -> FieldRef { return &s.strategy.placement; }, &placement_names},
+    {"/strategy/every_iterations", U::integer, C::at_least_one, P::defaulted, "in-memory checkpoint every k iterations",
+     [](Scenario& s) -> FieldRef { return &s.strategy.every_iterations; }},
+    {"/strategy/gpu_buffer", U::bytes, C::positive, P::defaulted, "receiver GPU buffer R for checkpoint chunks",
+     [](Scenario& s) -> FieldRef { return &s.strategy.gpu_buffer_bytes; }},
+    {"/strategy/sub_buffers", U::integer, C::at_least_one, P::defaulted, "pipelined sub-buffers p of the GPU buffer",
+     [](Scenario& s) -> FieldRef { return &s.strategy.sub_buffers; }},
+    {"/strategy/span_safety", U::number, C::unit_interval, P::defaulted, "usable share mu of each idle span",
+     [](Scenario& s) -> FieldRef { return &s.strategy.span_safety; }},
+    {"/strategy/scheduler", U::name, C::none, P::defaulted, "checkpoint traffic scheduler",
+     [](Scenario& s) -> FieldRef { return &s.strategy.scheduler; }, &scheduler_names},
+    {"/strategy/persistent_interval", U::duration_or_never, C::positive, P::defaulted, "persistent checkpoint interval of in-memory strategies, or \"never\"",
+     [](Scenario& s) -> FieldRef { return &s.strategy.persistent_interval; }},
+    {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval",
+     [](Scenario& s) -> FieldRef { return &s.strategy.interval; }},
+    {"/strategy/checkpoint_stall", U::duration, C::non_negative, P::optional, "explicit training stall per checkpoint",
+     [](Scenario& s) -> FieldRef { return &s.strategy.checkpoint_stall; }},
+    {"/strategy/checkpoint_duration", U::duration, C::non_negative, P::optional, "explicit time from checkpoint start to completion",
+     [](Scenario& s) -> FieldRef { return &s.strategy.checkpoint_duration; }},
+
+    {"/failures/process", U::name, C::none, P::required, "failure process",
+     [](Scenario& s) -> FieldRef { return &s.failures.process; }, &failure_process_names},
+    {"/failures/rate", U::failure_rate, C::non_negative, P::when_process, "failures per machine per unit time (exponential)",
+     [](Scenario& s) -> FieldRef { return &s.failures.rate; }, nullptr, "exponential"},
+    {"/failures/shape", U::number, C::positive, P::when_process, "Weibull shape k (weibull)",
+     [](Scenario& s) -> FieldRef { return &s.failures.weibull_shape; }, nullptr, "weibull"},
+    {"/failures/scale", U::duration, C::positive, P::when_process, "Weibull scale per machine (weibull)",
+     [](Scenario& s) -> FieldRef { return &s.failures.weibull_scale; }, nullptr, "weibull"},
+    {"/failures/trace", U::text, C::none, P::when_process, "failure trace CSV, relative to the scenario file (trace)",
+     [](Scenario& s) -> FieldRef { return &s.failures.trace_file; }, nullptr, "trace"},
+    {"/failures/hardware_fraction", U::fraction, C::none, P::defaulted, "share of failures that are hardware (need a replacement)",
+     [](Scenario& s) -> FieldRef { return &s.failures.hardware_fraction; }},
+    {"/failures/detection", U::duration, C::non_negative, P::defaulted, "time to detect a failure",
+     [](Scenario& s) -> FieldRef { return &s.failures.detection; }},
+    {"/failures/restart", U::duration, C::non_negative, P::defaulted, "warm-up after processes restart",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart; }},
+    {"/failures/replacement/distribution", U::name, C::none, P::defaulted, "machine replacement time distribution (a bare duration = fixed)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.distribution; }, &replacement_distribution_names},
+    {"/failures/replacement/value", U::duration, C::non_negative, P::defaulted, "replacement time (fixed)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.fixed; }},
+    {"/failures/replacement/low", U::duration, C::non_negative, P::defaulted, "shortest replacement time (uniform)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.low; }},
+    {"/failures/replacement/high", U::duration, C::non_negative, P::defaulted, "longest replacement time (uniform)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.high; }},
+    {"/failures/replacement/median", U::duration, C::positive, P::defaulted, "median replacement time (lognormal)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.median; }},
+    {"/failures/replacement/sigma", U::number, C::non_negative, P::defaulted, "log-space standard deviation (lognormal)",
+     [](Scenario& s) -> FieldRef { return &s.failures.replacement.sigma; }},
+
+    {"/run/duration", U::duration, C::positive, P::optional, "simulated wall-clock length (give duration or iterations)",
+     [](Scenario& s) -> FieldRef { return &s.run.duration; }},
+    {"/run/iterations", U::integer, C::at_least_one, P::optional, "training iterations to complete (give duration or iterations)",
+     [](Scenario& s) -> FieldRef { return &s.run.iterations; }},
+    {"/run/replicas", U::integer, C::at_least_one, P::defaulted, "Monte Carlo replicas",
+     [](Scenario& s) -> FieldRef { return &s.run.replicas; }},
+    {"/run/seed", U::seed, C::none, P::defaulted, "random seed",
+     [](Scenario& s) -> FieldRef { return &s.run.seed; }},
+  };
+  // clang-format on
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += " | ";
+    out += n;
+  }
+  return out;
+}
+
+std::string unit_label(const Field& f) {
+  switch (f.unit) {
+    case Unit::text: return "text";
+    case Unit::name: return join_names(f.choices());
+    case Unit::integer: return "integer";
+    case Unit::seed: return "integer >= 0";
+    case Unit::number: return "number";
+    case Unit::fraction: return "fraction";
+    case Unit::boolean: return "boolean";
+    case Unit::duration: return "duration";
+    case Unit::duration_or_never: return "duration | never";
+    case Unit::bytes: return "bytes";
+    case Unit::bandwidth: return "bandwidth";
+    case Unit::failure_rate: return "failure rate";
+    case Unit::flop_rate: return "FLOP rate";
+  }
+  return "";
+}
+
+std::string default_label(const Field& f) {
+  switch (f.presence) {
+    case Presence::required: return "required";
+    case Presence::from_instance: return "from /cluster/instance, else required";
+    case Presence::from_model: return "from /model/preset, else required";
+    case Presence::computed: return "from the architecture";
+    case Presence::optional: return "not set";
+    case Presence::alias: return "-";
+    case Presence::when_process: return "required when /failures/process is \"" + std::string(f.when) + "\"";
+    case Presence::defaulted: break;
+  }
+  if (f.pointer == "/name") return "file name";
+  Scenario defaults;
+  const nlohmann::json value = format_field(f, defaults);
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
+}  // namespace
+
+const std::vector<Field>& scenario_fields() {
+  static const std::vector<Field> fields = make_fields();
+  return fields;
+}
+
+const Field* find_field(std::string_view pointer) {
+  const auto& fields = scenario_fields();
+  auto it = std::find_if(fields.begin(), fields.end(), [&](const Field& f) { return f.pointer == pointer; });
+  return it == fields.end() ? nullptr : &*it;
+}
+
+std::vector<ParameterDoc> scenario_parameters() {
+  std::vector<ParameterDoc> out;
+  for (const Field& f : scenario_fields())
+    out.push_back({std::string(f.pointer), unit_label(f), default_label(f), std::string(f.description)});
+  return out;
+}
+
+std::string unit_expectation(Unit unit) {
+  switch (unit) {
+    case Unit::text: return "a string";
+    case Unit::name: return "a name";
+    case Unit::integer: return "an integer";
+    case Unit::seed: return "a non-negative integer";
+    case Unit::number: return "a number";
+    case Unit::fraction: return "a fraction in [0, 1] such as 0.5 or \"50%\"";
+    case Unit::boolean: return "true or false";
+    case Unit::duration: return "a duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (or a number of seconds)";
+    case Unit::duration_or_never: return "a duration such as \"3h\", or \"never\"";
+    case Unit::bytes: return "a size such as \"128MiB\" or \"1.2TB\" (or a number of bytes)";
+    case Unit::bandwidth: return "a bandwidth such as \"400Gbps\" or \"25GB/s\"";
+    case Unit::failure_rate: return "a failure rate such as \"1.5%/machine/day\"";
+    case Unit::flop_rate: return "a FLOP rate such as \"312TFLOPS\"";
+  }
+  return "";
+}
+
+}  // namespace ckptsim

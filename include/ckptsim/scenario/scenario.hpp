@@ -20,6 +20,7 @@ struct NetworkSpec {
   SimTime latency = microseconds(10);      ///< per message
   double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
   int machines_per_leaf = 16;              ///< leaf-spine only
+  std::string collective = "ring";         ///< iteration model: "ring" | "hierarchical" (NCCL algorithm)
 };
 
 struct ClusterSpec {

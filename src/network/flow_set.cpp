@@ -5,8 +5,8 @@
 
 namespace ckptsim {
 
-void FlowSet::add(std::vector<ResourceUse> uses, double bytes, std::int64_t tag, double rate_cap) {
-  flows_.push_back(Flow{std::move(uses), bytes, rate_cap, tag});
+void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t tag, double rate_cap) {
+  flows_.push_back(Flow{uses, bytes, rate_cap, tag});
   dirty_ = true;
 }
 

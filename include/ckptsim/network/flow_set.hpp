@@ -11,6 +11,7 @@
 // Complexity: add O(1) amortised; advance O(#flows); a re-solve costs one MaxMinSolver::solve.
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
@@ -23,7 +24,8 @@ class FlowSet {
   explicit FlowSet(std::vector<double> capacities) : capacities_(std::move(capacities)) {}
 
   /// Starts a flow of `bytes` at the current time; `tag` is returned when it completes.
-  void add(std::vector<ResourceUse> uses, double bytes, std::int64_t tag,
+  /// `uses` is not copied: it must outlive the flow (task graphs keep one pool of use lists).
+  void add(std::span<const ResourceUse> uses, double bytes, std::int64_t tag,
            double rate_cap = std::numeric_limits<double>::infinity());
 
   /// Time of the next completion (nullopt when no flow is alive). Re-solves rates if needed.
@@ -43,7 +45,7 @@ class FlowSet {
 
  private:
   struct Flow {
-    std::vector<ResourceUse> uses;
+    std::span<const ResourceUse> uses;
     double remaining = 0;
     double rate_cap = 0;
     std::int64_t tag = 0;

@@ -109,9 +109,10 @@ TEST_CASE("FlowSet: hand-computed completion times and work conservation") {
   // One 10 B/s link; flows of 10 B and 20 B start together at 5 B/s each.
   // The first ends at 10/5 = 2 s; the second has 10 B left, now alone at 10 B/s: ends at 3 s.
   // Work conserved: 30 B through a 10 B/s link that never idles finishes at 30/10 = 3 s.
+  const std::vector<ResourceUse> link{{0, 1.0}};
   FlowSet flows({10.0});
-  flows.add({{0, 1.0}}, 10.0, 1);
-  flows.add({{0, 1.0}}, 20.0, 2);
+  flows.add(link, 10.0, 1);
+  flows.add(link, 20.0, 2);
   auto t1 = flows.next_completion();
   REQUIRE(t1);
   CHECK(*t1 == seconds(2.0));
@@ -129,10 +130,11 @@ TEST_CASE("FlowSet: a flow added mid-way shares from then on") {
   // Link 100 B/s. Flow A (300 B) alone for 1 s: 200 B left. Then B (100 B) joins: 50 B/s each;
   // B ends after 100/50 = 2 s (t = 3 s), when A has 200 - 100 = 100 B left, alone at 100 B/s:
   // A ends at t = 4 s.
+  const std::vector<ResourceUse> link{{0, 1.0}};
   FlowSet flows({100.0});
-  flows.add({{0, 1.0}}, 300.0, 1);
+  flows.add(link, 300.0, 1);
   CHECK(flows.advance_to(seconds(1.0)).empty());
-  flows.add({{0, 1.0}}, 100.0, 2);
+  flows.add(link, 100.0, 2);
   auto t = flows.next_completion();
   CHECK(*t == seconds(3.0));
   CHECK(flows.advance_to(*t) == std::vector<std::int64_t>{2});

@@ -1,0 +1,222 @@
+#include "ckptsim/workload/profile.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+
+SimTime IterationProfile::idle_time(int machine) const {
+  SimTime total;
+  for (const IdleSpan& s : machine_spans.at(static_cast<std::size_t>(machine))) total += s.length;
+  return total;
+}
+
+std::vector<IdleSpan> IterationProfile::common_spans() const {
+  if (machine_spans.empty()) return {};
+  std::vector<IdleSpan> out = machine_spans.front();
+  for (const auto& spans : machine_spans) {
+    if (spans.size() != out.size()) return machine_spans.front();
+  }
+  for (const auto& spans : machine_spans) {
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      const SimTime end = std::min(out[k].start + out[k].length, spans[k].start + spans[k].length);
+      out[k].start = std::max(out[k].start, spans[k].start);
+      out[k].length = std::max(SimTime::zero(), end - out[k].start);
+    }
+  }
+  return out;
+}
+
+IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, const Topology& topology,
+                                 const std::vector<int>& network_tasks) {
+  IterationProfile p;
+  p.iteration_time = run.makespan;
+  const int machines = topology.machines();
+  struct Busy {
+    SimTime from;
+    SimTime to;
+    int task;
+  };
+  // Training transfers touching every machine (the usual case: collectives span all of them)
+  // are gathered once; the others per machine.
+  std::vector<Busy> everywhere;
+  std::vector<std::vector<Busy>> per_machine(static_cast<std::size_t>(machines));
+  std::vector<char> touched(static_cast<std::size_t>(machines));
+  for (int id : network_tasks) {
+    const Task& t = graph.task(id);
+    if (t.uses < 0) continue;
+    std::fill(touched.begin(), touched.end(), 0);
+    int count = 0;
+    for (const ResourceUse& u : graph.uses(t.uses)) {
+      const int m = topology.machine_of_nic(u.resource);
+      if (m >= 0 && !touched[static_cast<std::size_t>(m)]) {
+        touched[static_cast<std::size_t>(m)] = 1;
+        ++count;
+      }
+    }
+    const TaskTiming& tt = run.timing[static_cast<std::size_t>(id)];
+    const Busy b{tt.ready, tt.end, id};
+    if (count == machines) {
+      everywhere.push_back(b);
+    } else {
+      for (int m = 0; m < machines; ++m) {
+        if (touched[static_cast<std::size_t>(m)]) per_machine[static_cast<std::size_t>(m)].push_back(b);
+      }
+    }
+  }
+  auto spans_of = [&](std::vector<Busy> busy) {
+    std::sort(busy.begin(), busy.end(), [](const Busy& a, const Busy& b) { return a.from < b.from; });
+    std::vector<IdleSpan> spans;
+    SimTime cursor = SimTime::zero();
+    int anchor = -1;
+    for (const Busy& b : busy) {
+      if (b.from > cursor) spans.push_back({cursor, b.from - cursor, anchor});
+      if (b.to >= cursor) {
+        cursor = b.to;
+        anchor = b.task;
+      }
+    }
+    if (p.iteration_time > cursor) spans.push_back({cursor, p.iteration_time - cursor, anchor});
+    return spans;
+  };
+  p.machine_spans.resize(static_cast<std::size_t>(machines));
+  const bool symmetric = std::all_of(per_machine.begin(), per_machine.end(), [](const auto& v) { return v.empty(); });
+  if (symmetric) {
+    const auto spans = spans_of(everywhere);
+    for (auto& s : p.machine_spans) s = spans;
+  } else {
+    for (int m = 0; m < machines; ++m) {
+      std::vector<Busy> busy = everywhere;
+      busy.insert(busy.end(), per_machine[static_cast<std::size_t>(m)].begin(), per_machine[static_cast<std::size_t>(m)].end());
+      p.machine_spans[static_cast<std::size_t>(m)] = spans_of(std::move(busy));
+    }
+  }
+  return p;
+}
+
+namespace {
+
+// A duration: a number of seconds or a unit string ("12ms").
+bool read_duration(const nlohmann::json& v, SimTime& out) {
+  if (v.is_number()) {
+    if (v.get<double>() < 0) return false;
+    out = seconds(v.get<double>());
+    return true;
+  }
+  if (v.is_string()) {
+    try {
+      out = parse_duration(v.get<std::string>());
+      return out >= SimTime::zero();
+    } catch (const UnitError&) {
+      return false;
+    }
+  }
+  return false;
+}
+
+std::string brief(const nlohmann::json& v) {
+  std::string s = v.dump();
+  return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+}
+
+}  // namespace
+
+IterationProfile parse_profile(const nlohmann::json& doc, const std::string& file, int machines) {
+  ProblemList problems(file);
+  const std::string kDuration = "a duration (seconds as a number, or a string such as \"12ms\")";
+  if (!doc.is_object()) {
+    problems.add("", "an object with \"iterations\"", brief(doc));
+    problems.throw_if_any();
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "format" && key != "iterations" && key != "source") problems.add("/" + key, "no such key (known: format, source, iterations)", key);
+  }
+  if (doc.contains("format") && doc["format"] != "ckptsim-profile/1") {
+    problems.add("/format", "\"ckptsim-profile/1\"", brief(doc["format"]));
+  }
+  if (!doc.contains("iterations") || !doc["iterations"].is_array() || doc["iterations"].empty()) {
+    problems.add("/iterations", "a non-empty array of iterations", doc.contains("iterations") ? brief(doc["iterations"]) : "nothing");
+    problems.throw_if_any();
+  }
+  const auto& iterations = doc["iterations"];
+  std::vector<SimTime> times;
+  std::vector<std::vector<IdleSpan>> lists;
+  for (std::size_t i = 0; i < iterations.size(); ++i) {
+    const std::string at = "/iterations/" + std::to_string(i);
+    const auto& it = iterations[i];
+    if (!it.is_object()) {
+      problems.add(at, "an object with \"iteration_time\" and \"spans\"", brief(it));
+      continue;
+    }
+    for (const auto& [key, value] : it.items()) {
+      if (key != "iteration_time" && key != "spans") problems.add(at + "/" + key, "no such key (known: iteration_time, spans)", key);
+    }
+    SimTime t;
+    if (!it.contains("iteration_time") || !read_duration(it["iteration_time"], t) || t <= SimTime::zero()) {
+      problems.add(at + "/iteration_time", "a positive " + kDuration, it.contains("iteration_time") ? brief(it["iteration_time"]) : "nothing");
+    }
+    times.push_back(t);
+    std::vector<IdleSpan> spans;
+    if (!it.contains("spans") || !it["spans"].is_array()) {
+      problems.add(at + "/spans", "an array of [start, length] pairs", it.contains("spans") ? brief(it["spans"]) : "nothing");
+    } else {
+      SimTime previous_end;
+      for (std::size_t k = 0; k < it["spans"].size(); ++k) {
+        const auto& s = it["spans"][k];
+        const std::string sp = at + "/spans/" + std::to_string(k);
+        IdleSpan span;
+        if (!s.is_array() || s.size() != 2 || !read_duration(s[0], span.start) || !read_duration(s[1], span.length)) {
+          problems.add(sp, "[start, length], each " + kDuration, brief(s));
+          continue;
+        }
+        if (span.start < previous_end) problems.add(sp, "spans in time order, not overlapping", brief(s));
+        if (span.start + span.length > t && t > SimTime::zero()) problems.add(sp, "a span inside the iteration", brief(s));
+        previous_end = span.start + span.length;
+        spans.push_back(span);
+      }
+    }
+    lists.push_back(std::move(spans));
+  }
+  for (std::size_t i = 1; i < lists.size(); ++i) {
+    if (lists[i].size() != lists[0].size()) {
+      problems.add("/iterations/" + std::to_string(i) + "/spans",
+                   std::to_string(lists[0].size()) + " spans, as in the first iteration", std::to_string(lists[i].size()) + " spans");
+    }
+  }
+  problems.throw_if_any();
+  IterationProfile p;
+  p.imported = true;
+  std::int64_t sum = 0;
+  for (SimTime t : times) sum += t.ns();
+  p.iteration_time = SimTime::from_ns(sum / static_cast<std::int64_t>(times.size()));
+  std::vector<IdleSpan> spans = lists[0];
+  for (const auto& list : lists) {
+    for (std::size_t k = 0; k < spans.size(); ++k) {
+      const SimTime end = std::min(spans[k].start + spans[k].length, list[k].start + list[k].length);
+      spans[k].start = std::max(spans[k].start, list[k].start);
+      spans[k].length = std::max(SimTime::zero(), end - spans[k].start);
+    }
+  }
+  p.machine_spans.assign(static_cast<std::size_t>(std::max(1, machines)), spans);
+  return p;
+}
+
+IterationProfile load_profile_file(const std::string& path, int machines) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "a readable profile file", "a file that cannot be opened");
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, "", "JSON", e.what());
+  }
+  return parse_profile(doc, path, machines);
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,55 @@
+#include "ckptsim/workload/transformer.hpp"
+
+#include <stdexcept>
+
+namespace ckptsim {
+
+TransformerShape TransformerShape::from(const Scenario& scenario) {
+  const ModelSpec& m = scenario.model;
+  if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.vocabulary < 1) {
+    throw std::invalid_argument("iteration model: the model needs layers, hidden, ffn, heads and vocabulary");
+  }
+  TransformerShape s;
+  s.layers = m.layers;
+  s.hidden = m.hidden;
+  s.ffn = m.ffn;
+  s.heads = m.heads;
+  s.vocabulary = m.vocabulary;
+  s.sequence = scenario.training.sequence_length;
+  s.micro_batch = scenario.training.micro_batch;
+  s.recompute = scenario.training.activation_recomputation;
+  s.mixed_precision = scenario.training.mixed_precision;
+  return s;
+}
+
+double TransformerShape::layer_parameters() const {
+  return 4 * hidden * hidden + 2 * hidden * ffn + 9 * hidden + ffn;
+}
+
+double TransformerShape::embedding_parameters() const { return vocabulary * hidden + 2 * hidden; }
+
+double TransformerShape::parameters() const { return layers * layer_parameters() + embedding_parameters(); }
+
+double TransformerShape::layer_forward_flops() const {
+  const double tokens = micro_batch * sequence;
+  return tokens * (8 * hidden * hidden + 4 * hidden * ffn) + 4 * micro_batch * sequence * sequence * hidden;
+}
+
+double TransformerShape::output_forward_flops() const { return 2 * micro_batch * sequence * hidden * vocabulary; }
+
+double TransformerShape::layer_backward_flops() const { return (recompute ? 3.0 : 2.0) * layer_forward_flops(); }
+
+double TransformerShape::output_backward_flops() const { return 2.0 * output_forward_flops(); }
+
+double TransformerShape::gpu_memory_per_rank(double ranks, int prefetch) const {
+  const double w = word_bytes();
+  const double states = 16.0 * parameters() / ranks;
+  const double gathered = (1.0 + prefetch) * layer_parameters() * w + layer_parameters() * w;
+  const double working = sequence * micro_batch * hidden * (34.0 + 5.0 * heads * sequence / hidden);
+  const double activations =
+      recompute ? layers * micro_batch * sequence * hidden * w + working : layers * working;
+  const double logits = 4.0 * micro_batch * sequence * vocabulary;
+  return states + gathered + activations + logits;
+}
+
+}  // namespace ckptsim

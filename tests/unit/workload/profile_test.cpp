@@ -1,0 +1,48 @@
+// Importing measured profiles (workload/profile.hpp, docs/profile-format.md).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/workload/profile.hpp"
+
+using namespace ckptsim;
+
+TEST_CASE("a measured profile: per span, the part common to every iteration") {
+  const auto doc = nlohmann::json::parse(R"({
+    "format": "ckptsim-profile/1",
+    "iterations": [
+      {"iteration_time": 2.0, "spans": [[0.1, 0.3], [1.0, "200ms"]]},
+      {"iteration_time": "2.2s", "spans": [[0.15, 0.3], [1.0, 0.25]]}
+    ]})");
+  const IterationProfile p = parse_profile(doc, "p.json", 3);
+  // Mean iteration time (2.0 + 2.2) / 2 = 2.1 s.
+  CHECK(p.iteration_time == seconds(2.1));
+  REQUIRE(p.machine_spans.size() == 3);
+  const auto& s = p.machine_spans[2];
+  REQUIRE(s.size() == 2);
+  // Span 0: [0.1, 0.4] and [0.15, 0.45] -> [0.15, 0.4]: start 0.15 s, 0.25 s long.
+  CHECK(s[0].start == seconds(0.15));
+  CHECK(s[0].length == seconds(0.25));
+  // Span 1: [1.0, 1.2] and [1.0, 1.25] -> 0.2 s.
+  CHECK(s[1].length == seconds(0.2));
+  CHECK(p.idle_time(0) == seconds(0.45));
+}
+
+TEST_CASE("a bad profile reports every problem with its JSON pointer") {
+  const auto doc = nlohmann::json::parse(R"({
+    "iterations": [
+      {"iteration_time": -1, "spans": [[0.1, 0.3]]},
+      {"iteration_time": 1, "spans": [[0.1], [0.5, 0.1]], "extra": 1}
+    ]})");
+  try {
+    parse_profile(doc, "bad.json", 1);
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    std::vector<std::string> pointers;
+    for (const auto& p : e.problems()) pointers.push_back(p.pointer);
+    CHECK(std::find(pointers.begin(), pointers.end(), "/iterations/0/iteration_time") != pointers.end());
+    CHECK(std::find(pointers.begin(), pointers.end(), "/iterations/1/spans/0") != pointers.end());
+    CHECK(std::find(pointers.begin(), pointers.end(), "/iterations/1/extra") != pointers.end());
+  }
+}

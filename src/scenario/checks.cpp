@@ -69,9 +69,9 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
   const double needed = 2.0 * shards_per_machine * shard;
   if (needed > s.cluster.cpu_memory_bytes)
     add(ctx, "/cluster/cpu_memory",
-        fmt::format("CPU memory too small for the in-memory checkpoints: at least 2 buffers x {} shards x {} per "
-                    "shard = {} per machine",
-                    shards_per_machine, format_bytes(shard), format_bytes(needed)));
+        fmt::format("at least {} per machine: 2 buffers (last complete, in progress) x {} shards x {} per shard "
+                    "(CPU memory too small for the in-memory checkpoints)",
+                    format_bytes(needed), shards_per_machine, format_bytes(shard)));
 
   if (s.strategy.kind == "gemini" && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
       s.cluster.gpu_memory_bytes > 0 && s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)

@@ -123,7 +123,8 @@ class Reader {
     const Field* f = find_field(pointer);
     if (f == nullptr) return std::string(kNothing);
     const json value = format_field(*f, s_);
-    std::string text = value.is_null() ? std::string(kNothing) : value.dump();
+    if (value.is_null()) return std::string(kNothing);
+    std::string text = value.dump();
     if (f->presence == Presence::from_instance && !s_.cluster.instance.empty())
       return text + " (from instance \"" + s_.cluster.instance + "\")";
     if (f->presence == Presence::from_model && !s_.model.preset.empty())
@@ -262,7 +263,7 @@ class Reader {
           *std::get<bool*>(f.bind(s_)) = v.get<bool>();
           return true;
         case Unit::seed:
-          if (!v.is_number_unsigned()) break;
+          if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) break;
           *std::get<std::uint64_t*>(f.bind(s_)) = v.get<std::uint64_t>();
           return true;
         case Unit::integer: {
@@ -346,6 +347,7 @@ class Reader {
       problem(f.pointer, expected, found);
     } catch (const UnitError& e) {
       std::string text = e.what();
+      if (f.unit == Unit::duration_or_never) text += ", or \"never\"";
       if (f.check != Check::none && f.unit != Unit::bandwidth && f.unit != Unit::flop_rate)
         text += ", " + check_text(f.check);
       problem(f.pointer, text, found);

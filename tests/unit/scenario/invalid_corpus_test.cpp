@@ -1,0 +1,53 @@
+// Every file in scenarios/invalid/ must fail to load, naming the JSON pointer and a message
+// substring listed for it in scenarios/invalid/expected.json (STYLE.md habit 11).
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/loader.hpp"
+
+using namespace ckptsim;
+
+TEST_SUITE_BEGIN("scenario");
+
+TEST_CASE("invalid corpus: each file fails with its expected pointer and message") {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(CKPTSIM_SOURCE_ROOT) / "scenarios" / "invalid";
+  std::ifstream in(folder / "expected.json");
+  REQUIRE(in.good());
+  const auto expected = nlohmann::json::parse(in);
+  CHECK(expected.size() >= 18);
+
+  // Every bad file has an expectation (a new file cannot be forgotten).
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() != ".json" || name == "expected.json") continue;
+    CAPTURE(name);
+    CHECK(expected.contains(name));
+  }
+
+  for (const auto& [name, want] : expected.items()) {
+    CAPTURE(name);
+    const std::string pointer = want.at("pointer").get<std::string>();
+    const std::string contains = want.at("contains").get<std::string>();
+    bool threw = false;
+    try {
+      load_scenario_file((folder / name).string());
+    } catch (const InputError& e) {
+      threw = true;
+      bool matched = false;
+      for (const auto& p : e.problems())
+        matched = matched || (p.pointer == pointer && format_problem(p).find(contains) != std::string::npos);
+      CAPTURE(e.what());
+      CHECK(matched);
+    }
+    CHECK(threw);
+  }
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,223 @@
+// Scenario loader (scenario/loader.hpp): paper scenarios, presets and overrides, defaults,
+// and every problem of a document reported at once.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/loader.hpp"
+
+using namespace ckptsim;
+using nlohmann::json;
+
+namespace {
+
+std::string source_path(const std::string& relative) { return std::string(CKPTSIM_SOURCE_ROOT) + "/" + relative; }
+
+/// A valid minimal document: p4d testbed, GPT-2 100B, GEMINI.
+json minimal() {
+  return json::parse(R"({
+    "cluster": {"instance": "p4d.24xlarge", "machines": 16},
+    "storage": {"bandwidth": "20Gbps"},
+    "model": {"preset": "gpt2-100b"},
+    "training": {"serialization_bandwidth": "930MB/s"},
+    "strategy": {"kind": "gemini"},
+    "failures": {"process": "exponential", "rate": "1.5%/machine/day"},
+    "run": {"duration": "7d"}
+  })");
+}
+
+std::vector<Problem> problems_of(const json& doc) {
+  try {
+    load_scenario_json(doc, "test.json", ".");
+  } catch (const InputError& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+bool has_pointer(const std::vector<Problem>& problems, const std::string& pointer) {
+  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
+}
+
+}  // namespace
+
+TEST_SUITE_BEGIN("scenario");
+
+TEST_CASE("loader: the GPT-2 100B / 16 x p4d paper scenario") {
+  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
+  CHECK(s.name == "gpt2-100b-16xp4d");
+  CHECK(s.cluster.machines == 16);
+  CHECK(s.cluster.gpus_per_machine == 8);                        // from the p4d preset
+  CHECK(s.cluster.network_bandwidth == 5e10);                    // 400 Gbps
+  CHECK(s.storage.bandwidth == 2.5e9);                           // 20 Gbps / 8
+  CHECK(s.model.parameters == 100'282'982'400.0);                // see presets_test.cpp
+  CHECK(s.strategy.kind == "gemini");
+  CHECK(s.strategy.replicas == 2);
+  CHECK(s.strategy.placement == "group");
+  CHECK(s.strategy.persistent_interval == hours(3));
+  CHECK(s.strategy.gpu_buffer_bytes == 134217728.0);             // 128 MiB
+  CHECK(s.strategy.sub_buffers == 4);
+  CHECK(s.failures.rate == doctest::Approx(0.015 / 86400).epsilon(1e-12));
+  CHECK(s.failures.detection == seconds(15));
+  CHECK(s.failures.restart == seconds(253));
+  CHECK(s.failures.replacement.distribution == "uniform");
+  CHECK(s.failures.replacement.low == minutes(4));
+  CHECK(s.failures.replacement.high == minutes(7));
+  CHECK(s.run.duration == days(7));
+  CHECK(s.run.replicas == 200);
+  // Shard = 100,282,982,400 x 12 B / 16 = 75,212,236,800 B; at 930 MB/s the snapshot takes
+  // 80.87 s, the ~81 s the paper's HighFreq measurement implies.
+  CHECK(s.checkpoint_bytes_per_machine() == 75'212'236'800.0);
+  CHECK(s.checkpoint_bytes_per_machine() / s.training.serialization_bandwidth == doctest::Approx(81).epsilon(0.01));
+}
+
+TEST_CASE("loader: the GPT-2 40B / 16 x p3dn paper scenario") {
+  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-40b-16xp3dn.json"));
+  CHECK(s.cluster.instance == "p3dn.24xlarge");
+  CHECK(s.cluster.network_bandwidth == 1.25e10);                 // 100 Gbps / 8
+  CHECK(s.cluster.cpu_memory_bytes == 768.0 * 1024 * 1024 * 1024);
+  CHECK(s.model.parameters == 40'531'205'120.0);
+  CHECK(s.strategy.kind == "gemini");
+}
+
+TEST_CASE("loader: every example scenario loads") {
+  namespace fs = std::filesystem;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(source_path("scenarios/examples"))) {
+    if (entry.path().extension() != ".json") continue;
+    CAPTURE(entry.path().string());
+    CHECK_NOTHROW(load_scenario_file(entry.path().string()));
+    ++count;
+  }
+  CHECK(count >= 5);
+}
+
+TEST_CASE("loader: explicit fields override preset fields") {
+  json doc = minimal();
+  doc["cluster"]["cpu_memory"] = "2TB";
+  doc["model"]["layers"] = 62;
+  const Scenario s = load_scenario_json(doc, "override.json", ".");
+  CHECK(s.cluster.cpu_memory_bytes == 2e12);
+  CHECK(s.cluster.network_bandwidth == 5e10);  // still the preset's
+  CHECK(s.model.layers == 62);
+  CHECK(s.model.hidden == 8192);
+  // Parameters follow the edited architecture: 62 x 805,412,864 + 411,770,880 + 16,384.
+  CHECK(s.model.parameters == 50'347'384'832.0);
+
+  doc["model"]["parameters"] = 1e11;  // an explicit count wins over the architecture
+  CHECK(load_scenario_json(doc, "override.json", ".").model.parameters == 1e11);
+}
+
+TEST_CASE("loader: a Llama preset keeps its published count unless the shape is edited") {
+  json doc = minimal();
+  doc["model"] = {{"preset", "llama2-70b"}};
+  CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 68'976'648'192.0);
+  doc["model"]["layers"] = 40;
+  // The GPT-style count of the edited shape: 40 x (4h^2 + 2h·ffn + 9h + ffn) + vocab·h + 2h
+  // with h = 8192, ffn = 28672, vocab = 32000:
+  //   4h^2 = 268,435,456; 2h·ffn = 469,762,048; 9h + ffn = 102,400 -> 738,299,904 per layer;
+  //   x 40 = 29,531,996,160; + 262,144,000 + 16,384 = 29,794,156,544.
+  CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 29'794'156'544.0);
+}
+
+TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
+  json doc = minimal();
+  doc["strategy"] = {{"kind", "remote-highfreq"}};
+  const Scenario s = load_scenario_json(doc, "dir/highfreq.json", ".");
+  CHECK(s.name == "highfreq");  // the file name without extension
+  CHECK(s.strategy.kind == "remote-highfreq");
+  CHECK(s.strategy.replicas == 2);
+  CHECK(s.strategy.placement == "group");
+  CHECK(s.strategy.persistent_interval == hours(3));
+  CHECK(s.strategy.gpu_buffer_bytes == 128.0 * 1024 * 1024);
+  CHECK(s.strategy.sub_buffers == 4);
+  CHECK(s.strategy.span_safety == 0.8);
+}
+
+TEST_CASE("loader: parameters of another kind are accepted and ignored") {
+  json doc = minimal();
+  // 3 replicas do not divide 16 machines under group placement, but remote-periodic keeps no
+  // in-memory replicas, so the placement is never built.
+  doc["strategy"] = {{"kind", "remote-periodic"}, {"replicas", 3}, {"interval", "2h"}};
+  const Scenario s = load_scenario_json(doc, "x.json", ".");
+  CHECK(s.strategy.interval == hours(2));
+  doc["strategy"]["kind"] = "gemini";
+  CHECK(has_pointer(problems_of(doc), "/strategy/placement"));
+}
+
+TEST_CASE("loader: alternative spellings") {
+  json doc = minimal();
+  doc["seed"] = 42;                                 // top-level seed
+  doc["failures"]["replacement"] = "6min";          // a bare duration = fixed
+  doc["strategy"]["persistent_interval"] = "never";
+  doc["run"] = {{"iterations", 1000}};
+  doc["failures"]["hardware_fraction"] = "25%";
+  const Scenario s = load_scenario_json(doc, "x.json", ".");
+  CHECK(s.run.seed == 42);
+  CHECK(s.failures.replacement.distribution == "fixed");
+  CHECK(s.failures.replacement.fixed == minutes(6));
+  CHECK_FALSE(s.strategy.persistent_interval.has_value());
+  CHECK(s.run.iterations == 1000);
+  CHECK_FALSE(s.run.duration.has_value());
+  CHECK(s.failures.hardware_fraction == 0.25);
+}
+
+TEST_CASE("loader: a relative trace path resolves against the scenario's folder") {
+  const Scenario s = load_scenario_file(source_path("scenarios/examples/p4d-gemini-trace.json"));
+  const std::filesystem::path trace(s.failures.trace_file);
+  CHECK(trace.is_absolute());
+  CHECK(std::filesystem::equivalent(trace, source_path("traces/example-failures.csv")));
+}
+
+TEST_CASE("loader: every problem is reported at once") {
+  json doc = minimal();
+  doc["cluster"]["machines"] = "sixteen";       // wrong type
+  doc["storage"]["bandwidth"] = "20Gbs";        // bad unit
+  doc["strategy"]["replica"] = 2;               // unknown key
+  const auto problems = problems_of(doc);
+  REQUIRE(problems.size() == 3);
+  CHECK(has_pointer(problems, "/cluster/machines"));
+  CHECK(has_pointer(problems, "/storage/bandwidth"));
+  CHECK(has_pointer(problems, "/strategy/replica"));
+  for (const auto& p : problems) CHECK(p.file == "test.json");
+}
+
+TEST_CASE("loader: problems say what was expected and what was found") {
+  json doc = minimal();
+  doc["strategy"]["kind"] = "lazy";
+  doc.erase("storage");
+  doc["cluster"]["bogus"] = true;
+  const auto problems = problems_of(doc);
+  REQUIRE(problems.size() == 3);
+  for (const auto& p : problems) {
+    CAPTURE(format_problem(p));
+    if (p.pointer == "/strategy/kind") {
+      CHECK(p.found == "\"lazy\"");                                          // as written
+      CHECK(p.expected.find("\"remote-highfreq\"") != std::string::npos);    // names that exist
+    } else if (p.pointer == "/storage/bandwidth") {
+      CHECK(p.found == "nothing");
+    } else {
+      CHECK(p.pointer == "/cluster/bogus");
+      CHECK(p.expected.find("\"machines\"") != std::string::npos);           // keys allowed
+    }
+  }
+}
+
+TEST_CASE("loader: unknown keys with JSON-pointer characters are escaped") {
+  json doc = minimal();
+  doc["run"]["a/b~c"] = 1;
+  const auto problems = problems_of(doc);
+  CHECK(has_pointer(problems, "/run/a~1b~0c"));
+}
+
+TEST_CASE("loader: file-level problems") {
+  CHECK_THROWS_AS(load_scenario_file(source_path("scenarios/invalid/no-such-file.json")), InputError);
+  CHECK_THROWS_AS(load_scenario_file(source_path("scenarios/invalid")), InputError);  // a folder
+}
+
+TEST_SUITE_END();

@@ -1,0 +1,75 @@
+// Unit-string parsers (scenario/units.hpp): hand-computed SI values and rejected inputs.
+#include <doctest/doctest.h>
+
+#include "ckptsim/scenario/units.hpp"
+
+using namespace ckptsim;
+
+TEST_SUITE_BEGIN("scenario");
+
+TEST_CASE("units: bandwidth strings, bits and bytes explicit") {
+  // 400 Gbit/s = 400e9 bits/s / 8 bits per byte = 5e10 B/s.
+  CHECK(parse_bandwidth("400Gbps") == 5e10);
+  // 20 Gbit/s / 8 = 2.5e9 B/s (GEMINI's remote storage).
+  CHECK(parse_bandwidth("20Gbps") == 2.5e9);
+  // 25 GB/s = 25e9 B/s (decimal prefix).
+  CHECK(parse_bandwidth("25GB/s") == 25e9);
+  // 1 GiB/s = 1024^3 = 1073741824 B/s.
+  CHECK(parse_bandwidth("1GiB/s") == 1073741824.0);
+  // 930 MB/s = 9.3e8 B/s.
+  CHECK(parse_bandwidth("930MB/s") == doctest::Approx(9.3e8));
+  CHECK_THROWS_AS(parse_bandwidth("20Gbs"), UnitError);
+  CHECK_THROWS_AS(parse_bandwidth("-1Gbps"), UnitError);
+  CHECK_THROWS_AS(parse_bandwidth("0Gbps"), UnitError);
+  CHECK_THROWS_AS(parse_bandwidth("400"), UnitError);  // bits or bytes must be explicit
+}
+
+TEST_CASE("units: sizes, 1000 vs 1024 explicit") {
+  // 128 MiB = 128 x 1024 x 1024 = 134217728 B.
+  CHECK(parse_bytes("128MiB") == 134217728.0);
+  // 1.2 TB = 1.2e12 B.
+  CHECK(parse_bytes("1.2TB") == doctest::Approx(1.2e12));
+  // 1152 GiB = 1152 x 1073741824 = 1236950581248 B.
+  CHECK(parse_bytes("1152GiB") == 1236950581248.0);
+  CHECK_THROWS_AS(parse_bytes("512"), UnitError);  // strings need a suffix (bare JSON numbers are bytes)
+  CHECK_THROWS_AS(parse_bytes("12 parsecs"), UnitError);
+  CHECK_THROWS_AS(parse_bytes("-1GB"), UnitError);
+}
+
+TEST_CASE("units: durations") {
+  // 3 h = 10800 s = 1.08e13 ns.
+  CHECK(parse_duration("3h").ns() == 10'800'000'000'000);
+  // 250 ms = 2.5e8 ns.
+  CHECK(parse_duration("250ms").ns() == 250'000'000);
+  // 30 d = 2,592,000 s.
+  CHECK(parse_duration("30d") == seconds(2'592'000));
+  // 5 min = 300 s; 10 us = 10,000 ns.
+  CHECK(parse_duration("5min") == seconds(300));
+  CHECK(parse_duration("10us").ns() == 10'000);
+  CHECK_THROWS_AS(parse_duration("-1h"), UnitError);
+  CHECK_THROWS_AS(parse_duration("3 fortnights"), UnitError);
+  CHECK_THROWS_AS(parse_duration("15"), UnitError);  // strings need a suffix
+}
+
+TEST_CASE("units: failure rates per machine per second") {
+  // 1.5%/machine/day = 0.015 failures per machine per 86400 s.
+  CHECK(parse_failure_rate("1.5%/machine/day") == doctest::Approx(0.015 / 86400.0).epsilon(1e-12));
+  CHECK(parse_failure_rate("1.5%/day") == parse_failure_rate("1.5%/machine/day"));
+  // 0.02 per machine per hour = 0.02 / 3600 per s.
+  CHECK(parse_failure_rate("0.02/machine/h") == doctest::Approx(0.02 / 3600.0).epsilon(1e-12));
+  CHECK_THROWS_AS(parse_failure_rate("1.5%/fortnight"), UnitError);
+  CHECK_THROWS_AS(parse_failure_rate("1.5%"), UnitError);
+}
+
+TEST_CASE("units: FLOP rates and fractions") {
+  // 312 TFLOPS = 3.12e14 FLOP/s (A100 dense BF16).
+  CHECK(parse_flop_rate("312TFLOPS") == doctest::Approx(3.12e14));
+  CHECK_THROWS_AS(parse_flop_rate("312TF"), UnitError);
+  // "50%" = 0.5; bare 0.25 = 0.25.
+  CHECK(parse_fraction("50%") == 0.5);
+  CHECK(parse_fraction("0.25") == 0.25);
+  CHECK_THROWS_AS(parse_fraction("150%"), UnitError);
+  CHECK_THROWS_AS(parse_fraction("-0.1"), UnitError);
+}
+
+TEST_SUITE_END();

@@ -51,6 +51,7 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
       {"ettr", r.ettr()},
       {"wall_time_s", r.wall_time.seconds()},
       {"iterations", static_cast<double>(r.iterations)},
+      {"unfinished", r.finished ? 0.0 : 1.0},
       {"failures.total", static_cast<double>(r.failures())},
       {"failures.software", static_cast<double>(r.software_failures)},
       {"failures.hardware", static_cast<double>(r.hardware_failures)},

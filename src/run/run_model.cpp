@@ -62,6 +62,8 @@ class MemoryHealth {
   bool whole_set_lost_ = false;
 };
 
+constexpr std::int64_t kIterationRunTimeLimit = 100;
+
 template <typename Clock>
 class ReplicaSimulation {
  public:
@@ -82,13 +84,17 @@ class ReplicaSimulation {
     SimTime t;
     std::int64_t n0 = 0;
     SimTime lineage0;
-    const std::optional<SimTime> end_time = s_.run.duration;
+    // An iteration target that failures keep out of reach (e.g. no checkpoints and a high
+    // failure rate) must not run forever: such a replica stops at 100x its failure-free time
+    // and is reported as unfinished.
+    std::optional<SimTime> end_time = s_.run.duration;
+    if (s_.run.iterations) end_time = Clock(pattern_, 0).time_to_complete(*s_.run.iterations) * kIterationRunTimeLimit;
     for (;;) {
       Clock clock(pattern_, n0);
       // When training alone would end the run.
       SimTime target_end = SimTime::max();
       if (end_time) target_end = *end_time;
-      if (s_.run.iterations) target_end = t + clock.time_to_complete(*s_.run.iterations - n0);
+      if (s_.run.iterations) target_end = std::min(target_end, t + clock.time_to_complete(*s_.run.iterations - n0));
       if (!pending_failure_ || pending_failure_->time >= target_end) {
         const SimTime e = target_end - t;
         const std::int64_t done = clock.completed(e);
@@ -99,6 +105,7 @@ class ReplicaSimulation {
         // The compute of a partial final iteration counts as training (progress is continuous).
         partial_training_ = e - clock.time_to_complete(done) - (stall - clock.stall(clock.time_to_complete(done)));
         result_.wall_time = target_end;
+        result_.finished = !s_.run.iterations || result_.iterations >= *s_.run.iterations;
         break;
       }
       // Train until the failure.
@@ -115,6 +122,7 @@ class ReplicaSimulation {
       if (outcome.run_ended) {
         result_.iterations = outcome.target.iteration;
         result_.wall_time = *end_time;
+        result_.finished = !s_.run.iterations;
         break;
       }
       t = outcome.resume_at;

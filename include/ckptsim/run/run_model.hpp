@@ -28,6 +28,8 @@
 //   training = final progress x T (+ the compute of a final partial iteration),
 //   lost_progress = compute - training.
 //   ETTR = training / wall.
+// A run.iterations target that failures keep out of reach stops at 100x its failure-free time
+// (ReplicaResult::finished = false), so no replica runs forever.
 //   Wasted time of an episode (GEMINI's metric, Eq. 1) = work (compute + stall) done since the
 //   recovered state was captured + retrieval time spent in the episode; per failure = the
 //   replica's total over its failures.
@@ -63,6 +65,8 @@ struct TimeBreakdown {
 struct ReplicaResult {
   SimTime wall_time;
   std::int64_t iterations = 0;  ///< net progress at the end
+  /// False when a run.iterations target was not reached within 100x its failure-free time.
+  bool finished = true;
   std::int64_t software_failures = 0;
   std::int64_t hardware_failures = 0;
   std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier

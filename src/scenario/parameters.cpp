@@ -15,6 +15,7 @@ std::vector<std::string> strategy_kind_names() {
 std::vector<std::string> failure_process_names() { return {"exponential", "weibull", "trace", "none"}; }
 std::vector<std::string> scheduler_names() { return {"blocking", "naive", "single-buffer", "gemini"}; }
 std::vector<std::string> topology_names() { return {"single-switch", "leaf-spine"}; }
+std::vector<std::string> collective_names() { return {"ring", "hierarchical"}; }
 std::vector<std::string> replacement_distribution_names() { return {"fixed", "uniform", "lognormal"}; }
 std::vector<std::string> parallelism_names() { return {"zero3"}; }
 std::vector<std::string> placement_names() {
@@ -64,6 +65,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.cluster.network.oversubscription; }},
     {"/cluster/network/machines_per_leaf", U::integer, C::at_least_one, P::defaulted, "machines under one leaf switch (leaf-spine)",
      [](Scenario& s) -> FieldRef { return &s.cluster.network.machines_per_leaf; }},
+    {"/cluster/network/collective", U::name, C::none, P::defaulted, "collective algorithm of the iteration model (NCCL)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.network.collective; }, &collective_names},
 
     {"/storage/bandwidth", U::bandwidth, C::positive, P::required, "remote persistent storage bandwidth, aggregate",
      [](Scenario& s) -> FieldRef { return &s.storage.bandwidth; }},

@@ -84,6 +84,7 @@ std::vector<std::string> strategy_kind_names();
 std::vector<std::string> failure_process_names();
 std::vector<std::string> scheduler_names();
 std::vector<std::string> topology_names();
+std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();  ///< from placement_registry()

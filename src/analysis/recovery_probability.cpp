@@ -92,49 +92,82 @@ std::vector<BigCount> ring_compositions(int machines, int replicas) {
   if (bytes > 2.0 * 1024 * 1024 * 1024)
     throw std::invalid_argument(fmt::format("ring closed form for {} machines needs {:.1f} GiB; at most 2 GiB",
                                             machines, bytes / (1024.0 * 1024 * 1024)));
-  std::vector<Limb> prev(idx(n + 1) * stride, 0), cur(idx(n + 1) * stride, 0);
-  std::vector<int> prev_w(idx(n + 1), 0), cur_w(idx(n + 1), 0);
+  // Temporal blocking: rows z0+1 .. z0+B are computed together, k outermost, so that a row
+  // reads the entries k and k-m of the row above while they are still in cache. Rows inside a
+  // block keep only a cyclic window of m+1 entries; the block's last row is written in full
+  // and feeds the next block. Memory traffic drops by a factor B against row-at-a-time.
+  constexpr long long kBlock = 32;
+  const long long window = std::min(m + 1, n + 1);
+  struct RowBuffer {
+    Limb* base;
+    int* widths;      // limbs possibly non-zero in each slot
+    long long slots;  // entry k lives in slot k % slots
+  };
+  std::vector<Limb> full_in(idx(n + 1) * stride, 0), full_out(idx(n + 1) * stride, 0);
+  std::vector<int> in_w(idx(n + 1), 0), out_w(idx(n + 1), 0);
+  std::vector<Limb> windows(idx(kBlock * window) * stride, 0);
+  std::vector<int> window_w(idx(kBlock * window), 0);
   const std::vector<Limb> zero(stride, 0);
   std::vector<BigCount> out(idx(n));
-  prev[0] = 1;  // row z = 0: c(0, 0) = 1
-  prev_w[0] = 1;
-  long long prev_last = 0;  // K_{z-1}
-  for (long long z = 1; z <= n; ++z) {
-    const long long last = std::min(n - z, z * (m - 1));
-    for (long long k = 0; k <= last; ++k) {
-      const int w = width(z, k);
-      const Limb* a = k >= 1 ? &cur[idx(k - 1) * stride] : zero.data();
-      const Limb* b = k <= prev_last ? &prev[idx(k) * stride] : zero.data();
-      const Limb* c = (k >= m && k - m <= prev_last) ? &prev[idx(k - m) * stride] : zero.data();
-      Limb* r = &cur[idx(k) * stride];
-      Limb carry = 0;
-      Limb borrow = 0;
-      for (int i = 0; i < w; ++i) {
-        const Limb x = a[i];
-        const Limb s1 = x + b[i];
-        const Limb c1 = s1 < x ? 1 : 0;
-        const Limb s2 = s1 + carry;
-        const Limb c2 = s2 < s1 ? 1 : 0;
-        carry = c1 | c2;
-        const Limb y = c[i];
-        const Limb d1 = s2 - y;
-        const Limb b1 = s2 < y ? 1 : 0;
-        const Limb d2 = d1 - borrow;
-        const Limb b2 = d1 < borrow ? 1 : 0;
-        borrow = b1 | b2;
-        r[i] = d2;
+  full_in[0] = 1;  // row z = 0: c(0, 0) = 1
+  in_w[0] = 1;
+  long long in_last = 0;  // last index of the row held in full_in
+  std::vector<RowBuffer> rows;
+  std::vector<long long> last;
+  for (long long z0 = 0; z0 < n; z0 += kBlock) {
+    const long long count = std::min(kBlock, n - z0);
+    rows.clear();
+    last.clear();
+    long long k_max = 0;
+    for (long long r = 0; r < count; ++r) {
+      const long long z = z0 + 1 + r;
+      if (r + 1 < count)
+        rows.push_back({&windows[idx(r * window) * stride], &window_w[idx(r * window)], window});
+      else
+        rows.push_back({full_out.data(), out_w.data(), n + 1});
+      last.push_back(std::min(n - z, z * (m - 1)));
+      k_max = std::max(k_max, last.back());
+    }
+    const RowBuffer input{full_in.data(), in_w.data(), n + 1};
+    for (long long k = 0; k <= k_max; ++k) {
+      for (long long r = 0; r < count; ++r) {
+        if (k > last[idx(r)]) continue;
+        const long long z = z0 + 1 + r;
+        const RowBuffer& self = rows[idx(r)];
+        const RowBuffer& above = r == 0 ? input : rows[idx(r - 1)];
+        const long long above_last = r == 0 ? in_last : last[idx(r - 1)];
+        const auto at = [&](const RowBuffer& row, long long j) { return row.base + idx(j % row.slots) * stride; };
+        const int w = width(z, k);
+        const Limb* a = k >= 1 ? at(self, k - 1) : zero.data();
+        const Limb* b = k <= above_last ? at(above, k) : zero.data();
+        const Limb* c = (k >= m && k - m <= above_last) ? at(above, k - m) : zero.data();
+        Limb* res = at(self, k);
+        Limb carry = 0;
+        Limb borrow = 0;
+        for (int i = 0; i < w; ++i) {
+          const Limb x = a[i];
+          const Limb s1 = x + b[i];
+          const Limb c1 = s1 < x ? 1 : 0;
+          const Limb s2 = s1 + carry;
+          const Limb c2 = s2 < s1 ? 1 : 0;
+          carry = c1 | c2;
+          const Limb y = c[i];
+          const Limb d1 = s2 - y;
+          const Limb b1 = s2 < y ? 1 : 0;
+          const Limb d2 = d1 - borrow;
+          const Limb b2 = d1 < borrow ? 1 : 0;
+          borrow = b1 | b2;
+          res[i] = d2;
+        }
+        int& slot_width = self.widths[idx(k % self.slots)];
+        for (int i = w; i < slot_width; ++i) res[i] = 0;  // clear what an older entry left
+        slot_width = w;
+        if (k == n - z) boost::multiprecision::import_bits(out[idx(k)], res, res + w, 64, false);
       }
-      for (int i = w; i < cur_w[idx(k)]; ++i) r[i] = 0;  // clear what an older row left
-      cur_w[idx(k)] = w;
     }
-    std::swap(prev, cur);
-    std::swap(prev_w, cur_w);
-    prev_last = last;
-    const long long k = n - z;
-    if (k <= last) {
-      const Limb* v = &prev[idx(k) * stride];
-      boost::multiprecision::import_bits(out[idx(k)], v, v + prev_w[idx(k)], 64, false);
-    }
+    std::swap(full_in, full_out);
+    std::swap(in_w, out_w);
+    in_last = last.back();
   }
   return out;
 }
@@ -394,7 +427,7 @@ Interval wilson_interval(std::size_t successes, std::size_t trials, double z) {
   const double denom = 1.0 + z2 / n;
   const double centre = (phat + z2 / (2 * n)) / denom;
   const double half = z / denom * std::sqrt(phat * (1 - phat) / n + z2 / (4 * n * n));
-  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+  return {successes == 0 ? 0.0 : std::max(0.0, centre - half), successes == trials ? 1.0 : std::min(1.0, centre + half)};
 }
 
 MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t samples, std::uint64_t seed) {
@@ -405,15 +438,22 @@ MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t 
   // of the order are the k smallest (key, index) pairs.
   std::vector<std::uint64_t> key(idx(n));
   std::vector<long long> first_loss(idx(n) + 2, 0);  // histogram of T
+  std::vector<int> members;                           // holder sets, flattened
+  std::vector<std::size_t> starts{0};
+  for (const auto& h : placement.holders) {
+    members.insert(members.end(), h.begin(), h.end());
+    starts.push_back(members.size());
+  }
   for (std::size_t s = 0; s < samples; ++s) {
     for (auto& x : key) x = engine();
     // The holder set lost first: minimise, over sets, the largest (key, index) of its members.
     std::uint64_t best_key = std::numeric_limits<std::uint64_t>::max();
     int best_machine = n;
-    for (const auto& h : placement.holders) {
+    for (std::size_t set = 0; set + 1 < starts.size(); ++set) {
       std::uint64_t worst_key = 0;
       int worst_machine = -1;
-      for (int x : h) {
+      for (std::size_t e = starts[set]; e < starts[set + 1]; ++e) {
+        const int x = members[e];
         const std::uint64_t kx = key[idx(x)];
         if (worst_machine < 0 || kx > worst_key || (kx == worst_key && x > worst_machine)) {
           worst_key = kx;

@@ -1,13 +1,438 @@
-// ckptsim placement (not implemented yet).
+// ckptsim placement: probability of recovering every checkpoint from CPU memory after k
+// simultaneous failures, per replica placement scheme (exact where a method exists, Monte Carlo
+// with 95% Wilson intervals otherwise), with the union bound, a time-window probability and the
+// CPU memory each scheme needs. Models: include/ckptsim/analysis/recovery_probability.hpp.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
 #include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/analysis/recovery_probability.hpp"
+#include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/units.hpp"
+#include "ckptsim_version.hpp"
 
 namespace ckptsim::cli {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr const char* kUsage =
+    "usage: ckptsim placement --machines N --replicas M [--failures K | --failures K1..K2]\n"
+    "                         [--scheme NAME[,NAME...] | --scheme all] [--placement-file PATH]\n"
+    "                         [--window-probability P] [--shard-bytes B --cpu-memory C]\n"
+    "                         [--bounds] [--monte-carlo] [--samples S] [--seed S] [--json]\n\n"
+    "Probability that every machine's checkpoint can still be recovered from CPU memory when k\n"
+    "machines fail at once (uniformly among the C(N, k) failure sets), for each placement\n"
+    "scheme. Exact (big-integer counting) for group, ring, mixed and small explicit placements;\n"
+    "Monte Carlo with 95% Wilson intervals for placements with no exact method (e.g. random at\n"
+    "large N). When any checkpoint is lost, GEMINI restarts every machine from persistent\n"
+    "storage, so machines reading from storage = N x P(not recoverable).\n";
+
+struct Options {
+  int machines = 0;
+  int replicas = 0;
+  int k_first = 0;
+  int k_last = -1;
+  std::vector<std::string> schemes;
+  std::optional<std::string> placement_file;
+  std::optional<double> window_p;
+  std::optional<double> shard_bytes;
+  std::optional<double> cpu_memory;
+  bool bounds = false;
+  bool monte_carlo = false;
+  std::size_t samples = 10000;
+  std::uint64_t seed = 1;
+  bool json = false;
+};
+
+/// One scheme's result: exact curve, Monte Carlo estimate, or the reason it does not apply.
+struct SchemeResult {
+  std::string name;
+  std::optional<Placement> placement;
+  std::string not_applicable;  ///< reason, when placement is empty
+  std::optional<RecoveryCounts> counts;
+  std::optional<RecoveryCurve> curve;
+  std::optional<MonteCarloRecovery> mc;
+  std::optional<WindowRecovery> window;
+  double window_mc_probability = 0;  ///< Monte Carlo window estimate (no exact counts)
+};
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int parse_nonnegative(const std::string& text, const std::string& what) {
+  std::size_t used = 0;
+  long long v = -1;
+  try {
+    v = std::stoll(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || v < 0 || v > std::numeric_limits<int>::max())
+    throw UsageError(fmt::format("{}: expected a non-negative integer, found \"{}\"", what, text));
+  return static_cast<int>(v);
+}
+
+std::string registry_names() {
+  std::string out;
+  for (const auto& e : placement_registry().entries()) out += (out.empty() ? "" : ", ") + e.name;
+  return out;
+}
+
+Options parse_options(const CommandContext& ctx, bool& help, std::optional<Placement>& from_file) {
+  po::options_description desc("options");
+  std::string failures;
+  std::string scheme;
+  std::string window;
+  std::string shard;
+  std::string cpu;
+  long long machines = 0;
+  long long replicas = 0;
+  long long samples = 10000;
+  std::uint64_t seed = 1;
+  std::string file;
+  desc.add_options()
+      ("help,h", "print this help")
+      ("machines", po::value<long long>(&machines), "number of machines N (>= 1)")
+      ("replicas", po::value<long long>(&replicas), "replicas m of each checkpoint, one local (1 <= m <= N)")
+      ("failures", po::value<std::string>(&failures), "K or K1..K2: simultaneous failures to report (default 0..N)")
+      ("scheme", po::value<std::string>(&scheme),
+       ("comma-separated schemes or \"all\" (default all): " + registry_names() +
+        "; \"file\" with --placement-file").c_str())
+      ("placement-file", po::value<std::string>(&file),
+       "explicit holder sets: {\"machines\": N, \"holders\": [[0,1],[1,0],...]} (scheme \"file\")")
+      ("window-probability", po::value<std::string>(&window),
+       "per-machine failure probability over a window (0.01 or \"1%\"): P(recover) over the window")
+      ("shard-bytes", po::value<std::string>(&shard), "checkpoint bytes per machine (\"9.4GB\"): CPU memory per scheme")
+      ("cpu-memory", po::value<std::string>(&cpu), "CPU memory per machine (\"1152GB\"): an error when a scheme does not fit")
+      ("bounds", "show the union bound beside each exact value in the table")
+      ("monte-carlo", "also estimate exact schemes by Monte Carlo (95% Wilson intervals) as a cross-check")
+      ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
+      ("seed", po::value<std::uint64_t>(&seed), "seed of the random placement and of Monte Carlo (default 1)")
+      ("json", "print JSON instead of a table");
+  po::variables_map vm;
+  po::store(po::command_line_parser(ctx.args).options(desc).run(), vm);
+  po::notify(vm);
+  Options o;
+  help = vm.count("help") > 0;
+  if (help) {
+    ctx.out << kUsage << '\n' << desc;
+    return o;
+  }
+  o.json = vm.count("json") > 0;
+  o.bounds = vm.count("bounds") > 0;
+  o.monte_carlo = vm.count("monte-carlo") > 0;
+  o.seed = seed;
+  if (samples < 1 || samples > 100'000'000) throw UsageError(fmt::format("--samples: expected 1..100000000, found {}", samples));
+  o.samples = static_cast<std::size_t>(samples);
+  if (vm.count("placement-file")) o.placement_file = file;
+  if (o.placement_file) from_file = load_placement_file(*o.placement_file);
+  if (vm.count("machines")) {
+    if (machines < 1 || machines > 1'000'000) throw UsageError(fmt::format("--machines: expected 1..1000000, found {}", machines));
+    o.machines = static_cast<int>(machines);
+  } else if (from_file) {
+    o.machines = from_file->machines;
+  } else {
+    throw UsageError("--machines is required (or --placement-file)");
+  }
+  if (vm.count("replicas")) {
+    if (replicas < 1 || replicas > o.machines)
+      throw UsageError(fmt::format("--replicas: expected 1..{} (at most the machine count), found {}", o.machines, replicas));
+    o.replicas = static_cast<int>(replicas);
+  } else if (from_file) {
+    o.replicas = from_file->replicas;
+  } else {
+    throw UsageError("--replicas is required (or --placement-file)");
+  }
+  if (from_file && (from_file->machines != o.machines || from_file->replicas != o.replicas))
+    throw UsageError(fmt::format("--placement-file {} has {} machines and {} replicas, but --machines {} --replicas {}",
+                                 *o.placement_file, from_file->machines, from_file->replicas, o.machines, o.replicas));
+  o.k_last = o.machines;
+  if (vm.count("failures")) {
+    const auto dots = failures.find("..");
+    if (dots == std::string::npos) {
+      o.k_first = o.k_last = parse_nonnegative(failures, "--failures");
+    } else {
+      o.k_first = parse_nonnegative(failures.substr(0, dots), "--failures");
+      o.k_last = parse_nonnegative(failures.substr(dots + 2), "--failures");
+    }
+    if (o.k_first > o.k_last || o.k_last > o.machines)
+      throw UsageError(fmt::format("--failures: expected K or K1..K2 with 0 <= K1 <= K2 <= {}, found \"{}\"", o.machines,
+                                   failures));
+  }
+  if (vm.count("scheme")) {
+    const auto names = split_commas(scheme);
+    if (names.empty()) throw UsageError("--scheme: expected at least one scheme name");
+    for (const auto& n : names) {
+      if (n == "all") {
+        for (const auto& e : placement_registry().entries()) o.schemes.push_back(e.name);
+        if (from_file) o.schemes.emplace_back("file");
+      } else if (n == "file") {
+        if (!from_file) throw UsageError("--scheme file needs --placement-file");
+        o.schemes.push_back(n);
+      } else if (placement_registry().find(n) == nullptr) {
+        throw UsageError(fmt::format("--scheme: unknown placement scheme \"{}\": expected {}, \"all\" or \"file\"", n,
+                                     placement_registry().names_for_error()));
+      } else {
+        o.schemes.push_back(n);
+      }
+    }
+  } else if (from_file) {
+    o.schemes = {"file"};
+  } else {
+    for (const auto& e : placement_registry().entries()) o.schemes.push_back(e.name);
+  }
+  try {
+    if (vm.count("window-probability")) o.window_p = parse_fraction(window);
+    if (vm.count("shard-bytes")) o.shard_bytes = parse_bytes(shard);
+    if (vm.count("cpu-memory")) o.cpu_memory = parse_bytes(cpu);
+  } catch (const UnitError& e) {
+    throw UsageError(e.what());
+  }
+  if (o.cpu_memory && !o.shard_bytes) throw UsageError("--cpu-memory needs --shard-bytes");
+  return o;
+}
+
+/// log C(n, k) p^k (1-p)^(n-k): binomial weights for the Monte Carlo window estimate.
+double binomial_weight(int n, int k, double p) {
+  if (p == 0.0) return k == 0 ? 1.0 : 0.0;
+  if (p == 1.0) return k == n ? 1.0 : 0.0;
+  const double log_c = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
+  return std::exp(log_c + k * std::log(p) + (n - k) * std::log1p(-p));
+}
+
+SchemeResult place(const std::string& name, const Options& o, const std::optional<Placement>& from_file) {
+  SchemeResult r;
+  r.name = name;
+  try {
+    r.placement = name == "file" ? *from_file : make_placement(name, o.machines, o.replicas, o.seed);
+  } catch (const PlacementError& e) {
+    r.not_applicable = e.what();
+  }
+  return r;
+}
+
+void evaluate(SchemeResult& r, const Options& o) {
+  if (!r.placement) return;
+  r.counts = exact_recovery_counts(*r.placement);
+  if (r.counts) {
+    r.curve = recovery_curve(*r.counts, *r.placement);
+    if (o.window_p) r.window = window_recovery(*r.counts, *r.placement, *o.window_p);
+  }
+  if (!r.counts || o.monte_carlo) r.mc = monte_carlo_recovery(*r.placement, o.samples, o.seed);
+  if (!r.counts && o.window_p) {
+    WindowRecovery w;
+    w.failure_probability_per_machine = *o.window_p;
+    for (int k = 0; k <= o.machines; ++k)
+      w.probability += binomial_weight(o.machines, k, *o.window_p) * r.mc->probability[static_cast<std::size_t>(k)];
+    w.failure_probability = 1.0 - w.probability;
+    w.expected_storage_machines = o.machines * w.failure_probability;
+    for (const auto& h : r.placement->holders) w.expected_lost_checkpoints += std::pow(*o.window_p, double(h.size()));
+    w.relative_error_bound = std::numeric_limits<double>::quiet_NaN();  // Monte Carlo: no bound
+    r.window = w;
+  }
+}
+
+/// A probability for the table: "1-2.5e-07" when it is within 1e-3 of 1, "10^-523.41" when it
+/// is below the double range (from the exact log10), else 6 digits.
+std::string format_probability(double p, double failure, double log10_p = 0.0) {
+  if (p > 0.999 && failure > 0) return fmt::format("1-{:.3g}", failure);
+  if (p < 1e-300 && std::isfinite(log10_p) && log10_p < -300) return fmt::format("10^{:.2f}", log10_p);
+  return fmt::format("{:.6g}", p);
+}
+
+nlohmann::json numbers(const std::vector<double>& v, std::size_t first, std::size_t last) {
+  nlohmann::json a = nlohmann::json::array();
+  for (std::size_t i = first; i <= last; ++i) {
+    if (std::isfinite(v[i]))
+      a.push_back(v[i]);
+    else
+      a.push_back(nullptr);  // log10 of 0
+  }
+  return a;
+}
+
+nlohmann::json window_json(const WindowRecovery& w) {
+  nlohmann::json j = {{"failure_probability_per_machine", w.failure_probability_per_machine},
+                      {"probability", w.probability},
+                      {"failure_probability", w.failure_probability},
+                      {"expected_storage_machines", w.expected_storage_machines},
+                      {"expected_lost_checkpoints", w.expected_lost_checkpoints}};
+  if (std::isnan(w.relative_error_bound))
+    j["relative_error_bound"] = nullptr;
+  else
+    j["relative_error_bound"] = w.relative_error_bound;
+  return j;
+}
+
+void print_json(const CommandContext& ctx, const Options& o, const std::vector<SchemeResult>& results) {
+  const auto first = static_cast<std::size_t>(o.k_first);
+  const auto last = static_cast<std::size_t>(o.k_last);
+  nlohmann::json ks = nlohmann::json::array();
+  for (int k = o.k_first; k <= o.k_last; ++k) ks.push_back(k);
+  nlohmann::json doc;
+  doc["manifest"] = {{"ckptsim_version", CKPTSIM_VERSION},
+                     {"git_revision", CKPTSIM_GIT_REVISION},
+                     {"command_line", ctx.command_line},
+                     {"seed", o.seed}};
+  doc["machines"] = o.machines;
+  doc["replicas"] = o.replicas;
+  doc["schemes"] = nlohmann::json::object();
+  for (const auto& r : results) {
+    nlohmann::json s;
+    if (!r.placement) {
+      s = {{"applicable", false}, {"reason", r.not_applicable}};
+      doc["schemes"][r.name] = s;
+      continue;
+    }
+    s["applicable"] = true;
+    s["exact"] = r.curve.has_value();
+    s["k"] = ks;
+    if (r.curve) {
+      s["method"] = r.curve->method;
+      s["probability"] = numbers(r.curve->probability, first, last);
+      s["failure_probability"] = numbers(r.curve->failure_probability, first, last);
+      s["log10_probability"] = numbers(r.curve->log10_probability, first, last);
+      s["expected_storage_machines"] = numbers(r.curve->expected_storage_machines, first, last);
+    } else {
+      s["method"] = "monte carlo";
+      s["probability"] = numbers(r.mc->probability, first, last);
+    }
+    if (r.mc) {
+      s["monte_carlo"] = {{"samples", r.mc->samples},
+                          {"seed", o.seed},
+                          {"probability", numbers(r.mc->probability, first, last)},
+                          {"ci95_low", numbers(r.mc->ci95_low, first, last)},
+                          {"ci95_high", numbers(r.mc->ci95_high, first, last)}};
+    }
+    s["union_bound"] = numbers(union_bound_curve(*r.placement), first, last);
+    s["expected_lost_checkpoints"] = numbers(expected_lost_checkpoints_curve(*r.placement), first, last);
+    s["shards_per_machine"] = r.placement->max_shards_per_machine();
+    if (o.shard_bytes) s["cpu_memory_per_machine_bytes"] = placement_cpu_memory_bytes(*r.placement, *o.shard_bytes);
+    if (r.window) s["window"] = window_json(*r.window);
+    doc["schemes"][r.name] = s;
+  }
+  ctx.out << doc.dump(2) << '\n';
+}
+
+void print_table(const CommandContext& ctx, const Options& o, const std::vector<SchemeResult>& results) {
+  auto& out = ctx.out;
+  out << fmt::format("placement: N = {} machines, m = {} replicas, k = {}..{} simultaneous failures\n", o.machines,
+                     o.replicas, o.k_first, o.k_last);
+  out << "P(every checkpoint recoverable from CPU memory) by k";
+  out << (o.bounds ? "; \"bound\": union bound over holder sets\n" : "\n");
+  std::string header = fmt::format("{:>6}", "k");
+  for (const auto& r : results) {
+    header += fmt::format(" {:>13}", r.name);
+    if (o.bounds && r.placement) header += fmt::format(" {:>13}", "bound");
+    if (r.mc && r.placement) header += fmt::format(" {:>21}", "95% CI");
+  }
+  out << header << '\n';
+  std::vector<std::vector<double>> bounds(results.size());
+  if (o.bounds)
+    for (std::size_t i = 0; i < results.size(); ++i)
+      if (results[i].placement) bounds[i] = union_bound_curve(*results[i].placement);
+  std::string line;
+  for (int k = o.k_first; k <= o.k_last; ++k) {
+    const auto ki = static_cast<std::size_t>(k);
+    line = fmt::format("{:>6}", k);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      const auto& r = results[i];
+      if (!r.placement) {
+        line += fmt::format(" {:>13}", "n/a");
+        continue;
+      }
+      if (r.curve)
+        line += fmt::format(" {:>13}", format_probability(r.curve->probability[ki], r.curve->failure_probability[ki],
+                                                          r.curve->log10_probability[ki]));
+      else
+        line += fmt::format(" {:>13}", fmt::format("~{:.6g}", r.mc->probability[ki]));
+      if (o.bounds) line += fmt::format(" {:>13}", format_probability(bounds[i][ki], 1.0 - bounds[i][ki]));
+      if (r.mc)
+        line += fmt::format(" {:>21}", fmt::format("[{:.4g}, {:.4g}]", r.mc->ci95_low[ki], r.mc->ci95_high[ki]));
+    }
+    line += '\n';
+    out << line;
+  }
+  out << "\nschemes:\n";
+  for (const auto& r : results) {
+    if (!r.placement) {
+      out << fmt::format("  {:<7} not applicable: {}\n", r.name, r.not_applicable);
+      continue;
+    }
+    std::string what = r.curve ? r.curve->method
+                               : fmt::format("Monte Carlo estimate (~), {} samples, seed {}", r.mc->samples, o.seed);
+    if (r.curve && r.mc) what += fmt::format("; Monte Carlo check: {} samples, seed {}", r.mc->samples, o.seed);
+    out << fmt::format("  {:<7} {}; each machine stores {} shards", r.name, what, r.placement->max_shards_per_machine());
+    if (o.shard_bytes)
+      out << fmt::format(", CPU memory {} per machine (2 buffers x {} shards x {})",
+                         format_bytes(placement_cpu_memory_bytes(*r.placement, *o.shard_bytes)),
+                         r.placement->max_shards_per_machine(), format_bytes(*o.shard_bytes));
+    out << '\n';
+  }
+  if (o.window_p) {
+    out << fmt::format("\nwindow: each machine fails with probability {:.6g}, independently\n", *o.window_p);
+    out << fmt::format("  {:<7} {:>14} {:>14} {:>22} {:>22} {:>12}\n", "scheme", "P(recover)", "P(not)",
+                       "E[machines to storage]", "E[checkpoints lost]", "rel. error");
+    for (const auto& r : results) {
+      if (!r.window) continue;
+      const auto& w = *r.window;
+      out << fmt::format("  {:<7} {:>14.8g} {:>14.6g} {:>22.6g} {:>22.6g} {:>12}\n", r.name, w.probability,
+                         w.failure_probability, w.expected_storage_machines, w.expected_lost_checkpoints,
+                         std::isnan(w.relative_error_bound) ? std::string("Monte Carlo")
+                                                            : fmt::format("{:.1e}", w.relative_error_bound));
+    }
+    out << "  (E[machines to storage] = N x P(not): GEMINI restarts every machine from storage when any\n"
+           "   checkpoint is lost; E[checkpoints lost] counts machines whose every holder failed)\n";
+  }
+}
+
+}  // namespace
 
 int command_placement(const CommandContext& ctx) {
-  ctx.err << "ckptsim placement: not implemented yet\n";
-  return 1;
+  bool help = false;
+  std::optional<Placement> from_file;
+  const Options o = parse_options(ctx, help, from_file);
+  if (help) return 0;
+  std::vector<SchemeResult> results;
+  for (const auto& name : o.schemes) results.push_back(place(name, o, from_file));
+  if (o.cpu_memory) {
+    std::vector<Problem> problems;
+    for (const auto& r : results) {
+      if (!r.placement) continue;
+      const double need = placement_cpu_memory_bytes(*r.placement, *o.shard_bytes);
+      if (need > *o.cpu_memory)
+        problems.push_back(Problem{"<command line>", "--cpu-memory",
+                                   fmt::format("at least {} per machine for scheme {} (2 buffers x {} shards x {})",
+                                               format_bytes(need), r.name, r.placement->max_shards_per_machine(),
+                                               format_bytes(*o.shard_bytes)),
+                                   format_bytes(*o.cpu_memory)});
+    }
+    if (!problems.empty()) throw InputError(problems);
+  }
+  for (auto& r : results) evaluate(r, o);
+  if (o.json)
+    print_json(ctx, o, results);
+  else
+    print_table(ctx, o, results);
+  return 0;
 }
 
 }  // namespace ckptsim::cli

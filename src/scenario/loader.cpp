@@ -410,6 +410,46 @@ class Reader {
   std::vector<const Field*> missing_when_;
 };
 
+/// Finds keys written twice in one object while the parser runs (nlohmann keeps the last).
+class DuplicateKeys {
+ public:
+  void observe(nlohmann::json::parse_event_t event, const nlohmann::json& value) {
+    using E = nlohmann::json::parse_event_t;
+    switch (event) {
+      case E::object_start:
+      case E::array_start: {
+        std::string path;
+        if (!frames_.empty()) path = frames_.back().path + (frames_.back().is_array ? "/-" : "/" + frames_.back().key);
+        frames_.push_back({path, event == E::array_start, {}, {}});
+        break;
+      }
+      case E::object_end:
+      case E::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case E::key:
+        if (!frames_.empty() && value.is_string()) {
+          Frame& f = frames_.back();
+          f.key = escape_token(value.get<std::string>());
+          if (!f.keys.insert(f.key).second) found_.push_back(f.path + "/" + f.key);
+        }
+        break;
+      case E::value: break;
+    }
+  }
+  [[nodiscard]] const std::vector<std::string>& found() const { return found_; }
+
+ private:
+  struct Frame {
+    std::string path;  ///< pointer of this object or array
+    bool is_array;
+    std::string key;   ///< the latest key read (escaped)
+    std::set<std::string> keys;
+  };
+  std::vector<Frame> frames_;
+  std::vector<std::string> found_;
+};
+
 std::string strip_json_exception_prefix(std::string text) {
   // nlohmann messages start with "[json.exception.parse_error.101] ".
   if (!text.empty() && text.front() == '[') {
@@ -438,13 +478,28 @@ Scenario load_scenario_file(const std::string& path) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     throw InputError(path, "", "a JSON object (the scenario)", "an empty file");
   nlohmann::json doc;
+  DuplicateKeys duplicates;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = nlohmann::json::parse(text, [&duplicates](int, nlohmann::json::parse_event_t event, nlohmann::json& value) {
+      duplicates.observe(event, value);
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path, "", "valid JSON", strip_json_exception_prefix(e.what()));
   }
   const fs::path parent = fs::path(path).parent_path();
-  return load_scenario_json(doc, path, parent.empty() ? std::string(".") : parent.string());
+  if (duplicates.found().empty())
+    return load_scenario_json(doc, path, parent.empty() ? std::string(".") : parent.string());
+  // A repeated key would silently keep only its last value: report it with the other problems.
+  std::vector<Problem> problems;
+  for (const std::string& pointer : duplicates.found())
+    problems.push_back({path, pointer, "each key once per object", "the key written more than once"});
+  try {
+    load_scenario_json(doc, path, parent.empty() ? std::string(".") : parent.string());
+  } catch (const InputError& e) {
+    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
+  }
+  throw InputError(std::move(problems));
 }
 
 }  // namespace ckptsim

@@ -1,0 +1,57 @@
+#pragma once
+// The iteration study behind `ckptsim iteration`, `ckptsim schedule` and IterationCosts:
+// simulate one iteration, make a scheduler's plan from its idle spans, simulate the plan with
+// the training traffic, and judge the result.
+//
+// Inputs from the scenario: shard per GPU C = checkpoint_bytes_per_machine() / G (model
+// parameters x checkpoint bytes per parameter / N / G); m - 1 remote copies (strategy.replicas);
+// R = strategy.gpu_buffer_bytes, p = strategy.sub_buffers, mu = strategy.span_safety;
+// alpha = cluster.network.latency; per-GPU bandwidth B = network_bandwidth / G (the G GPUs of a
+// machine send at once through its NIC).
+// Out of memory: the plan's GPU buffer exceeds the memory the model leaves free per GPU
+// (transformer.hpp's estimate).
+// Smallest k: the least number of iterations whose idle spans (the iteration's spans repeated
+// k times) hold the whole checkpoint under the scheduler's partition with no leftover.
+#include <optional>
+#include <string>
+
+#include "ckptsim/checkpoint/checkpoint_run.hpp"
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/checkpoint/plan.hpp"
+#include "ckptsim/checkpoint/scheduler.hpp"
+#include "ckptsim/workload/iteration_model.hpp"
+
+namespace ckptsim {
+
+struct IterationStudy {
+  Scenario scenario;
+  IterationModel model;        ///< profile replaced by the imported one when given
+  Placement placement;
+  ScheduleInput input;         ///< spans, C, m-1, R, p, mu, alpha, B
+  double free_gpu_memory = 0;  ///< bytes per GPU left by the model
+  SimTime training_iteration;  ///< simulated (or imported) iteration time without checkpoint
+};
+
+struct SchedulerOutcome {
+  CheckpointPlan plan;
+  std::optional<CheckpointRun> run;          ///< kept when asked (traces)
+  SimTime iteration_time_with_checkpoint;
+  SimTime checkpoint_time;
+  double gpu_buffer_bytes = 0;               ///< reserved per GPU (plan.buffer_bytes())
+  double peak_buffer_bytes = 0;              ///< simulated peak occupancy per GPU
+  bool oom = false;
+  bool fits_in_one_iteration = true;         ///< no leftover after the last span
+  int min_every_iterations = 1;
+};
+
+/// Simulates the scenario's iteration; `imported` replaces the simulated idle spans.
+IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported = {});
+
+/// Plans and simulates one scheduler (throws std::invalid_argument on an unknown name).
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, const std::string& scheduler, bool keep_run = false);
+
+/// Smallest k (1 <= k <= limit) whose k iterations of spans hide the checkpoint; limit + 1
+/// when none does. Blocking uses gemini's partition (it has no spans of its own).
+int min_every_iterations(const ScheduleInput& input, const std::string& scheduler, int limit = 100000);
+
+}  // namespace ckptsim

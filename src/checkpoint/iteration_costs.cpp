@@ -1,0 +1,25 @@
+#include "ckptsim/checkpoint/iteration_costs.hpp"
+
+#include "ckptsim/checkpoint/iteration_study.hpp"
+
+namespace ckptsim {
+
+IterationCosts compute_iteration_costs(const Scenario& scenario) {
+  const IterationStudy study = prepare_iteration_study(scenario);
+  const SchedulerOutcome chosen = evaluate_scheduler(study, scenario.strategy.scheduler);
+  IterationCosts c;
+  c.iteration_time = study.training_iteration;
+  c.iteration_time_with_checkpoint = chosen.iteration_time_with_checkpoint;
+  c.checkpoint_time = chosen.checkpoint_time;
+  c.gpu_buffer_bytes = chosen.gpu_buffer_bytes;
+  c.oom = chosen.oom;
+  c.min_every_iterations = chosen.min_every_iterations;
+  // In-memory-blocking's stall: every copy sent while training waits (network otherwise idle).
+  const CheckpointPlan blocking = make_plan("blocking", study.input);
+  const CheckpointRun alone = run_checkpoint_alone(study.model.topology, blocking, study.placement,
+                                                   scenario.cluster.gpus_per_machine, study.input.alpha);
+  c.blocking_checkpoint_time = alone.sends_done;
+  return c;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,96 @@
+#include "ckptsim/checkpoint/iteration_study.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ckptsim/checkpoint/partition.hpp"
+
+namespace ckptsim {
+
+IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported) {
+  IterationStudy s{scenario, simulate_iteration(scenario), {}, {}, 0, {}};
+  if (imported) {
+    s.model.profile = *imported;
+    s.model.profile.imported = true;
+    s.model.profile.machine_spans.resize(static_cast<std::size_t>(scenario.cluster.machines),
+                                         imported->machine_spans.empty() ? std::vector<IdleSpan>{} : imported->machine_spans.front());
+  }
+  s.training_iteration = s.model.profile.iteration_time;
+  const int n = scenario.cluster.machines;
+  const int g = std::max(1, scenario.cluster.gpus_per_machine);
+  const int m = std::max(1, scenario.strategy.replicas);
+  s.placement = make_placement(scenario.strategy.placement, n, m, scenario.run.seed);
+  const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
+  s.input.spans = s.model.profile.common_spans();
+  s.input.shard_bytes = params * scenario.training.checkpoint_bytes_per_parameter / n / g;
+  s.input.copies = m - 1;
+  s.input.buffer_bytes = scenario.strategy.gpu_buffer_bytes;
+  s.input.sub_buffers = scenario.strategy.sub_buffers;
+  s.input.span_safety = scenario.strategy.span_safety;
+  s.input.alpha = scenario.cluster.network.latency;
+  s.input.bandwidth = scenario.cluster.network_bandwidth / g;
+  s.free_gpu_memory = free_gpu_memory(scenario, s.model.workload.shape, zero3_options(scenario).prefetch);
+  return s;
+}
+
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, const std::string& scheduler, bool keep_run) {
+  SchedulerOutcome o;
+  o.plan = make_plan(scheduler, study.input);
+  const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
+  const SimTime alpha = study.input.alpha;
+  if (study.model.profile.imported) {
+    // Measured spans, no modelled training traffic: the chunks run at their planned clock
+    // times; the iteration lengthens only by checkpoint work the optimizer must wait for.
+    CheckpointRun r = run_checkpoint_alone(study.model.topology, o.plan, study.placement, g, alpha);
+    const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
+    SimTime end = std::max({study.training_iteration, r.sends_done, local});
+    if (o.plan.blocks_training) end = r.sends_done + study.training_iteration;
+    o.iteration_time_with_checkpoint = end;
+    o.checkpoint_time = r.checkpoint_time;
+    o.peak_buffer_bytes = r.peak_buffer_bytes;
+    if (keep_run) o.run = std::move(r);
+  } else {
+    CheckpointRun r = run_with_checkpoint(study.model, o.plan, study.placement, g, alpha);
+    o.iteration_time_with_checkpoint = r.iteration_time;
+    o.checkpoint_time = r.checkpoint_time;
+    o.peak_buffer_bytes = r.peak_buffer_bytes;
+    if (keep_run) o.run = std::move(r);
+  }
+  o.gpu_buffer_bytes = o.plan.buffer_bytes();
+  o.oom = o.gpu_buffer_bytes > study.free_gpu_memory;
+  o.fits_in_one_iteration = o.plan.blocks_training ? false : o.plan.leftover_bytes <= 0;
+  o.min_every_iterations = min_every_iterations(study.input, scheduler);
+  return o;
+}
+
+int min_every_iterations(const ScheduleInput& input, const std::string& scheduler, int limit) {
+  if (input.copies <= 0 || input.shard_bytes <= 0) return 1;
+  const std::string name = scheduler == "blocking" ? "gemini" : scheduler;
+  auto hides = [&](int k) {
+    ScheduleInput repeated = input;
+    repeated.spans.clear();
+    repeated.spans.reserve(input.spans.size() * static_cast<std::size_t>(k));
+    for (int i = 0; i < k; ++i) repeated.spans.insert(repeated.spans.end(), input.spans.begin(), input.spans.end());
+    return make_plan(name, repeated).leftover_bytes <= 0;
+  };
+  if (hides(1)) return 1;
+  // First guess from usable time: k0 = ceil(time needed / usable time per iteration).
+  double usable = 0;
+  for (const IdleSpan& s : input.spans) usable += std::max(0.0, input.span_safety * s.length.seconds() - input.alpha.seconds());
+  if (usable <= 0) return limit + 1;
+  const double needed = input.copies * input.shard_bytes / input.bandwidth;
+  int lo = 1;  // does not hide
+  int hi = std::max(2, static_cast<int>(std::ceil(needed / usable)));
+  while (hi <= limit && !hides(hi)) {
+    lo = hi;
+    hi = std::min(limit + 1, hi * 2);
+  }
+  if (hi > limit) return limit + 1;
+  while (hi - lo > 1) {  // leftover shrinks as spans are added: bisect
+    const int mid = lo + (hi - lo) / 2;
+    if (hides(mid)) hi = mid; else lo = mid;
+  }
+  return hi;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,139 @@
+#include "ckptsim/checkpoint/scheduler.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "ckptsim/checkpoint/partition.hpp"
+
+namespace ckptsim {
+
+double CheckpointPlan::buffer_bytes() const {
+  std::vector<double> largest(static_cast<std::size_t>(std::max(1, sub_buffers)), 0.0);
+  for (const PlannedChunk& c : chunks) {
+    auto& l = largest[static_cast<std::size_t>(c.sub_buffer)];
+    l = std::max(l, c.bytes);
+  }
+  double total = 0;
+  for (double l : largest) total += l;
+  return total;
+}
+
+double CheckpointPlan::sent_bytes() const {
+  double total = 0;
+  for (const PlannedChunk& c : chunks) total += c.bytes;
+  return total;
+}
+
+namespace {
+
+CheckpointPlan from_partition(const std::string& name, const ScheduleInput& in, const PartitionInput& pin, int sub_buffers) {
+  const Partition part = partition_checkpoint(pin);
+  CheckpointPlan plan;
+  plan.scheduler = name;
+  plan.shard_bytes = in.shard_bytes;
+  plan.copies = in.copies;
+  plan.sub_buffers = sub_buffers;
+  plan.chunk_limit = pin.chunk_bytes;
+  plan.spans = in.spans;
+  plan.leftover_bytes = part.leftover_bytes;
+  plan.leftover_time = part.leftover_time;
+  const int d = static_cast<int>(in.spans.size());
+  const SimTime after_last = d > 0 ? in.spans.back().start + in.spans.back().length : SimTime::zero();
+  for (std::size_t i = 0; i < part.chunks.size(); ++i) {
+    const PartitionChunk& c = part.chunks[i];
+    PlannedChunk pc;
+    pc.index = static_cast<int>(i);
+    pc.copy = c.copy;
+    pc.span = c.span;
+    pc.offset = c.offset;
+    pc.bytes = c.bytes;
+    pc.sub_buffer = static_cast<int>(i % static_cast<std::size_t>(sub_buffers));
+    pc.planned_start = (c.span < d ? in.spans[static_cast<std::size_t>(c.span)].start : after_last) + c.offset;
+    plan.chunks.push_back(pc);
+  }
+  if (!std::isfinite(plan.chunk_limit)) {
+    plan.chunk_limit = 0;
+    for (const PlannedChunk& c : plan.chunks) plan.chunk_limit = std::max(plan.chunk_limit, c.bytes);
+  }
+  return plan;
+}
+
+PartitionInput partition_input(const ScheduleInput& in) {
+  PartitionInput p;
+  for (const IdleSpan& s : in.spans) p.spans.push_back(s.length);
+  p.shard_bytes = in.shard_bytes;
+  p.copies = in.copies;
+  p.bandwidth = in.bandwidth;
+  p.alpha = in.alpha;
+  p.mu = in.span_safety;
+  return p;
+}
+
+int checked_sub_buffers(const ScheduleInput& in) {
+  if (in.sub_buffers < 1) throw std::invalid_argument("scheduler: sub_buffers must be at least 1");
+  if (!(in.buffer_bytes > 0)) throw std::invalid_argument("scheduler: gpu_buffer must be positive");
+  return in.sub_buffers;
+}
+
+CheckpointPlan gemini(const ScheduleInput& in) {
+  const int p = checked_sub_buffers(in);
+  PartitionInput pin = partition_input(in);
+  pin.chunk_bytes = in.buffer_bytes / p;
+  return from_partition("gemini", in, pin, p);
+}
+
+CheckpointPlan single_buffer(const ScheduleInput& in) {
+  checked_sub_buffers(in);
+  PartitionInput pin = partition_input(in);
+  pin.chunk_bytes = in.buffer_bytes;
+  return from_partition("single-buffer", in, pin, 1);
+}
+
+CheckpointPlan naive(const ScheduleInput& in) {
+  PartitionInput pin = partition_input(in);
+  pin.one_chunk_per_span = true;
+  return from_partition("naive", in, pin, 1);
+}
+
+CheckpointPlan blocking(const ScheduleInput& in) {
+  const int p = checked_sub_buffers(in);
+  // No idle spans: everything is "leftover" placed from time 0 with the spans left out.
+  PartitionInput pin = partition_input(in);
+  pin.spans.clear();
+  pin.chunk_bytes = in.buffer_bytes / p;
+  ScheduleInput no_spans = in;
+  no_spans.spans.clear();
+  CheckpointPlan plan = from_partition("blocking", no_spans, pin, p);
+  for (PlannedChunk& c : plan.chunks) c.span = -1;
+  plan.spans = in.spans;
+  plan.blocks_training = true;
+  plan.leftover_bytes = 0;
+  plan.leftover_time = SimTime::zero();
+  return plan;
+}
+
+}  // namespace
+
+const Registry<SchedulerFactory>& scheduler_registry() {
+  static const Registry<SchedulerFactory> registry = [] {
+    Registry<SchedulerFactory> r("checkpoint traffic scheduler");
+    r.add("blocking", "all checkpoint traffic at the iteration start; training waits (GEMINI 7.4 ablation)", blocking);
+    r.add("naive", "one chunk per idle span, buffer as large as the largest span's worth", naive);
+    r.add("single-buffer", "chunks of R in one GPU buffer, no pipelining of GPU-to-CPU copies", single_buffer);
+    r.add("gemini", "GEMINI Algorithm 2: p pipelined sub-buffers of R/p, span safety mu, leftover after the last span",
+          gemini);
+    return r;
+  }();
+  return registry;
+}
+
+CheckpointPlan make_plan(const std::string& scheduler, const ScheduleInput& input) {
+  const auto* entry = scheduler_registry().find(scheduler);
+  if (!entry) {
+    throw std::invalid_argument("unknown scheduler \"" + scheduler + "\" (" + scheduler_registry().names_for_error() + ")");
+  }
+  return entry->factory(input);
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,125 @@
+// Schedulers and their simulation with training traffic (checkpoint/scheduler.hpp,
+// checkpoint_run.hpp, iteration_study.hpp).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "ckptsim/checkpoint/iteration_costs.hpp"
+#include "ckptsim/checkpoint/iteration_study.hpp"
+#include "../workload/paper_scenario.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+Scenario small_scenario() {
+  // The paper's machines and model shape, fewer layers so each test runs quickly: 4 machines,
+  // 12 layers. Checkpoint per GPU: 12 x P / 32.
+  Scenario s = testing::paper_scenario(4);
+  s.model.layers = 12;
+  s.model.parameters = 0;  // from the shape
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every registered scheduler sends (m-1) x shard and finishes the checkpoint") {
+  const IterationStudy study = prepare_iteration_study(small_scenario());
+  for (const auto& entry : scheduler_registry().entries()) {
+    CAPTURE(entry.name);
+    const SchedulerOutcome o = evaluate_scheduler(study, entry.name);
+    CHECK(o.plan.sent_bytes() == doctest::Approx(study.input.copies * study.input.shard_bytes));
+    CHECK(o.iteration_time_with_checkpoint >= study.training_iteration);
+    CHECK(o.checkpoint_time > SimTime::zero());
+    CHECK(o.peak_buffer_bytes <= o.gpu_buffer_bytes * (1 + 1e-12));
+  }
+}
+
+TEST_CASE("gemini: pipelined sub-buffers never hold more than R bytes per GPU") {
+  Scenario sc = small_scenario();
+  for (int p : {1, 2, 4, 8}) {
+    sc.strategy.sub_buffers = p;
+    const IterationStudy study = prepare_iteration_study(sc);
+    const SchedulerOutcome o = evaluate_scheduler(study, "gemini");
+    CAPTURE(p);
+    CHECK(o.gpu_buffer_bytes <= sc.strategy.gpu_buffer_bytes * (1 + 1e-12));
+    CHECK(o.peak_buffer_bytes <= sc.strategy.gpu_buffer_bytes * (1 + 1e-12));
+    for (const PlannedChunk& c : o.plan.chunks) CHECK(c.bytes <= sc.strategy.gpu_buffer_bytes / p);
+  }
+}
+
+TEST_CASE("naive needs at least the largest span's worth of GPU buffer") {
+  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const SchedulerOutcome o = evaluate_scheduler(study, "naive");
+  // A span's worth: (mu·t - alpha)·B. Naive puts one chunk of that size in each span it uses
+  // (only the chunk that completes a copy may be smaller), so its buffer is at least the
+  // largest worth among the spans it fills.
+  const auto& chunks = o.plan.chunks;
+  double largest_worth = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const PlannedChunk& c = chunks[i];
+    if (c.span >= static_cast<int>(study.input.spans.size())) continue;
+    const bool ends_copy = i + 1 == chunks.size() || chunks[i + 1].copy != c.copy;
+    if (ends_copy) continue;
+    const double t = study.input.spans[static_cast<std::size_t>(c.span)].length.seconds();
+    const double worth = std::floor((0.8 * t - study.input.alpha.seconds()) * study.input.bandwidth);
+    CHECK(c.bytes == doctest::Approx(worth).epsilon(1e-6));
+    largest_worth = std::max(largest_worth, worth);
+  }
+  REQUIRE(largest_worth > 0);
+  CHECK(o.gpu_buffer_bytes >= largest_worth * (1 - 1e-6));
+  // Far more than gemini's R = 128 MiB here (backward spans of ~60 ms: ~300 MB).
+  CHECK(o.gpu_buffer_bytes > 128.0 * 1024 * 1024);
+}
+
+TEST_CASE("blocking: training waits for the checkpoint sends") {
+  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const SchedulerOutcome o = evaluate_scheduler(study, "blocking", true);
+  REQUIRE(o.run);
+  // Sending (m-1)·C per GPU through a NIC shared by 8 GPUs takes at least (m-1)·C·8/B.
+  const double floor_s = study.input.copies * study.input.shard_bytes / study.input.bandwidth;
+  CHECK(o.run->sends_done.seconds() >= floor_s);
+  // ... and the iteration grows by at least that much.
+  CHECK(o.iteration_time_with_checkpoint.seconds() >= study.training_iteration.seconds() + floor_s * (1 - 1e-9));
+  CHECK_FALSE(o.fits_in_one_iteration);
+}
+
+TEST_CASE("GPT-2 100B on 16 p4d: gemini hides the checkpoint in one iteration") {
+  const Scenario sc = testing::paper_scenario(16);
+  const IterationCosts c = compute_iteration_costs(sc);
+  // 9.40 GB per GPU, one remote copy at 6.25 GB/s per GPU = 1.5 s of sending, far below the
+  // ~9 s of idle network per iteration: no slowdown beyond rounding of the shared starts.
+  CHECK(c.min_every_iterations == 1);
+  CHECK(c.iteration_time_with_checkpoint.seconds() == doctest::Approx(c.iteration_time.seconds()).epsilon(0.01));
+  CHECK(c.checkpoint_time < c.iteration_time_with_checkpoint);
+  CHECK(c.gpu_buffer_bytes == doctest::Approx(128.0 * 1024 * 1024));
+  CHECK_FALSE(c.oom);
+  // Blocking: 9.40e9 B / 6.25e9 B/s = 1.50 s plus per-chunk latency.
+  CHECK(c.blocking_checkpoint_time.seconds() == doctest::Approx(1.504).epsilon(0.01));
+}
+
+TEST_CASE("a checkpoint that does not fit: smallest k that hides it") {
+  // Hand-made: one span of 1 s per iteration, mu = 1, alpha = 0, B = 1e9: 1 GB per iteration.
+  // 3.5 GB to send (shard 1.75 GB, 2 copies) -> k = 4 iterations.
+  ScheduleInput in;
+  in.spans = {{seconds(2.0), seconds(1.0), -1}};
+  in.shard_bytes = 1.75e9;
+  in.copies = 2;
+  in.buffer_bytes = 128e6;
+  in.sub_buffers = 4;
+  in.span_safety = 1.0;
+  in.alpha = SimTime::zero();
+  in.bandwidth = 1e9;
+  CHECK(min_every_iterations(in, "gemini") == 4);
+  const CheckpointPlan plan = make_plan("gemini", in);
+  CHECK(plan.leftover_bytes == doctest::Approx(2.5e9));
+  // Leftover chunks start after the last span's end (3 s).
+  for (const PlannedChunk& c : plan.chunks) {
+    if (c.span == 1) CHECK(c.planned_start >= seconds(3.0));
+  }
+}
+
+TEST_CASE("unknown schedulers list the known ones") {
+  ScheduleInput in;
+  CHECK_THROWS_WITH_AS(make_plan("fastest", in), doctest::Contains("gemini"), std::invalid_argument);
+}

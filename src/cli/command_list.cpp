@@ -1,13 +1,90 @@
-// ckptsim list (not implemented yet).
+// ckptsim list: every name a scenario can use (presets, strategies, placements, failure
+// processes, traffic schedulers) and every scenario parameter with its unit and default.
 #include <ostream>
+#include <string>
 
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/checkpoint/scheduler.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/presets.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
+namespace {
+
+template <typename Factory>
+void print_registry(std::ostream& out, const std::string& title, const Registry<Factory>& registry) {
+  out << title << '\n';
+  for (const auto& e : registry.entries()) out << fmt::format("  {:<20} {}\n", e.name, e.description);
+  out << '\n';
+}
+
+void print_presets(std::ostream& out) {
+  out << "instances (cluster.instance)\n";
+  for (const auto& p : instance_presets())
+    out << fmt::format("  {:<20} {} x {} GPU, {} CPU memory, {} network — {}\n", p.name, p.gpus_per_machine,
+                       format_bytes(p.gpu_memory_bytes), format_bytes(p.cpu_memory_bytes),
+                       format_bandwidth(p.network_bandwidth), p.description);
+  out << "\nmodels (model.preset)\n";
+  for (const auto& p : model_presets())
+    out << fmt::format("  {:<20} {:.1f}B parameters, {} layers, hidden {}, FFN {}, {} heads — {}\n", p.name,
+                       preset_parameters(p) / 1e9, p.layers, p.hidden, p.ffn, p.heads, p.description);
+  out << '\n';
+}
+
+void print_parameters(std::ostream& out) {
+  out << "scenario parameters (JSON pointer, unit, default)\n";
+  for (const auto& p : scenario_parameters())
+    out << fmt::format("  {:<38} {:<12} {:<22} {}\n", p.pointer, p.unit, p.default_text, p.description);
+  out << '\n';
+}
+
+}  // namespace
 
 int command_list(const CommandContext& ctx) {
-  ctx.err << "ckptsim list: not implemented yet\n";
-  return 1;
+  namespace po = boost::program_options;
+  po::options_description options(
+      "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets, strategies, "
+      "placements,\nfailures, schedulers, parameters (default: all)\n\noptions");
+  options.add_options()("help,h", "print this help");
+  po::options_description hidden;
+  std::string what = "all";
+  hidden.add_options()("what", po::value<std::string>(&what));
+  po::options_description all;
+  all.add(options).add(hidden);
+  po::positional_options_description positional;
+  positional.add("what", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    ctx.out << options << '\n';
+    return 0;
+  }
+  const bool every = what == "all";
+  bool printed = false;
+  auto want = [&](const char* name) {
+    const bool yes = every || what == name;
+    printed = printed || yes;
+    return yes;
+  };
+  if (want("presets")) print_presets(ctx.out);
+  if (want("strategies")) print_registry(ctx.out, "strategies (strategy.kind)", strategy_registry());
+  if (want("placements")) print_registry(ctx.out, "placements (strategy.placement)", placement_registry());
+  if (want("failures")) print_registry(ctx.out, "failure processes (failures.process)", failure_process_registry());
+  if (want("schedulers")) print_registry(ctx.out, "traffic schedulers (strategy.scheduler)", scheduler_registry());
+  if (want("parameters")) print_parameters(ctx.out);
+  if (!printed)
+    throw UsageError(fmt::format(
+        "unknown list \"{}\": expected one of presets, strategies, placements, failures, schedulers, parameters, all",
+        what));
+  return 0;
 }
 
 }  // namespace ckptsim::cli

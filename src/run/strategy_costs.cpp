@@ -34,6 +34,83 @@ SimTime first_order_iteration_time(const Scenario& s) {
   return std::max(compute, first_order_communication_time(s));
 }
 
+namespace {
+
+void in_memory_common(const CostInputs& in, StrategyCosts& c) {
+  c.tier = CheckpointTier::memory;
+  c.every_iterations = in.s.strategy.every_iterations;
+}
+
+void persistent_track(const CostInputs& in, StrategyCosts& c) {
+  if (!in.s.strategy.persistent_interval) return;
+  const SimTime block = in.t * c.every_iterations + c.stall;
+  const std::int64_t blocks = std::max<std::int64_t>(
+      {1, ceil_div(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block)});
+  c.persistent_every_iterations = blocks * c.every_iterations;
+  c.upload = in.storage_transfer;
+}
+
+SimTime network_copies(const CostInputs& in) {
+  return transfer_time((in.s.strategy.replicas - 1) * in.shard, in.s.cluster.network_bandwidth);
+}
+
+void gemini_costs(const CostInputs& in, StrategyCosts& c) {
+  in_memory_common(in, c);
+  if (in.iteration != nullptr) {
+    c.stall = std::max(SimTime::zero(), in.iteration->iteration_time_with_checkpoint - in.iteration->iteration_time);
+  } else {
+    const SimTime idle = in.t - std::min(in.t, first_order_communication_time(in.s));
+    c.stall = std::max(SimTime::zero(), network_copies(in) - idle);
+  }
+  if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
+  c.completion = in.t + c.stall;
+  persistent_track(in, c);
+}
+
+void in_memory_blocking_costs(const CostInputs& in, StrategyCosts& c) {
+  in_memory_common(in, c);
+  c.stall = in.iteration != nullptr ? in.iteration->blocking_checkpoint_time : network_copies(in);
+  if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
+  c.completion = c.stall;
+  persistent_track(in, c);
+}
+
+void remote_periodic_costs(const CostInputs& in, StrategyCosts& c) {
+  c.tier = CheckpointTier::storage;
+  c.every_iterations = std::max<std::int64_t>(1, std::llround(in.s.strategy.interval.seconds() / in.t.seconds()));
+  c.stall = std::max(in.storage_transfer, in.load);
+  if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
+  c.completion = c.stall;
+}
+
+void remote_highfreq_costs(const CostInputs& in, StrategyCosts& c) {
+  c.tier = CheckpointTier::storage;
+  c.stall = in.load;
+  if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
+  c.completion = c.stall + in.storage_transfer;
+  c.every_iterations = std::max<std::int64_t>(1, ceil_div(in.storage_transfer, in.t));
+}
+
+void no_checkpoint_costs(const CostInputs&, StrategyCosts& c) { c.tier = CheckpointTier::none; }
+
+}  // namespace
+
+const Registry<StrategyCostFunction>& strategy_registry() {
+  static const Registry<StrategyCostFunction> registry = [] {
+    Registry<StrategyCostFunction> r("strategy");
+    r.add("gemini", "GEMINI: every k iterations into CPU memory of m holders, traffic interleaved into idle spans; "
+                    "persistent storage as the last resort", &gemini_costs);
+    r.add("remote-periodic", "Strawman: blocking write to persistent storage every interval (default 3 h)",
+          &remote_periodic_costs);
+    r.add("remote-highfreq", "HighFreq: blocking snapshot to CPU memory, background upload; next one when it lands",
+          &remote_highfreq_costs);
+    r.add("in-memory-blocking", "GEMINI's placement, but copies sent while training waits", &in_memory_blocking_costs);
+    r.add("none", "no checkpoints: every failure restarts from the initial state", &no_checkpoint_costs);
+    return r;
+  }();
+  return registry;
+}
+
 StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
   StrategyCosts c;
   c.strategy = s.strategy.kind;
@@ -44,66 +121,19 @@ StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* it
   } else {
     c.iteration_time = first_order_iteration_time(s);
   }
-  const SimTime t = c.iteration_time;
-  if (t <= SimTime::zero()) throw std::invalid_argument("iteration time must be positive");
-
-  const double total = s.checkpoint_bytes();
+  if (c.iteration_time <= SimTime::zero()) throw std::invalid_argument("iteration time must be positive");
   const double shard = s.checkpoint_bytes_per_machine();
-  const int m = s.strategy.replicas;
-  const double ser = s.training.serialization_bandwidth;
-  const SimTime load = transfer_time(shard, ser);
-  const SimTime storage_transfer = transfer_time(total, s.storage.bandwidth);
-  c.retrieval_local = load;
-  c.retrieval_peer = transfer_time(shard, s.cluster.network_bandwidth) + load;
-  c.retrieval_storage = storage_transfer + load;
-  c.replicas = m;
+  const CostInputs in{s, iteration, c.iteration_time, shard, transfer_time(s.checkpoint_bytes(), s.storage.bandwidth),
+                      transfer_time(shard, s.training.serialization_bandwidth)};
+  c.retrieval_local = in.load;
+  c.retrieval_peer = transfer_time(shard, s.cluster.network_bandwidth) + in.load;
+  c.retrieval_storage = in.storage_transfer + in.load;
+  c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
 
-  const std::string& kind = s.strategy.kind;
-  if (kind == "gemini" || kind == "in-memory-blocking") {
-    c.tier = CheckpointTier::memory;
-    c.every_iterations = s.strategy.every_iterations;
-    const SimTime network_copies = transfer_time((m - 1) * shard, s.cluster.network_bandwidth);
-    if (kind == "gemini") {
-      if (iteration != nullptr) {
-        c.stall = std::max(SimTime::zero(), iteration->iteration_time_with_checkpoint - iteration->iteration_time);
-      } else {
-        const SimTime idle = t - std::min(t, first_order_communication_time(s));
-        c.stall = std::max(SimTime::zero(), network_copies - idle);
-      }
-      c.completion = t + c.stall;
-    } else {
-      c.stall = iteration != nullptr ? iteration->blocking_checkpoint_time : network_copies;
-      c.completion = c.stall;
-    }
-    if (s.strategy.persistent_interval) {
-      const SimTime block = t * c.every_iterations + c.stall;
-      const std::int64_t blocks =
-          std::max<std::int64_t>({1, ceil_div(*s.strategy.persistent_interval, block), ceil_div(storage_transfer, block)});
-      c.persistent_every_iterations = blocks * c.every_iterations;
-      c.upload = storage_transfer;
-    }
-  } else if (kind == "remote-periodic") {
-    c.tier = CheckpointTier::storage;
-    c.every_iterations = std::max<std::int64_t>(1, std::llround(s.strategy.interval.seconds() / t.seconds()));
-    c.stall = std::max(storage_transfer, load);
-    c.completion = c.stall;
-  } else if (kind == "remote-highfreq") {
-    c.tier = CheckpointTier::storage;
-    c.stall = load;
-    c.completion = load + storage_transfer;
-    c.every_iterations = std::max<std::int64_t>(1, ceil_div(storage_transfer, t));
-  } else if (kind == "none") {
-    c.tier = CheckpointTier::none;
-  } else {
-    throw std::invalid_argument("unknown strategy reached the run model: " + kind);
-  }
-  if (s.strategy.checkpoint_stall) {
-    c.stall = *s.strategy.checkpoint_stall;
-    if (kind == "gemini") c.completion = t + c.stall;
-    else if (kind != "remote-highfreq") c.completion = c.stall;
-    else c.completion = c.stall + storage_transfer;
-  }
+  const auto* entry = strategy_registry().find(s.strategy.kind);
+  if (entry == nullptr) throw std::invalid_argument("unknown strategy reached the run model: " + s.strategy.kind);
+  entry->factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
   return c;
 }

@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 
+#include "ckptsim/core/registry.hpp"
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
@@ -64,5 +65,19 @@ SimTime first_order_iteration_time(const Scenario& scenario);
 /// Costs of scenario.strategy. `iteration` (may be null) supplies the iteration model's results;
 /// explicit scenario fields win over both.
 StrategyCosts compute_strategy_costs(const Scenario& scenario, const IterationCosts* iteration);
+
+/// Inputs every strategy's cost function shares.
+struct CostInputs {
+  const Scenario& s;
+  const IterationCosts* iteration;  ///< may be null
+  SimTime t;                        ///< iteration time
+  double shard;                     ///< checkpoint bytes per machine
+  SimTime storage_transfer;         ///< whole checkpoint through the shared storage bandwidth
+  SimTime load;                     ///< shard through the serialization bandwidth
+};
+
+/// The strategies, by name, each with the function filling its part of StrategyCosts.
+using StrategyCostFunction = void (*)(const CostInputs&, StrategyCosts&);
+const Registry<StrategyCostFunction>& strategy_registry();
 
 }  // namespace ckptsim

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Command-line tests of the ckptsim executable: exit codes, outputs, determinism.
+# Prints one TAP-style line per check ("ok N - ..." / "not ok N - ...") and "cli: done" at the end.
+# Usage: CKPTSIM=build/src/cli/ckptsim bash tests/integration/cli_test.sh
+set -u
+cd "$(dirname "$0")/../.."
+bin=${CKPTSIM:-build/src/cli/ckptsim}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+
+check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
+  local description=$1
+  shift
+  n=$((n + 1))
+  if "$@" >"$tmp/check.out" 2>&1; then
+    echo "ok $n - $description"
+  else
+    echo "not ok $n - $description"
+    sed 's/^/    /' "$tmp/check.out" | head -20
+  fi
+}
+
+exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
+  local code=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
+}
+
+json_has() {  # json_has FILE EXPRESSION: a Python expression over `d` (the parsed file) is true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+
+paper=scenarios/paper/gpt2-100b-16xp4d.json
+
+# --- general ---
+check "no arguments is a usage error (exit 2)" exits_with 2 "$bin"
+check "--help exits 0" exits_with 0 "$bin" --help
+check "unknown command exits 2" exits_with 2 "$bin" frobnicate
+check "--version names the version" bash -c "'$bin' --version | grep -q '^ckptsim '"
+
+# --- run ---
+check "run on the paper scenario exits 0 and prints ETTR" bash -c "'$bin' run $paper --replicas 20 | grep -q ETTR"
+check "run --output writes manifest, scenario and summary" bash -c "
+  '$bin' run $paper --replicas 10 --output '$tmp/run.json' >/dev/null &&
+  python3 -c \"
+import json, sys
+d = json.load(open('$tmp/run.json'))
+m = d['manifest']; s = d['summary']
+assert set(m) >= {'ckptsim_version', 'git_revision', 'seed', 'scenario_hash', 'command_line'}
+for key in ('ettr', 'wall_time_s', 'iterations', 'wasted_time_per_failure_s'):
+    assert set(s[key]) == {'mean', 'std', 'ci95'}, key
+for part in ('software', 'hardware'): assert 'mean' in s['failures'][part]
+for tier in ('local', 'peer', 'storage'): assert 'mean' in s['recoveries'][tier]
+parts = ('training', 'checkpoint_stall', 'lost_progress', 'detection', 'replacement_wait', 'retrieval', 'restart')
+total = sum(s['time_breakdown_s'][p]['mean'] for p in parts)
+assert abs(total - s['wall_time_s']['mean']) < 1e-6 * s['wall_time_s']['mean'], (total, s['wall_time_s'])
+assert 0 <= s['ettr']['mean'] <= 1
+\""
+check "run output is identical for --jobs 1 and --jobs 3" bash -c "
+  '$bin' run $paper --replicas 30 --format csv --jobs 1 > '$tmp/j1.csv' &&
+  '$bin' run $paper --replicas 30 --format csv --jobs 3 > '$tmp/j3.csv' && cmp '$tmp/j1.csv' '$tmp/j3.csv'"
+check "run --format csv prints a header and one row per replica" bash -c "
+  test \$('$bin' run $paper --replicas 7 --format csv | wc -l) -eq 8"
+check "run --exact agrees with the closed form" bash -c "
+  '$bin' run scenarios/examples/remote-periodic-p4d.json --replicas 3 --format csv > '$tmp/cf.csv' &&
+  '$bin' run scenarios/examples/remote-periodic-p4d.json --replicas 3 --format csv --exact > '$tmp/ex.csv' &&
+  cmp '$tmp/cf.csv' '$tmp/ex.csv'"
+check "run on a missing file exits 2 and names it" bash -c "
+  '$bin' run no/such/file.json 2>&1 >/dev/null | grep -q 'no/such/file.json'; test \${PIPESTATUS[0]} -eq 2 || exit 1"
+check "run on an invalid scenario exits 2 with a JSON pointer" bash -c "
+  f=\$(ls scenarios/invalid/*.json | head -1); '$bin' run \"\$f\" 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q ': /' '$tmp/e'"
+check "run --format xml is a usage error" exits_with 2 "$bin" run $paper --format xml
+check "run --replicas 0 is a usage error" exits_with 2 "$bin" run $paper --replicas 0
+check "run --help exits 0" exits_with 0 "$bin" run --help
+
+# --- every bundled scenario runs ---
+for f in scenarios/paper/*.json scenarios/examples/*.json; do
+  check "run $(basename "$f") gives ETTR in [0, 1]" bash -c "
+    '$bin' run '$f' --replicas 4 --output '$tmp/x.json' >/dev/null &&
+    python3 -c \"import json; e=json.load(open('$tmp/x.json'))['summary']['ettr']['mean']; assert 0 <= e <= 1, e\""
+done
+
+# --- list ---
+check "list names every strategy" bash -c "
+  out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
+
+echo "cli: done ($n checks)"

@@ -1,22 +1,18 @@
-// Scenario loader: walks the parameter table (parameters.hpp) over a JSON document, collecting
-// every problem, then runs the cross-field checks (checks.cpp). See loader.hpp.
+// Scenario loader: walks the parameter table (parameters.hpp) over a parsed JSON document,
+// collecting every problem, then runs the cross-field checks (checks.cpp). See loader.hpp;
+// reading the file itself is in scenario_file.cpp.
 #include "ckptsim/scenario/loader.hpp"
 
-#include <cstdint>
+#include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <limits>
 #include <set>
-#include <sstream>
-
-#include <fmt/format.h>
 
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
-#include "ckptsim/scenario/units.hpp"
 #include "field_format.hpp"
+#include "field_read.hpp"
 
 namespace ckptsim {
 namespace {
@@ -25,54 +21,8 @@ using nlohmann::json;
 
 constexpr std::string_view kNothing = "nothing";
 
-std::string quoted_list(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) {
-    if (!out.empty()) out += ", ";
-    out += '"' + n + '"';
-  }
-  return out;
-}
-
-/// RFC 6901: '~' -> "~0", '/' -> "~1".
-std::string escape_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string parent_of(std::string_view pointer) {
   return std::string(pointer.substr(0, pointer.rfind('/')));
-}
-
-std::string check_text(Check c) {
-  switch (c) {
-    case Check::none: return "";
-    case Check::positive: return "greater than zero";
-    case Check::non_negative: return "zero or more";
-    case Check::at_least_one: return "at least 1";
-    case Check::unit_interval: return "in (0, 1]";
-  }
-  return "";
-}
-
-bool passes(Check c, double v) {
-  switch (c) {
-    case Check::none: return true;
-    case Check::positive: return v > 0;
-    case Check::non_negative: return v >= 0;
-    case Check::at_least_one: return v >= 1;
-    case Check::unit_interval: return v > 0 && v <= 1;
-  }
-  return true;
 }
 
 /// Reads one document into a Scenario, recording problems instead of stopping at the first.
@@ -165,13 +115,13 @@ class Reader {
       if (!node->is_object()) {
         if (obj == "/failures/replacement" && (node->is_string() || node->is_number())) continue;
         const std::string extra = obj == "/failures/replacement" ? " (or a duration for a fixed time)" : "";
-        problem(obj, "an object with keys " + quoted_list(allowed) + extra, node->dump());
+        problem(obj, "an object with keys " + quoted_names(allowed) + extra, node->dump());
         continue;
       }
       for (const auto& [key, value] : node->items()) {
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
         const std::string where = obj.empty() ? "the top level" : obj;
-        problem(obj + "/" + escape_token(key), "one of the keys allowed in " + where + ": " + quoted_list(allowed),
+        problem(obj + "/" + escape_pointer_token(key), "one of the keys allowed in " + where + ": " + quoted_names(allowed),
                 "unknown key \"" + key + "\"");
       }
     }
@@ -211,17 +161,17 @@ class Reader {
   }
 
   void absent(const Field& f) {
-    const std::string expected = expectation(f);
+    const std::string expected = field_expectation(f);
     switch (f.presence) {
       case Presence::required: problem(f.pointer, expected, std::string(kNothing)); break;
       case Presence::from_instance:
         if (s_.cluster.instance.empty() && !bad_.count("/cluster/instance"))
-          problem(f.pointer, expected + " (or a /cluster/instance preset: " + quoted_list(instance_preset_names()) + ")",
+          problem(f.pointer, expected + " (or a /cluster/instance preset: " + quoted_names(instance_preset_names()) + ")",
                   std::string(kNothing));
         break;
       case Presence::from_model:
         if (s_.model.preset.empty() && !bad_.count("/model/preset"))
-          problem(f.pointer, expected + " (or a /model/preset: " + quoted_list(model_preset_names()) + ")",
+          problem(f.pointer, expected + " (or a /model/preset: " + quoted_names(model_preset_names()) + ")",
                   std::string(kNothing));
         break;
       case Presence::when_process: missing_when_.push_back(&f); break;
@@ -232,127 +182,15 @@ class Reader {
     }
   }
 
-  static std::string expectation(const Field& f) {
-    if (f.unit == Unit::name) return "one of " + quoted_list(f.choices());
-    std::string text = unit_expectation(f.unit);
-    if (f.check != Check::none) text += ", " + check_text(f.check);
-    return text;
-  }
-
-  /// Converts `v` by the field's unit and stores it; records a problem and returns false when
-  /// the value does not fit.
+  /// Converts and stores one written value; records a problem and returns false when it does
+  /// not fit.
   bool store(const Field& f, const json& v) {
     present_.insert(std::string(f.pointer));
-    const std::string found = v.dump();
-    const std::string expected = expectation(f);
-    try {
-      switch (f.unit) {
-        case Unit::text:
-        case Unit::name: {
-          if (!v.is_string()) break;
-          const auto text = v.get<std::string>();
-          if (f.unit == Unit::name) {
-            const auto names = f.choices();
-            if (std::find(names.begin(), names.end(), text) == names.end()) break;
-          }
-          *std::get<std::string*>(f.bind(s_)) = text;
-          return true;
-        }
-        case Unit::boolean:
-          if (!v.is_boolean()) break;
-          *std::get<bool*>(f.bind(s_)) = v.get<bool>();
-          return true;
-        case Unit::seed:
-          if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) break;
-          *std::get<std::uint64_t*>(f.bind(s_)) = v.get<std::uint64_t>();
-          return true;
-        case Unit::integer: {
-          if (!v.is_number_integer()) break;
-          if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) break;
-          const auto n = v.get<std::int64_t>();
-          if (!passes(f.check, static_cast<double>(n))) break;
-          const FieldRef ref = f.bind(s_);
-          if (auto* p = std::get_if<int*>(&ref)) {
-            if (n > std::numeric_limits<int>::max()) break;
-            **p = static_cast<int>(n);
-          } else {
-            *std::get<std::optional<std::int64_t>*>(ref) = n;
-          }
-          return true;
-        }
-        case Unit::number: {
-          if (!v.is_number()) break;
-          const auto x = v.get<double>();
-          if (!passes(f.check, x)) break;
-          *std::get<double*>(f.bind(s_)) = x;
-          return true;
-        }
-        case Unit::fraction: {
-          double x = 0;
-          if (v.is_number()) {
-            x = v.get<double>();
-            if (x < 0 || x > 1) break;
-          } else if (v.is_string()) {
-            x = parse_fraction(v.get<std::string>());
-          } else {
-            break;
-          }
-          *std::get<double*>(f.bind(s_)) = x;
-          return true;
-        }
-        case Unit::duration:
-        case Unit::duration_or_never: {
-          std::optional<SimTime> t;
-          if (v.is_string() && f.unit == Unit::duration_or_never && v.get<std::string>() == "never") {
-            t = std::nullopt;
-          } else if (v.is_string()) {
-            t = parse_duration(v.get<std::string>());
-          } else if (v.is_number()) {
-            const auto s = v.get<double>();
-            if (!(s >= 0) || s > 9.2e9) break;
-            t = SimTime::from_seconds(s);
-          } else {
-            break;
-          }
-          if (t && !passes(f.check, t->seconds())) break;
-          const FieldRef ref = f.bind(s_);
-          if (auto* p = std::get_if<SimTime*>(&ref)) {
-            **p = *t;
-          } else {
-            *std::get<std::optional<SimTime>*>(ref) = t;
-          }
-          return true;
-        }
-        case Unit::bytes:
-        case Unit::bandwidth:
-        case Unit::failure_rate:
-        case Unit::flop_rate: {
-          double x = 0;
-          if (v.is_number() && f.unit == Unit::bytes) {
-            x = v.get<double>();
-          } else if (v.is_string()) {
-            const auto text = v.get<std::string>();
-            if (f.unit == Unit::bytes) x = parse_bytes(text);
-            if (f.unit == Unit::bandwidth) x = parse_bandwidth(text);
-            if (f.unit == Unit::failure_rate) x = parse_failure_rate(text);
-            if (f.unit == Unit::flop_rate) x = parse_flop_rate(text);
-          } else {
-            break;
-          }
-          if (!passes(f.check, x)) break;
-          *std::get<double*>(f.bind(s_)) = x;
-          return true;
-        }
-      }
-      problem(f.pointer, expected, found);
-    } catch (const UnitError& e) {
-      std::string text = e.what();
-      if (f.unit == Unit::duration_or_never) text += ", or \"never\"";
-      if (f.check != Check::none && f.unit != Unit::bandwidth && f.unit != Unit::flop_rate)
-        text += ", " + check_text(f.check);
-      problem(f.pointer, text, found);
+    if (auto expected = read_field_value(f, v, s_)) {
+      problem(f.pointer, std::move(*expected), v.dump());
+      return false;
     }
-    return false;
+    return true;
   }
 
   void finish() {
@@ -388,7 +226,7 @@ class Reader {
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
       if (s_.failures.process == f->when && !bad_.count("/failures/process"))
-        problem(f->pointer, expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
+        problem(f->pointer, field_expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
                 std::string(kNothing));
     }
 
@@ -410,96 +248,10 @@ class Reader {
   std::vector<const Field*> missing_when_;
 };
 
-/// Finds keys written twice in one object while the parser runs (nlohmann keeps the last).
-class DuplicateKeys {
- public:
-  void observe(nlohmann::json::parse_event_t event, const nlohmann::json& value) {
-    using E = nlohmann::json::parse_event_t;
-    switch (event) {
-      case E::object_start:
-      case E::array_start: {
-        std::string path;
-        if (!frames_.empty()) path = frames_.back().path + (frames_.back().is_array ? "/-" : "/" + frames_.back().key);
-        frames_.push_back({path, event == E::array_start, {}, {}});
-        break;
-      }
-      case E::object_end:
-      case E::array_end:
-        if (!frames_.empty()) frames_.pop_back();
-        break;
-      case E::key:
-        if (!frames_.empty() && value.is_string()) {
-          Frame& f = frames_.back();
-          f.key = escape_token(value.get<std::string>());
-          if (!f.keys.insert(f.key).second) found_.push_back(f.path + "/" + f.key);
-        }
-        break;
-      case E::value: break;
-    }
-  }
-  [[nodiscard]] const std::vector<std::string>& found() const { return found_; }
-
- private:
-  struct Frame {
-    std::string path;  ///< pointer of this object or array
-    bool is_array;
-    std::string key;   ///< the latest key read (escaped)
-    std::set<std::string> keys;
-  };
-  std::vector<Frame> frames_;
-  std::vector<std::string> found_;
-};
-
-std::string strip_json_exception_prefix(std::string text) {
-  // nlohmann messages start with "[json.exception.parse_error.101] ".
-  if (!text.empty() && text.front() == '[') {
-    const auto end = text.find("] ");
-    if (end != std::string::npos) text.erase(0, end + 2);
-  }
-  return text;
-}
-
 }  // namespace
 
 Scenario load_scenario_json(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir) {
   return Reader(doc, file_label, base_dir).read();
-}
-
-Scenario load_scenario_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw InputError(path, "", "an existing scenario file", "no such file");
-  if (fs::is_directory(path, ec)) throw InputError(path, "", "a scenario file", "a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", "a readable scenario file", "a file that cannot be opened");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
-    throw InputError(path, "", "a JSON object (the scenario)", "an empty file");
-  nlohmann::json doc;
-  DuplicateKeys duplicates;
-  try {
-    doc = nlohmann::json::parse(text, [&duplicates](int, nlohmann::json::parse_event_t event, nlohmann::json& value) {
-      duplicates.observe(event, value);
-      return true;
-    });
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "", "valid JSON", strip_json_exception_prefix(e.what()));
-  }
-  const fs::path parent = fs::path(path).parent_path();
-  if (duplicates.found().empty())
-    return load_scenario_json(doc, path, parent.empty() ? std::string(".") : parent.string());
-  // A repeated key would silently keep only its last value: report it with the other problems.
-  std::vector<Problem> problems;
-  for (const std::string& pointer : duplicates.found())
-    problems.push_back({path, pointer, "each key once per object", "the key written more than once"});
-  try {
-    load_scenario_json(doc, path, parent.empty() ? std::string(".") : parent.string());
-  } catch (const InputError& e) {
-    problems.insert(problems.end(), e.problems().begin(), e.problems().end());
-  }
-  throw InputError(std::move(problems));
 }
 
 }  // namespace ckptsim

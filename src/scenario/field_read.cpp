@@ -1,0 +1,195 @@
+// Reading one scenario field from its JSON value (field_read.hpp).
+#include "field_read.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+using nlohmann::json;
+
+std::string check_text(Check c) {
+  switch (c) {
+    case Check::none: return "";
+    case Check::positive: return "greater than zero";
+    case Check::non_negative: return "zero or more";
+    case Check::at_least_one: return "at least 1";
+    case Check::unit_interval: return "in (0, 1]";
+  }
+  return "";
+}
+
+bool passes(Check c, double v) {
+  switch (c) {
+    case Check::none: return true;
+    case Check::positive: return v > 0;
+    case Check::non_negative: return v >= 0;
+    case Check::at_least_one: return v >= 1;
+    case Check::unit_interval: return v > 0 && v <= 1;
+  }
+  return true;
+}
+
+/// Each reader returns false when the value does not fit (nothing stored); unit parsers may
+/// throw UnitError instead.
+bool read_text(const Field& f, const json& v, Scenario& s) {
+  if (!v.is_string()) return false;
+  const auto text = v.get<std::string>();
+  if (f.unit == Unit::name) {
+    const auto names = f.choices();
+    if (std::find(names.begin(), names.end(), text) == names.end()) return false;
+  }
+  *std::get<std::string*>(f.bind(s)) = text;
+  return true;
+}
+
+bool read_integer(const Field& f, const json& v, Scenario& s) {
+  if (!v.is_number_integer()) return false;
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > std::numeric_limits<std::int64_t>::max()) return false;
+  const auto n = v.get<std::int64_t>();
+  if (!passes(f.check, static_cast<double>(n))) return false;
+  const FieldRef ref = f.bind(s);
+  if (auto* p = std::get_if<int*>(&ref)) {
+    if (n > std::numeric_limits<int>::max() || n < std::numeric_limits<int>::min()) return false;
+    **p = static_cast<int>(n);
+  } else {
+    *std::get<std::optional<std::int64_t>*>(ref) = n;
+  }
+  return true;
+}
+
+bool read_seed(const Field& f, const json& v, Scenario& s) {
+  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) return false;
+  *std::get<std::uint64_t*>(f.bind(s)) = v.get<std::uint64_t>();
+  return true;
+}
+
+bool read_fraction(const Field& f, const json& v, Scenario& s) {
+  double x = 0;
+  if (v.is_number()) {
+    x = v.get<double>();
+    if (x < 0 || x > 1) return false;
+  } else if (v.is_string()) {
+    x = parse_fraction(v.get<std::string>());
+  } else {
+    return false;
+  }
+  *std::get<double*>(f.bind(s)) = x;
+  return true;
+}
+
+bool read_duration(const Field& f, const json& v, Scenario& s) {
+  std::optional<SimTime> t;
+  if (v.is_string() && f.unit == Unit::duration_or_never && v.get<std::string>() == "never") {
+    t = std::nullopt;
+  } else if (v.is_string()) {
+    t = parse_duration(v.get<std::string>());
+  } else if (v.is_number()) {  // seconds
+    const auto seconds = v.get<double>();
+    if (!(seconds >= 0) || seconds > 9.2e9) return false;
+    t = SimTime::from_seconds(seconds);
+  } else {
+    return false;
+  }
+  if (t && !passes(f.check, t->seconds())) return false;
+  const FieldRef ref = f.bind(s);
+  if (auto* p = std::get_if<SimTime*>(&ref)) {
+    **p = *t;  // a plain duration field never reads "never"
+  } else {
+    *std::get<std::optional<SimTime>*>(ref) = t;
+  }
+  return true;
+}
+
+/// Quantities stored as a double: plain numbers and unit strings.
+bool read_quantity(const Field& f, const json& v, Scenario& s) {
+  double x = 0;
+  if (v.is_number() && (f.unit == Unit::number || f.unit == Unit::bytes)) {
+    x = v.get<double>();
+  } else if (v.is_string() && f.unit != Unit::number) {
+    const auto text = v.get<std::string>();
+    switch (f.unit) {
+      case Unit::bytes: x = parse_bytes(text); break;
+      case Unit::bandwidth: x = parse_bandwidth(text); break;
+      case Unit::failure_rate: x = parse_failure_rate(text); break;
+      case Unit::flop_rate: x = parse_flop_rate(text); break;
+      default: return false;
+    }
+  } else {
+    return false;
+  }
+  if (!passes(f.check, x)) return false;
+  *std::get<double*>(f.bind(s)) = x;
+  return true;
+}
+
+}  // namespace
+
+std::string quoted_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) {
+    if (!out.empty()) out += ", ";
+    out += '"' + n + '"';
+  }
+  return out;
+}
+
+std::string escape_pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string field_expectation(const Field& f) {
+  if (f.unit == Unit::name) return "one of " + quoted_names(f.choices());
+  std::string text = unit_expectation(f.unit);
+  if (f.check != Check::none) text += ", " + check_text(f.check);
+  return text;
+}
+
+std::optional<std::string> read_field_value(const Field& f, const json& v, Scenario& s) {
+  try {
+    bool ok = false;
+    switch (f.unit) {
+      case Unit::text:
+      case Unit::name: ok = read_text(f, v, s); break;
+      case Unit::boolean:
+        ok = v.is_boolean();
+        if (ok) *std::get<bool*>(f.bind(s)) = v.get<bool>();
+        break;
+      case Unit::seed: ok = read_seed(f, v, s); break;
+      case Unit::integer: ok = read_integer(f, v, s); break;
+      case Unit::fraction: ok = read_fraction(f, v, s); break;
+      case Unit::duration:
+      case Unit::duration_or_never: ok = read_duration(f, v, s); break;
+      case Unit::number:
+      case Unit::bytes:
+      case Unit::bandwidth:
+      case Unit::failure_rate:
+      case Unit::flop_rate: ok = read_quantity(f, v, s); break;
+    }
+    if (ok) return std::nullopt;
+    return field_expectation(f);
+  } catch (const UnitError& e) {
+    // The parser's own words (they list the suffixes), plus what the unit text leaves out.
+    std::string text = e.what();
+    if (f.unit == Unit::duration_or_never) text += ", or \"never\"";
+    if (f.check != Check::none && f.unit != Unit::bandwidth && f.unit != Unit::flop_rate)
+      text += ", " + check_text(f.check);
+    return text;
+  }
+}
+
+}  // namespace ckptsim

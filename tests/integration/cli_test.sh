@@ -65,8 +65,8 @@ check "run output is identical for --jobs 1 and --jobs 3" bash -c "
 check "run --format csv prints a header and one row per replica" bash -c "
   test \$('$bin' run $paper --replicas 7 --format csv | wc -l) -eq 8"
 check "run --exact agrees with the closed form" bash -c "
-  '$bin' run scenarios/examples/remote-periodic-p4d.json --replicas 3 --format csv > '$tmp/cf.csv' &&
-  '$bin' run scenarios/examples/remote-periodic-p4d.json --replicas 3 --format csv --exact > '$tmp/ex.csv' &&
+  '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv > '$tmp/cf.csv' &&
+  '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv --exact > '$tmp/ex.csv' &&
   cmp '$tmp/cf.csv' '$tmp/ex.csv'"
 check "run on a missing file exits 2 and names it" bash -c "
   '$bin' run no/such/file.json 2>&1 >/dev/null | grep -q 'no/such/file.json'; test \${PIPESTATUS[0]} -eq 2 || exit 1"

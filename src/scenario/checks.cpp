@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -43,6 +44,31 @@ void check_model(const Scenario& s, CheckContext& ctx) {
     add(ctx, "/model/heads", fmt::format("a head count dividing /model/hidden ({})", s.model.hidden));
 }
 
+/// Shards the busiest machine stores under the scenario's placement; nullopt (and a problem at
+/// /strategy/placement) when the placement cannot hold m replicas on N machines.
+std::optional<int> stored_shards(const Scenario& s, CheckContext& ctx) {
+  const std::string expected =
+      fmt::format("a placement that fits {} replicas on {} machines: ", s.strategy.replicas, s.cluster.machines);
+  // Building a placement costs O(N·m) memory; past a million machines only group placement's
+  // arithmetic rule is checked (every built-in scheme stores m shards per machine).
+  constexpr int kLargestPlacementBuilt = 1'000'000;
+  if (s.cluster.machines > kLargestPlacementBuilt) {
+    if (s.strategy.placement == "group" && s.cluster.machines % s.strategy.replicas != 0) {
+      add(ctx, "/strategy/placement",
+          expected + "group placement needs the replica count to divide the machine count; use \"mixed\" otherwise");
+      return std::nullopt;
+    }
+    return s.strategy.replicas;
+  }
+  try {
+    return make_placement(s.strategy.placement, s.cluster.machines, s.strategy.replicas, s.run.seed)
+        .max_shards_per_machine();
+  } catch (const PlacementError& e) {
+    add(ctx, "/strategy/placement", expected + e.what());
+    return std::nullopt;
+  }
+}
+
 void check_in_memory(const Scenario& s, CheckContext& ctx) {
   const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
   if (!in_memory || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
@@ -53,25 +79,17 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
     return;
   }
   if (any_bad(ctx, {"/strategy/placement"})) return;
-  int shards_per_machine = s.strategy.replicas;
-  try {
-    const Placement p = make_placement(s.strategy.placement, s.cluster.machines, s.strategy.replicas, s.run.seed);
-    shards_per_machine = p.max_shards_per_machine();
-  } catch (const PlacementError& e) {
-    add(ctx, "/strategy/placement",
-        fmt::format("a placement that fits {} replicas on {} machines: {}", s.strategy.replicas, s.cluster.machines,
-                    e.what()));
-    return;
-  }
+  const std::optional<int> shards_per_machine = stored_shards(s, ctx);
+  if (!shards_per_machine) return;
   if (any_bad(ctx, {"/cluster/cpu_memory", "/model/parameters", "/training/checkpoint_bytes_per_parameter"})) return;
   if (s.model.parameters <= 0 || s.cluster.cpu_memory_bytes <= 0) return;  // reported as missing
   const double shard = s.checkpoint_bytes_per_machine();
-  const double needed = 2.0 * shards_per_machine * shard;
+  const double needed = 2.0 * *shards_per_machine * shard;
   if (needed > s.cluster.cpu_memory_bytes)
     add(ctx, "/cluster/cpu_memory",
         fmt::format("at least {} per machine: 2 buffers (last complete, in progress) x {} shards x {} per shard "
                     "(CPU memory too small for the in-memory checkpoints)",
-                    format_bytes(needed), shards_per_machine, format_bytes(shard)));
+                    format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 
   if (s.strategy.kind == "gemini" && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
       s.cluster.gpu_memory_bytes > 0 && s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)

@@ -221,3 +221,32 @@ TEST_CASE("loader: file-level problems") {
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("scenario");
+
+TEST_CASE("loader: CPU memory must hold two buffers of every shard a machine stores") {
+  json doc = minimal();
+  doc["cluster"]["machines"] = 4;
+  doc["model"]["parameters"] = 1e9;
+  // Shard = 1e9 x 12 B / 4 machines = 3e9 B; group placement with m = 2 stores 2 shards per
+  // machine, each twice (complete + in progress): 2 x 2 x 3e9 = 12e9 B.
+  doc["cluster"]["cpu_memory"] = "12GB";
+  CHECK_NOTHROW(load_scenario_json(doc, "x.json", "."));
+  doc["cluster"]["cpu_memory"] = "11.9GB";
+  CHECK(has_pointer(problems_of(doc), "/cluster/cpu_memory"));
+  // Baselines keep no in-memory replicas: the same memory is fine for them.
+  doc["strategy"]["kind"] = "remote-periodic";
+  CHECK_NOTHROW(load_scenario_json(doc, "x.json", "."));
+}
+
+TEST_CASE("loader: mixed placement fits any replica count up to the machine count") {
+  json doc = minimal();
+  doc["cluster"]["machines"] = 7;
+  doc["strategy"] = {{"kind", "in-memory-blocking"}, {"replicas", 3}, {"placement", "mixed"}};
+  const Scenario s = load_scenario_json(doc, "x.json", ".");
+  CHECK(s.strategy.placement == "mixed");
+  doc["strategy"]["placement"] = "group";  // 3 does not divide 7
+  CHECK(has_pointer(problems_of(doc), "/strategy/placement"));
+}
+
+TEST_SUITE_END();

@@ -1,13 +1,246 @@
-// ckptsim iteration (not implemented yet).
+// ckptsim iteration: one ZeRO-3 training iteration on the flow-level network, its idle spans,
+// and what each checkpoint traffic scheduler costs (table, JSON, Chrome trace).
+#include <algorithm>
+#include <fstream>
+#include <optional>
 #include <ostream>
+#include <string>
+#include <vector>
 
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
 
+namespace po = boost::program_options;
+
+namespace {
+
+struct Row {
+  std::string name;
+  SchedulerOutcome outcome;
+};
+
+double slowdown(const IterationStudy& study, const SchedulerOutcome& o) {
+  return o.iteration_time_with_checkpoint.seconds() / study.training_iteration.seconds() - 1.0;
+}
+
+nlohmann::json scheduler_json(const IterationStudy& study, const SchedulerOutcome& o) {
+  return {
+      {"iteration_time_s", study.training_iteration.seconds()},
+      {"iteration_time_with_checkpoint_s", o.iteration_time_with_checkpoint.seconds()},
+      {"slowdown", slowdown(study, o)},
+      {"idle_time_s", study.model.profile.idle_time(0).seconds()},
+      {"checkpoint_time_s", o.checkpoint_time.seconds()},
+      {"gpu_buffer_bytes", o.gpu_buffer_bytes},
+      {"peak_gpu_buffer_bytes", o.peak_buffer_bytes},
+      {"oom", o.oom},
+      {"fits_in_one_iteration", o.fits_in_one_iteration},
+      {"min_every_iterations", o.min_every_iterations},
+      {"chunks_per_rank", o.plan.chunks.size()},
+      {"leftover_bytes", o.plan.leftover_bytes},
+  };
+}
+
+// Chrome trace-event format ("X" complete events, microseconds; Perfetto and chrome://tracing
+// load it). One process per machine; threads: the GPUs' compute stream, the NIC's all-gather
+// and reduce-scatter streams, checkpoint chunks sent, GPU-to-CPU copies of received chunks and
+// the local replica's copy. Every rank runs the same program, so each machine shows the same
+// tasks (one row stands for its 8 GPUs).
+nlohmann::json trace_json(const IterationStudy& study, const std::string& scheduler, const CheckpointRun& run,
+                          int machines_shown, const std::string& command_line) {
+  auto events = nlohmann::json::array();
+  const int tracks = 6;
+  const char* track_names[tracks] = {"GPU compute (every GPU)", "all-gather", "reduce-scatter", "checkpoint chunks sent",
+                                     "GPU-to-CPU copies (received chunks)", "GPU-to-CPU copy (local replica)"};
+  auto track_of = [](TaskCategory c) {
+    switch (c) {
+      case TaskCategory::forward:
+      case TaskCategory::backward:
+      case TaskCategory::optimizer: return 0;
+      case TaskCategory::all_gather: return 1;
+      case TaskCategory::reduce_scatter: return 2;
+      case TaskCategory::checkpoint_send: return 3;
+      case TaskCategory::checkpoint_copy: return 4;
+      case TaskCategory::local_copy: return 5;
+      case TaskCategory::marker: return -1;
+    }
+    return -1;
+  };
+  for (int m = 0; m < machines_shown; ++m) {
+    events.push_back({{"ph", "M"}, {"pid", m}, {"name", "process_name"}, {"args", {{"name", fmt::format("machine {}", m)}}}});
+    for (int t = 0; t < tracks; ++t) {
+      events.push_back({{"ph", "M"}, {"pid", m}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", track_names[t]}}}});
+    }
+  }
+  const auto& tasks = run.graph.tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& task = tasks[i];
+    const int track = track_of(task.category);
+    if (track < 0) continue;
+    const TaskTiming& t = run.run.timing[i];
+    std::string name;
+    switch (task.category) {
+      case TaskCategory::forward: name = task.layer < study.model.workload.shape.layers ? fmt::format("forward L{}", task.layer) : "forward output"; break;
+      case TaskCategory::backward: name = task.layer < study.model.workload.shape.layers ? fmt::format("backward L{}", task.layer) : "backward output"; break;
+      case TaskCategory::optimizer: name = "optimizer step"; break;
+      case TaskCategory::all_gather: name = fmt::format("all-gather S{} phase {}", task.layer, task.phase); break;
+      case TaskCategory::reduce_scatter: name = fmt::format("reduce-scatter S{} phase {}", task.layer, task.phase); break;
+      case TaskCategory::checkpoint_send: name = fmt::format("chunk {} (copy {})", task.layer, task.phase); break;
+      case TaskCategory::checkpoint_copy: name = fmt::format("copy chunk {}", task.layer); break;
+      case TaskCategory::local_copy: name = "local replica"; break;
+      case TaskCategory::marker: break;
+    }
+    nlohmann::json args = {{"bytes", task.bytes}};
+    if (task.kind == TaskKind::compute) args = {{"flops", task.flops}};
+    const double ts = static_cast<double>(t.ready.ns()) / 1000.0;
+    const double dur = static_cast<double>((t.end - t.ready).ns()) / 1000.0;
+    for (int m = 0; m < machines_shown; ++m) {
+      events.push_back({{"ph", "X"}, {"pid", m}, {"tid", track}, {"name", name}, {"cat", to_string(task.category)},
+                        {"ts", ts}, {"dur", dur}, {"args", args}});
+    }
+  }
+  nlohmann::json doc;
+  doc["traceEvents"] = std::move(events);
+  doc["displayTimeUnit"] = "ms";
+  doc["otherData"] = {{"scheduler", scheduler},
+                      {"machines", study.scenario.cluster.machines},
+                      {"machines_shown", machines_shown},
+                      {"manifest", make_manifest(study.scenario, command_line)}};
+  return doc;
+}
+
+void write_file(const std::string& path, const nlohmann::json& doc) {
+  std::ofstream file(path);
+  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
+  file << doc.dump() << '\n';
+  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
+}
+
+void print_table(std::ostream& out, const IterationStudy& study, const std::vector<Row>& rows) {
+  const Scenario& sc = study.scenario;
+  const auto& spans = study.input.spans;
+  out << fmt::format("iteration model: {} — {} machines x {} GPUs, {} layers, {} collectives{}\n", sc.name,
+                     sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, sc.cluster.network.collective,
+                     study.model.profile.imported ? " (idle spans imported from a measured profile)" : "");
+  out << fmt::format("  iteration time {:.3f} s; network idle {:.3f} s in {} spans (longest {:.1f} ms)\n",
+                     study.training_iteration.seconds(), study.model.profile.idle_time(0).seconds(), spans.size(),
+                     spans.empty() ? 0.0 : std::max_element(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
+                       return a.length < b.length;
+                     })->length.seconds() * 1e3);
+  out << fmt::format("  checkpoint shard {} per GPU, {} remote cop{}, GPU memory free after the model {}\n\n",
+                     format_bytes(study.input.shard_bytes), study.input.copies, study.input.copies == 1 ? "y" : "ies",
+                     format_bytes(std::max(0.0, study.free_gpu_memory)));
+  out << fmt::format("{:<14} {:>11} {:>11} {:>9} {:>10} {:>11} {:>11} {:>4} {:>6}\n", "scheduler", "iter (s)", "w/ ckpt (s)",
+                     "slowdown", "idle (s)", "ckpt (s)", "GPU buffer", "OOM", "min k");
+  for (const Row& r : rows) {
+    const SchedulerOutcome& o = r.outcome;
+    out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
+                       study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
+                       100.0 * slowdown(study, o), study.model.profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
+                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no", o.min_every_iterations);
+  }
+  for (const Row& r : rows) {
+    if (r.name == "blocking" || r.outcome.fits_in_one_iteration) continue;
+    out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({} left after the last span); "
+                       "checkpointing every {} iterations hides it\n",
+                       r.name, format_bytes(r.outcome.plan.leftover_bytes), r.outcome.min_every_iterations);
+  }
+}
+
+}  // namespace
+
 int command_iteration(const CommandContext& ctx) {
-  ctx.err << "ckptsim iteration: not implemented yet\n";
-  return 1;
+  po::options_description visible(
+      "usage: ckptsim iteration SCENARIO [options]\n\n"
+      "Simulates one ZeRO-3 training iteration of the scenario on a flow-level network (max-min fair\n"
+      "sharing), finds each machine's network idle spans, then plans one checkpoint with each traffic\n"
+      "scheduler and simulates it together with the training traffic. Prints, per scheduler: iteration\n"
+      "time without and with checkpointing, slowdown, idle time, checkpoint completion time, GPU buffer\n"
+      "needed per GPU, out of memory, and the smallest k (checkpoint every k iterations) that hides it.\n\noptions");
+  std::string scheduler = "all";
+  std::string trace;
+  std::string profile;
+  int trace_machines = 16;
+  visible.add_options()("help,h", "print this help")
+      ("scheduler", po::value<std::string>(&scheduler)->default_value("all"),
+       "blocking | naive | single-buffer | gemini | all")
+      ("json", "print JSON (per scheduler under schedulers.<name>) instead of the table")
+      ("trace", po::value<std::string>(&trace),
+       "write a Chrome trace-event JSON of the iteration with checkpointing (the scheduler given, or the "
+       "scenario's strategy.scheduler with --scheduler all)")
+      ("trace-machines", po::value<int>(&trace_machines)->default_value(16), "machines shown in the trace")
+      ("profile", po::value<std::string>(&profile),
+       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model");
+  po::options_description hidden;
+  std::string scenario_path;
+  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    ctx.out << visible << '\n';
+    return 0;
+  }
+  if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
+  if (scheduler != "all" && !scheduler_registry().find(scheduler)) {
+    throw UsageError(fmt::format("--scheduler expects all or {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
+  }
+  if (trace_machines < 1) throw UsageError(fmt::format("--trace-machines expects at least 1, found {}", trace_machines));
+
+  const Scenario scenario = load_scenario_file(scenario_path);
+  std::optional<IterationProfile> imported;
+  if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
+  const IterationStudy study = prepare_iteration_study(scenario, imported);
+
+  std::vector<std::string> names;
+  if (scheduler == "all") {
+    for (const auto& e : scheduler_registry().entries()) names.push_back(e.name);
+  } else {
+    names.push_back(scheduler);
+  }
+  const std::string traced = scheduler == "all" ? scenario.strategy.scheduler : scheduler;
+  std::vector<Row> rows;
+  for (const auto& name : names) {
+    rows.push_back({name, evaluate_scheduler(study, name, !trace.empty() && name == traced)});
+  }
+  if (!trace.empty()) {
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == traced; });
+    if (it == rows.end()) rows.push_back({traced, evaluate_scheduler(study, traced, true)}), it = rows.end() - 1;
+    const int shown = std::min(trace_machines, scenario.cluster.machines);
+    write_file(trace, trace_json(study, traced, *it->outcome.run, shown, ctx.command_line));
+    if (scheduler == "all" && std::find(names.begin(), names.end(), traced) == names.end()) rows.pop_back();
+  }
+
+  if (vm.count("json")) {
+    nlohmann::json doc;
+    doc["manifest"] = make_manifest(scenario, ctx.command_line);
+    doc["scenario"] = scenario.name;
+    doc["iteration_time_s"] = study.training_iteration.seconds();
+    doc["idle_time_s"] = study.model.profile.idle_time(0).seconds();
+    doc["idle_spans"] = study.input.spans.size();
+    doc["profile"] = study.model.profile.imported ? "imported" : "simulated";
+    doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
+    doc["remote_copies"] = study.input.copies;
+    doc["free_gpu_memory_bytes"] = study.free_gpu_memory;
+    doc["schedulers"] = nlohmann::json::object();
+    for (const Row& r : rows) doc["schedulers"][r.name] = scheduler_json(study, r.outcome);
+    ctx.out << doc.dump(2) << '\n';
+  } else {
+    print_table(ctx.out, study, rows);
+  }
+  return 0;
 }
 
 }  // namespace ckptsim::cli

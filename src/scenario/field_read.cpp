@@ -129,6 +129,13 @@ bool read_quantity(const Field& f, const json& v, Scenario& s) {
 
 }  // namespace
 
+std::string shown_value(const json& value) {
+  constexpr std::size_t kLongest = 100;
+  std::string text = value.dump();
+  if (text.size() > kLongest) text = text.substr(0, kLongest) + "... (" + std::to_string(text.size()) + " characters)";
+  return text;
+}
+
 std::string quoted_names(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) {

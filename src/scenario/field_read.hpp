@@ -19,6 +19,9 @@ std::optional<std::string> read_field_value(const Field& field, const nlohmann::
 /// What the field holds, for messages: "an integer, at least 1", "one of \"a\", \"b\"".
 std::string field_expectation(const Field& field);
 
+/// The value as written (compact JSON), cut to about 100 characters for messages.
+std::string shown_value(const nlohmann::json& value);
+
 /// "\"a\", \"b\", \"c\"".
 std::string quoted_names(const std::vector<std::string>& names);
 

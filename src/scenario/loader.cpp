@@ -33,7 +33,7 @@ class Reader {
 
   Scenario read() {
     if (!doc_.is_object()) {
-      problems_.add("", "a JSON object (the scenario)", doc_.dump());
+      problems_.add("", "a JSON object (the scenario)", shown_value(doc_));
       problems_.throw_if_any();
     }
     check_objects();
@@ -69,7 +69,7 @@ class Reader {
   /// What a cross-field problem shows as found: the value as written, or the value in effect
   /// and where it came from.
   std::string found_text(std::string_view pointer) {
-    if (const json* v = find(pointer)) return v->dump();
+    if (const json* v = find(pointer)) return shown_value(*v);
     const Field* f = find_field(pointer);
     if (f == nullptr) return std::string(kNothing);
     const json value = format_field(*f, s_);
@@ -115,7 +115,7 @@ class Reader {
       if (!node->is_object()) {
         if (obj == "/failures/replacement" && (node->is_string() || node->is_number())) continue;
         const std::string extra = obj == "/failures/replacement" ? " (or a duration for a fixed time)" : "";
-        problem(obj, "an object with keys " + quoted_names(allowed) + extra, node->dump());
+        problem(obj, "an object with keys " + quoted_names(allowed) + extra, shown_value(*node));
         continue;
       }
       for (const auto& [key, value] : node->items()) {
@@ -187,7 +187,7 @@ class Reader {
   bool store(const Field& f, const json& v) {
     present_.insert(std::string(f.pointer));
     if (auto expected = read_field_value(f, v, s_)) {
-      problem(f.pointer, std::move(*expected), v.dump());
+      problem(f.pointer, std::move(*expected), shown_value(v));
       return false;
     }
     return true;
@@ -200,7 +200,7 @@ class Reader {
 
     // Seed in one place only.
     if (present_.count("/seed") && present_.count("/run/seed"))
-      problem("/seed", "the seed in one place: /run/seed or /seed, not both", find("/seed")->dump());
+      problem("/seed", "the seed in one place: /run/seed or /seed, not both", shown_value(*find("/seed")));
 
     // A bare duration for the replacement time means a fixed time.
     if (const json* r = find("/failures/replacement"); r != nullptr && (r->is_string() || r->is_number())) {

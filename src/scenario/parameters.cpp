@@ -183,7 +183,11 @@ std::string join_names(const std::vector<std::string>& names) {
 std::string unit_label(const Field& f) {
   switch (f.unit) {
     case Unit::text: return "text";
-    case Unit::name: return join_names(f.choices());
+    case Unit::name:
+      // Presets are many and listed on their own by `ckptsim list`.
+      if (f.choices == &instance_preset_names) return "instance preset name";
+      if (f.choices == &model_preset_names) return "model preset name";
+      return join_names(f.choices());
     case Unit::integer: return "integer";
     case Unit::seed: return "integer >= 0";
     case Unit::number: return "number";
@@ -202,12 +206,12 @@ std::string unit_label(const Field& f) {
 std::string default_label(const Field& f) {
   switch (f.presence) {
     case Presence::required: return "required";
-    case Presence::from_instance: return "from /cluster/instance, else required";
-    case Presence::from_model: return "from /model/preset, else required";
-    case Presence::computed: return "from the architecture";
+    case Presence::from_instance: return "instance preset";
+    case Presence::from_model: return "model preset";
+    case Presence::computed: return "architecture";
     case Presence::optional: return "not set";
     case Presence::alias: return "-";
-    case Presence::when_process: return "required when /failures/process is \"" + std::string(f.when) + "\"";
+    case Presence::when_process: return "required if " + std::string(f.when);
     case Presence::defaulted: break;
   }
   if (f.pointer == "/name") return "file name";

@@ -63,13 +63,15 @@ std::vector<ModelPreset> make_models() {
   constexpr Shape k20b{"20b", 5120, 20480, 64, 40};
   constexpr Shape k40b{"40b", 5120, 20480, 128, 40};
   constexpr Shape k100b{"100b", 8192, 32768, 124, 64};
-  auto paper = [&](const std::string& family, const Shape& s) {
-    out.push_back({family + "-" + s.suffix, family + " " + s.suffix + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn,
-                   s.heads, kPaperVocabulary, std::nullopt});
+  auto paper = [&](const std::string& family, const std::string& title, const Shape& s) {
+    std::string size = s.suffix;
+    for (char& c : size) c = static_cast<char>(c == 'b' ? 'B' : c);
+    out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn, s.heads,
+                   kPaperVocabulary, std::nullopt});
   };
-  for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", s);
-  for (const Shape& s : {k40b, k100b}) paper("roberta", s);
-  for (const Shape& s : {k40b, k100b}) paper("bert", s);
+  for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", "GPT-2", s);
+  for (const Shape& s : {k40b, k100b}) paper("roberta", "RoBERTa", s);
+  for (const Shape& s : {k40b, k100b}) paper("bert", "BERT", s);
 
   // GPT-3 175B (Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1):
   // 96 layers, d_model 12288, 96 heads, d_ff = 4 d_model = 49152; GPT-2 BPE vocabulary 50257.

@@ -22,14 +22,15 @@ nlohmann::json effective_scenario_json(const Scenario& s) {
   return out;
 }
 
-std::string scenario_hash(const Scenario& s) {
-  // FNV-1a, 64-bit: offset basis 14695981039346656037, prime 1099511628211.
-  std::uint64_t h = 14695981039346656037ULL;
-  for (unsigned char c : effective_scenario_json(s).dump()) {
+std::uint64_t fnv1a_64(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;  // offset basis
+  for (unsigned char c : bytes) {
     h ^= c;
-    h *= 1099511628211ULL;
+    h *= 0x100000001b3ULL;  // FNV prime
   }
-  return fmt::format("{:016x}", h);
+  return h;
 }
+
+std::string scenario_hash(const Scenario& s) { return fmt::format("{:016x}", fnv1a_64(effective_scenario_json(s).dump())); }
 
 }  // namespace ckptsim

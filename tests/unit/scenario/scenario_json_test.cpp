@@ -100,6 +100,14 @@ TEST_CASE("effective JSON: every field is explicit, in input units") {
   CHECK(e["cluster"]["instance"] == "p4d.24xlarge");
 }
 
+TEST_CASE("scenario hash: FNV-1a 64 test vectors") {
+  // Published FNV-1a 64-bit vectors (Fowler/Noll/Vo test suite): "" -> the offset basis,
+  // "a" -> af63dc4c8601ec8c, "foobar" -> 85944171f73967e8.
+  CHECK(fnv1a_64("") == 0xcbf29ce484222325ULL);
+  CHECK(fnv1a_64("a") == 0xaf63dc4c8601ec8cULL);
+  CHECK(fnv1a_64("foobar") == 0x85944171f73967e8ULL);
+}
+
 TEST_CASE("scenario hash: 16 hex digits, stable, sensitive to any field") {
   const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
   const std::string h = scenario_hash(s);

@@ -1,13 +1,196 @@
-// ckptsim optimize (not implemented yet).
+// ckptsim optimize: the best ETTR over combinations of scenario values (analysis/optimizer.hpp).
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <ostream>
+#include <sstream>
+#include <thread>
 
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
 
+namespace po = boost::program_options;
+
+namespace {
+
+nlohmann::json read_document(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InputError(path, "", "a readable scenario file", "no such file or no permission");
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
+  if (doc.is_discarded()) throw InputError(path, "", "valid JSON", "a syntax error");
+  return doc;
+}
+
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+nlohmann::json candidate_json(const Candidate& c) {
+  nlohmann::json j;
+  nlohmann::json settings = nlohmann::json::object();
+  for (const auto& [pointer, value] : c.settings) settings[pointer] = value;
+  j["settings"] = settings;
+  j["status"] = to_string(c.status);
+  if (c.status != CandidateStatus::ok) {
+    j["reason"] = c.reason;
+    return j;
+  }
+  j["ettr"] = c.ettr;
+  if (c.closed.available) j["closed_form"] = {{"ettr", c.closed.ettr}, {"ettr_asymptotic", c.closed.ettr_asymptotic}};
+  if (c.simulated) j["simulated"] = {{"ettr", c.simulated->at("ettr").mean}, {"ci95", c.simulated->at("ettr").ci95}};
+  j["wall_time_shares"] = c.shares;
+  j["every_iterations"] = c.costs.every_iterations;
+  j["checkpoint_stall_s"] = c.costs.stall.seconds();
+  return j;
+}
+
+}  // namespace
+
 int command_optimize(const CommandContext& ctx) {
-  ctx.err << "ckptsim optimize: not implemented yet\n";
-  return 1;
+  po::options_description visible(
+      "usage: ckptsim optimize SCENARIO --vary POINTER=V1,V2,... [--vary ...] [options]\n\n"
+      "Evaluates every combination of the values given for each JSON pointer of the scenario\n"
+      "(e.g. --vary /strategy/replicas=2,3,4 --vary /strategy/every_iterations=1,2,4\n"
+      "--vary /strategy/gpu_buffer=64MiB,128MiB), drops those that do not fit in CPU memory\n"
+      "(the scenario loader's check) or GPU memory, and reports the best effective training\n"
+      "time ratio (ETTR), the runner-up and the breakdown part that made it lose.\n"
+      "Ranking: the ETTR closed form (analysis/analytic_models.hpp) by default; with\n"
+      "--replicas N > 0 the run model's Monte Carlo mean (closed form shown beside it).\n\n"
+      "options");
+  std::vector<std::string> varies;
+  int replicas = 0;
+  long long seed = -1;
+  int jobs = 1;
+  visible.add_options()("help,h", "print this help")
+      ("vary,v", po::value<std::vector<std::string>>(&varies), "POINTER=V1,V2,...: values to try at a JSON pointer (repeatable)")
+      ("json", "print one JSON document instead of the table")
+      ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
+      ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads for the replicas (0 = all cores)");
+  po::options_description hidden;
+  std::string scenario_path;
+  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
+  po::options_description all;
+  all.add(visible).add(hidden);
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
+  po::notify(vm);
+  if (vm.count("help")) {
+    ctx.out << visible << '\n';
+    return 0;
+  }
+  if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
+  if (varies.empty()) throw UsageError("give at least one --vary POINTER=V1,V2,...");
+  if (replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
+  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
+  if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
+  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const bool json = vm.count("json") > 0;
+
+  std::vector<VaryAxis> axes;
+  for (const auto& v : varies) {
+    try {
+      axes.push_back(parse_vary_axis(v));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  const nlohmann::json doc = read_document(scenario_path);
+  // The unedited scenario must load: its own problems are input errors, not "does not fit".
+  const Scenario base = load_scenario_json(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string());
+
+  OptimizeOptions options;
+  options.replicas = replicas;
+  options.jobs = jobs;
+  if (vm.count("seed")) options.seed = static_cast<std::uint64_t>(seed);
+  // The GPU memory check needs the iteration model (checkpoint/iteration_costs.hpp), which is
+  // not part of the build yet: combinations are checked for CPU memory only.
+  OptimizeResult result;
+  try {
+    result = optimize(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string(), axes, options);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const std::string gpu_note =
+      result.gpu_checked ? "" : "GPU memory not checked: the iteration model (compute_iteration_costs) is not available";
+
+  if (json) {
+    nlohmann::json out;
+    out["manifest"] = make_manifest(base, ctx.command_line);
+    out["ranking"] = result.ranking;
+    out["gpu_memory_checked"] = result.gpu_checked;
+    if (!gpu_note.empty()) out["note"] = gpu_note;
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& c : result.candidates) list.push_back(candidate_json(c));
+    out["candidates"] = list;
+    out["best"] = result.best ? nlohmann::json(candidate_json(result.candidates[*result.best])) : nlohmann::json(nullptr);
+    out["runner_up"] =
+        result.runner_up ? nlohmann::json(candidate_json(result.candidates[*result.runner_up])) : nlohmann::json(nullptr);
+    out["why_runner_up_lost"] = result.why_runner_up_lost;
+    ctx.out << out.dump(2) << '\n';
+    return 0;
+  }
+
+  auto& out = ctx.out;
+  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", base.name, result.candidates.size(), result.ranking);
+  if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
+  out << '\n';
+  std::vector<std::size_t> order(result.candidates.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const auto& ca = result.candidates[a];
+    const auto& cb = result.candidates[b];
+    if ((ca.status == CandidateStatus::ok) != (cb.status == CandidateStatus::ok)) return ca.status == CandidateStatus::ok;
+    return ca.status == CandidateStatus::ok && ca.ettr > cb.ettr;
+  });
+  std::string header = "  rank";
+  for (const auto& axis : axes) header += fmt::format(" {:>{}}", axis.pointer, std::max<std::size_t>(8, axis.pointer.size()));
+  out << header << fmt::format(" {:>8} {:>10} {:>9} {:>9}  {}\n", "ETTR", "closed", "stall%", "lost%", "status");
+  int rank = 0;
+  for (std::size_t i : order) {
+    const auto& c = result.candidates[i];
+    std::string line = c.status == CandidateStatus::ok ? fmt::format("  {:>4}", ++rank) : "     -";
+    for (std::size_t a = 0; a < axes.size(); ++a)
+      line += fmt::format(" {:>{}}", value_text(c.settings[a].second), std::max<std::size_t>(8, axes[a].pointer.size()));
+    if (c.status == CandidateStatus::ok) {
+      const double stall = c.shares.count("checkpoint_stall") ? c.shares.at("checkpoint_stall") * 100.0 : 0.0;
+      const double lost = c.shares.count("lost_progress") ? c.shares.at("lost_progress") * 100.0 : 0.0;
+      line += fmt::format(" {:>8.4f} {:>10} {:>9.3f} {:>9.3f}  ok", c.ettr,
+                          c.closed.available ? fmt::format("{:.4f}", c.closed.ettr) : "-", stall, lost);
+    } else {
+      line += fmt::format(" {:>8} {:>10} {:>9} {:>9}  {}: {}", "-", "-", "-", "-", to_string(c.status), c.reason);
+    }
+    out << line << '\n';
+  }
+  out << '\n';
+  if (!result.best) {
+    out << "no combination fits\n";
+    return 0;
+  }
+  const auto& best = result.candidates[*result.best];
+  out << fmt::format("best       {}  ETTR {:.4f}\n", best.label(), best.ettr);
+  if (result.runner_up) {
+    const auto& second = result.candidates[*result.runner_up];
+    out << fmt::format("runner-up  {}  ETTR {:.4f} ({:+.4f})\n", second.label(), second.ettr, second.ettr - best.ettr);
+    out << fmt::format("why        {}\n", result.why_runner_up_lost);
+    if (best.simulated && second.simulated) {
+      const double ci = std::hypot(best.simulated->at("ettr").ci95, second.simulated->at("ettr").ci95);
+      if (best.ettr - second.ettr <= ci)
+        out << fmt::format("caution    the gap is within the Monte Carlo noise (about ±{:.4f})\n", ci);
+    }
+  }
+  return 0;
 }
 
 }  // namespace ckptsim::cli

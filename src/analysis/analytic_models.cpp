@@ -1,0 +1,509 @@
+// Closed forms of analysis/analytic_models.hpp; the derivation is in the header.
+#include "ckptsim/analysis/analytic_models.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+#include <stdexcept>
+
+#include <boost/math/special_functions/erf.hpp>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/run/segment_clock.hpp"
+
+namespace ckptsim {
+
+double gemini_wasted_time(double checkpoint_time_s, double frequency_hz, double retrieval_time_s) {
+  if (!(frequency_hz > 0) || checkpoint_time_s < 0 || retrieval_time_s < 0)
+    throw std::invalid_argument("Eq. 1 needs f > 0 and non-negative checkpoint and retrieval times");
+  if (1.0 / frequency_hz < checkpoint_time_s)
+    throw std::invalid_argument("Eq. 2: the checkpoint interval 1/f must be at least the checkpoint time");
+  return checkpoint_time_s + 1.0 / (2.0 * frequency_hz) + retrieval_time_s;
+}
+
+double young_interval(double checkpoint_cost_s, double mtbf_s) {
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Young's interval needs delta >= 0 and M > 0");
+  return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s);
+}
+
+double daly_interval(double checkpoint_cost_s, double mtbf_s) {
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Daly's interval needs delta >= 0 and M > 0");
+  if (checkpoint_cost_s >= 2.0 * mtbf_s) return mtbf_s;
+  const double x = checkpoint_cost_s / (2.0 * mtbf_s);
+  return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - checkpoint_cost_s;
+}
+
+double restart_expected_duration(double rate, double length_s) {
+  if (rate <= 0) return length_s;
+  return std::expm1(rate * length_s) / rate;
+}
+
+double erlang_b(int servers, double offered_load) {
+  double b = 1.0;
+  for (int n = 1; n <= servers; ++n) b = offered_load * b / (n + offered_load * b);
+  return b;
+}
+
+namespace {
+
+/// One possible "service time" of a failure (section 3a): its length, probability and the
+/// retrieval it ends with.
+struct Atom {
+  double length = 0;
+  double probability = 0;
+  double retrieval = 0;
+};
+
+/// E[e^{-Lambda V} w(V)] under the stationary law of section 3b, where w is e^{Lambda rho*} raised
+/// to `power` (0 or 1). Atoms are sorted and merged by length first.
+class ResidualLaw {
+ public:
+  ResidualLaw(std::vector<Atom> atoms, double lambda) : lambda_(lambda) {
+    std::sort(atoms.begin(), atoms.end(), [](const Atom& a, const Atom& b) { return a.length < b.length; });
+    for (const auto& a : atoms) {
+      if (a.probability <= 0) continue;
+      if (!atoms_.empty() && atoms_.back().length == a.length) {
+        auto& last = atoms_.back();
+        last.retrieval = (last.retrieval * last.probability + a.retrieval * a.probability) / (last.probability + a.probability);
+        last.probability += a.probability;
+      } else {
+        atoms_.push_back(a);
+      }
+    }
+  }
+
+  [[nodiscard]] double mean() const {
+    double m = 0;
+    for (const auto& a : atoms_) m += a.probability * a.length;
+    return m;
+  }
+  [[nodiscard]] double variance() const {
+    const double m = mean();
+    double v = 0;
+    for (const auto& a : atoms_) v += a.probability * (a.length - m) * (a.length - m);
+    return v;
+  }
+
+  [[nodiscard]] double expect(int power) const {
+    const double lam = lambda_;
+    auto weight = [&](double rho) { return power == 0 ? 1.0 : std::exp(lam * rho); };
+    double total = 0;
+    const std::size_t n = atoms_.size();
+    for (std::size_t j = 0; j < n; ++j) {
+      // Residual mass above atoms_[j].length: sum_{i > j} pi_i (l_i - l_j).
+      double above = 0;
+      for (std::size_t i = j + 1; i < n; ++i) above += atoms_[i].probability * (atoms_[i].length - atoms_[j].length);
+      total += atoms_[j].probability * weight(atoms_[j].retrieval) * std::exp(-lam * (atoms_[j].length + above));
+      if (j + 1 == n) break;
+      // The piece (l_j, l_{j+1}): V set by a residual of a longer service.
+      double f = 0;
+      for (std::size_t i = 0; i <= j; ++i) f += atoms_[i].probability;
+      double b = 0;
+      double a = 0;
+      double w = 0;
+      for (std::size_t i = j + 1; i < n; ++i) {
+        b += atoms_[i].probability;
+        a += atoms_[i].probability * atoms_[i].length;
+        w += atoms_[i].probability * weight(atoms_[i].retrieval);
+      }
+      if (b <= 0) continue;
+      w /= b;
+      const double lo = atoms_[j].length;
+      const double hi = atoms_[j + 1].length;
+      // integral of e^{-lam v} F b lam e^{-lam (a - b v)} dv = b e^{-lam a} (e^{-lam F lo} - e^{-lam F hi})
+      total += w * b * (std::exp(-lam * (a + f * lo)) - std::exp(-lam * (a + f * hi)));
+    }
+    return total;
+  }
+
+  [[nodiscard]] const std::vector<Atom>& atoms() const { return atoms_; }
+
+ private:
+  std::vector<Atom> atoms_;
+  double lambda_;
+};
+
+/// Replacement delays as equal-probability atoms (s) and their exact mean.
+struct DelayLaw {
+  std::vector<double> values;
+  double mean = 0;
+};
+
+DelayLaw replacement_law(const ReplacementSpec& r) {
+  constexpr int kAtoms = 64;
+  DelayLaw law;
+  if (r.distribution == "uniform") {
+    const double lo = r.low.seconds();
+    const double hi = r.high.seconds();
+    for (int i = 0; i < kAtoms; ++i) law.values.push_back(lo + (hi - lo) * (i + 0.5) / kAtoms);
+    law.mean = 0.5 * (lo + hi);
+  } else if (r.distribution == "lognormal") {
+    const double mu = std::log(r.median.seconds());
+    for (int i = 0; i < kAtoms; ++i) {
+      const double u = (i + 0.5) / kAtoms;
+      const double z = std::sqrt(2.0) * boost::math::erf_inv(2.0 * u - 1.0);
+      law.values.push_back(std::exp(mu + r.sigma * z));
+    }
+    law.mean = r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+  } else {
+    law.values.push_back(r.fixed.seconds());
+    law.mean = r.fixed.seconds();
+  }
+  return law;
+}
+
+/// Average number of distinct holder sets containing a machine (s_bar of section 3e).
+double holder_sets_per_machine(const Scenario& s, const StrategyCosts& c, std::vector<std::string>& notes) {
+  try {
+    const Placement p = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
+    std::set<std::vector<int>> distinct(p.holders.begin(), p.holders.end());
+    return static_cast<double>(c.replicas) * static_cast<double>(distinct.size()) / s.cluster.machines;
+  } catch (const std::exception& e) {
+    notes.push_back(std::string("placement not built (") + e.what() + "); memory-loss term uses one set per machine");
+    return 1.0;
+  }
+}
+
+/// Cluster failure rate Lambda (1/s) and whether the closed form applies.
+bool cluster_failure_rate(const Scenario& s, double& rate, AnalyticPrediction& p) {
+  const auto& f = s.failures;
+  const double n = s.cluster.machines;
+  if (f.process == "exponential") {
+    rate = n * f.rate;
+  } else if (f.process == "none") {
+    rate = 0;
+  } else if (f.process == "weibull") {
+    const double mtbf = f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape);
+    rate = n / mtbf;
+    p.notes.push_back("weibull failures treated as Poisson with the same mean rate (approximate)");
+  } else {
+    p.reason = "no closed form for failure process \"" + f.process + "\" (closed forms assume Poisson failures)";
+    return false;
+  }
+  return true;
+}
+
+
+}  // namespace
+
+namespace {
+
+AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, double sets_per_machine) {
+  AnalyticPrediction p;
+  double lam = 0;
+  if (!cluster_failure_rate(s, lam, p)) return p;
+  p.available = true;
+  p.failure_rate = lam;
+
+  const double t = c.iteration_time.seconds();
+  const bool checkpoints = c.tier != CheckpointTier::none;
+  const double k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
+  const double stall = checkpoints ? c.stall.seconds() : 0.0;
+  const double completion = c.completion.seconds();
+  const double kt = k * t;
+  const double dk = kt + stall;
+  const double a1 = kt + completion;
+  const double h = s.failures.hardware_fraction;
+  const double det = s.failures.detection.seconds();
+  const double rst = s.failures.restart.seconds();
+  double rho_sw = 0;
+  double rho_hw = 0;
+  if (c.tier == CheckpointTier::memory) {
+    rho_sw = c.retrieval_local.seconds();
+    rho_hw = c.retrieval_peer.seconds();
+  } else if (c.tier == CheckpointTier::storage) {
+    rho_sw = rho_hw = c.retrieval_storage.seconds();
+  }
+  auto& m = p.metrics;
+
+  // Intervals: Young / Daly with delta = S and M = 1/Lambda.
+  p.checkpoint_cost_s = stall;
+  if (lam > 0) {
+    p.mtbf_s = 1.0 / lam;
+    p.young_interval_s = young_interval(stall, p.mtbf_s);
+    p.daly_interval_s = daly_interval(stall, p.mtbf_s);
+    p.young_every_iterations = std::max(1.0, p.young_interval_s / t);
+    p.daly_every_iterations = std::max(1.0, p.daly_interval_s / t);
+  }
+
+  // ---- no failures: the segment clock alone, exact ----
+  if (lam <= 0) {
+    const SegmentPattern pattern = SegmentPattern::from_costs(c);
+    const SegmentClock clock(pattern, 0);
+    double w = 0;
+    if (s.run.duration) {
+      w = s.run.duration->seconds();
+    } else if (s.run.iterations) {
+      w = clock.time_to_complete(*s.run.iterations).seconds();
+    }
+    const double st = s.run.duration ? clock.stall(*s.run.duration).seconds()
+                                     : clock.stall(clock.time_to_complete(s.run.iterations.value_or(0))).seconds();
+    p.wall_time_s = w;
+    p.ettr = w > 0 ? (w - st) / w : 0.0;
+    p.ettr_asymptotic = checkpoints ? kt / dk : 1.0;
+    m["ettr"] = p.ettr;
+    m["wall_time_s"] = w;
+    for (const char* name : {"failures.total", "failures.software", "failures.hardware", "recoveries.local", "recoveries.peer",
+                             "recoveries.storage", "recoveries.scratch", "time_breakdown_s.lost_progress",
+                             "time_breakdown_s.detection", "time_breakdown_s.replacement_wait", "time_breakdown_s.retrieval",
+                             "time_breakdown_s.restart"})
+      m[name] = 0.0;
+    m["time_breakdown_s.training"] = w - st;
+    m["time_breakdown_s.checkpoint_stall"] = st;
+    return p;
+  }
+
+  // ---- services (3a) ----
+  const DelayLaw delay = replacement_law(s.failures.replacement);
+  const int standby = s.cluster.standby_machines;
+  const double blocked = standby > 0 ? erlang_b(standby, h * lam * (det + delay.mean)) : 1.0;
+  if (standby > 0)
+    p.notes.push_back("standby pool: a hardware failure finds no free standby with Erlang-B probability " +
+                      std::to_string(blocked));
+  std::vector<Atom> atoms;
+  atoms.push_back({det + rho_sw + rst, 1.0 - h, rho_sw});
+  atoms.push_back({det + rho_hw + rst, h * (1.0 - blocked), rho_hw});
+  for (double d : delay.values)
+    atoms.push_back({det + d + rho_hw + rst, h * blocked / static_cast<double>(delay.values.size()), rho_hw});
+  const ResidualLaw law(atoms, lam);
+  const double lbar = law.mean();
+  const double load = lam * lbar;
+  const double ep_failures = std::exp(load);
+  const double ey = std::expm1(load) / lam;
+  p.mean_service_s = lbar;
+  p.episode_mean_s = ey;
+  p.failures_per_episode = ep_failures;
+  double hw_mean = 0;
+  if (h > 0) {
+    for (const auto& a : atoms)
+      if (&a != &atoms.front()) hw_mean += a.probability * a.length;
+    hw_mean /= h;
+  }
+
+  // ---- phases per failure (3b) ----
+  const double ev1 = law.expect(0);
+  const double evr = law.expect(1);
+  const double det_pf = -std::expm1(-lam * det) / lam;
+  const double rst_pf = std::expm1(lam * rst) / lam * ev1;
+  const double rtv_pf = std::exp(lam * rst) * (evr - ev1) / lam;
+  const double rep_pf = std::max(0.0, (std::exp(-lam * det) - std::exp(lam * rst) * evr) / lam);
+
+  // ---- segments (3c) ----
+  const double one_minus_q = -std::expm1(-lam * dk);
+  const double q = 1.0 - one_minus_q;
+  const double q1 = std::exp(-lam * a1);
+  const double eb = checkpoints ? q1 / one_minus_q : 0.0;
+  const double estall = (checkpoints && stall > 0) ? -std::expm1(-lam * stall) * std::exp(-lam * kt) / (lam * one_minus_q) : 0.0;
+  const double ecap = checkpoints ? q1 * (kt + dk * q / one_minus_q) : 0.0;
+  const double exb = checkpoints ? q1 * ((a1 + 1.0 / lam) / one_minus_q + dk * q / (one_minus_q * one_minus_q)) : 0.0;
+  const double g = t * k * eb;
+  const double mu = ep_failures / lam;
+  const double r = g / mu;
+  p.ettr_asymptotic = r;
+
+  // ---- finite horizon (3d) ----
+  // Second moment of an episode: a fixed-length restart with L = Lbar, plus Var(L).
+  const double el = lam * lbar;
+  const double e_tau = (1.0 - std::exp(-el) * (1.0 + el)) / lam;
+  const double e_tau2 = (2.0 - std::exp(-el) * (2.0 + 2.0 * el + el * el)) / (lam * lam);
+  const double ey2 = lbar * lbar + std::exp(el) * (e_tau2 + 2.0 * e_tau * ey) + law.variance();
+  const double ex = 1.0 / lam;
+  const double ec2 = 2.0 * ex * ex + 2.0 * ex * ey + ey2;
+  const double ecg = t * k * exb + ey * g;
+  const double eint = (ex * ex - estall / lam) + ey * g;
+  const double horizon = g * ec2 / (2.0 * mu * mu) - ecg / mu + eint / mu;
+  // The same constant for the stall (reward stall(u) in the segment, kept at the failure):
+  // E[X stall(X)] = E[stall(X)]/Lambda + sum_b int_{st_b}^{st_b+S} u e^{-Lambda u} du, st_b = kT + (b-1) D_k.
+  double stall_horizon = 0;
+  if (estall > 0) {
+    const double sum_e = std::exp(-lam * kt) / one_minus_q;
+    const double sum_te = std::exp(-lam * kt) * (kt / one_minus_q + dk * q / (one_minus_q * one_minus_q));
+    const double keep_s = -std::expm1(-lam * stall);
+    const double u_moment = sum_te * keep_s / lam + sum_e * keep_s / (lam * lam) - stall / lam * std::exp(-lam * stall) * sum_e;
+    const double exs = estall / lam + u_moment;
+    const double ecg_s = exs + ey * estall;
+    const double eint_s = estall / lam + ey * estall;
+    stall_horizon = estall * ec2 / (2.0 * mu * mu) - ecg_s / mu + eint_s / mu;
+  }
+
+  double w = 0;
+  if (s.run.duration) {
+    w = s.run.duration->seconds();
+  } else {
+    const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
+    if (r <= 0) {
+      p.available = false;
+      p.reason = "the expected progress rate is zero: run.iterations is never reached";
+      return p;
+    }
+    w = std::max(0.0, (target - horizon) / r);
+    p.notes.push_back("run.iterations: wall time predicted from E[R(W)] = n T (ratio of means)");
+  }
+  p.wall_time_s = w;
+  double training = r * w + horizon;
+  const double failures = lam * w;
+  const double episodes = failures / ep_failures;
+  const double completed = std::max(0.0, episodes - (1.0 - std::exp(-load)));
+  double detection = failures * det_pf;
+  double replacement = failures * rep_pf;
+  double retrieval = failures * rtv_pf;
+  double restart = failures * rst_pf;
+  double segment_time = w - (detection + replacement + retrieval + restart);
+  const double training_per_segment_second = lam * t * k * eb;
+  double wasted = episodes * (ex - ecap) + retrieval;
+
+  // ---- tier corrections (3e) ----
+  const double retrieval_per_episode = rtv_pf * ep_failures;
+  double scratch = checkpoints ? std::min(completed, (1.0 - q1) / q1) : completed;
+  if (checkpoints && scratch > 0) {
+    const double saved = scratch * retrieval_per_episode;
+    retrieval -= saved;
+    segment_time += saved;
+    training += saved * training_per_segment_second;
+    wasted -= saved;
+  }
+  // Probability that an episode sees no hardware failure (psi of 3e).
+  const double l_sw = det + rho_sw + rst;
+  const double psi = std::exp(-lam * l_sw) / (h + (1.0 - h) * std::exp(-lam * l_sw));
+  const double p_local = (1.0 - h) * psi;
+  double rec_local = 0;
+  double rec_peer = 0;
+  double rec_storage = 0;
+  const double rest = std::max(0.0, completed - scratch);
+  if (c.tier == CheckpointTier::memory) {
+    const int mrep = std::max(1, c.replicas);
+    double p_ep = 0;
+    if (mrep == 1) {
+      p.memory_loss_per_hardware_failure = 1.0;
+      p_ep = 1.0 - p_local;
+    } else {
+      const double lam_m = lam / s.cluster.machines;
+      const double rem_busy = std::expm1(lam * hw_mean) / lam;
+      const double ex_short = one_minus_q > 0 && q1 < 1 ? ex - a1 * q1 / (1.0 - q1) : 0.0;
+      const double window = rem_busy + a1 + (1.0 - q1) / q1 * (ex_short + ey);
+      const double pm = -std::expm1(-h * lam_m * window);
+      p.memory_loss_per_hardware_failure = std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
+      p_ep = std::min(1.0, h * ep_failures * p.memory_loss_per_hardware_failure);
+    }
+    p.memory_loss_per_episode = p_ep;
+    const double losses = rest * p_ep;
+    const double rho_storage = c.retrieval_storage.seconds();
+    const double rho_mem = p_local * rho_sw + (1.0 - p_local) * rho_hw;
+    const double follow_ups = (1.0 - q1) / q1;
+    double lost_lineage = 0;   // extra work lost per fallback (segment time)
+    double lost_training = 0;  // the training part of it
+    double first_window = 0;   // segment time until the first persistent checkpoint is usable
+    if (c.persistent_every_iterations > 0) {
+      // Age of the latest usable persistent checkpoint at the failure: c + U + I_p/2 when the
+      // upload phase is uniform; in a segment that starts from a storage recovery (or the start
+      // of the run) the age is X itself until the first upload lands at P0 = c + U + I_p.
+      const double ip = static_cast<double>(c.persistent_every_iterations) / k * dk;
+      const double up = completion + c.upload.seconds();
+      const double p0 = up + ip;
+      first_window = p0;
+      const double e_mod = ex - ip * std::exp(-lam * ip) / -std::expm1(-lam * ip);  // E[Y mod I_p]
+      const double age_reset = (-std::expm1(-lam * p0) - lam * p0 * std::exp(-lam * p0)) / lam + std::exp(-lam * p0) * (up + e_mod);
+      // An upload still in flight when a failure strikes after the in-memory checkpoint of the
+      // same state completed is lost for good (the state is never captured again): probability
+      // 1 - pi_u = e^{-Lambda c} (1 - e^{-Lambda U}) per capture. Successful captures are then
+      // I_p x Geometric(pi_u) apart: length-biased mean age c + U + I_p (2 - pi_u) / (2 pi_u).
+      const double pi_u = 1.0 - std::exp(-lam * completion) * -std::expm1(-lam * c.upload.seconds());
+      const double age_uniform = up + ip * (2.0 - pi_u) / (2.0 * pi_u);
+      const double reset_share = std::min(1.0, (losses * (1.0 + follow_ups) + 1.0) / (episodes + 1.0));
+      const double age = (1.0 - reset_share) * age_uniform + reset_share * age_reset;
+      lost_lineage = std::max(0.0, age - (ex - ecap));
+      lost_training = lost_lineage * kt / dk;
+    } else {
+      lost_training = 0.5 * training;
+      lost_lineage = lost_training * dk / kt;
+      p.notes.push_back("no persistent track: a memory loss restarts from scratch (lost work ~ half the progress)");
+    }
+    const double extra_time = losses * ((rho_storage - rho_hw) + follow_ups * (rho_storage - rho_mem));
+    retrieval += extra_time;
+    segment_time -= extra_time;
+    training -= extra_time * training_per_segment_second + losses * lost_training;
+    wasted += extra_time + losses * lost_lineage;
+    // Loss episodes are hardware episodes; follow-up storage recoveries replace local and peer
+    // recoveries in proportion.
+    const double clean = std::max(0.0, rest - losses);
+    const double follow = std::min(clean, losses * follow_ups);
+    const double keep = clean > 0 ? 1.0 - follow / clean : 0.0;
+    rec_storage = std::min(rest, losses) + follow;
+    rec_local = rest * p_local * keep;
+    rec_peer = std::max(0.0, rest * (1.0 - p_local) - losses) * keep;
+    // Losses before the first persistent checkpoint is usable go back to scratch (no retrieval).
+    if (first_window > 0 && w > 0) {
+      const double early = std::min(rec_storage, -std::expm1(-losses / w * first_window));
+      rec_storage -= early;
+      scratch += early;
+      retrieval -= early * rho_storage;
+      segment_time += early * rho_storage;
+      training += early * rho_storage * training_per_segment_second;
+      wasted -= early * rho_storage;
+    }
+    if (mrep >= 2)
+      p.notes.push_back("memory-loss probability is first order in h lambda W_r (group/ring union bound)");
+  } else if (c.tier == CheckpointTier::storage) {
+    rec_storage = rest;
+  }
+  training = std::max(0.0, training);
+  const double stall_total = segment_time * lam * estall + stall_horizon;
+  const double lost = segment_time - stall_total - training;
+
+  p.ettr = w > 0 ? training / w : 0.0;
+  m["ettr"] = p.ettr;
+  m["wall_time_s"] = w;
+  m["failures.total"] = failures;
+  m["failures.software"] = failures * (1.0 - h);
+  m["failures.hardware"] = failures * h;
+  m["recoveries.local"] = rec_local;
+  m["recoveries.peer"] = rec_peer;
+  m["recoveries.storage"] = rec_storage;
+  m["recoveries.scratch"] = scratch;
+  m["wasted_time_per_failure_s"] = failures > 0 ? wasted / failures : 0.0;
+  m["time_breakdown_s.training"] = training;
+  m["time_breakdown_s.checkpoint_stall"] = stall_total;
+  m["time_breakdown_s.lost_progress"] = lost;
+  m["time_breakdown_s.detection"] = detection;
+  m["time_breakdown_s.replacement_wait"] = replacement;
+  m["time_breakdown_s.retrieval"] = retrieval;
+  m["time_breakdown_s.restart"] = restart;
+
+  // Eq. 1 with this strategy's numbers.
+  if (checkpoints) {
+    const double mean_retrieval = c.tier == CheckpointTier::memory ? p_local * rho_sw + (1.0 - p_local) * rho_hw : rho_sw;
+    p.eq1_wasted_time_s = completion + 0.5 * dk + mean_retrieval;
+    if (dk < completion) p.notes.push_back("Eq. 2 does not hold (checkpoint longer than its interval); Eq. 1 shown anyway");
+  }
+  return p;
+}
+
+}  // namespace
+
+AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
+  std::vector<std::string> notes;
+  const double sets = costs.tier == CheckpointTier::memory ? holder_sets_per_machine(scenario, costs, notes) : 1.0;
+  AnalyticPrediction p = predict_impl(scenario, costs, sets);
+  p.notes.insert(p.notes.end(), notes.begin(), notes.end());
+  return p;
+}
+
+EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {
+  std::vector<std::string> notes;
+  const double sets = costs.tier == CheckpointTier::memory ? holder_sets_per_machine(scenario, costs, notes) : 1.0;
+  EveryIterationsChoice best;
+  best.ettr = -1;
+  for (std::int64_t k = 1; k <= std::max<std::int64_t>(1, max_k); ++k) {
+    StrategyCosts c = costs;
+    c.every_iterations = k;
+    if (c.persistent_every_iterations > 0)
+      c.persistent_every_iterations = std::max<std::int64_t>(k, (costs.persistent_every_iterations + k - 1) / k * k);
+    const AnalyticPrediction p = predict_impl(scenario, c, sets);
+    if (!p.available) return EveryIterationsChoice{costs.every_iterations, 0.0};
+    if (p.ettr_asymptotic > best.ettr) best = EveryIterationsChoice{k, p.ettr_asymptotic};
+  }
+  return best;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,220 @@
+// Parameter search of analysis/optimizer.hpp.
+#include "ckptsim/analysis/optimizer.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/scenario/loader.hpp"
+
+namespace ckptsim {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t");
+  return s.substr(b, e - b + 1);
+}
+
+nlohmann::json parse_value(const std::string& text) {
+  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean() || parsed.is_null() || parsed.is_string()))
+    return parsed;
+  return nlohmann::json(text);
+}
+
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+/// Writes `value` at `pointer`, creating the last key of an object when it is absent.
+void write_at(nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value) {
+  const nlohmann::json::json_pointer ptr(pointer);
+  if (ptr.empty()) throw std::invalid_argument("--vary: the pointer must name a field, not the whole document");
+  const auto parent = ptr.parent_pointer();
+  if (!doc.contains(parent)) {
+    // Create missing parent objects (e.g. /cluster/network/latency when "network" is absent).
+    doc[parent] = nlohmann::json::object();
+  }
+  const auto& holder = doc.at(parent);
+  if (!holder.is_object() && !holder.is_array())
+    throw std::invalid_argument("--vary " + pointer + ": " + parent.to_string() + " is not an object or array");
+  doc[ptr] = value;
+}
+
+CandidateStatus classify(const InputError& e, std::string& reason) {
+  CandidateStatus status = CandidateStatus::invalid;
+  reason.clear();
+  for (const auto& p : e.problems()) {
+    if (!reason.empty()) reason += "; ";
+    reason += p.pointer + ": expected " + p.expected + ", found " + p.found;
+    if (p.pointer == "/cluster/cpu_memory") status = CandidateStatus::does_not_fit_cpu;
+    else if (p.pointer == "/strategy/gpu_buffer" && status == CandidateStatus::invalid)
+      status = CandidateStatus::does_not_fit_gpu;
+  }
+  return status;
+}
+
+std::map<std::string, double> breakdown_shares(const std::map<std::string, double>& values, double wall) {
+  std::map<std::string, double> out;
+  if (wall <= 0) return out;
+  for (const auto& [name, meaning] : loss_parts()) {
+    const auto it = values.find("time_breakdown_s." + name);
+    if (it != values.end()) out[name] = it->second / wall;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& loss_parts() {
+  static const std::vector<std::pair<std::string, std::string>> parts{
+      {"checkpoint_stall", "more checkpoint stall"},
+      {"lost_progress", "more lost progress"},
+      {"detection", "more failure detection"},
+      {"replacement_wait", "more waiting for replacements"},
+      {"retrieval", "more checkpoint retrieval"},
+      {"restart", "more restart warm-up"},
+  };
+  return parts;
+}
+
+VaryAxis parse_vary_axis(const std::string& spec) {
+  const auto eq = spec.find('=');
+  if (eq == std::string::npos) throw std::invalid_argument("--vary expects POINTER=V1,V2,..., found \"" + spec + "\"");
+  VaryAxis axis;
+  axis.pointer = trim(spec.substr(0, eq));
+  if (axis.pointer.empty() || axis.pointer.front() != '/')
+    throw std::invalid_argument("--vary expects a JSON pointer starting with '/', found \"" + axis.pointer + "\"");
+  try {
+    (void)nlohmann::json::json_pointer(axis.pointer);
+  } catch (const nlohmann::json::exception&) {
+    throw std::invalid_argument("--vary: \"" + axis.pointer + "\" is not a valid JSON pointer");
+  }
+  const std::string rest = spec.substr(eq + 1);
+  std::size_t start = 0;
+  for (;;) {
+    const auto comma = rest.find(',', start);
+    const std::string item = trim(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (item.empty()) throw std::invalid_argument("--vary " + axis.pointer + ": empty value in \"" + rest + "\"");
+    axis.values.push_back(parse_value(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return axis;
+}
+
+std::string to_string(CandidateStatus status) {
+  switch (status) {
+    case CandidateStatus::ok: return "ok";
+    case CandidateStatus::does_not_fit_cpu: return "does not fit (CPU memory)";
+    case CandidateStatus::does_not_fit_gpu: return "does not fit (GPU memory)";
+    case CandidateStatus::invalid: return "invalid";
+  }
+  return "invalid";
+}
+
+std::string Candidate::label() const {
+  std::string out;
+  for (const auto& [pointer, value] : settings) {
+    if (!out.empty()) out += ' ';
+    out += pointer + "=" + value_text(value);
+  }
+  return out;
+}
+
+OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir,
+                        const std::vector<VaryAxis>& axes, const OptimizeOptions& options) {
+  if (axes.empty()) throw std::invalid_argument("optimize needs at least one --vary axis");
+  OptimizeResult result;
+  result.gpu_checked = static_cast<bool>(options.gpu_check);
+  result.ranking = options.replicas > 0 ? "Monte Carlo mean (" + std::to_string(options.replicas) + " replicas)"
+                                        : "closed form";
+  std::size_t total = 1;
+  for (const auto& axis : axes) {
+    if (axis.values.empty()) throw std::invalid_argument("--vary " + axis.pointer + " has no values");
+    total *= axis.values.size();
+  }
+  std::vector<std::size_t> index(axes.size(), 0);
+  for (std::size_t combination = 0; combination < total; ++combination) {
+    // Mixed-radix digits of the combination number, last axis fastest.
+    std::size_t rest = combination;
+    for (std::size_t a = axes.size(); a-- > 0;) {
+      index[a] = rest % axes[a].values.size();
+      rest /= axes[a].values.size();
+    }
+    Candidate cand;
+    nlohmann::json edited = doc;
+    for (std::size_t a = 0; a < axes.size(); ++a) {
+      const auto& value = axes[a].values[index[a]];
+      write_at(edited, axes[a].pointer, value);
+      cand.settings.emplace_back(axes[a].pointer, value);
+    }
+    std::optional<Scenario> scenario;
+    try {
+      scenario = load_scenario_json(edited, file_label, base_dir);
+    } catch (const InputError& e) {
+      cand.status = classify(e, cand.reason);
+    }
+    if (scenario && options.gpu_check) {
+      if (auto why = options.gpu_check(*scenario)) {
+        cand.status = CandidateStatus::does_not_fit_gpu;
+        cand.reason = *why;
+        scenario.reset();
+      }
+    }
+    if (scenario) {
+      if (options.seed) scenario->run.seed = *options.seed;
+      cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
+      cand.closed = predict_run(*scenario, cand.costs);
+      if (options.replicas > 0 || !cand.closed.available) {
+        const RunModel model(*scenario, cand.costs);
+        MonteCarloOptions mc;
+        mc.replicas = options.replicas > 0 ? options.replicas : scenario->run.replicas;
+        mc.jobs = options.jobs;
+        cand.simulated = summarize(run_replicas(model, mc));
+      }
+      if (options.replicas > 0 || !cand.closed.available) {
+        std::map<std::string, double> means;
+        for (const auto& [name, summary] : cand.simulated->metrics) means[name] = summary.mean;
+        cand.ettr = means["ettr"];
+        cand.shares = breakdown_shares(means, means["wall_time_s"]);
+      } else {
+        cand.ettr = cand.closed.ettr;
+        cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
+      }
+    }
+    result.candidates.push_back(std::move(cand));
+  }
+  // Rank the fitting combinations.
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    if (result.candidates[i].status != CandidateStatus::ok) continue;
+    if (!result.best || result.candidates[i].ettr > result.candidates[*result.best].ettr) {
+      result.runner_up = result.best;
+      result.best = i;
+    } else if (!result.runner_up || result.candidates[i].ettr > result.candidates[*result.runner_up].ettr) {
+      result.runner_up = i;
+    }
+  }
+  if (result.best && result.runner_up) {
+    const auto& b = result.candidates[*result.best];
+    const auto& r = result.candidates[*result.runner_up];
+    double worst = 0;
+    std::string why;
+    for (const auto& [name, meaning] : loss_parts()) {
+      const double d = (r.shares.count(name) ? r.shares.at(name) : 0.0) - (b.shares.count(name) ? b.shares.at(name) : 0.0);
+      if (d > worst) {
+        worst = d;
+        why = fmt::format("{} (+{:.3f}% of the wall time in {})", meaning, d * 100.0, name);
+      }
+    }
+    result.why_runner_up_lost = why.empty() ? "no breakdown part is larger (a tie within rounding)" : why;
+  }
+  return result;
+}
+
+}  // namespace ckptsim

@@ -121,7 +121,8 @@ class Reader {
       for (const auto& [key, value] : node->items()) {
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
         const std::string where = obj.empty() ? "the top level" : obj;
-        problem(obj + "/" + escape_pointer_token(key), "one of the keys allowed in " + where + ": " + quoted_names(allowed),
+        problem(obj + "/" + escape_pointer_token(key),
+                "one of the keys allowed in " + where + ": " + quoted_names(allowed),
                 "unknown key \"" + key + "\"");
       }
     }
@@ -166,7 +167,8 @@ class Reader {
       case Presence::required: problem(f.pointer, expected, std::string(kNothing)); break;
       case Presence::from_instance:
         if (s_.cluster.instance.empty() && !bad_.count("/cluster/instance"))
-          problem(f.pointer, expected + " (or a /cluster/instance preset: " + quoted_names(instance_preset_names()) + ")",
+          problem(f.pointer,
+                  expected + " (or a /cluster/instance preset: " + quoted_names(instance_preset_names()) + ")",
                   std::string(kNothing));
         break;
       case Presence::from_model:
@@ -226,7 +228,8 @@ class Reader {
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
       if (s_.failures.process == f->when && !bad_.count("/failures/process"))
-        problem(f->pointer, field_expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
+        problem(f->pointer,
+                field_expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
                 std::string(kNothing));
     }
 

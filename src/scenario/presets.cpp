@@ -66,8 +66,8 @@ std::vector<ModelPreset> make_models() {
   auto paper = [&](const std::string& family, const std::string& title, const Shape& s) {
     std::string size = s.suffix;
     for (char& c : size) c = static_cast<char>(c == 'b' ? 'B' : c);
-    out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn, s.heads,
-                   kPaperVocabulary, std::nullopt});
+    out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn,
+                   s.heads, kPaperVocabulary, std::nullopt});
   };
   for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", "GPT-2", s);
   for (const Shape& s : {k40b, k100b}) paper("roberta", "RoBERTa", s);

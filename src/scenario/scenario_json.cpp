@@ -31,6 +31,8 @@ std::uint64_t fnv1a_64(std::string_view bytes) {
   return h;
 }
 
-std::string scenario_hash(const Scenario& s) { return fmt::format("{:016x}", fnv1a_64(effective_scenario_json(s).dump())); }
+std::string scenario_hash(const Scenario& s) {
+  return fmt::format("{:016x}", fnv1a_64(effective_scenario_json(s).dump()));
+}
 
 }  // namespace ckptsim

@@ -250,3 +250,32 @@ TEST_CASE("loader: mixed placement fits any replica count up to the machine coun
 }
 
 TEST_SUITE_END();
+
+TEST_SUITE_BEGIN("scenario");
+
+TEST_CASE("loader: the scenario sketch of DESIGN.md loads as written") {
+  const json sketch = json::parse(R"({
+    "name": "gpt2-100b-16xp4d",
+    "seed": 1,
+    "cluster": { "instance": "p4d.24xlarge", "machines": 16, "standby_machines": 0,
+                 "network": { "topology": "single-switch", "latency": "10us" } },
+    "storage": { "bandwidth": "20Gbps" },
+    "model":   { "preset": "gpt2-100b" },
+    "training": { "parallelism": "zero3", "micro_batch": 8, "sequence_length": 512,
+                  "checkpoint_bytes_per_parameter": 12, "serialization_bandwidth": "1GB/s" },
+    "strategy": { "kind": "gemini", "replicas": 2, "placement": "group",
+                  "every_iterations": 1, "gpu_buffer": "128MiB", "sub_buffers": 4,
+                  "span_safety": 0.8, "persistent_interval": "3h" },
+    "failures": { "process": "exponential", "rate": "1.5%/machine/day",
+                  "hardware_fraction": 0.5, "detection": "15s",
+                  "replacement": "5min", "restart": "253s" },
+    "run": { "duration": "30d", "replicas": 200 }
+  })");
+  const Scenario s = load_scenario_json(sketch, "sketch.json", ".");
+  CHECK(s.run.seed == 1);
+  CHECK(s.run.duration == days(30));
+  CHECK(s.failures.replacement.fixed == minutes(5));
+  CHECK(s.training.serialization_bandwidth == 1e9);
+}
+
+TEST_SUITE_END();

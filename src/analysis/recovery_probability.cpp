@@ -9,6 +9,10 @@
 
 #include <fmt/format.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "ckptsim/core/random.hpp"
 
 namespace ckptsim {
@@ -70,6 +74,54 @@ std::vector<BigCount> group_polynomial_power(int groups, int replicas, int max_k
   return p;
 }
 
+/// r = a + b - c modulo 2^(64 w): two carry chains (add, then subtract), which compile to
+/// adc / sbb sequences on x86-64.
+void add_sub_limbs(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* c, int w) {
+  // w is a multiple of 4: four limbs per iteration keep the carry in the flags register.
+#if defined(__x86_64__)
+  unsigned char carry = 0;
+  for (int i = 0; i < w; i += 4) {
+    unsigned long long s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    carry = _addcarry_u64(carry, a[i], b[i], &s0);
+    carry = _addcarry_u64(carry, a[i + 1], b[i + 1], &s1);
+    carry = _addcarry_u64(carry, a[i + 2], b[i + 2], &s2);
+    carry = _addcarry_u64(carry, a[i + 3], b[i + 3], &s3);
+    r[i] = s0;
+    r[i + 1] = s1;
+    r[i + 2] = s2;
+    r[i + 3] = s3;
+  }
+  unsigned char borrow = 0;
+  for (int i = 0; i < w; i += 4) {
+    unsigned long long d0 = 0, d1 = 0, d2 = 0, d3 = 0;
+    borrow = _subborrow_u64(borrow, r[i], c[i], &d0);
+    borrow = _subborrow_u64(borrow, r[i + 1], c[i + 1], &d1);
+    borrow = _subborrow_u64(borrow, r[i + 2], c[i + 2], &d2);
+    borrow = _subborrow_u64(borrow, r[i + 3], c[i + 3], &d3);
+    r[i] = d0;
+    r[i + 1] = d1;
+    r[i + 2] = d2;
+    r[i + 3] = d3;
+  }
+#else
+  std::uint64_t carry = 0;
+  for (int i = 0; i < w; ++i) {
+    const std::uint64_t s1 = a[i] + b[i];
+    const std::uint64_t s2 = s1 + carry;
+    carry = (s1 < a[i] ? 1 : 0) | (s2 < s1 ? 1 : 0);
+    r[i] = s2;
+  }
+  std::uint64_t borrow = 0;
+  for (int i = 0; i < w; ++i) {
+    const std::uint64_t d1 = r[i] - c[i];
+    const std::uint64_t b1 = r[i] < c[i] ? 1 : 0;
+    const std::uint64_t d2 = d1 - borrow;
+    borrow = b1 | (d1 < borrow ? 1 : 0);
+    r[i] = d2;
+  }
+#endif
+}
+
 /// c(N-k, k) for k = 0..N-1, where c(z, k) = [x^k] (1 + ... + x^{m-1})^z (header comment).
 /// Rows of fixed-stride limb arrays; each entry is computed modulo 2^(64 w) with w limbs
 /// enough for its true value, which makes the wrap-around of the subtraction harmless.
@@ -82,12 +134,12 @@ std::vector<BigCount> ring_compositions(int machines, int replicas) {
   for (std::size_t i = 1; i < lg.size(); ++i) lg[i] = std::lgamma(static_cast<double>(i));
   const double inv_ln2 = 1.0 / std::log(2.0);
   const auto width = [&](long long z, long long k) -> int {
-    if (k == 0) return 1;
+    if (k == 0) return 4;
     const double bits_binomial = (lg[idx(z + k)] - lg[idx(k + 1)] - lg[idx(z)]) * inv_ln2;
     const double bits = std::min(static_cast<double>(z) * log2_m, bits_binomial) + 3.0;
-    return static_cast<int>(bits / 64.0) + 1;
+    return (static_cast<int>(bits / 64.0) + 1 + 3) / 4 * 4;  // a multiple of 4 limbs
   };
-  const std::size_t stride = idx(n / 64 + 2);
+  const std::size_t stride = idx((n / 64 + 2 + 3) / 4 * 4);
   const double bytes = 2.0 * static_cast<double>(n + 1) * static_cast<double>(stride) * sizeof(Limb);
   if (bytes > 2.0 * 1024 * 1024 * 1024)
     throw std::invalid_argument(fmt::format("ring closed form for {} machines needs {:.1f} GiB; at most 2 GiB",
@@ -142,23 +194,7 @@ std::vector<BigCount> ring_compositions(int machines, int replicas) {
         const Limb* b = k <= above_last ? at(above, k) : zero.data();
         const Limb* c = (k >= m && k - m <= above_last) ? at(above, k - m) : zero.data();
         Limb* res = at(self, k);
-        Limb carry = 0;
-        Limb borrow = 0;
-        for (int i = 0; i < w; ++i) {
-          const Limb x = a[i];
-          const Limb s1 = x + b[i];
-          const Limb c1 = s1 < x ? 1 : 0;
-          const Limb s2 = s1 + carry;
-          const Limb c2 = s2 < s1 ? 1 : 0;
-          carry = c1 | c2;
-          const Limb y = c[i];
-          const Limb d1 = s2 - y;
-          const Limb b1 = s2 < y ? 1 : 0;
-          const Limb d2 = d1 - borrow;
-          const Limb b2 = d1 < borrow ? 1 : 0;
-          borrow = b1 | b2;
-          res[i] = d2;
-        }
+        add_sub_limbs(res, a, b, c, w);
         int& slot_width = self.widths[idx(k % self.slots)];
         for (int i = w; i < slot_width; ++i) res[i] = 0;  // clear what an older entry left
         slot_width = w;
@@ -434,8 +470,12 @@ MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t 
   check_exact_placement(placement);
   const int n = placement.machines;
   RandomEngine engine = make_stream(seed, 0, RandomComponent::analysis);
-  // Failure order by iid 64-bit keys with ties broken by machine index: the first k machines
-  // of the order are the k smallest (key, index) pairs.
+  // Failure order by iid random keys: the top 64-b bits of each key are random, the low b bits
+  // hold the machine index (2^b >= N), so keys are distinct and ties of the random part are
+  // broken by index. The first k machines of the order are the k smallest keys.
+  int index_bits = 1;
+  while ((std::uint64_t{1} << index_bits) < static_cast<std::uint64_t>(n)) ++index_bits;
+  const std::uint64_t index_mask = (std::uint64_t{1} << index_bits) - 1;
   std::vector<std::uint64_t> key(idx(n));
   std::vector<long long> first_loss(idx(n) + 2, 0);  // histogram of T
   std::vector<int> members;                           // holder sets, flattened
@@ -445,32 +485,17 @@ MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t 
     starts.push_back(members.size());
   }
   for (std::size_t s = 0; s < samples; ++s) {
-    for (auto& x : key) x = engine();
-    // The holder set lost first: minimise, over sets, the largest (key, index) of its members.
-    std::uint64_t best_key = std::numeric_limits<std::uint64_t>::max();
-    int best_machine = n;
+    for (int x = 0; x < n; ++x) key[idx(x)] = (engine() & ~index_mask) | static_cast<std::uint64_t>(x);
+    // The holder set lost first: minimise, over sets, the largest key of its members.
+    std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
     for (std::size_t set = 0; set + 1 < starts.size(); ++set) {
-      std::uint64_t worst_key = 0;
-      int worst_machine = -1;
-      for (std::size_t e = starts[set]; e < starts[set + 1]; ++e) {
-        const int x = members[e];
-        const std::uint64_t kx = key[idx(x)];
-        if (worst_machine < 0 || kx > worst_key || (kx == worst_key && x > worst_machine)) {
-          worst_key = kx;
-          worst_machine = x;
-        }
-      }
-      if (worst_key < best_key || (worst_key == best_key && worst_machine < best_machine)) {
-        best_key = worst_key;
-        best_machine = worst_machine;
-      }
+      std::uint64_t last_key = 0;
+      for (std::size_t e = starts[set]; e < starts[set + 1]; ++e) last_key = std::max(last_key, key[idx(members[e])]);
+      first = std::min(first, last_key);
     }
-    // T = rank of that member (1-based): machines ordered no later than it.
+    // T = rank of that key (1-based): machines failing no later than it.
     int t = 0;
-    for (int x = 0; x < n; ++x) {
-      const std::uint64_t kx = key[idx(x)];
-      if (kx < best_key || (kx == best_key && x <= best_machine)) ++t;
-    }
+    for (int x = 0; x < n; ++x) t += key[idx(x)] <= first ? 1 : 0;
     ++first_loss[idx(t)];
   }
   MonteCarloRecovery out;

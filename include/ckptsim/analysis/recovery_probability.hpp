@@ -24,7 +24,10 @@
 //     evaluated for z = 1..N over k <= min(N-z, z(m-1)): about N^2/3 entries for m = 3, each an
 //     add-and-subtract of fixed-width limb arrays (arithmetic modulo 2^(64w), with w limbs
 //     enough for c(z, k) <= min(m^z, C(z+k-1, k)), which is exact because the true value fits).
-//     O(N^2 min(1, m/N) . N/64) word operations, O(N^2/32) bytes of memory.
+//     Rows are computed 32 at a time, k outermost, inner rows keeping only a cyclic window of
+//     m+1 entries (temporal blocking), so the work stays in cache. Work: sum over entries of
+//     their limb counts, 1.7e8 limb steps for N = 4096, m = 3; memory 2 (N+1)(N/64+2) words
+//     (4.3 MB at N = 4096). N^2/4 bytes in general, so N is limited to about 90,000.
 //   mixed: the floor(N/m)-1 groups and the ring over the remaining r machines are disjoint, so
 //     G = Q^(floor(N/m)-1) convolved with the ring counts of (r, m). O(N r) operations.
 //   any other holder sets: inclusion-exclusion over the D distinct minimal holder sets,
@@ -58,9 +61,12 @@
 //   - machines whose every holder failed (the checkpoints actually lost):
 //     E = sum_i C(N - |H_i|, k - |H_i|) / C(N, k) for k failures, sum_i p^|H_i| in a window.
 //
-// Monte Carlo cross-check. Each sample draws a uniformly random failure order (Fisher-Yates,
-// Boost.Random, stream (seed, 0, analysis)); the first k machines of the order are a uniform
-// k-set, so one sample answers every k at once: with T = min_i (position of the last member
+// Monte Carlo cross-check. Each sample draws a random failure order: machine x gets the key
+// (64-bit draw of the mt19937_64 stream (seed, 0, analysis) with its low b bits replaced by x,
+// 2^b >= N), machines fail in increasing key order. The order is uniform up to ties among the
+// top 64-b random bits (probability below N^2 2^(b-65), about 4e-8 at N = 4096), which are
+// broken by index. The first k machines of the order are a uniform k-set, so one sample
+// answers every k at once: with T = min_i (position of the last member
 // of H_i in the order) + 1, recovery after k failures succeeds iff k < T. Each P_k estimate is
 // a binomial proportion; its 95% interval is Wilson's score interval (z = 1.959964).
 // O(samples x (N + sum |H_i|)).

@@ -30,11 +30,12 @@ Topology Topology::build(const ClusterSpec& cluster) {
   if (t.kind_ == "single-switch") {
     t.leaves_ = 1;
     t.machines_per_leaf_ = n;
-    t.graph_ = Graph(static_cast<std::size_t>(n + 1));
+    auto graph = std::make_shared<Graph>(static_cast<std::size_t>(n + 1));
     for (int i = 0; i < n; ++i) {
-      boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(n), Link{t.nic_send(i)}, t.graph_);
-      boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Link{t.nic_recv(i)}, t.graph_);
+      boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(n), Link{t.nic_send(i)}, *graph);
+      boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
     }
+    t.graph_ = std::move(graph);
   } else if (t.kind_ == "leaf-spine") {
     const int per_leaf = cluster.network.machines_per_leaf;
     if (per_leaf < 1) throw std::invalid_argument("topology: network.machines_per_leaf must be at least 1");
@@ -42,21 +43,22 @@ Topology Topology::build(const ClusterSpec& cluster) {
     t.machines_per_leaf_ = per_leaf;
     t.leaves_ = (n + per_leaf - 1) / per_leaf;
     const int spine = n + t.leaves_;
-    t.graph_ = Graph(static_cast<std::size_t>(spine + 1));
+    auto graph = std::make_shared<Graph>(static_cast<std::size_t>(spine + 1));
     for (int l = 0; l < t.leaves_; ++l) {
       const int on_leaf = std::min(per_leaf, n - l * per_leaf);
       const double up = on_leaf * b / cluster.network.oversubscription;
       const int up_id = static_cast<int>(t.resources_.size());
       t.resources_.push_back({ResourceKind::leaf_up, l, up});
       t.resources_.push_back({ResourceKind::leaf_down, l, up});
-      boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Link{up_id}, t.graph_);
-      boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Link{up_id + 1}, t.graph_);
+      boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Link{up_id}, *graph);
+      boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Link{up_id + 1}, *graph);
     }
     for (int i = 0; i < n; ++i) {
       const auto leaf = static_cast<std::size_t>(n + t.leaf_of(i));
-      boost::add_edge(static_cast<std::size_t>(i), leaf, Link{t.nic_send(i)}, t.graph_);
-      boost::add_edge(leaf, static_cast<std::size_t>(i), Link{t.nic_recv(i)}, t.graph_);
+      boost::add_edge(static_cast<std::size_t>(i), leaf, Link{t.nic_send(i)}, *graph);
+      boost::add_edge(leaf, static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
     }
+    t.graph_ = std::move(graph);
   } else {
     throw std::invalid_argument("topology: unknown network topology \"" + t.kind_ +
                                 "\" (expected \"single-switch\" or \"leaf-spine\")");
@@ -78,17 +80,18 @@ std::vector<int> Topology::route(int src, int dst) const {
     throw std::invalid_argument("topology: route needs two different machines in range");
   }
   using Vertex = Graph::vertex_descriptor;
-  std::vector<Vertex> predecessor(boost::num_vertices(graph_));
+  const Graph& graph = *graph_;
+  std::vector<Vertex> predecessor(boost::num_vertices(graph));
   for (std::size_t v = 0; v < predecessor.size(); ++v) predecessor[v] = v;
   boost::breadth_first_search(
-      graph_, static_cast<Vertex>(src),
+      graph, static_cast<Vertex>(src),
       boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(predecessor.data(), boost::on_tree_edge()))));
   std::vector<int> path;
   for (auto v = static_cast<Vertex>(dst); v != static_cast<Vertex>(src); v = predecessor[v]) {
     const Vertex u = predecessor[v];
     if (u == v) throw std::logic_error("topology: machines are not connected");
-    const auto edge = boost::edge(u, v, graph_);
-    path.push_back(graph_[edge.first].resource);
+    const auto edge = boost::edge(u, v, graph);
+    path.push_back(graph[edge.first].resource);
   }
   std::reverse(path.begin(), path.end());
   return path;

@@ -20,6 +20,7 @@
 //   pcie(i):   one GPU's GPU<->CPU path (gpu_cpu_bandwidth, device-to-host direction), same
 //              symmetry.
 // Routes between machines are shortest paths (breadth-first search) in the graph.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,7 +76,7 @@ class Topology {
     int resource = 0;
   };
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Link>;
-  Graph graph_;
+  std::shared_ptr<const Graph> graph_;  // immutable once built; copies of a Topology share it
 };
 
 }  // namespace ckptsim

@@ -83,6 +83,9 @@ for f in scenarios/paper/*.json scenarios/examples/*.json; do
     python3 -c \"import json; e=json.load(open('$tmp/x.json'))['summary']['ettr']['mean']; assert 0 <= e <= 1, e\""
 done
 
+# --- structure ---
+check "layers depend downward only (DESIGN.md)" python3 tests/integration/check_layers.py
+
 # --- list ---
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"

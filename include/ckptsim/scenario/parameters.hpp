@@ -87,7 +87,11 @@ std::vector<std::string> topology_names();
 std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
-std::vector<std::string> placement_names();  ///< from placement_registry()
+std::vector<std::string> placement_names();
+// These lists name what the models above register (strategy_registry(), placement_registry(),
+// failure_process_registry(), scheduler_registry()); the scenario layer sits below those layers,
+// so it keeps the names itself and a test (tests/unit/run/registry_names_test.cpp) keeps the
+// two in step.
 
 /// One parameter as `ckptsim list` prints it.
 struct ParameterDoc {

@@ -1,0 +1,45 @@
+// The scenario layer names what the models above it register (it may not depend on them);
+// these checks keep the two lists equal, in order.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/checkpoint/scheduler.hpp"
+#include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/parameters.hpp"
+
+using namespace ckptsim;
+
+namespace {
+template <typename Factory>
+std::vector<std::string> names_of(const Registry<Factory>& registry) {
+  std::vector<std::string> out;
+  for (const auto& e : registry.entries()) out.push_back(e.name);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("scenario name lists equal the registries") {
+  CHECK(strategy_kind_names() == names_of(strategy_registry()));
+  CHECK(placement_names() == names_of(placement_registry()));
+  CHECK(failure_process_names() == names_of(failure_process_registry()));
+  CHECK(scheduler_names() == names_of(scheduler_registry()));
+}
+
+TEST_CASE("every named placement stores exactly m shards per machine (the loader's CPU-memory check relies on it)") {
+  for (const auto& name : placement_names()) {
+    for (int machines : {6, 7, 12}) {
+      for (int replicas : {1, 2, 3}) {
+        if (name == "group" && machines % replicas != 0) continue;
+        CAPTURE(name);
+        CAPTURE(machines);
+        CAPTURE(replicas);
+        const Placement p = make_placement(name, machines, replicas, 5);
+        for (const auto& stored : p.stored_on()) CHECK(static_cast<int>(stored.size()) == replicas);
+      }
+    }
+  }
+}

@@ -2,6 +2,7 @@
 #include "ckptsim/analysis/optimizer.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -212,7 +213,11 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
         why = fmt::format("{} (+{:.3f}% of the wall time in {})", meaning, d * 100.0, name);
       }
     }
-    result.why_runner_up_lost = why.empty() ? "no breakdown part is larger (a tie within rounding)" : why;
+    if (std::abs(b.ettr - r.ettr) <= 1e-12 * std::max(1.0, std::abs(b.ettr)))
+      result.why_runner_up_lost = "it did not: the same ETTR (these settings do not change the modelled costs); "
+                                  "the first in combination order is shown as best";
+    else
+      result.why_runner_up_lost = why.empty() ? "no breakdown part is larger (a difference within rounding)" : why;
   }
   return result;
 }

@@ -58,11 +58,14 @@ struct Comparison {
   bool flagged = false;
 };
 
-/// |closed - mean| > ci95 flags a metric. A metric the simulation never varies (ci95 = 0) is
-/// flagged only beyond a relative 1e-9 (rounding of the int64 ns accounting).
-bool disagrees(double closed, double mean, double ci95) {
+/// |closed - mean| > ci95 flags a metric. When every replica gave the same value (ci95 = 0), a
+/// count (failures, recoveries) uses the rule of three, 3/n (the 95% bound on a mean count
+/// after n replicas that all saw the same count); other metrics a relative 1e-9 (rounding).
+bool disagrees(const std::string& key, double closed, double mean, double ci95, int replicas) {
   const double gap = std::abs(closed - mean);
   if (ci95 > 0) return gap > ci95;
+  const bool count = key.rfind("failures.", 0) == 0 || key.rfind("recoveries.", 0) == 0;
+  if (count && replicas > 0) return gap > 3.0 / replicas;
   return gap > 1e-9 * std::max({1.0, std::abs(closed), std::abs(mean)});
 }
 
@@ -135,12 +138,14 @@ int command_analyze(const CommandContext& ctx) {
       c.mean = summary->at(r.key).mean;
       c.ci95 = summary->at(r.key).ci95;
     }
-    c.flagged = has_closed && has_sim && disagrees(c.closed, c.mean, c.ci95);
+    c.flagged = has_closed && has_sim && disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
     rows.push_back(c);
   }
   const auto flagged = static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.flagged; }));
   const double best_every = p.available && costs.tier != CheckpointTier::none
-                                ? static_cast<double>(best_every_iterations(scenario, costs, 1000).every_iterations)
+                                ? static_cast<double>(best_every_iterations(scenario, costs,
+                                                                          std::max<std::int64_t>(1000, static_cast<std::int64_t>(4.0 * p.daly_every_iterations)))
+                                                        .every_iterations)
                                 : 0.0;
 
   if (json) {
@@ -196,9 +201,9 @@ int command_analyze(const CommandContext& ctx) {
   if (!p.available) {
     out << fmt::format("closed form: not available — {}\n", p.reason);
   } else {
-    out << fmt::format("failures   Lambda = {:.4g} /h for the cluster (MTBF {}); an episode lasts {:.1f} s on average, "
+    out << fmt::format("failures   Lambda = {:.4g} per day for the cluster (MTBF {}); an episode lasts {:.1f} s on average, "
                        "{:.4f} failures per episode\n",
-                       p.failure_rate * 3600.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
+                       p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
                        p.episode_mean_s, p.failures_per_episode);
     if (costs.tier != CheckpointTier::none) {
       out << fmt::format("Eq. 1      t_ckpt + 1/(2f) + t_rtvl = {:.1f} s per failure (GEMINI SOSP '23 §2)\n",

@@ -11,10 +11,13 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/optimizer.hpp"
+#include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
 
@@ -61,7 +64,8 @@ int command_optimize(const CommandContext& ctx) {
       "Evaluates every combination of the values given for each JSON pointer of the scenario\n"
       "(e.g. --vary /strategy/replicas=2,3,4 --vary /strategy/every_iterations=1,2,4\n"
       "--vary /strategy/gpu_buffer=64MiB,128MiB), drops those that do not fit in CPU memory\n"
-      "(the scenario loader's check) or GPU memory, and reports the best effective training\n"
+      "(the scenario loader's check) or GPU memory (the iteration model's GPU buffer for the\n"
+      "in-memory strategies), and reports the best effective training\n"
       "time ratio (ETTR), the runner-up and the breakdown part that made it lose.\n"
       "Ranking: the ETTR closed form (analysis/analytic_models.hpp) by default; with\n"
       "--replicas N > 0 the run model's Monte Carlo mean (closed form shown beside it).\n\n"
@@ -114,8 +118,23 @@ int command_optimize(const CommandContext& ctx) {
   options.replicas = replicas;
   options.jobs = jobs;
   if (vm.count("seed")) options.seed = static_cast<std::uint64_t>(seed);
-  // The GPU memory check needs the iteration model (checkpoint/iteration_costs.hpp), which is
-  // not part of the build yet: combinations are checked for CPU memory only.
+  // GPU memory: the iteration model's `oom` for the in-memory strategies (their checkpoint
+  // chunks land in a GPU buffer). Its results are kept for the strategy costs of the same
+  // combination (the optimizer calls gpu_check, then costs, for each one in turn).
+  std::optional<IterationCosts> iteration;
+  options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
+    iteration.reset();
+    if (s.training.iteration_time) return std::nullopt;  // measured: the iteration model is not used
+    iteration = compute_iteration_costs(s);
+    const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
+    if (in_memory && iteration->oom)
+      return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",
+                         s.strategy.scheduler, format_bytes(iteration->gpu_buffer_bytes));
+    return std::nullopt;
+  };
+  options.costs = [&iteration](const Scenario& s) {
+    return compute_strategy_costs(s, iteration ? &*iteration : nullptr);
+  };
   OptimizeResult result;
   try {
     result = optimize(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string(), axes, options);
@@ -123,13 +142,14 @@ int command_optimize(const CommandContext& ctx) {
     throw UsageError(e.what());
   }
   const std::string gpu_note =
-      result.gpu_checked ? "" : "GPU memory not checked: the iteration model (compute_iteration_costs) is not available";
+      base.training.iteration_time ? "GPU memory not checked: training.iteration_time is given, the iteration model is not used"
+                                   : "";
 
   if (json) {
     nlohmann::json out;
     out["manifest"] = make_manifest(base, ctx.command_line);
     out["ranking"] = result.ranking;
-    out["gpu_memory_checked"] = result.gpu_checked;
+    out["gpu_memory_checked"] = result.gpu_checked && !base.training.iteration_time;
     if (!gpu_note.empty()) out["note"] = gpu_note;
     nlohmann::json list = nlohmann::json::array();
     for (const auto& c : result.candidates) list.push_back(candidate_json(c));

@@ -124,7 +124,7 @@ TEST_CASE("ckptsim optimize and analyze: usage errors, input errors, JSON output
   CHECK(doc["candidates"][2]["status"] == "does not fit (CPU memory)");
   CHECK(doc["best"]["settings"]["/strategy/replicas"] == 2);
   CHECK(doc["runner_up"]["settings"]["/strategy/replicas"] == 4);
-  CHECK(doc["gpu_memory_checked"] == false);
+  CHECK(doc["gpu_memory_checked"] == true);
   // analyze --json: closed form beside the simulation for the same metric names.
   std::ostringstream analyze_out;
   REQUIRE(cli::dispatch({"analyze", kPaper40b, "--json", "--replicas", "50"}, analyze_out, err) == 0);

@@ -380,7 +380,8 @@ void print_table(const CommandContext& ctx, const Options& o, const std::vector<
     std::string what = r.curve ? r.curve->method
                                : fmt::format("Monte Carlo estimate (~), {} samples, seed {}", r.mc->samples, o.seed);
     if (r.curve && r.mc) what += fmt::format("; Monte Carlo check: {} samples, seed {}", r.mc->samples, o.seed);
-    out << fmt::format("  {:<7} {}; each machine stores {} shards", r.name, what, r.placement->max_shards_per_machine());
+    const int shards = r.placement->max_shards_per_machine();
+    out << fmt::format("  {:<7} {}; each machine stores {} shard{}", r.name, what, shards, shards == 1 ? "" : "s");
     if (o.shard_bytes)
       out << fmt::format(", CPU memory {} per machine (2 buffers x {} shards x {})",
                          format_bytes(placement_cpu_memory_bytes(*r.placement, *o.shard_bytes)),

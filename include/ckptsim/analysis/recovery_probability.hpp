@@ -40,7 +40,8 @@
 // 10^1231). A ratio a/b of counts becomes a double from the top 64 bits of each: relative error
 // below 2^-51 (two truncations of 2^-63, three roundings of 2^-53), except that results below
 // the smallest normal double (2.2e-308) lose relative precision or become 0; log10 of the
-// ratio is returned separately and stays accurate (absolute error below 1e-12) for any size.
+// ratio is returned separately and stays accurate (absolute error below 2^-52 (|log10| + 1))
+// for any size.
 // The failure probability 1 - P_k is computed as (C(N,k) - G_k) / C(N,k) from the exact
 // counts, so it keeps full relative precision when it is tiny.
 //
@@ -168,7 +169,7 @@ struct WindowRecovery {
 [[nodiscard]] double ratio_to_double(const BigCount& a, const BigCount& b);
 /// log10(a / b); -infinity when a = 0.
 [[nodiscard]] double log10_ratio(const BigCount& a, const BigCount& b);
-/// Natural logarithm of a > 0 (absolute error below 1e-12 for a below 2^100000).
+/// Natural logarithm of a > 0 (absolute error below 2^-52 (|ln a| + 1)).
 [[nodiscard]] double log_big(const BigCount& a);
 
 }  // namespace ckptsim

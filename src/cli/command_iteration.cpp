@@ -168,6 +168,7 @@ int command_iteration(const CommandContext& ctx) {
   std::string scheduler = "all";
   std::string trace;
   std::string profile;
+  std::string write_profile;
   int trace_machines = 16;
   visible.add_options()("help,h", "print this help")
       ("scheduler", po::value<std::string>(&scheduler)->default_value("all"),
@@ -178,7 +179,9 @@ int command_iteration(const CommandContext& ctx) {
        "scenario's strategy.scheduler with --scheduler all)")
       ("trace-machines", po::value<int>(&trace_machines)->default_value(16), "machines shown in the trace")
       ("profile", po::value<std::string>(&profile),
-       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model");
+       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
+      ("write-profile", po::value<std::string>(&write_profile),
+       "write the iteration time and machine 0's idle spans in the profile format");
   po::options_description hidden;
   std::string scenario_path;
   hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
@@ -203,6 +206,11 @@ int command_iteration(const CommandContext& ctx) {
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);
+
+  if (!write_profile.empty()) {
+    write_file(write_profile, profile_to_json(study.model.profile, 0,
+                                              fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
+  }
 
   std::vector<std::string> names;
   if (scheduler == "all") {

@@ -219,4 +219,16 @@ IterationProfile load_profile_file(const std::string& path, int machines) {
   return parse_profile(doc, path, machines);
 }
 
+nlohmann::json profile_to_json(const IterationProfile& profile, int machine, const std::string& source) {
+  auto spans = nlohmann::json::array();
+  for (const IdleSpan& s : profile.machine_spans.at(static_cast<std::size_t>(machine))) {
+    spans.push_back(nlohmann::json::array({s.start.seconds(), s.length.seconds()}));
+  }
+  nlohmann::json doc;
+  doc["format"] = "ckptsim-profile/1";
+  doc["source"] = source;
+  doc["iterations"] = nlohmann::json::array({{{"iteration_time", profile.iteration_time.seconds()}, {"spans", std::move(spans)}}});
+  return doc;
+}
+
 }  // namespace ckptsim

@@ -50,4 +50,8 @@ IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, co
 IterationProfile parse_profile(const nlohmann::json& document, const std::string& file, int machines);
 IterationProfile load_profile_file(const std::string& path, int machines);
 
+/// The profile of machine `machine` in the import format (one iteration), so that a simulated
+/// profile can be edited or compared with a measured one and read back by parse_profile.
+nlohmann::json profile_to_json(const IterationProfile& profile, int machine, const std::string& source);
+
 }  // namespace ckptsim

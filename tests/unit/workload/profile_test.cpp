@@ -1,10 +1,14 @@
 // Importing measured profiles (workload/profile.hpp, docs/profile-format.md).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/workload/iteration_model.hpp"
 #include "ckptsim/workload/profile.hpp"
+#include "paper_scenario.hpp"
 
 using namespace ckptsim;
 
@@ -45,4 +49,20 @@ TEST_CASE("a bad profile reports every problem with its JSON pointer") {
     CHECK(std::find(pointers.begin(), pointers.end(), "/iterations/1/spans/0") != pointers.end());
     CHECK(std::find(pointers.begin(), pointers.end(), "/iterations/1/extra") != pointers.end());
   }
+}
+
+TEST_CASE("a simulated profile written in the import format reads back the same spans") {
+  Scenario sc = testing::paper_scenario(2);
+  sc.model.layers = 5;
+  const IterationModel m = simulate_iteration(sc);
+  const IterationProfile back = parse_profile(profile_to_json(m.profile, 0, "test"), "round-trip", 2);
+  const auto& a = m.profile.machine_spans[0];
+  const auto& b = back.machine_spans[1];
+  REQUIRE(a.size() == b.size());
+  // Seconds as doubles: nanoseconds survive to within rounding (1 ns).
+  for (std::size_t k = 0; k < a.size(); ++k) {
+    CHECK(std::llabs(a[k].start.ns() - b[k].start.ns()) <= 1);
+    CHECK(std::llabs(a[k].length.ns() - b[k].length.ns()) <= 2);
+  }
+  CHECK(std::llabs(back.iteration_time.ns() - m.profile.iteration_time.ns()) <= 1);
 }

@@ -20,6 +20,9 @@
 // compute may be issued once the (j-1-d)-th compute ended (equivalently, once the (j-d)-th
 // started), d = prefetch depth in stages. DeepSpeed's default stage3_prefetch_bucket_size
 // (5e7 parameters) is smaller than one layer of the models here, so d = 1 by default.
+// Compute time = FLOPs / (gpu_peak_flops x training.compute_efficiency). The scenario default
+// efficiency 0.5 is close to the 52% of A100 peak that Narayanan et al. (SC '21, Section 5.1)
+// report for GPT-3 175B training (163 of 312 TFLOP/s per GPU); it is an input, not fitted here.
 // Units: durations rounded up to the nanosecond, bytes, FLOPs per GPU.
 #include <vector>
 

@@ -336,6 +336,12 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   const double ecg = t * k * exb + ey * g;
   const double eint = (ex * ex - estall / lam) + ey * g;
   const double horizon = g * ec2 / (2.0 * mu * mu) - ecg / mu + eint / mu;
+  // Renewal CLT: the wall time to accumulate training x has variance x Var(C - G/r) / g.
+  if (g > 0 && r > 0) {
+    const double eb2 = q1 * (2.0 / (one_minus_q * one_minus_q) - 1.0 / one_minus_q);
+    const double eg2 = t * t * k * k * eb2;
+    p.wall_variance_per_training_s = std::max(0.0, (ec2 - 2.0 * ecg / r + eg2 / (r * r)) / g);
+  }
   // The same constant for the stall (reward stall(u) in the segment, kept at the failure):
   // E[X stall(X)] = E[stall(X)]/Lambda + sum_b int_{st_b}^{st_b+S} u e^{-Lambda u} du, st_b = kT + (b-1) D_k.
   double stall_horizon = 0;
@@ -362,7 +368,6 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
       return p;
     }
     w = std::max(0.0, (target - horizon) / r);
-    p.notes.push_back("run.iterations: wall time predicted from E[R(W)] = n T (ratio of means)");
   }
   p.wall_time_s = w;
   double training = r * w + horizon;
@@ -528,7 +533,33 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
 AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
-  return predict_impl(scenario, costs, prep.sets, prep.base);
+  AnalyticPrediction first = predict_impl(scenario, costs, prep.sets, prep.base);
+  if (scenario.run.duration || !scenario.run.iterations || !first.available || first.failure_rate <= 0) return first;
+  // run.iterations: find the wall time W whose expected training (every term of 3d and 3e) is
+  // n T, by Newton steps on the long-run rate; then the mean over replicas of n T / W_i, a mean
+  // of ratios, is n T / W (1 + Var(W) / W^2) to second order (Var(W) from the renewal CLT).
+  const double target = static_cast<double>(*scenario.run.iterations) * costs.iteration_time.seconds();
+  Scenario fixed = scenario;
+  fixed.run.iterations.reset();
+  double w = first.wall_time_s;
+  AnalyticPrediction p = first;
+  for (int step = 0; step < 8 && p.ettr_asymptotic > 0; ++step) {
+    fixed.run.duration = SimTime::from_seconds(w);
+    Prepared again = prep;
+    if (scenario.failures.process == "weibull") again = prepare(fixed, costs);  // the count depends on W
+    p = predict_impl(fixed, costs, again.sets, again.base);
+    const double gap = target - p.metrics.at("time_breakdown_s.training");
+    if (std::abs(gap) < 1e-6) break;
+    w = std::max(0.0, w + gap / p.ettr_asymptotic);
+  }
+  auto& m = p.metrics;
+  m["time_breakdown_s.lost_progress"] += m["time_breakdown_s.training"] - target;
+  m["time_breakdown_s.training"] = target;
+  const double var_w = target * p.wall_variance_per_training_s;
+  p.ettr = w > 0 ? target / w * (1.0 + var_w / (w * w)) : 0.0;
+  m["ettr"] = p.ettr;
+  p.notes.push_back("run.iterations: wall time W solves E[training(W)] = n T; mean ETTR = n T / W (1 + Var(W)/W^2)");
+  return p;
 }
 
 EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {

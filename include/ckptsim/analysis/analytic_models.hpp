@@ -72,7 +72,10 @@
 //   1/Lambda^2 - E[stall(X)]/Lambda, E[Y^2] from a fixed-length restart with L = Lbar plus Var(L)
 //   (that term of K is of order Lambda L^2, seconds). K is about the work not yet lost at the
 //   end of the run (for `none` the whole final segment, e^{-Lambda Lbar}/Lambda). Mean ETTR =
-//   E[R(W)] / W. For run.iterations the wall time solves E[R(W)] = n T (ratio of means).
+//   E[R(W)] / W. For run.iterations the wall time W solves E[R(W)] = n T (all terms below
+//   included, by Newton steps) and the mean of the replicas' ratios n T / W_i is taken to second
+//   order, n T / W (1 + Var(W)/W^2), with Var(W) = n T Var(C - G/r) / g (renewal CLT),
+//   E[G^2] = T^2 k^2 e^{-Lambda a_1} (2/(1-q)^2 - 1/(1-q)).
 //   The stall gets the same constant with reward stall(u) (kept at the failure), using
 //   E[X stall(X)] = E[stall(X)]/Lambda + sum_b int_{st_b}^{st_b + S} u e^{-Lambda u} du.
 //   Detection, replacement, retrieval and restart are Lambda W x the per-failure values of 3b
@@ -150,6 +153,8 @@ struct AnalyticPrediction {
   double failures_per_episode = 0;  ///< e^{Lambda Lbar}
   double memory_loss_per_hardware_failure = 0;  ///< p_loss (memory strategies)
   double memory_loss_per_episode = 0;
+  /// Var(wall time to accumulate x seconds of training) / x (s), from the renewal CLT (3d).
+  double wall_variance_per_training_s = 0;
 
   /// Expected values over the run, named like the run model's metrics (run/monte_carlo.hpp:
   /// "ettr", "failures.total", "time_breakdown_s.retrieval", ...). Only metrics with a closed form.

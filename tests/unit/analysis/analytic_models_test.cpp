@@ -242,3 +242,21 @@ TEST_CASE("run model agrees with the ETTR closed form: standby machines, uniform
 }
 
 }  // namespace ckptsim
+
+namespace ckptsim {
+
+TEST_CASE("run model agrees with the ETTR closed form: a run.iterations target") {
+  // 20000 iterations of 60 s (13.9 days of training) under remote-periodic (every hour) at 16 x
+  // 0.3 failures / day: W solves E[training(W)] = n T, and the replicas' mean of n T / W_i
+  // carries the second-order term Var(W)/W^2 (about 0.1% here).
+  Scenario s = base("remote-periodic", 0.3, 1.0);
+  s.run.duration.reset();
+  s.run.iterations = 20000;
+  const Agreement a = compare(s, 1000);
+  CHECK(std::abs(a.closed - a.mean) <= a.ci95);
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  // Training is exactly n T = 1.2e6 s in every replica.
+  CHECK(predict_run(s, c).metrics.at("time_breakdown_s.training") == doctest::Approx(1.2e6));
+}
+
+}  // namespace ckptsim

@@ -259,6 +259,7 @@ std::string to_string(RecoveryMethod method) {
     case RecoveryMethod::mixed_convolution: return "exact: group x ring convolution";
     case RecoveryMethod::inclusion_exclusion: return "exact: inclusion-exclusion";
     case RecoveryMethod::enumeration: return "exact: enumeration";
+    case RecoveryMethod::components: return "exact: convolution over components";
   }
   return "unknown";
 }
@@ -391,6 +392,36 @@ RecoveryCounts enumerate_recovery_counts(const Placement& placement) {
   return out;
 }
 
+namespace {
+
+/// Exact counts of one connected component (machines relabelled 0..c-1), or nullopt.
+std::optional<RecoveryCounts> component_counts(const Placement& sub) {
+  const int c = sub.machines;
+  const auto sets = distinct_sets(sub, true);
+  const bool pairs = std::all_of(sets.begin(), sets.end(), [](const auto& s) { return s.size() == 2; });
+  if (pairs && c == 2) return ring_recovery_counts(2, 2);
+  if (pairs && static_cast<int>(sets.size()) == c) {
+    std::vector<int> degree(idx(c), 0);
+    for (const auto& s : sets)
+      for (int x : s) ++degree[idx(x)];
+    // Connected, c vertices, c edges, every degree 2: a single cycle.
+    if (std::all_of(degree.begin(), degree.end(), [](int d) { return d == 2; })) return ring_recovery_counts(c, 2);
+  }
+  if (static_cast<int>(sets.size()) <= kMaxExactSets) return inclusion_exclusion_recovery_counts(sub);
+  if (c <= kMaxEnumerationMachines) return enumerate_recovery_counts(sub);
+  return std::nullopt;
+}
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[idx(x)] != x) {
+    parent[idx(x)] = parent[idx(parent[idx(x)])];
+    x = parent[idx(x)];
+  }
+  return x;
+}
+
+}  // namespace
+
 std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) {
   check_exact_placement(placement);
   const int n = placement.machines;
@@ -402,10 +433,45 @@ std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) 
     if (ring_placement(n, m).holders == placement.holders) return ring_recovery_counts(n, m);
     if (n % m != 0 && mixed_placement(n, m).holders == placement.holders) return mixed_recovery_counts(n, m);
   }
-  if (static_cast<int>(distinct_sets(placement, true).size()) <= kMaxExactSets)
-    return inclusion_exclusion_recovery_counts(placement);
-  if (n <= kMaxEnumerationMachines) return enumerate_recovery_counts(placement);
-  return std::nullopt;
+  // Connected components (union-find over the members of each holder set).
+  std::vector<int> parent(idx(n));
+  for (int i = 0; i < n; ++i) parent[idx(i)] = i;
+  for (const auto& h : placement.holders)
+    for (int x : h) parent[idx(find_root(parent, x))] = find_root(parent, h.front());
+  std::vector<std::vector<int>> members(idx(n));  // by root, ascending machine order
+  for (int i = 0; i < n; ++i) members[idx(find_root(parent, i))].push_back(i);
+  std::vector<int> local(idx(n), 0);  // machine -> index inside its component
+  RecoveryCounts total;
+  total.machines = n;
+  total.recoverable = {BigCount(1)};
+  int component_count = 0;
+  for (const auto& comp : members) {
+    if (comp.empty()) continue;
+    ++component_count;
+    for (std::size_t j = 0; j < comp.size(); ++j) local[idx(comp[j])] = static_cast<int>(j);
+    Placement sub;
+    sub.scheme = placement.scheme;
+    sub.machines = static_cast<int>(comp.size());
+    sub.replicas = placement.replicas;
+    for (int x : comp) {
+      std::vector<int> h;
+      for (int y : placement.holders[idx(x)]) h.push_back(local[idx(y)]);
+      std::sort(h.begin(), h.end());
+      sub.holders.push_back(std::move(h));
+    }
+    auto part = component_counts(sub);
+    if (!part) return std::nullopt;
+    total.method = part->method;
+    std::vector<BigCount> product(total.recoverable.size() + part->recoverable.size() - 1, BigCount(0));
+    for (std::size_t a = 0; a < total.recoverable.size(); ++a) {
+      if (total.recoverable[a].is_zero()) continue;
+      for (std::size_t b = 0; b < part->recoverable.size(); ++b)
+        if (!part->recoverable[b].is_zero()) product[a + b] += total.recoverable[a] * part->recoverable[b];
+    }
+    total.recoverable = std::move(product);
+  }
+  if (component_count > 1) total.method = RecoveryMethod::components;
+  return total;
 }
 
 std::vector<double> union_bound_curve(const Placement& placement) {

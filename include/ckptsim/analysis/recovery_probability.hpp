@@ -34,6 +34,12 @@
 //       G_k = sum_{T subset of sets} (-1)^|T| C(N - |U_T|, k - |U_T|),  U_T = union of T,
 //     in O(2^D N/64) (D <= 22), or enumeration of the 2^N failure sets (N <= 22).
 //     Structured placements (identical holders to group/ring/mixed) use the closed forms.
+//   components: machines linked by a shared holder set form connected components, and a failure
+//     set is safe iff its part in every component is, so G is the convolution of the
+//     components' count polynomials. A component whose distinct holder sets are pairs forming a
+//     cycle (every machine in exactly two) is a relabelled ring with m = 2 and uses the ring
+//     closed form; this makes every load-balanced m = 2 placement (a union of cycles, e.g.
+//     random) exact at any N. Other components use inclusion-exclusion or enumeration.
 //   Otherwise no exact method is attempted and monte_carlo_recovery() gives estimates.
 //
 // Arithmetic. Counts are exact integers (boost::multiprecision::cpp_int; C(4096, 2048) is about
@@ -90,6 +96,7 @@ enum class RecoveryMethod {
   mixed_convolution,    ///< group part convolved with the ring part
   inclusion_exclusion,  ///< over distinct minimal holder sets
   enumeration,          ///< every failure set
+  components,           ///< convolution over connected components of the holder sets
 };
 
 [[nodiscard]] std::string to_string(RecoveryMethod method);

@@ -201,6 +201,58 @@ TEST_CASE("recovery: independent closed forms at N = 4096 (weighted sums and sma
   }
 }
 
+TEST_CASE("recovery: components are convolved; cycles of pairs use the ring closed form") {
+  // Random m = 2 placements are unions of cycles (holder of i is pi(i), a derangement), so they
+  // are exact at any N; at N <= 12 they equal enumeration.
+  for (int n = 2; n <= 12; ++n) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const Placement p = random_placement(n, 2, seed);
+      CHECK(exact_recovery_counts(p)->recoverable == enumerate_recovery_counts(p).recoverable);
+    }
+  }
+  // A relabelled mix on 12 machines: machines {0, 5} hold each other (a group of 2), a 4-cycle
+  // 1 -> 7 -> 3 -> 10 -> 1, and a ring of triples over {2, 4, 6, 8, 9, 11} in shuffled order.
+  Placement p;
+  p.scheme = "file";
+  p.machines = 12;
+  p.replicas = 2;
+  p.holders.resize(12);
+  p.holders[0] = {0, 5};
+  p.holders[5] = {0, 5};
+  p.holders[1] = {1, 7};
+  p.holders[7] = {3, 7};
+  p.holders[3] = {3, 10};
+  p.holders[10] = {1, 10};
+  const std::vector<int> ring6{4, 9, 2, 11, 6, 8};
+  for (std::size_t j = 0; j < 6; ++j) {
+    std::vector<int> h{ring6[j], ring6[(j + 1) % 6], ring6[(j + 2) % 6]};
+    std::sort(h.begin(), h.end());
+    p.holders[static_cast<std::size_t>(ring6[j])] = h;
+  }
+  const auto exact = exact_recovery_counts(p);
+  REQUIRE(exact.has_value());
+  CHECK(exact->method == RecoveryMethod::components);
+  CHECK(exact->recoverable == enumerate_recovery_counts(p).recoverable);
+  // Hand check at k = 2: the lost pairs are {0,5} and the 4 cycle edges: 66 - 5 = 61 safe.
+  CHECK(exact->recoverable[2] == 61);
+
+  // N = 4096, m = 2 random: exact, and inside a wide Monte Carlo interval at every k.
+  const Placement big = random_placement(4096, 2, 3);
+  const auto big_exact = exact_recovery_counts(big);
+  REQUIRE(big_exact.has_value());
+  const auto curve = recovery_curve(*big_exact, big);
+  const auto mc = monte_carlo_recovery(big, 2000, 11);
+  for (int k = 0; k <= 4096; k += 16) {
+    const auto ki = static_cast<std::size_t>(k);
+    const auto wide = wilson_interval(static_cast<std::size_t>(std::llround(mc.probability[ki] * 2000)), 2000, 4.5);
+    CHECK(curve.probability[ki] >= wide.low - 1e-12);
+    CHECK(curve.probability[ki] <= wide.high + 1e-12);
+  }
+  // k = 2 exactly: the failed pair is lost iff it is one of the distinct holder pairs.
+  std::set<std::vector<int>> distinct(big.holders.begin(), big.holders.end());
+  CHECK(curve.failure_probability[2] == doctest::Approx(double(distinct.size()) / binomial(4096, 2)).epsilon(1e-13));
+}
+
 TEST_CASE("recovery: Theorem 1, group is optimal when m divides N") {
   // Against every placement (holder set = i plus m-1 others) at k = m, the case the paper's
   // proof covers.

@@ -78,8 +78,10 @@ int command_analyze(const CommandContext& ctx) {
       "failures, recoveries by tier, time breakdown; Eq. 1 of GEMINI; Young's and Daly's optimal\n"
       "checkpoint intervals) next to the run model's Monte Carlo estimates (mean +- 95% CI), and\n"
       "flags (with '!') every metric whose closed form lies outside the simulated interval.\n"
-      "Closed forms assume Poisson failures (exponential; weibull is approximated by its mean\n"
-      "rate; trace-driven runs have none). Derivation: include/ckptsim/analysis/analytic_models.hpp.\n\n"
+      "Closed forms assume Poisson failures (exponential; weibull is approximated by a Poisson\n"
+      "process with the same expected count; trace-driven runs have none). About 1 metric in 20\n"
+      "falls outside a 95% interval by chance. Derivation and approximations:\n"
+      "include/ckptsim/analysis/analytic_models.hpp.\n\n"
       "options");
   int replicas = 0;
   long long seed = -1;

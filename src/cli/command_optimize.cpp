@@ -65,8 +65,8 @@ int command_optimize(const CommandContext& ctx) {
       "(e.g. --vary /strategy/replicas=2,3,4 --vary /strategy/every_iterations=1,2,4\n"
       "--vary /strategy/gpu_buffer=64MiB,128MiB), drops those that do not fit in CPU memory\n"
       "(the scenario loader's check) or GPU memory (the iteration model's GPU buffer for the\n"
-      "in-memory strategies), and reports the best effective training\n"
-      "time ratio (ETTR), the runner-up and the breakdown part that made it lose.\n"
+      "in-memory strategies), and reports the best effective training time ratio (ETTR), the\n"
+      "runner-up and the time-breakdown part that made it lose.\n"
       "Ranking: the ETTR closed form (analysis/analytic_models.hpp) by default; with\n"
       "--replicas N > 0 the run model's Monte Carlo mean (closed form shown beside it).\n\n"
       "options");

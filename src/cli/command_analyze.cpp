@@ -144,11 +144,11 @@ int command_analyze(const CommandContext& ctx) {
     rows.push_back(c);
   }
   const auto flagged = static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.flagged; }));
-  const double best_every = p.available && costs.tier != CheckpointTier::none
-                                ? static_cast<double>(best_every_iterations(scenario, costs,
+  const std::int64_t best_every = p.available && costs.tier != CheckpointTier::none
+                                ? static_cast<std::int64_t>(best_every_iterations(scenario, costs,
                                                                           std::max<std::int64_t>(1000, static_cast<std::int64_t>(4.0 * p.daly_every_iterations)))
                                                         .every_iterations)
-                                : 0.0;
+                                : 0;
 
   if (json) {
     nlohmann::json doc;
@@ -210,7 +210,11 @@ int command_analyze(const CommandContext& ctx) {
     if (costs.tier != CheckpointTier::none) {
       out << fmt::format("Eq. 1      t_ckpt + 1/(2f) + t_rtvl = {:.1f} s per failure (GEMINI SOSP '23 §2)\n",
                          p.eq1_wasted_time_s);
-      if (p.mtbf_s > 0)
+      if (p.mtbf_s > 0 && p.checkpoint_cost_s <= 0)
+        out << fmt::format("intervals  no stall per checkpoint: Young and Daly give 0 s, i.e. every iteration (Eq. 2); "
+                           "closed-form best: every {} iteration(s)\n",
+                           best_every);
+      else if (p.mtbf_s > 0)
         out << fmt::format("intervals  Young {:.1f} s ({:.1f} iterations), Daly {:.1f} s ({:.1f} iterations) for a {:.2f} s "
                            "checkpoint; closed-form best: every {} iteration(s)\n",
                            p.young_interval_s, p.young_every_iterations, p.daly_interval_s, p.daly_every_iterations,

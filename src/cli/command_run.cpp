@@ -5,6 +5,8 @@
 #include <sstream>
 #include <thread>
 
+#include <unistd.h>
+
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
@@ -70,7 +72,9 @@ int command_run(const CommandContext& ctx) {
   options.replicas = scenario.run.replicas;
   options.jobs = jobs;
   options.mode = vm.count("exact") ? AdvanceMode::exact : AdvanceMode::closed_form;
-  const bool show_progress = !vm.count("quiet") && &ctx.err == &std::cerr && options.replicas >= 1000;
+  // Progress only for a person watching a terminal, and only when there is much to wait for.
+  const bool show_progress = !vm.count("quiet") && &ctx.err == &std::cerr && isatty(STDERR_FILENO) != 0 &&
+                             options.replicas >= 1000;
   if (show_progress) {
     options.progress = [&ctx](int done, int total) {
       if (done % std::max(1, total / 10) == 0 || done == total)

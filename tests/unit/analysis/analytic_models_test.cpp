@@ -260,3 +260,22 @@ TEST_CASE("run model agrees with the ETTR closed form: a run.iterations target")
 }
 
 }  // namespace ckptsim
+
+namespace ckptsim {
+
+TEST_CASE("the closed form's best checkpoint period is Daly's for a storage strategy") {
+  // remote-periodic, S = C / B_s = 120 s per checkpoint (serialization 0.75 s is hidden behind
+  // it), Lambda = 16 x 0.05 / day: M = 108000 s. Daly: sqrt(2 x 120 x 108000) = 5091.2 s,
+  // x = 120 / 216000: 5091.2 (1 + 0.00786 + 0.00006) - 120 = 5011.5 s = 83.5 iterations of 60 s.
+  // The closed form's ETTR (which also charges detection, replacement, retrieval and restart per
+  // failure, independent of k to first order) peaks at the same k within an iteration or two.
+  Scenario s = base("remote-periodic", 0.05, 30.0);
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  const AnalyticPrediction p = predict_run(s, c);
+  CHECK(p.daly_interval_s == doctest::Approx(5011.5).epsilon(1e-3));
+  const EveryIterationsChoice best = best_every_iterations(s, c, 400);
+  CHECK(std::abs(static_cast<double>(best.every_iterations) - p.daly_every_iterations) <= 2.0);
+  CHECK(best.ettr >= p.ettr_asymptotic);
+}
+
+}  // namespace ckptsim

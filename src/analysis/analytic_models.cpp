@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <boost/math/special_functions/erf.hpp>
+#include <fmt/format.h>
 
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/run/segment_clock.hpp"
@@ -370,6 +371,20 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     w = std::max(0.0, (target - horizon) / r);
   }
   p.wall_time_s = w;
+  // No checkpoint expected within the run: the time until a segment first survives a_1,
+  // a_1 + (1 - q_1)/q_1 (E[X | X < a_1] + E[Y]), exceeds W. Every recovery then goes back to
+  // scratch, which is the `none` model.
+  if (checkpoints && w > 0) {
+    const double short_segment = q1 < 1.0 ? ex - a1 * q1 / (1.0 - q1) : 0.0;
+    if (q1 <= 0.0 || a1 + (1.0 - q1) / q1 * (short_segment + ey) >= w) {
+      StrategyCosts none = c;
+      none.tier = CheckpointTier::none;
+      AnalyticPrediction r0 = predict_impl(s, none, sets_per_machine, base);
+      r0.notes.push_back("no checkpoint is expected to complete within the run: every recovery restarts from "
+                         "scratch (the closed form of `none`)");
+      return r0;
+    }
+  }
   double training = r * w + horizon;
   const double failures = lam * w;
   const double episodes = failures / ep_failures;
@@ -476,9 +491,27 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   } else if (c.tier == CheckpointTier::storage) {
     rec_storage = rest;
   }
-  training = std::max(0.0, training);
-  const double stall_total = segment_time * lam * estall + stall_horizon;
+  // Guard the first-order terms where they leave their regime (times cannot be negative).
+  retrieval = std::max(0.0, retrieval);
+  segment_time = std::clamp(segment_time, 0.0, w);
+  const double stall_total = std::clamp(segment_time * lam * estall + stall_horizon, 0.0, segment_time);
+  training = std::clamp(training, 0.0, segment_time - stall_total);
   const double lost = segment_time - stall_total - training;
+  // Where the approximations of 3a (software after hardware), 3b (standby correlation) and 3e
+  // (rare tier events) stop being small, say so.
+  {
+    std::vector<std::string> why;
+    if (load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", load));
+    if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.05)
+      why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
+    if (checkpoints && (1.0 - q1) / q1 * mu > 0.1 * w)
+      why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");
+    if (!why.empty()) {
+      std::string text = "outside the regime where the tier and overlap terms are accurate (";
+      for (std::size_t i = 0; i < why.size(); ++i) text += (i ? "; " : "") + why[i];
+      p.notes.push_back(text + "): expect disagreements beyond the interval");
+    }
+  }
 
   p.ettr = w > 0 ? training / w : 0.0;
   m["ettr"] = p.ettr;

@@ -83,6 +83,8 @@
 // (e) Tier corrections (first order; the closed form is approximate here):
 //   - Before the first usable checkpoint of the run, recoveries are `scratch` (no retrieval):
 //     expected such episodes (1 - q_1)/q_1, q_1 = e^{-Lambda a_1}; they save their retrieval.
+//     When even the expected time to the first checkpoint, a_1 + (1 - q_1)/q_1 (E[X | X < a_1]
+//     + E[Y]), exceeds W, the run is all scratch recoveries and the `none` closed form is used.
 //   - Memory strategies fall back to storage when every holder of some holder set was replaced
 //     since the latest completed in-memory checkpoint. Per hardware failure of machine j, the
 //     other m - 1 holders of one of the s_j holder sets containing j must be replaced within the
@@ -108,7 +110,9 @@
 // at 0) are replaced by the Poisson rate with the same expected count over the run, N M(W)/W,
 // with the renewal function M solved numerically; for shape < 1 the real rate falls over the
 // run and failures cluster, so this is an approximation (a note says so). Trace-driven
-// failures have no closed form; nor has `none` with a run.iterations target.
+// failures have no closed form; nor has `none` with a run.iterations target. predict_run adds a
+// note when Lambda Lbar > 0.3, memory is lost in more than 5% of episodes, or the first
+// checkpoint comes late (scratch-dominated start): the first-order terms are then unreliable.
 // Checked against the run model (tests/unit/analysis/analytic_models_test.cpp, 1000-5000
 // replicas): the ETTR agrees within the 95% interval for every strategy from 0.24 to 48
 // failures per cluster-day; the memory-fallback terms are first order (for m = 1 or

@@ -588,6 +588,15 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
   auto& m = p.metrics;
   m["time_breakdown_s.lost_progress"] += m["time_breakdown_s.training"] - target;
   m["time_breakdown_s.training"] = target;
+  // The run stops at the end of an iteration, never inside a stall: a cut at a random time of
+  // the final segment falls inside one with the segment's stall share and misses half of it.
+  const double segment_time = m["time_breakdown_s.training"] + m["time_breakdown_s.checkpoint_stall"] +
+                              m["time_breakdown_s.lost_progress"];
+  if (segment_time > 0) {
+    const double stall_end = m["time_breakdown_s.checkpoint_stall"] / segment_time * 0.5 * costs.stall.seconds();
+    m["time_breakdown_s.checkpoint_stall"] += stall_end;
+    m["time_breakdown_s.lost_progress"] -= stall_end;
+  }
   const double var_w = target * p.wall_variance_per_training_s;
   p.ettr = w > 0 ? target / w * (1.0 + var_w / (w * w)) : 0.0;
   m["ettr"] = p.ettr;

@@ -13,6 +13,10 @@
 //   local L     the rank's own shard copied to its CPU memory over PCIe, from the iteration start.
 // The optimizer step waits for the last send and for L (the model states must not change
 // before they are read). With a blocking plan, training starts only after the last send.
+// Approximation: ranks move in lockstep. One aggregated flow per chunk carries every rank's
+// stream, so its rate is that of the slowest pair; where pairs see different paths (leaf-spine
+// with some pairs crossing leaves, random placements) the faster pairs are held to that pace.
+// Under group and ring placements on one switch every pair is alike and the model is exact.
 // Results: iteration time (the optimizer's end), checkpoint completion (the last copy into CPU
 // memory), and the bytes each receiving GPU holds in sub-buffers over time (from a chunk's
 // send start to its copy's end): its peak.

@@ -135,7 +135,7 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
     problems.throw_if_any();
   }
   for (const auto& [key, value] : doc.items()) {
-    if (key != "format" && key != "iterations" && key != "source") problems.add("/" + key, "no such key (known: format, source, iterations)", key);
+    if (key != "format" && key != "iterations" && key != "source") problems.add("/" + key, "one of the keys format, source, iterations", key);
   }
   if (doc.contains("format") && doc["format"] != "ckptsim-profile/1") {
     problems.add("/format", "\"ckptsim-profile/1\"", brief(doc["format"]));
@@ -155,7 +155,7 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
       continue;
     }
     for (const auto& [key, value] : it.items()) {
-      if (key != "iteration_time" && key != "spans") problems.add(at + "/" + key, "no such key (known: iteration_time, spans)", key);
+      if (key != "iteration_time" && key != "spans") problems.add(at + "/" + key, "one of the keys iteration_time, spans", key);
     }
     SimTime t;
     if (!it.contains("iteration_time") || !read_duration(it["iteration_time"], t) || t <= SimTime::zero()) {

@@ -1,7 +1,7 @@
 #include "ckptsim/checkpoint/scheduler.hpp"
 
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <stdexcept>
 
 #include "ckptsim/checkpoint/partition.hpp"

@@ -123,3 +123,21 @@ TEST_CASE("unknown schedulers list the known ones") {
   ScheduleInput in;
   CHECK_THROWS_WITH_AS(make_plan("fastest", in), doctest::Contains("gemini"), std::invalid_argument);
 }
+
+TEST_CASE("a sub-buffer is reused only after its GPU-to-CPU copy ended") {
+  const IterationStudy study = prepare_iteration_study(small_scenario());
+  for (const char* name : {"gemini", "single-buffer"}) {
+    CAPTURE(name);
+    const SchedulerOutcome o = evaluate_scheduler(study, name, true);
+    REQUIRE(o.run);
+    const CheckpointRun& r = *o.run;
+    const auto p = static_cast<std::size_t>(o.plan.sub_buffers);
+    for (std::size_t c = 0; c < r.send_tasks.size(); ++c) {
+      const TaskTiming& send = r.run.timing[static_cast<std::size_t>(r.send_tasks[c])];
+      const TaskTiming& copy = r.run.timing[static_cast<std::size_t>(r.copy_tasks[c])];
+      CHECK(copy.start >= send.end);  // the copy reads what arrived
+      if (c >= p) CHECK(send.ready >= r.run.timing[static_cast<std::size_t>(r.copy_tasks[c - p])].end);
+      if (c >= 1) CHECK(send.ready >= r.run.timing[static_cast<std::size_t>(r.send_tasks[c - 1])].end);
+    }
+  }
+}

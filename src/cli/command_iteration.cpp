@@ -13,6 +13,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -182,20 +183,10 @@ int command_iteration(const CommandContext& ctx) {
        "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
       ("write-profile", po::value<std::string>(&write_profile),
        "write the iteration time and machine 0's idle spans in the profile format");
-  po::options_description hidden;
   std::string scenario_path;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (scheduler != "all" && !scheduler_registry().find(scheduler)) {
     throw UsageError(fmt::format("--scheduler expects all or {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));

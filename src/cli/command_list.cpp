@@ -9,6 +9,7 @@
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/checkpoint/scheduler.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/parameters.hpp"
@@ -53,20 +54,8 @@ int command_list(const CommandContext& ctx) {
       "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets, strategies, "
       "placements,\nfailures, schedulers, parameters (default: all)\n\noptions");
   options.add_options()("help,h", "print this help");
-  po::options_description hidden;
   std::string what = "all";
-  hidden.add_options()("what", po::value<std::string>(&what));
-  po::options_description all;
-  all.add(options).add(hidden);
-  po::positional_options_description positional;
-  positional.add("what", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << options << '\n';
-    return 0;
-  }
+  if (!parse_command_options(ctx, options, "what", &what)) return 0;
   const bool every = what == "all";
   bool printed = false;
   auto want = [&](const char* name) {

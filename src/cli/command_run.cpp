@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
@@ -41,20 +42,10 @@ int command_run(const CommandContext& ctx) {
       ("format,f", po::value<std::string>(&format)->default_value("table"),
        "stdout format: table (summary) or csv (one row per replica)")
       ("quiet,q", "no progress on stderr");
-  po::options_description hidden;
   std::string scenario_path;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (format != "table" && format != "csv") throw UsageError(fmt::format("--format expects table or csv, found \"{}\"", format));
   if (vm.count("replicas") && replicas < 1) throw UsageError(fmt::format("--replicas expects at least 1, found {}", replicas));

@@ -11,6 +11,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -150,20 +151,8 @@ int command_schedule(const CommandContext& ctx) {
        "blocking | naive | single-buffer | gemini (default: the scenario's strategy.scheduler)")
       ("profile", po::value<std::string>(&profile),
        "take the idle spans from a measured profile (docs/profile-format.md) instead of the model");
-  po::options_description hidden;
   std::string scenario_path;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
+  if (!parse_command_options(ctx, visible, "scenario", &scenario_path)) return 0;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the plan)");
   if (!scheduler.empty() && !scheduler_registry().find(scheduler)) {

@@ -1,0 +1,19 @@
+#pragma once
+// Command-line parsing shared by the subcommands (Boost.Program_options).
+#include <optional>
+#include <string>
+
+#include <boost/program_options.hpp>
+
+#include "ckptsim/cli/commands.hpp"
+
+namespace ckptsim::cli {
+
+/// Parses ctx.args against `visible`, plus one positional argument named `positional_name`
+/// (nullptr: none) stored in `*positional_value`. Returns nullopt after printing `visible` as
+/// help when --help/-h was given (`visible` must declare "help,h"); throws on bad usage.
+std::optional<boost::program_options::variables_map> parse_command_options(
+    const CommandContext& ctx, const boost::program_options::options_description& visible,
+    const char* positional_name = nullptr, std::string* positional_value = nullptr);
+
+}  // namespace ckptsim::cli

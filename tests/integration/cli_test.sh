@@ -83,6 +83,34 @@ for f in scenarios/paper/*.json scenarios/examples/*.json; do
     python3 -c \"import json; e=json.load(open('$tmp/x.json'))['summary']['ettr']['mean']; assert 0 <= e <= 1, e\""
 done
 
+# --- iteration / schedule ---
+check "iteration --json gives every scheduler's fields" bash -c "
+  '$bin' iteration $paper --json > '$tmp/it.json' &&
+  python3 -c \"
+import json
+d = json.load(open('$tmp/it.json'))['schedulers']
+for name in ('blocking', 'naive', 'single-buffer', 'gemini'):
+    for key in ('iteration_time_s', 'iteration_time_with_checkpoint_s', 'idle_time_s', 'checkpoint_time_s', 'gpu_buffer_bytes', 'oom'):
+        assert key in d[name], (name, key)
+    assert d[name]['iteration_time_with_checkpoint_s'] >= d[name]['iteration_time_s']
+# blocking sends everything while training waits: never faster than gemini
+assert d['blocking']['iteration_time_with_checkpoint_s'] >= d['gemini']['iteration_time_with_checkpoint_s']
+\""
+check "iteration --trace writes Chrome trace-event JSON" bash -c "
+  '$bin' iteration $paper --scheduler gemini --trace '$tmp/trace.json' >/dev/null &&
+  python3 -c \"import json; d=json.load(open('$tmp/trace.json')); e=d['traceEvents'] if isinstance(d, dict) else d; assert len(e) > 100\""
+check "iteration --scheduler bogus exits 2" exits_with 2 "$bin" iteration $paper --scheduler bogus
+check "schedule -o writes a ckptsim-plan/1 plan" bash -c "
+  '$bin' schedule $paper -o '$tmp/plan.json' >/dev/null &&
+  python3 -c \"import json; d=json.load(open('$tmp/plan.json')); assert d['format'] == 'ckptsim-plan/1'; assert len(d['ranks']) == 16 * 8\""
+check "schedule without -o is a usage error" exits_with 2 "$bin" schedule $paper
+
+# --- placement ---
+check "placement --json: group N=4 m=2 k=2 recovers with probability 4/6" bash -c "
+  '$bin' placement --machines 4 --replicas 2 --failures 2 --scheme group --json > '$tmp/pl.json' &&
+  python3 -c \"import json; d=json.load(open('$tmp/pl.json'))['schemes']['group']; assert d['k'] == [2]; assert abs(d['probability'][0] - 4/6) < 1e-12, d\""
+check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
+
 # --- structure ---
 check "layers depend downward only (DESIGN.md)" python3 tests/integration/check_layers.py
 

@@ -11,6 +11,7 @@
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
@@ -91,20 +92,10 @@ int command_analyze(const CommandContext& ctx) {
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas; 0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
       ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads (0 = all cores); results do not depend on it");
-  po::options_description hidden;
   std::string scenario_path;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (vm.count("replicas") && replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
   if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));

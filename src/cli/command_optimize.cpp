@@ -13,6 +13,7 @@
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
@@ -80,20 +81,10 @@ int command_optimize(const CommandContext& ctx) {
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
       ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads for the replicas (0 = all cores)");
-  po::options_description hidden;
   std::string scenario_path;
-  hidden.add_options()("scenario", po::value<std::string>(&scenario_path));
-  po::options_description all;
-  all.add(visible).add(hidden);
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
-  po::notify(vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
+  const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (varies.empty()) throw UsageError("give at least one --vary POINTER=V1,V2,...");
   if (replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));

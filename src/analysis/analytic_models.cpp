@@ -502,7 +502,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   {
     std::vector<std::string> why;
     if (load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", load));
-    if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.05)
+    if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.01)
       why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
     if (checkpoints && (1.0 - q1) / q1 * mu > 0.1 * w)
       why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");

@@ -56,14 +56,27 @@ SimTime network_copies(const CostInputs& in) {
 
 void gemini_costs(const CostInputs& in, StrategyCosts& c) {
   in_memory_common(in, c);
+  const std::int64_t k = c.every_iterations;
   if (in.iteration != nullptr) {
-    c.stall = std::max(SimTime::zero(), in.iteration->iteration_time_with_checkpoint - in.iteration->iteration_time);
+    // The iteration model planned one checkpoint into one iteration's idle spans: stall1 is
+    // what did not fit. Over k iterations the spans of k iterations carry it; each extra
+    // iteration absorbs what one iteration's spans carried (the whole send time, measured as
+    // the blocking time, minus stall1). Hidden entirely from min_every_iterations on.
+    const SimTime stall1 =
+        std::max(SimTime::zero(), in.iteration->iteration_time_with_checkpoint - in.iteration->iteration_time);
+    if (k >= in.iteration->min_every_iterations) {
+      c.stall = SimTime::zero();
+    } else {
+      const SimTime carried = std::max(SimTime::zero(), in.iteration->blocking_checkpoint_time - stall1);
+      c.stall = std::max(SimTime::zero(), stall1 - carried * (k - 1));
+    }
   } else {
     const SimTime idle = in.t - std::min(in.t, first_order_communication_time(in.s));
-    c.stall = std::max(SimTime::zero(), network_copies(in) - idle);
+    c.stall = std::max(SimTime::zero(), network_copies(in) - idle * k);
   }
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
-  c.completion = in.t + c.stall;
+  // Sent during the k iterations after the state is captured; complete at the block's end.
+  c.completion = in.t * k + c.stall;
   persistent_track(in, c);
 }
 

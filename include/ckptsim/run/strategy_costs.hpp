@@ -14,9 +14,13 @@
 // Strategy table (first-order formulas; B_s = storage bandwidth shared by all machines,
 // B_n = NIC bandwidth per machine, B_ser = serialization bandwidth per machine,
 // C = checkpoint bytes of the model, c = C / N the shard of one machine, m replicas):
-//   gemini              k from the scenario; S = T_ckpt - T from the iteration model (or the
-//                       first-order idle-time estimate: excess of (m-1)c / B_n over the idle
-//                       time T - T_comm); completion = T + S; kp = k * ceil(interval/(k T_eff)).
+//   gemini              k from the scenario; the checkpoint of a state is sent in the idle spans
+//                       of the k iterations after it: S1 = T_ckpt - T from the iteration model
+//                       (one iteration's spans), S = max(0, S1 - (k-1)(T_block - S1)) with
+//                       T_block the blocking send time, and S = 0 from the model's smallest
+//                       hiding k on (first order without the model: S = max(0, (m-1)c / B_n -
+//                       k (T - T_comm))); completion = k T + S (end of the block);
+//                       kp = k * ceil(interval / (k T + S)).
 //   in-memory-blocking  S = (m-1) c / B_n (GEMINI's placement, copies sent while training
 //                       waits); completion = S.
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.

@@ -9,40 +9,20 @@
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
+#include "../common/test_scenarios.hpp"
 
 namespace ckptsim {
 namespace {
 
-// 16 machines, 1e9 parameters x 12 B = 12 GB checkpoint, 0.75 GB shard per machine:
-// storage 100 MB/s -> C / B_s = 120 s; NIC 1 GB/s -> 0.75 s per shard; serialization 1 GB/s ->
-// 0.75 s per shard; iteration 60 s. Retrievals: local 0.75 s, peer 1.5 s, storage 120.75 s.
+// The shared small scenario (tests/unit/common/test_scenarios.hpp): 16 machines, 1e9 parameters
+// x 12 B = 12 GB checkpoint, 0.75 GB shard per machine: storage 100 MB/s -> C / B_s = 120 s;
+// NIC 1 GB/s -> 0.75 s per shard; serialization 1 GB/s -> 0.75 s per shard; iteration 60 s.
+// Retrievals: local 0.75 s, peer 1.5 s, storage 120.75 s.
 Scenario base(const std::string& strategy, double failures_per_machine_per_day, double days_long) {
-  Scenario s;
+  Scenario s = test::small_scenario(strategy);
   s.name = "analytic-" + strategy;
-  s.cluster.machines = 16;
-  s.cluster.gpus_per_machine = 8;
-  s.cluster.gpu_memory_bytes = 40e9;
-  s.cluster.cpu_memory_bytes = 1e12;
-  s.cluster.network_bandwidth = 1e9;
-  s.cluster.gpu_cpu_bandwidth = 25e9;
-  s.cluster.nvlink_bandwidth = 300e9;
-  s.cluster.gpu_peak_flops = 312e12;
-  s.storage.bandwidth = 1e8;
-  s.model.parameters = 1e9;
-  s.training.serialization_bandwidth = 1e9;
-  s.training.iteration_time = seconds(60);
-  s.strategy.kind = strategy;
-  s.strategy.placement = "group";
-  s.strategy.replicas = 2;
-  s.strategy.interval = hours(1);
-  s.strategy.persistent_interval = hours(1);
   s.failures.process = failures_per_machine_per_day > 0 ? "exponential" : "none";
   s.failures.rate = failures_per_machine_per_day / 86400.0;
-  s.failures.hardware_fraction = 0.5;
-  s.failures.detection = seconds(15);
-  s.failures.restart = seconds(60);
-  s.failures.replacement.distribution = "fixed";
-  s.failures.replacement.fixed = minutes(5);
   s.run.duration = SimTime::from_seconds(days_long * 86400.0);
   s.run.seed = 11;
   return s;

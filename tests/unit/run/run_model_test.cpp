@@ -11,7 +11,7 @@
 
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
-#include "run_test_scenarios.hpp"
+#include "../common/test_scenarios.hpp"
 
 using namespace ckptsim;
 using ckptsim::test::small_scenario;

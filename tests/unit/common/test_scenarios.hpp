@@ -1,5 +1,5 @@
 #pragma once
-// Small scenarios built in code for the run-model tests, with round numbers so that the
+// Small scenarios built in code for the run-model and analysis tests, with round numbers so that the
 // expected values can be worked out by hand:
 //   16 machines, 1e9 parameters x 12 B = 12 GB checkpoint, 0.75 GB shard per machine;
 //   storage 100 MB/s -> C / B_s = 120 s; NIC 1 GB/s -> shard 0.75 s; serialization 1 GB/s ->

@@ -75,8 +75,14 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   else if (c.tier == CheckpointTier::storage)
     strategy += fmt::format(" (every {} iteration(s))", c.every_iterations);
   out << fmt::format("strategy   {}\n", strategy);
-  out << fmt::format("costs      iteration {}, stall {} per checkpoint, complete after {}\n",
-                     format_duration(c.iteration_time), format_duration(c.stall), format_duration(c.completion));
+  if (c.tier == CheckpointTier::none) {
+    out << fmt::format("costs      iteration {}, no checkpoints\n", format_duration(c.iteration_time));
+  } else {
+    const std::string stall =
+        c.stall == SimTime::zero() ? "no stall" : fmt::format("stall {} per checkpoint", format_duration(c.stall));
+    out << fmt::format("costs      iteration {}, {}, complete after {}\n", format_duration(c.iteration_time), stall,
+                       format_duration(c.completion));
+  }
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
   out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);

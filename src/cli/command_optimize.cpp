@@ -16,6 +16,7 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -114,9 +115,8 @@ int command_optimize(const CommandContext& ctx) {
   // combination (the optimizer calls gpu_check, then costs, for each one in turn).
   std::optional<IterationCosts> iteration;
   options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
-    iteration.reset();
-    if (s.training.iteration_time) return std::nullopt;  // measured: the iteration model is not used
-    iteration = compute_iteration_costs(s);
+    iteration = iteration_costs_for(s);
+    if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
     const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
     if (in_memory && iteration->oom)
       return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",

@@ -94,6 +94,10 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
     out << fmt::format("  {:<30} {:>14.{}f} ± {:<12.{}f} (std {:.{}f})\n", label, m.mean, precision, m.ci95,
                        precision, m.std, precision);
   };
+  if (const auto it = summary.metrics.find("unfinished"); it != summary.metrics.end() && it->second.mean > 0)
+    out << fmt::format("warning    {:.0f} of {} replicas did not reach run.iterations within 100x the failure-free "
+                       "time; their figures stop there\n\n",
+                       it->second.mean * summary.replicas, summary.replicas);
   out << fmt::format("  {:<30} {:>14}   {:<12}\n", "metric", "mean", "ci95");
   row("ETTR", "ettr", 4);
   row("wall time (s)", "wall_time_s", 1);

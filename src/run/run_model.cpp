@@ -102,8 +102,9 @@ class ReplicaSimulation {
         compute_ += e - stall;
         result_.breakdown.checkpoint_stall += stall;
         result_.iterations = n0 + done;
-        // The compute of a partial final iteration counts as training (progress is continuous).
-        partial_training_ = e - clock.time_to_complete(done) - (stall - clock.stall(clock.time_to_complete(done)));
+        // The compute of a partial final iteration counts as training (progress is continuous):
+        // the segment's compute minus that of its `done` whole iterations (T each).
+        partial_training_ = (e - stall) - c_.iteration_time * done;
         result_.wall_time = target_end;
         result_.finished = !s_.run.iterations || result_.iterations >= *s_.run.iterations;
         break;

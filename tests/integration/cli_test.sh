@@ -72,6 +72,9 @@ check "run on a missing file exits 2 and names it" bash -c "
   '$bin' run no/such/file.json 2>&1 >/dev/null | grep -q 'no/such/file.json'; test \${PIPESTATUS[0]} -eq 2 || exit 1"
 check "run on an invalid scenario exits 2 with a JSON pointer" bash -c "
   f=\$(ls scenarios/invalid/*.json | head -1); '$bin' run \"\$f\" 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q ': /' '$tmp/e'"
+check "run warns when an iteration target is out of reach (no checkpoints, 1 failure/machine/day)" bash -c "
+  python3 -c \"import json; d=json.load(open('scenarios/examples/p4d-no-checkpoint.json')); d['failures']['rate']='100%/machine/day'; d['run']['iterations']=2000; json.dump(d, open('$tmp/nock.json', 'w'))\" &&
+  '$bin' run '$tmp/nock.json' --replicas 3 | grep -q 'did not reach run.iterations'"
 check "run --format xml is a usage error" exits_with 2 "$bin" run $paper --format xml
 check "run --replicas 0 is a usage error" exits_with 2 "$bin" run $paper --replicas 0
 check "run --help exits 0" exits_with 0 "$bin" run --help

@@ -63,8 +63,17 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     } catch (const boost::program_options::error& e) {
       err << "error: " << e.what() << "\n(see ckptsim " << c.name << " --help)\n";
       return 2;
-    } catch (const std::exception& e) {
+    } catch (const LimitError& e) {
       err << "error: " << e.what() << '\n';
+      return 2;
+    } catch (const ModelError& e) {
+      err << "error: " << e.what() << '\n';
+      return 2;
+    } catch (const IoError& e) {
+      err << "error: " << e.what() << '\n';
+      return 1;
+    } catch (const std::exception& e) {
+      err << "internal error (please report): " << e.what() << '\n';
       return 1;
     }
   }

@@ -1,9 +1,13 @@
 #pragma once
-// Errors (DESIGN.md, "Input errors"; STYLE.md habit 6).
+// Errors (docs/architecture.md, "Errors and exit codes").
 //
-// Bad input is an InputError carrying every Problem found: the file, the JSON pointer, what was
-// expected and what was found. The CLI prints them all and exits with code 2. Broken invariants
-// are assertions; simulated failures are ordinary domain events, never exceptions.
+// The library throws typed errors; the CLI maps each type to an exit code:
+//   InputError  bad input: every Problem found (file, JSON pointer, expected, found)  -> exit 2
+//   LimitError  the work or memory an input asks for is beyond a documented limit     -> exit 2
+//   ModelError  a model cannot answer for these parameters (names the parameter)       -> exit 2
+//   IoError     reading or writing a file failed (names the file and the reason)        -> exit 1
+// Anything else escaping to the CLI is an internal bug (exit 1). Broken invariants are
+// assertions; simulated failures are ordinary domain events, never exceptions.
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,6 +48,32 @@ class ProblemList {
  private:
   std::string file_;
   std::vector<Problem> problems_;
+};
+
+/// The work or memory an input asks for exceeds a stated limit. `what` names the input, the
+/// estimate and the limit (and `--force` where one exists), e.g.
+/// "placement --machines 1000000: the exact count needs ~17.5 GB, above the 2 GB limit".
+class LimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A model cannot answer for parameters the user can reach. `parameter` names the input that
+/// caused it (a JSON pointer or an option such as "--replicas").
+class ModelError : public std::runtime_error {
+ public:
+  ModelError(std::string parameter, const std::string& message)
+      : std::runtime_error(parameter + ": " + message), parameter_(std::move(parameter)) {}
+  [[nodiscard]] const std::string& parameter() const { return parameter_; }
+
+ private:
+  std::string parameter_;
+};
+
+/// Reading or writing a file failed; `what` names the file and the reason (errno text).
+class IoError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace ckptsim

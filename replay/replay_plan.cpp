@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
-#include "json_file.hpp"
+#include "ckptsim/core/json_file.hpp"
 
 namespace ckptsim::replay {
 

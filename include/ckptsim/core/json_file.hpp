@@ -1,4 +1,4 @@
-// Guarded JSON file reading for the replay tool and its readers: regular files only, a size
+// Guarded JSON file reading (replay plans, measured timelines): regular files only, a size
 // limit, a nesting-depth limit, no trailing bytes; problems as InputError naming the file.
 #pragma once
 #include <cstddef>
@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ckptsim::replay {
+namespace ckptsim {
 
 inline constexpr std::size_t kMaxJsonFileBytes = std::size_t{256} << 20;  // 256 MiB
 inline constexpr int kMaxJsonDepth = 32;
 
 nlohmann::json read_json_file(const std::string& path);
 
-}  // namespace ckptsim::replay
+}  // namespace ckptsim

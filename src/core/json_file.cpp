@@ -1,4 +1,4 @@
-#include "json_file.hpp"
+#include "ckptsim/core/json_file.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -8,7 +8,7 @@
 
 #include "ckptsim/core/error.hpp"
 
-namespace ckptsim::replay {
+namespace ckptsim {
 
 nlohmann::json read_json_file(const std::string& path) {
   struct stat st {};
@@ -35,4 +35,4 @@ nlohmann::json read_json_file(const std::string& path) {
   return doc;
 }
 
-}  // namespace ckptsim::replay
+}  // namespace ckptsim

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Tests of ckptsim-replay (mpi backend, 4 ranks under mpirun) and ckptsim validate.
+# Prints one TAP-style line per check ("ok N - ..." / "not ok N - ...") and "replay: done" at the end;
+# exits 1 when any check failed.
+# Usage: CKPTSIM=build/src/cli/ckptsim CKPTSIM_REPLAY=build/replay/ckptsim-replay bash tests/integration/replay_test.sh
+set -u
+cd "$(dirname "$0")/../.."
+bin=${CKPTSIM:-build/src/cli/ckptsim}
+replay=${CKPTSIM_REPLAY:-build/replay/ckptsim-replay}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failures=0
+scenario=scenarios/examples/replay-small.json
+mpi=(mpirun --oversubscribe --allow-run-as-root -np 4)
+
+check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
+  local description=$1
+  shift
+  n=$((n + 1))
+  if "$@" >"$tmp/check.out" 2>&1; then
+    echo "ok $n - $description"
+  else
+    echo "not ok $n - $description"
+    failures=$((failures + 1))
+    sed 's/^/    /' "$tmp/check.out" | head -20
+  fi
+}
+
+exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
+  local code=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; tail -5 "$tmp/err"; return 1; }
+}
+
+json_has() {  # json_has FILE EXPRESSION: a Python expression over `d` (the parsed file) is true
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+
+err_has() { grep -q -- "$1" "$tmp/err" || { echo "stderr lacks: $1"; cat "$tmp/err"; return 1; }; }
+
+# --- every scheduler's plan replays on 4 ranks, with matching checksums ---
+for s in blocking naive single-buffer gemini; do
+  "$bin" schedule "$scenario" --scheduler "$s" -o "$tmp/$s.plan.json" 2>/dev/null
+  check "$s: plan replays on 4 ranks (exit 0, checksums match)" \
+    exits_with 0 "${mpi[@]}" "$replay" "$tmp/$s.plan.json" --iterations 1 --warmup 0 -o "$tmp/$s.measured.json"
+  check "$s: the replay reports matching checksums" err_has "checksums match"
+  # Every rank sends each of its planned chunks once and receives each chunk its sender planned
+  # for it (group placement, 2 replicas: each rank has exactly one peer), and every training
+  # operation of the plan except markers was timed, with end >= start.
+  check "$s: measured timeline has every op, send and copy of the plan" python3 - "$tmp/$s.plan.json" "$tmp/$s.measured.json" <<'PY'
+import json, sys
+plan, m = (json.load(open(f)) for f in sys.argv[1:3])
+assert m["format"] == "ckptsim-timeline/1" and len(m["ranks"]) == 4
+ops = [o for o in plan["iteration"]["operations"] if o["kind"] != "marker"]
+for r in m["ranks"]:
+    it = r["iterations"][0]
+    chunks = plan["ranks"][r["rank"]]["chunks"]
+    assert len(it["operations"]) == len(ops), (len(it["operations"]), len(ops))
+    assert all(o["end_s"] >= o["start_s"] >= 0 for o in it["operations"])
+    assert [s["index"] for s in it["sends"]] == [c["index"] for c in chunks]
+    incoming = [c for q in plan["ranks"] for c in q["chunks"] if c["peer"] == r["rank"]]
+    assert len(it["copies"]) == len(incoming)
+    assert sum(c["bytes"] for c in it["copies"]) == int(plan["parameters"]["shard_bytes"])
+    assert it["iteration_time_s"] > 0 and it["checkpoint_time_s"] > 0
+PY
+done
+# blocking holds training until every chunk was sent: no training op starts before the last send ends.
+check "blocking: training starts after the last chunk was sent" json_has "$tmp/blocking.measured.json" \
+  "all(min(o['start_s'] for o in it['operations']) >= it['sends'][-1]['end_s'] for r in d['ranks'] for it in r['iterations'])"
+
+# --- integrity: a flipped byte is caught and named ---
+# Group placement with 2 replicas on 4 machines pairs {0,1} and {2,3}: rank 2 sends to rank 3.
+check "--inject-corruption 2:1 fails the run with exit 1" \
+  exits_with 1 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --iterations 1 --warmup 0 -o "$tmp/bad.json" --inject-corruption 2:1
+check "the failure names receiver, chunk, sender and iteration" err_has "rank 3 received chunk 1 from rank 2 in iteration 0"
+check "no measured file is written after an integrity failure" test ! -e "$tmp/bad.json"
+
+# --- bad launches and inputs exit 2 ---
+check "a plan for 4 ranks launched on 2 exits 2" \
+  exits_with 2 mpirun --oversubscribe --allow-run-as-root -np 2 "$replay" "$tmp/gemini.plan.json" -o "$tmp/x.json"
+check "the rank mismatch message says how to launch" err_has "launch with mpirun -np 4"
+echo '{"format": "ckptsim-plan/1", "scenario": 3}' >"$tmp/broken.plan.json"
+check "a malformed plan exits 2 naming the JSON pointer" \
+  exits_with 2 "${mpi[@]}" "$replay" "$tmp/broken.plan.json" -o "$tmp/x.json"
+check "the malformed plan message names /scenario" err_has "/scenario"
+
+# --- validate: a known good and a known bad pair ---
+# The measured file is the plan's own prediction with every time stretched by a factor f, so
+# every relative error is exactly f - 1: 0.05 (within the default 10% tolerance) or 0.25 (beyond).
+make_measured() {  # make_measured PLAN FACTOR OUT
+  python3 - "$@" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1])); f = float(sys.argv[2])
+p = plan["parameters"]; s = plan["summary"]
+ops = [{"id": o["id"], "kind": o["kind"], "category": o["category"],
+        "start_s": f * o["planned_start_s"], "end_s": f * o["planned_end_s"]}
+       for o in plan["iteration"]["operations"] if o["kind"] != "marker"]
+def sends(r):
+    return [{"index": c["index"], "copy": c["copy"], "peer": c["peer"], "bytes": c["bytes"],
+             "start_s": f * c["planned_start_s"],
+             "end_s": f * (c["planned_start_s"] + p["alpha_s"] + c["bytes"] / p["bandwidth_per_gpu_bytes_per_s"])}
+            for c in r["chunks"]]
+doc = {"format": "ckptsim-timeline/1", "source": "measured", "ranks": [
+    {"rank": r["rank"], "iterations": [{"iteration": 0, "iteration_time_s": f * s["iteration_time_with_checkpoint_s"],
+     "checkpoint_time_s": f * s["checkpoint_time_s"], "operations": ops, "sends": sends(r), "copies": [],
+     "local_copy": {"start_s": 0, "end_s": 0}}]} for r in plan["ranks"]]}
+json.dump(doc, open(sys.argv[3], "w"))
+PY
+}
+make_measured "$tmp/gemini.plan.json" 1.05 "$tmp/good.json"
+make_measured "$tmp/gemini.plan.json" 1.25 "$tmp/bad.json"
+check "validate: a replay 5% slower than predicted passes (exit 0)" \
+  exits_with 0 "$bin" validate "$tmp/gemini.plan.json" "$tmp/good.json" --json
+cp "$tmp/out" "$tmp/good.validate.json"
+check "validate JSON: every median error is +5%" json_has "$tmp/good.validate.json" \
+  "d['pass'] and all(abs(q['median'] - 0.05) < 1e-6 for q in list(d['operations'].values()) + [d['iteration_time'], d['idle_time'], d['checkpoint_completion']])"
+check "validate: a replay 25% slower than predicted fails (exit 1)" \
+  exits_with 1 "$bin" validate "$tmp/gemini.plan.json" "$tmp/bad.json" --json
+cp "$tmp/out" "$tmp/bad.validate.json"
+check "validate JSON: iteration-time error +25%, pass false" json_has "$tmp/bad.validate.json" \
+  "not d['pass'] and abs(d['iteration_time']['median'] - 0.25) < 1e-6"
+check "validate: a wider tolerance (0.3) passes the 25% pair" \
+  exits_with 0 "$bin" validate "$tmp/gemini.plan.json" "$tmp/bad.json" --tolerance 0.3
+check "validate: a plan in place of the measured file exits 2" \
+  exits_with 2 "$bin" validate "$tmp/gemini.plan.json" "$tmp/gemini.plan.json"
+
+echo "replay: done"
+[[ $failures -eq 0 ]]

@@ -19,6 +19,7 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "microbench.hpp"
 #include "mpi_engine.hpp"
 #include "replay_plan.hpp"
 #include "timeline.hpp"
@@ -32,6 +33,7 @@ namespace {
 struct Args {
   std::string plan, backend = "mpi", output, trace, bandwidth = "plan", corruption;
   bool inject = false;
+  bool microbench = false;
   bool help = false;
   double memory_limit_mib = 4096;
   EngineOptions engine;
@@ -46,24 +48,27 @@ class Usage : public std::runtime_error {
 Args parse_args(int argc, char** argv) {
   Args a;
   po::options_description visible(
-      "usage: mpirun -np RANKS ckptsim-replay PLAN --backend mpi [options] -o measured.json\n\n"
+      "usage: mpirun -np RANKS ckptsim-replay PLAN --backend mpi [options] -o measured.json\n"
+      "       mpirun -np RANKS ckptsim-replay --microbench [--bandwidth RATE] -o microbench.json\n\n"
       "Replays the iteration of a checkpoint plan (ckptsim schedule) on one rank per simulated GPU:\n"
       "collectives with the plan's sizes and order, compute of the plan's FLOPs, checkpoint chunks at\n"
       "their planned points into the receivers' sub-buffers and on into CPU memory; checks every\n"
       "replica by checksum; writes every operation's measured start and end (docs/timeline-format.md).\n\noptions");
   visible.add_options()("help,h", "print this help")
+      ("microbench", "instead of a plan: short collective, point-to-point, GEMM and host-copy sweeps (input of ckptsim calibrate)")
       ("backend", po::value(&a.backend)->default_value("mpi"), "mpi | nccl")
       ("iterations", po::value(&a.engine.iterations)->default_value(3), "measured iterations")
       ("warmup", po::value(&a.engine.warmup)->default_value(1), "iterations run before measuring")
       ("output,o", po::value(&a.output), "measured timeline to write (required)")
       ("trace", po::value(&a.trace), "also write a Chrome trace of the measured iterations")
       ("bandwidth", po::value(&a.bandwidth)->default_value("plan"),
-       "pace each rank's sends to this rate (e.g. 100MB/s); \"plan\": the plan's bandwidth per GPU; \"none\": unpaced")
+       "pace each rank's sends to this rate (e.g. 100MB/s); \"plan\": the plan's bandwidth per GPU (microbenchmarks: none); \"none\": unpaced")
       ("inject-corruption", po::value(&a.corruption)->implicit_value("0:0"),
        "flip one byte of chunk CHUNK from rank RANK in flight, in the first measured iteration (RANK:CHUNK)")
       ("memory-limit", po::value(&a.memory_limit_mib)->default_value(4096), "MiB of buffers a rank may allocate")
       ("segment-bytes", po::value(&a.engine.segment_bytes)->default_value(64 * 1024), "pacing granularity of chunk sends")
-      ("matmul-n", po::value(&a.engine.matmul_n)->default_value(64), "compute block size n (n x n matrices)");
+      ("matmul-n", po::value(&a.engine.matmul_n)->default_value(64), "compute block size n (n x n matrices)")
+      ("idle-sleep-us", po::value(&a.engine.idle_sleep_us)->default_value(200), "microseconds a rank sleeps when it has nothing to do");
   po::options_description hidden;
   hidden.add_options()("plan", po::value(&a.plan));
   po::options_description all;
@@ -82,12 +87,15 @@ Args parse_args(int argc, char** argv) {
     text << visible;
     throw Usage(text.str());
   }
-  if (a.plan.empty()) throw std::invalid_argument("missing PLAN (a plan from ckptsim schedule)");
+  a.microbench = vm.count("microbench") > 0;
+  if (a.microbench && a.bandwidth == "plan") a.bandwidth = "none";
+  if (a.plan.empty() && !a.microbench) throw std::invalid_argument("missing PLAN (a plan from ckptsim schedule)");
   if (a.backend != "mpi" && a.backend != "nccl") throw std::invalid_argument(fmt::format("--backend expects mpi or nccl, found \"{}\"", a.backend));
   if (a.output.empty()) throw std::invalid_argument("missing -o FILE (where to write the measured timeline)");
   if (a.engine.iterations < 1 || a.engine.iterations > 10000) throw std::invalid_argument(fmt::format("--iterations expects 1..10000, found {}", a.engine.iterations));
   if (a.engine.warmup < 0 || a.engine.warmup > 10000) throw std::invalid_argument(fmt::format("--warmup expects 0..10000, found {}", a.engine.warmup));
   if (a.engine.segment_bytes < 4096 || a.engine.segment_bytes > (1 << 30)) throw std::invalid_argument("--segment-bytes expects 4096..2^30");
+  if (a.engine.idle_sleep_us < 0 || a.engine.idle_sleep_us > 100000) throw std::invalid_argument("--idle-sleep-us expects 0..100000");
   if (a.engine.matmul_n < 8 || a.engine.matmul_n > 4096) throw std::invalid_argument("--matmul-n expects 8..4096");
   if (vm.count("inject-corruption")) {
     a.inject = true;
@@ -134,7 +142,20 @@ nlohmann::json gather_records(const ReplayPlan& plan, const RankRecord& mine, MP
   return ranks;
 }
 
+int run_microbench_mode(const Args& a, int rank) {
+  MicrobenchOptions o;
+  o.bandwidth = a.bandwidth == "none" ? 0.0 : parse_bandwidth(a.bandwidth);
+  o.matmul_n = a.engine.matmul_n;
+  const nlohmann::json doc = run_microbench(o, MPI_COMM_WORLD);
+  if (rank == 0) {
+    write_text(a.output, doc.dump(1) + "\n");
+    std::cerr << fmt::format("ckptsim-replay: microbenchmarks ({} samples) written to {}\n", doc.at("samples").size(), a.output);
+  }
+  return 0;
+}
+
 int run_replay(const Args& a, int rank, int size) {
+  if (a.microbench) return run_microbench_mode(a, rank);
   ReplayPlan plan = load_replay_plan(a.plan, a.memory_limit_mib * 1024 * 1024);
   if (plan.ranks != size) {
     throw InputError(a.plan, "/cluster/ranks", fmt::format("{} ranks, as launched (mpirun -np {})", size, size),

@@ -423,7 +423,8 @@ IterationRecord RankLoop::run(int iteration) {
   reset(iteration);
   MPI_Barrier(ckpt_comm_);
   t0_ = Clock::now();
-  bucket_ = std::make_unique<TokenBucket>(opt_.bandwidth, 0.0, 0.0);  // depth 0: never faster than the rate
+  // Depth one segment: a rank that polled late may catch up by one segment, never burst more.
+  bucket_ = std::make_unique<TokenBucket>(opt_.bandwidth, opt_.segment_bytes, 0.0);
   while (!finished()) {
     bool progressed = step_receives();
     progressed |= step_sends();
@@ -432,7 +433,9 @@ IterationRecord RankLoop::run(int iteration) {
     progressed |= step_markers();
     progressed |= step_local_copy();
     progressed |= step_compute();
-    if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(20));  // yield the core to other ranks
+    // Nothing to do: give the core to the other ranks (they share it on a small machine); long
+    // enough that an idle rank's wake-ups do not preempt the computing ones every few microseconds.
+    if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(opt_.idle_sleep_us));
   }
   rec_.iteration_time_s = rec_.ops[static_cast<std::size_t>(plan_.optimizer_op)].end_s;
   rec_.checkpoint_time_s = rec_.local_copy.end_s;

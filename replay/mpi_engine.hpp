@@ -15,7 +15,7 @@
 // Pacing: every send of a rank (its collective bytes and checkpoint segments) draws from one
 // token bucket at --bandwidth bytes/s; an op ends when MPI completed it and its bytes have
 // passed the bucket; a checkpoint segment is handed to MPI only once the bucket has carried it
-// (bucket depth 0). Integrity: after each iteration every received chunk is hashed and
+// (bucket depth one segment). Integrity: after each iteration every received chunk is hashed and
 // compared with the hash of the sender's known pattern.
 #pragma once
 #include <mpi.h>
@@ -33,6 +33,7 @@ struct EngineOptions {
   double bandwidth = 0;              ///< bytes/s per rank; <= 0: unpaced
   double segment_bytes = 64 << 10;  ///< pacing granularity of checkpoint sends
   int matmul_n = 64;                 ///< compute block: n x n times n x n (2 n^3 FLOPs)
+  int idle_sleep_us = 200;            ///< sleep when a loop turn found nothing to do
   int corrupt_rank = -1;             ///< --inject-corruption: sender rank, chunk, iteration
   int corrupt_chunk = 0;
   int corrupt_iteration = 0;

@@ -13,8 +13,14 @@ nlohmann::json iteration_json(const ReplayPlan& plan, const IterationRecord& it)
   for (std::size_t i = 0; i < it.ops.size(); ++i) {
     const PlanOp& op = plan.ops[i];
     if (op.kind == OpKind::marker) continue;
-    ops.push_back({{"id", i}, {"kind", to_string(op.kind)}, {"category", op.category}, {"start_s", it.ops[i].start_s},
-                   {"end_s", it.ops[i].end_s}});
+    nlohmann::json o = {{"id", i}, {"kind", to_string(op.kind)}, {"category", op.category}, {"start_s", it.ops[i].start_s},
+                        {"end_s", it.ops[i].end_s}};
+    if (op.kind == OpKind::compute) {
+      o["flops"] = op.flops;
+    } else {
+      o["bytes"] = op.bytes;
+    }
+    ops.push_back(std::move(o));
   }
   auto sends = nlohmann::json::array();
   for (const SendRecord& s : it.sends) {

@@ -28,6 +28,7 @@ constexpr CommandEntry kCommands[] = {
     {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
     {"validate", "compare a plan's predictions with what ckptsim-replay measured", command_validate},
+    {"calibrate", "fit latency, bandwidth, FLOP/s and copy rate to replay measurements", command_calibrate},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
 };
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Tests of ckptsim-replay (mpi backend, 4 ranks under mpirun) and ckptsim validate.
-# Prints one TAP-style line per check ("ok N - ..." / "not ok N - ...") and "replay: done" at the end;
-# exits 1 when any check failed.
-# Usage: CKPTSIM=build/src/cli/ckptsim CKPTSIM_REPLAY=build/replay/ckptsim-replay bash tests/integration/replay_test.sh
+# Output is TAP (registered in tests/integration/meson.build): one line per check, "# " lines with
+# what a failing command printed, the plan "1..N" at the end. Exits 1 when any check failed.
+# Usage: bash tests/integration/replay_test.sh [PATH/TO/ckptsim [PATH/TO/ckptsim-replay]]
 set -u
+bin=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
+replay=${2:-${CKPTSIM_REPLAY:-build/replay/ckptsim-replay}}
+[[ $bin == */* && $bin != /* ]] && bin=$PWD/$bin
+[[ $replay == */* && $replay != /* ]] && replay=$PWD/$replay
 cd "$(dirname "$0")/../.."
-bin=${CKPTSIM:-build/src/cli/ckptsim}
-replay=${CKPTSIM_REPLAY:-build/replay/ckptsim-replay}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0
@@ -23,7 +25,7 @@ check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
   else
     echo "not ok $n - $description"
     failures=$((failures + 1))
-    sed 's/^/    /' "$tmp/check.out" | head -20
+    sed 's/^/# /' "$tmp/check.out" | head -20
   fi
 }
 
@@ -157,10 +159,10 @@ check "the calibrated plan replays" \
 check "calibrated iteration-time error is below 100% and below the uncalibrated error" python3 - "$tmp/cal.validate.json" "$tmp/uncal.validate.json" <<'PY'
 import json, sys
 cal, uncal = (json.load(open(f))["iteration_time"]["median_abs"] for f in sys.argv[1:3])
-print(f"calibrated iteration-time error {cal:.1%}, uncalibrated {uncal:.1%}")
+print(f"# calibrated iteration-time error {cal:.1%}, uncalibrated {uncal:.1%}")
 assert cal < 1.0 and cal < uncal, (cal, uncal)
 PY
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('replay: calibrated iteration-time error %.1f%%' % (100*d['iteration_time']['median']))" "$tmp/cal.validate.json"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('# calibrated iteration-time error %.1f%%' % (100*d['iteration_time']['median']))" "$tmp/cal.validate.json"
 
-echo "replay: done"
+echo "1..$n"
 [[ $failures -eq 0 ]]

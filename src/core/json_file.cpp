@@ -25,7 +25,7 @@ nlohmann::json read_json_file(const std::string& path) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text.str(), [&too_deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-      if (depth > kMaxJsonDepth) too_deep = true;
+      if (depth >= kMaxJsonDepth) too_deep = true;  // the outermost value has depth 0
       return !too_deep;
     });
   } catch (const nlohmann::json::parse_error& e) {

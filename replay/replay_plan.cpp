@@ -1,5 +1,6 @@
 #include "replay_plan.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -192,6 +193,15 @@ ReplayPlan load_replay_plan(const std::string& path, double memory_limit_bytes) 
     if (plan.ops.back().category == "optimizer") plan.optimizer_op = static_cast<int>(k);
   }
   if (plan.optimizer_op < 0) r.fail("/iteration/operations", "an operation of category \"optimizer\"", "none");
+  // Collective buffers: a rank's block is bytes / (ranks - 1); send and receive hold all ranks' blocks.
+  double largest = 0;
+  for (const PlanOp& op : plan.ops) largest = std::max(largest, op.bytes);
+  const double coll = plan.ranks > 1 ? 2.0 * largest / (plan.ranks - 1) * plan.ranks : 0.0;
+  if (coll > memory_limit_bytes || largest / std::max(1, plan.ranks - 1) > 2e9) {
+    throw LimitError(fmt::format("{}: the largest collective ({:.0f} bytes per rank stream) needs {:.0f} MiB of buffers per "
+                                 "rank, beyond the {:.0f} MiB limit (--memory-limit) or MPI's 2 GB message count",
+                                 path, largest, coll / (1 << 20), memory_limit_bytes / (1 << 20)));
+  }
   const auto& spans = r.array(it, "/iteration", "idle_spans");
   for (std::size_t k = 0; k < spans.size(); ++k) {
     const std::string sp = fmt::format("/iteration/idle_spans/{}", k);

@@ -89,6 +89,18 @@ check "a malformed plan exits 2 naming the JSON pointer" \
   exits_with 2 "${mpi[@]}" "$replay" "$tmp/broken.plan.json" -o "$tmp/x.json"
 check "the malformed plan message names /scenario" err_has "/scenario"
 
+# A collective of 10 TB per rank stream needs 2 x 10 TB / 3 x 4 ~ 25 TiB of buffers per rank,
+# far beyond the default 4096 MiB limit: refused before allocating (exit 2).
+python3 - "$tmp/gemini.plan.json" "$tmp/huge.plan.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+next(o for o in d["iteration"]["operations"] if o["kind"] == "collective")["bytes"] = 1e13
+json.dump(d, open(sys.argv[2], "w"))
+PY
+check "a plan whose buffers exceed --memory-limit exits 2 before allocating" \
+  exits_with 2 "${mpi[@]}" "$replay" "$tmp/huge.plan.json" -o "$tmp/x.json"
+check "the memory message names the limit" err_has "beyond the 4096 MiB limit"
+
 # --- validate: a known good and a known bad pair ---
 # The measured file is the plan's own prediction with every time stretched by a factor f, so
 # every relative error is exactly f - 1: 0.05 (within the default 10% tolerance) or 0.25 (beyond).

@@ -141,6 +141,35 @@ check "validate: a wider tolerance (0.3) passes the 25% pair" \
 check "validate: a plan in place of the measured file exits 2" \
   exits_with 2 "$bin" validate "$tmp/gemini.plan.json" "$tmp/gemini.plan.json"
 
+# --- calibrate on exact synthetic samples recovers the parameters that generated them ---
+# Collectives t = 2 ms + bytes / 50 MB/s over 4 ranks: per-step latency 2 ms / 3 = 666.667 us;
+# gemm t = flops / 3 GFLOP/s; host copy t = bytes / 6 GB/s. Exact data: the fits reproduce them.
+python3 - "$tmp/synthetic.mb.json" <<'PY'
+import json, sys
+samples = []
+for b in (65536, 262144, 1048576, 4194304):
+    for kind in ("all-gather", "reduce-scatter"):
+        samples.append({"kind": kind, "bytes": b, "seconds": 2e-3 + b / 50e6})
+    samples.append({"kind": "p2p", "bytes": b, "seconds": 1e-4 + b / 40e6})
+    samples.append({"kind": "host-copy", "bytes": b, "seconds": b / 6e9})
+for f in (1e8, 4e8, 1.6e9):
+    samples.append({"kind": "gemm", "flops": f, "seconds": f / 3e9})
+json.dump({"format": "ckptsim-microbench/1", "ranks": 4, "samples": samples}, open(sys.argv[1], "w"))
+PY
+check "calibrate on exact synthetic samples exits 0" \
+  exits_with 0 "$bin" calibrate "$tmp/synthetic.mb.json" -o "$tmp/synthetic.cal.json" --json
+cp "$tmp/out" "$tmp/synthetic.fits.json"
+check "calibrate recovers 50 MB/s, 666.7 us per step, 3 GFLOP/s, 6 GB/s and p2p 40 MB/s" python3 - "$tmp/synthetic.fits.json" "$tmp/synthetic.cal.json" <<'PY'
+import json, sys
+fits = json.load(open(sys.argv[1]))["fits"]; cal = json.load(open(sys.argv[2]))
+close = lambda a, b: abs(a - b) <= 1e-6 * abs(b)
+assert close(fits["collectives"]["rate_per_s"], 50e6) and close(fits["collectives"]["latency_per_step_s"], 2e-3 / 3)
+assert close(fits["p2p"]["rate_per_s"], 40e6) and close(fits["p2p"]["latency_per_step_s"], 1e-4)
+assert close(fits["compute"]["rate_per_s"], 3e9) and close(fits["copy"]["rate_per_s"], 6e9)
+assert fits["collectives"]["rms_relative_residual"] < 1e-9
+assert cal["cluster"]["network_bandwidth"] == "5e+07B/s" and cal["cluster"]["gpu_peak_flops"] == "3e+09FLOPS"
+PY
+
 # --- microbenchmarks, calibration, and predicting replay-small with the fitted parameters ---
 # The emulated network is paced at 100 MB/s (replay-small's 800 Mbps per GPU).
 check "--microbench writes samples of every kind" \

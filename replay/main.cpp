@@ -162,7 +162,7 @@ int run_replay(const Args& a, int rank, int size) {
                      fmt::format("{} ranks: launch with mpirun -np {}", plan.ranks, plan.ranks));
   }
   if (a.backend == "nccl") {
-    throw ModelError("--backend", "this ckptsim-replay was built without CUDA/NCCL (meson -Dcuda=enabled needs nvcc and NCCL); use --backend mpi");
+    throw ModelError("--backend", "the nccl backend (CUDA + NCCL) is not implemented in this version of ckptsim-replay; use --backend mpi");
   }
   EngineOptions engine = a.engine;
   engine.bandwidth = a.bandwidth == "plan" ? plan.bandwidth_bytes_per_s : a.bandwidth == "none" ? 0.0 : parse_bandwidth(a.bandwidth);

@@ -84,6 +84,9 @@ check "no measured file is written after an integrity failure" test ! -e "$tmp/b
 check "a plan for 4 ranks launched on 2 exits 2" \
   exits_with 2 mpirun --oversubscribe --allow-run-as-root -np 2 "$replay" "$tmp/gemini.plan.json" -o "$tmp/x.json"
 check "the rank mismatch message says how to launch" err_has "launch with mpirun -np 4"
+check "--backend nccl exits 2 (not implemented in this version)" \
+  exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl -o "$tmp/x.json"
+check "the nccl message says to use the mpi backend" err_has "use --backend mpi"
 echo '{"format": "ckptsim-plan/1", "scenario": 3}' >"$tmp/broken.plan.json"
 check "a malformed plan exits 2 naming the JSON pointer" \
   exits_with 2 "${mpi[@]}" "$replay" "$tmp/broken.plan.json" -o "$tmp/x.json"

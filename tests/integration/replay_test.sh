@@ -9,8 +9,11 @@ replay=${2:-${CKPTSIM_REPLAY:-build/replay/ckptsim-replay}}
 [[ $bin == */* && $bin != /* ]] && bin=$PWD/$bin
 [[ $replay == */* && $replay != /* ]] && replay=$PWD/$replay
 cd "$(dirname "$0")/../.."
-# Sanitizer build: OpenMPI's own allocations held until exit are not ckptsim's leaks.
-export LSAN_OPTIONS="suppressions=$PWD/tests/integration/mpi-lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+# Sanitizer build: OpenMPI unloads its dlopen'ed components before LeakSanitizer runs, so their
+# allocations held until exit show up as leaks in "<unknown module>" that no suppression can
+# name; leak checking is off for the MPI processes (address and undefined-behaviour checks stay
+# on). The plan reader and timeline code are leak-checked by the replay-unit tests.
+export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 n=0

@@ -10,6 +10,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <fmt/format.h>
 
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
@@ -17,19 +18,21 @@ namespace ckptsim {
 
 double gemini_wasted_time(double checkpoint_time_s, double frequency_hz, double retrieval_time_s) {
   if (!(frequency_hz > 0) || checkpoint_time_s < 0 || retrieval_time_s < 0)
-    throw std::invalid_argument("Eq. 1 needs f > 0 and non-negative checkpoint and retrieval times");
+    throw ModelError("checkpoint frequency f", "Eq. 1 needs f > 0 and non-negative checkpoint and retrieval times");
   if (1.0 / frequency_hz < checkpoint_time_s)
-    throw std::invalid_argument("Eq. 2: the checkpoint interval 1/f must be at least the checkpoint time");
+    throw ModelError("checkpoint frequency f", "Eq. 2: the checkpoint interval 1/f must be at least the checkpoint time");
   return checkpoint_time_s + 1.0 / (2.0 * frequency_hz) + retrieval_time_s;
 }
 
 double young_interval(double checkpoint_cost_s, double mtbf_s) {
-  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Young's interval needs delta >= 0 and M > 0");
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0))
+    throw ModelError("checkpoint cost delta, MTBF M", "Young's interval needs delta >= 0 and M > 0");
   return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s);
 }
 
 double daly_interval(double checkpoint_cost_s, double mtbf_s) {
-  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Daly's interval needs delta >= 0 and M > 0");
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0))
+    throw ModelError("checkpoint cost delta, MTBF M", "Daly's interval needs delta >= 0 and M > 0");
   if (checkpoint_cost_s >= 2.0 * mtbf_s) return mtbf_s;
   const double x = checkpoint_cost_s / (2.0 * mtbf_s);
   return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - checkpoint_cost_s;
@@ -231,13 +234,13 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   const bool checkpoints = c.tier != CheckpointTier::none;
   const double k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
   const double stall = checkpoints ? c.stall.seconds() : 0.0;
-  const double completion = c.completion.seconds();
+  const double t_done = c.completion.seconds();
   const double kt = k * t;
   const double dk = kt + stall;
-  const double a1 = kt + completion;
+  const double a1 = kt + t_done;
   const double h = s.failures.hardware_fraction;
   const double det = s.failures.detection.seconds();
-  const double rst = s.failures.restart.seconds();
+  const double t_restart = s.failures.restart.seconds();
   double rho_sw = 0;
   double rho_hw = 0;
   if (c.tier == CheckpointTier::memory) {
@@ -293,10 +296,10 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     p.notes.push_back("standby pool: a hardware failure finds no free standby with Erlang-B probability " +
                       std::to_string(blocked));
   std::vector<Atom> atoms;
-  atoms.push_back({det + rho_sw + rst, 1.0 - h, rho_sw});
-  atoms.push_back({det + rho_hw + rst, h * (1.0 - blocked), rho_hw});
+  atoms.push_back({det + rho_sw + t_restart, 1.0 - h, rho_sw});
+  atoms.push_back({det + rho_hw + t_restart, h * (1.0 - blocked), rho_hw});
   for (double d : delay.values)
-    atoms.push_back({det + d + rho_hw + rst, h * blocked / static_cast<double>(delay.values.size()), rho_hw});
+    atoms.push_back({det + d + rho_hw + t_restart, h * blocked / static_cast<double>(delay.values.size()), rho_hw});
   const ResidualLaw law(atoms, lam);
   const double lbar = law.mean();
   const double load = lam * lbar;
@@ -316,9 +319,9 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   const double ev1 = law.expect(0);
   const double evr = law.expect(1);
   const double det_pf = -std::expm1(-lam * det) / lam;
-  const double rst_pf = std::expm1(lam * rst) / lam * ev1;
-  const double rtv_pf = std::exp(lam * rst) * (evr - ev1) / lam;
-  const double rep_pf = std::max(0.0, (std::exp(-lam * det) - std::exp(lam * rst) * evr) / lam);
+  const double rst_pf = std::expm1(lam * t_restart) / lam * ev1;
+  const double rtv_pf = std::exp(lam * t_restart) * (evr - ev1) / lam;
+  const double rep_pf = std::max(0.0, (std::exp(-lam * det) - std::exp(lam * t_restart) * evr) / lam);
 
   // ---- segments (3c) ----
   const double one_minus_q = -std::expm1(-lam * dk);
@@ -329,8 +332,8 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   const double ecap = checkpoints ? q1 * (kt + dk * q / one_minus_q) : 0.0;
   const double exb = checkpoints ? q1 * ((a1 + 1.0 / lam) / one_minus_q + dk * q / (one_minus_q * one_minus_q)) : 0.0;
   const double g = t * k * eb;
-  const double mu = ep_failures / lam;
-  const double r = g / mu;
+  const double cycle_mean = ep_failures / lam;
+  const double r = g / cycle_mean;
   p.ettr_asymptotic = r;
 
   // ---- finite horizon (3d) ----
@@ -343,7 +346,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   const double ec2 = 2.0 * ex * ex + 2.0 * ex * ey + ey2;
   const double ecg = t * k * exb + ey * g;
   const double eint = (ex * ex - estall / lam) + ey * g;
-  const double horizon = g * ec2 / (2.0 * mu * mu) - ecg / mu + eint / mu;
+  const double horizon = g * ec2 / (2.0 * cycle_mean * cycle_mean) - ecg / cycle_mean + eint / cycle_mean;
   // Renewal CLT: the wall time to accumulate training x has variance x Var(C - G/r) / g.
   if (g > 0 && r > 0) {
     const double eb2 = q1 * (2.0 / (one_minus_q * one_minus_q) - 1.0 / one_minus_q);
@@ -361,7 +364,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     const double exs = estall / lam + u_moment;
     const double ecg_s = exs + ey * estall;
     const double eint_s = estall / lam + ey * estall;
-    stall_horizon = estall * ec2 / (2.0 * mu * mu) - ecg_s / mu + eint_s / mu;
+    stall_horizon = estall * ec2 / (2.0 * cycle_mean * cycle_mean) - ecg_s / cycle_mean + eint_s / cycle_mean;
   }
 
   double w = 0;
@@ -415,7 +418,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     wasted -= saved;
   }
   // Probability that an episode sees no hardware failure (psi of 3e).
-  const double l_sw = det + rho_sw + rst;
+  const double l_sw = det + rho_sw + t_restart;
   const double psi = std::exp(-lam * l_sw) / (h + (1.0 - h) * std::exp(-lam * l_sw));
   const double p_local = (1.0 - h) * psi;
   double rec_local = 0;
@@ -450,7 +453,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
       // upload phase is uniform; in a segment that starts from a storage recovery (or the start
       // of the run) the age is X itself until the first upload lands at P0 = c + U + I_p.
       const double ip = static_cast<double>(c.persistent_every_iterations) / k * dk;
-      const double up = completion + c.upload.seconds();
+      const double up = t_done + c.upload.seconds();
       const double p0 = up + ip;
       first_window = p0;
       const double e_mod = ex - ip * std::exp(-lam * ip) / -std::expm1(-lam * ip);  // E[Y mod I_p]
@@ -459,7 +462,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
       // same state completed is lost for good (the state is never captured again): probability
       // 1 - pi_u = e^{-Lambda c} (1 - e^{-Lambda U}) per capture. Successful captures are then
       // I_p x Geometric(pi_u) apart: length-biased mean age c + U + I_p (2 - pi_u) / (2 pi_u).
-      const double pi_u = 1.0 - std::exp(-lam * completion) * -std::expm1(-lam * c.upload.seconds());
+      const double pi_u = 1.0 - std::exp(-lam * t_done) * -std::expm1(-lam * c.upload.seconds());
       const double age_uniform = up + ip * (2.0 - pi_u) / (2.0 * pi_u);
       const double reset_share = std::min(1.0, (losses * (1.0 + follow_ups) + 1.0) / (episodes + 1.0));
       const double age = (1.0 - reset_share) * age_uniform + reset_share * age_reset;
@@ -511,7 +514,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     if (load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", load));
     if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.01)
       why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
-    if (checkpoints && (1.0 - q1) / q1 * mu > 0.1 * w)
+    if (checkpoints && (1.0 - q1) / q1 * cycle_mean > 0.1 * w)
       why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");
     if (!why.empty()) {
       std::string text = "outside the regime where the tier and overlap terms are accurate (";
@@ -542,8 +545,8 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   // Eq. 1 with this strategy's numbers.
   if (checkpoints) {
     const double mean_retrieval = c.tier == CheckpointTier::memory ? p_local * rho_sw + (1.0 - p_local) * rho_hw : rho_sw;
-    p.eq1_wasted_time_s = completion + 0.5 * dk + mean_retrieval;
-    if (dk < completion) p.notes.push_back("Eq. 2 does not hold (checkpoint longer than its interval); Eq. 1 shown anyway");
+    p.eq1_wasted_time_s = t_done + 0.5 * dk + mean_retrieval;
+    if (dk < t_done) p.notes.push_back("Eq. 2 does not hold (checkpoint longer than its interval); Eq. 1 shown anyway");
   }
   return p;
 }

@@ -18,17 +18,30 @@ double SubModule::total() const { return std::accumulate(tensors.begin(), tensor
 namespace {
 
 // Step 3: module(j) stays gathered when it is met again before the elements of the uses
-// passed reach max_reuse_distance.
-bool reused_soon(const std::vector<SubModule>& modules, const std::vector<ModuleUse>& uses, std::size_t j,
-                 double max_reuse) {
-  const int m = uses[j].module;
-  double traversed = 0;
-  for (std::size_t i = j + 1; i < uses.size(); ++i) {
-    if (traversed >= max_reuse) return false;
-    if (uses[i].module == m) return true;
-    traversed += modules[static_cast<std::size_t>(uses[i].module)].total();
+// passed reach max_reuse_distance, i.e. when its next use n exists and the uses strictly
+// between j and n hold fewer than max_reuse_distance elements. With prefix sums of the uses'
+// elements and each use's next use of the same module, that is O(1) per use.
+struct ReuseIndex {
+  std::vector<double> prefix;      // prefix[i] = elements of uses 0..i-1
+  std::vector<std::size_t> next;   // next use of the same module, or uses.size()
+  [[nodiscard]] bool reused_soon(std::size_t j, double max_reuse) const {
+    const std::size_t n = next[j];
+    return n < next.size() && prefix[n] - prefix[j + 1] < max_reuse;
   }
-  return false;
+};
+
+ReuseIndex make_reuse_index(const std::vector<SubModule>& modules, const std::vector<ModuleUse>& uses) {
+  ReuseIndex r;
+  r.prefix.assign(uses.size() + 1, 0.0);
+  r.next.assign(uses.size(), uses.size());
+  std::vector<std::size_t> last(modules.size(), uses.size());
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const auto m = static_cast<std::size_t>(uses[i].module);
+    r.prefix[i + 1] = r.prefix[i] + modules[m].total();
+    if (last[m] < uses.size()) r.next[last[m]] = i;
+    last[m] = i;
+  }
+  return r;
 }
 
 }  // namespace
@@ -44,6 +57,7 @@ Zero3Schedule plan_zero3(const std::vector<SubModule>& modules, const std::vecto
   double live = 0;
   double bucket = 0;
   std::size_t queue = 0;  // next trace entry the prefetcher looks at
+  const ReuseIndex reuse = make_reuse_index(modules, uses);
   auto gather = [&](GatherGroup& g, int m) {
     const auto mm = static_cast<std::size_t>(m);
     gathered[mm] = 1;
@@ -78,7 +92,7 @@ Zero3Schedule plan_zero3(const std::vector<SubModule>& modules, const std::vecto
       }
     }
     s.peak_live = std::max(s.peak_live, live);
-    if (fetched[mm] > 0 && !reused_soon(modules, uses, j, knobs.max_reuse_distance)) {  // 3. release
+    if (fetched[mm] > 0 && !reuse.reused_soon(j, knobs.max_reuse_distance)) {  // 3. release
       gathered[mm] = 0;
       live -= fetched[mm];
     }

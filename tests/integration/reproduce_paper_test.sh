@@ -6,7 +6,8 @@
 # usage: tests/integration/reproduce_paper_test.sh [CKPTSIM_BINARY]
 set -uo pipefail
 ckptsim=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
-[[ $ckptsim == */* && $ckptsim != /* ]] && ckptsim=$PWD/$ckptsim  # meson passes it relative to build/
+# meson test passes a path relative to the build folder: make it absolute before leaving it.
+[[ $ckptsim == */* && $ckptsim != /* ]] && ckptsim=$PWD/$ckptsim
 cd "$(dirname "$0")/../.."
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3

@@ -1,7 +1,6 @@
 // ckptsim iteration: one ZeRO-3 training iteration on the flow-level network, its idle spans,
 // and what each checkpoint traffic scheduler costs (table, JSON, Chrome trace).
 #include <algorithm>
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,6 +14,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -118,12 +118,7 @@ nlohmann::json trace_json(const IterationStudy& study, const std::string& schedu
   return doc;
 }
 
-void write_file(const std::string& path, const nlohmann::json& doc) {
-  std::ofstream file(path);
-  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
-  file << doc.dump() << '\n';
-  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
-}
+void write_file(const std::string& path, const nlohmann::json& doc) { write_output_file(path, doc.dump() + '\n'); }
 
 void print_table(std::ostream& out, const IterationStudy& study, const std::vector<Row>& rows) {
   const Scenario& sc = study.scenario;
@@ -193,6 +188,8 @@ int command_iteration(const CommandContext& ctx) {
   }
   if (trace_machines < 1) throw UsageError(fmt::format("--trace-machines expects at least 1, found {}", trace_machines));
 
+  refuse_output_over_inputs("--trace", trace, {scenario_path, profile});
+  refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

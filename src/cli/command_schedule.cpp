@@ -1,6 +1,5 @@
 // ckptsim schedule: the checkpoint chunk plan of one iteration, per rank, with the iteration's
 // operations — the input of the replay tool (format: docs/plan-format.md).
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -13,6 +12,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -158,6 +158,7 @@ int command_schedule(const CommandContext& ctx) {
   if (!scheduler.empty() && !scheduler_registry().find(scheduler)) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
+  if (output != "-") refuse_output_over_inputs("--output", output, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
   if (scheduler.empty()) scheduler = scenario.strategy.scheduler;
   std::optional<IterationProfile> imported;
@@ -168,10 +169,7 @@ int command_schedule(const CommandContext& ctx) {
   if (output == "-") {
     ctx.out << doc.dump(1) << '\n';
   } else {
-    std::ofstream file(output);
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
-    file << doc.dump(1) << '\n';
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+    write_output_file(output, doc.dump(1) + '\n');
     ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} each), written to {}\n",
                            scheduler, scenario.cluster.machines * scenario.cluster.gpus_per_machine,
                            outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), output);

@@ -121,4 +121,8 @@ check "layers depend downward only (DESIGN.md)" python3 tests/integration/check_
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
+# --- result files and standard output (a file of its own) ---
+# shellcheck source=tests/integration/output_files_test.sh
+source tests/integration/output_files_test.sh
+
 echo "cli: done ($n checks)"

@@ -1,0 +1,26 @@
+// libFuzzer harness: a scenario file through the whole loader (parse, duplicate keys,
+// validation, presets and defaults) and then the derivation of the strategy's costs, as
+// `ckptsim run` does before simulating. Bad input must end in one of the typed errors of
+// core/error.hpp (or UnitError); anything else (a crash, a sanitizer report, another exception,
+// a timeout) is a bug.
+#include <cstddef>
+#include <cstdint>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/units.hpp"
+#include "fuzz_input.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static ckptsim::fuzz::InputFile file(".json");
+  try {
+    const ckptsim::Scenario scenario = ckptsim::load_scenario_file(file.hold(data, size));
+    (void)ckptsim::resolve_strategy_costs(scenario);
+  } catch (const ckptsim::InputError&) {
+  } catch (const ckptsim::LimitError&) {
+  } catch (const ckptsim::ModelError&) {
+  } catch (const ckptsim::IoError&) {
+  }
+  return 0;
+}

@@ -175,7 +175,7 @@ Placement parse_placement_json(const std::string& text, const std::string& file)
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for "1e400"
     throw InputError(file, "", "valid JSON", e.what());
   }
   if (!doc.is_object()) throw InputError(file, "", "an object {\"machines\": N, \"holders\": [...]}", json_type_name(doc));

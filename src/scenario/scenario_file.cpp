@@ -84,7 +84,7 @@ Scenario load_scenario_file(const std::string& path) {
       duplicates.observe(event, value);
       return true;
     });
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for "1e400"
     throw InputError(path, "", "valid JSON", strip_json_exception_prefix(e.what()));
   }
   const fs::path parent = fs::path(path).parent_path();

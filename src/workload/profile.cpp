@@ -213,7 +213,7 @@ IterationProfile load_profile_file(const std::string& path, int machines) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for "1e400"
     throw InputError(path, "", "JSON", e.what());
   }
   return parse_profile(doc, path, machines);

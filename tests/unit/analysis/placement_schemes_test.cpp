@@ -104,4 +104,15 @@ TEST_CASE("placement: file placements load and validate") {
   }
 }
 
+TEST_CASE("placement: a number beyond double is an InputError, not a parser exception (fuzz finding)") {
+  // nlohmann::json reports 1e400 with out_of_range, not parse_error: it escaped the reader.
+  try {
+    (void)parse_placement_json(R"({"machines": 1e400, "holders": [[0]]})", "big.json");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(e.problems().at(0).file == "big.json");
+    CHECK(e.problems().at(0).found.find("1e400") != std::string::npos);
+  }
+}
+
 }  // namespace ckptsim

@@ -15,8 +15,8 @@ Scenario remote_scenario(int machines) {
   Scenario s = testing::paper_scenario(machines);
   s.model.layers = 12;      // few layers: a quick iteration model
   s.model.parameters = 0;   // from the shape
-  s.strategy.kind = "remote-highfreq";
-  s.strategy.placement = "group";
+  s.strategy.kind = StrategyKind::remote_highfreq;
+  s.strategy.placement = PlacementScheme::group;
   s.strategy.replicas = 2;
   return s;
 }

@@ -12,6 +12,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/output_file.hpp"

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/output/run_report.hpp"

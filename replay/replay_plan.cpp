@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/core/json_file.hpp"
+#include "ckptsim/core/input_file.hpp"
 
 namespace ckptsim::replay {
 
@@ -179,7 +179,7 @@ const char* to_string(OpKind kind) {
 }
 
 ReplayPlan load_replay_plan(const std::string& path, double memory_limit_bytes) {
-  const nlohmann::json doc = read_json_file(path);
+  const nlohmann::json doc = read_json_file(path, "a replay plan");
   const Reader r(path);
   ReplayPlan plan;
   plan.file = path;

@@ -18,8 +18,16 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   s.training_iteration = s.model.profile.iteration_time;
   const int n = scenario.cluster.machines;
   const int g = std::max(1, scenario.cluster.gpus_per_machine);
-  const int m = std::max(1, scenario.strategy.replicas);
-  s.placement = make_placement(scenario.strategy.placement, n, m, scenario.run.seed);
+  // The loader checks that the placement fits only for strategies that keep checkpoints in CPU
+  // memory. For the others the schedulers are still compared (the iteration costs, `ckptsim
+  // iteration`), on at most N replicas and on "mixed" where "group" does not fit (fuzz finding:
+  // remote-highfreq on 15 machines escaped as a PlacementError).
+  const bool validated =
+      scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
+  const int m = validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
+  const bool group_fits = scenario.strategy.placement != PlacementScheme::group || n % m == 0;
+  s.placement = make_placement(validated || group_fits ? scenario.strategy.placement : PlacementScheme::mixed, n, m,
+                               scenario.run.seed);
   const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
   s.input.spans = s.model.profile.common_spans();
   s.input.shard_bytes = params * scenario.training.checkpoint_bytes_per_parameter / n / g;

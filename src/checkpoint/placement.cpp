@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/core/random.hpp"
 
 namespace ckptsim {
@@ -173,12 +174,7 @@ Placement random_placement(int machines, int replicas, std::uint64_t seed) {
 
 Placement parse_placement_json(const std::string& text, const std::string& file) {
   ProblemList problems(file);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(file, "", "valid JSON", e.what());
-  }
+  const nlohmann::json doc = parse_json_strict(text, file);
   if (!doc.is_object()) throw InputError(file, "", "an object {\"machines\": N, \"holders\": [...]}", json_type_name(doc));
   for (const auto& [key, value] : doc.items())
     if (key != "machines" && key != "holders")
@@ -247,11 +243,7 @@ Placement parse_placement_json(const std::string& text, const std::string& file)
 }
 
 Placement load_placement_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path.string(), "", "a readable placement file", "a path that cannot be opened");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_placement_json(text.str(), path.string());
+  return parse_placement_json(read_input_file(path.string(), "a placement file"), path.string());
 }
 
 double placement_cpu_memory_bytes(const Placement& placement, double shard_bytes) {

@@ -23,7 +23,7 @@
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/core/json_file.hpp"
+#include "ckptsim/core/input_file.hpp"
 
 namespace ckptsim::cli {
 
@@ -183,7 +183,7 @@ int command_calibrate(const CommandContext& ctx) {
   if (output.empty()) throw UsageError("missing -o FILE (where to write the fitted parameters)");
   Collected c;
   for (const auto& f : files) {
-    const nlohmann::json doc = read_json_file(f);
+    const nlohmann::json doc = read_json_file(f, "a measured timeline or microbenchmark");
     const std::string format = doc.is_object() ? doc.value("format", "") : "";
     if (format == "ckptsim-microbench/1") collect_microbench(doc, f, c);
     else if (format == "ckptsim-timeline/1") collect_timeline(doc, f, c);
@@ -206,7 +206,7 @@ int command_calibrate(const CommandContext& ctx) {
   nlohmann::json doc;
   int g = 1;
   if (!base_path.empty()) {
-    doc = read_json_file(base_path);
+    doc = read_json_file(base_path, "a scenario file");
     if (!doc.is_object()) throw InputError(base_path, "", "a scenario object", doc.dump().substr(0, 40));
     if (doc.contains("cluster") && doc["cluster"].contains("gpus_per_machine") && doc["cluster"]["gpus_per_machine"].is_number_integer()) {
       g = doc["cluster"]["gpus_per_machine"].get<int>();

@@ -1,9 +1,6 @@
 // ckptsim iteration: one ZeRO-3 training iteration on the flow-level network, its idle spans,
 // and what each checkpoint traffic scheduler costs (table, JSON, Chrome trace).
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -18,6 +15,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -132,12 +130,7 @@ nlohmann::json trace_json(const IterationStudy& study, const std::string& schedu
   return doc;
 }
 
-void write_file(const std::string& path, const nlohmann::json& doc) {
-  std::ofstream file(path);
-  if (!file) throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-  file << doc.dump() << '\n';
-  if (!file) throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-}
+void write_file(const std::string& path, const nlohmann::json& doc) { write_output_file(path, doc.dump() + '\n'); }
 
 std::string span_histogram_text(const SpanDistribution& d) {
   static const char* const labels[] = {"<1ms", "1-10ms", "10-100ms", "0.1-1s", ">=1s"};
@@ -260,6 +253,8 @@ int command_iteration(const CommandContext& ctx) {
   }
   if (trace_machines < 1) throw UsageError(fmt::format("--trace-machines expects at least 1, found {}", trace_machines));
 
+  refuse_output_over_inputs("--trace", trace, {scenario_path, profile});
+  refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

@@ -18,6 +18,7 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
@@ -31,13 +32,7 @@ namespace po = boost::program_options;
 namespace {
 
 nlohmann::json read_document(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "a readable scenario file", "no such file or no permission");
-  std::stringstream text;
-  text << in.rdbuf();
-  nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded()) throw InputError(path, "", "valid JSON", "a syntax error");
-  return doc;
+  return read_json_file(path, "a scenario file");
 }
 
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }

@@ -1,7 +1,4 @@
 // ckptsim run: Monte Carlo replicas of a whole training run under failures.
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <iostream>
 #include <ostream>
 #include <sstream>
@@ -15,6 +12,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
@@ -55,7 +53,9 @@ int command_run(const CommandContext& ctx) {
   if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
 
+  refuse_output_over_inputs("--output", output, {scenario_path});
   Scenario scenario = load_scenario_file(scenario_path);
+  refuse_output_over_inputs("--output", output, {scenario.failures.trace_file});
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
   if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -79,17 +79,8 @@ int command_run(const CommandContext& ctx) {
   const auto results = run_replicas(model, options);
   const RunSummary summary = summarize(results);
 
-  if (!output.empty()) {
-    const std::string tmp = output + ".tmp";
-    {
-      std::ofstream file(tmp);
-      if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
-      file << run_report_json(scenario, costs, summary, ctx.command_line).dump(2) << '\n';
-      if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
-    }
-    // Write-then-rename: a killed run never leaves a half-written report behind.
-    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
-  }
+  // Atomic (output_file.hpp): a killed or failed run never leaves a half-written report behind.
+  if (!output.empty()) write_output_file(output, run_report_json(scenario, costs, summary, ctx.command_line).dump(2) + '\n');
   if (format == "csv") {
     write_replica_csv(ctx.out, results);
   } else {

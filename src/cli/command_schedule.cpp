@@ -1,8 +1,5 @@
 // ckptsim schedule: the checkpoint chunk plan of one iteration, per rank, with the iteration's
 // operations — the input of the replay tool (format: docs/plan-format.md).
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -16,6 +13,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -162,6 +160,7 @@ int command_schedule(const CommandContext& ctx) {
   if (!scheduler.empty() && !chosen) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
+  if (output != "-") refuse_output_over_inputs("--output", output, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
   const SchedulerKind planned = chosen.value_or(scenario.strategy.scheduler);
   std::optional<IterationProfile> imported;
@@ -172,10 +171,7 @@ int command_schedule(const CommandContext& ctx) {
   if (output == "-") {
     ctx.out << doc.dump(1) << '\n';
   } else {
-    std::ofstream file(output);
-    if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
-    file << doc.dump(1) << '\n';
-    if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
+    write_output_file(output, doc.dump(1) + '\n');
     ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} each), written to {}\n",
                            name_of(planned), scenario.cluster.machines * scenario.cluster.gpus_per_machine,
                            outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), output);

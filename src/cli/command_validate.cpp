@@ -22,7 +22,7 @@
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/core/json_file.hpp"
+#include "ckptsim/core/input_file.hpp"
 
 namespace ckptsim::cli {
 
@@ -212,8 +212,8 @@ int command_validate(const CommandContext& ctx) {
   const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
   if (files.size() != 2) throw UsageError("expects PLAN and MEASURED (a plan from ckptsim schedule, a timeline from ckptsim-replay)");
   if (!(tolerance > 0) || !std::isfinite(tolerance)) throw UsageError(fmt::format("--tolerance expects a positive number, found {}", tolerance));
-  const nlohmann::json plan = read_json_file(files[0]);
-  const nlohmann::json measured = read_json_file(files[1]);
+  const nlohmann::json plan = read_json_file(files[0], "a plan");
+  const nlohmann::json measured = read_json_file(files[1], "a measured timeline");
   if (measured.value("format", "") != "ckptsim-timeline/1") {
     throw InputError(files[1], "/format", "\"ckptsim-timeline/1\"", measured.contains("format") ? measured["format"].dump() : "nothing");
   }

@@ -1,12 +1,14 @@
 // Failure trace CSV reader (see failure_process.hpp for the format).
 #include <algorithm>
 #include <charconv>
-#include <fstream>
+#include <map>
+#include <tuple>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -31,12 +33,11 @@ std::vector<std::string> split_commas(const std::string& line) {
 }  // namespace
 
 std::vector<TraceRecord> load_failure_trace(const std::string& path, int machines) {
-  std::ifstream in(path);
+  const std::string contents = read_input_file(path, "a failure trace CSV");
+  // A UTF-8 byte-order mark is skipped, as in JSON inputs (core/input_file.hpp).
+  std::istringstream in{std::string(strip_utf8_bom(contents))};
   ProblemList problems(path);
-  if (!in) {
-    problems.add("", "a readable failure trace CSV", "a file that cannot be opened");
-    problems.throw_if_any();
-  }
+  std::map<std::tuple<std::int64_t, int, FailureType>, int> first_line;  // row -> line it first appeared on
   std::vector<TraceRecord> records;
   std::string line;
   int line_number = 0;
@@ -58,6 +59,7 @@ std::vector<TraceRecord> load_failure_trace(const std::string& path, int machine
       continue;
     }
     TraceRecord r;
+    const std::size_t problems_before = problems.problems().size();
     try {
       const bool bare = cells[0].find_first_not_of("0123456789.eE+-") == std::string::npos;
       r.time = bare ? parse_duration(cells[0] + "s") : parse_duration(cells[0]);
@@ -77,6 +79,14 @@ std::vector<TraceRecord> load_failure_trace(const std::string& path, int machine
       r.type = FailureType::hardware;
     } else {
       problems.add(where + "/type", "\"software\" or \"hardware\"", fmt::format("\"{}\"", cells[2]));
+    }
+    // The same failure (time, machine, type) written twice is refused rather than counted twice
+    // or merged silently: a trace with repeated rows was most likely concatenated by mistake.
+    if (problems.problems().size() == problems_before) {
+      const auto [it, fresh] = first_line.emplace(std::make_tuple(r.time.ns(), r.machine, r.type), line_number);
+      if (!fresh)
+        problems.add(where, "each failure once (time, machine, type)",
+                     fmt::format("the same failure as line {}", it->second));
     }
     records.push_back(r);
   }

@@ -40,8 +40,15 @@ double scaled(std::string_view text, const std::array<Suffix, N>& suffixes, cons
     if (allow_bare) return value;
     throw UnitError(expected);
   }
-  for (const auto& s : suffixes)
-    if (s.text == suffix) return value * s.factor;
+  for (const auto& s : suffixes) {
+    // "1e300PiB" is a finite number times a finite factor, yet infinite: refuse it here, or it
+    // reaches the models as inf (found by fuzz/fuzz_units).
+    if (s.text == suffix) {
+      const double product = value * s.factor;
+      if (!std::isfinite(product)) throw UnitError(expected);
+      return product;
+    }
+  }
   throw UnitError(expected);
 }
 

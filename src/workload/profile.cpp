@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -208,15 +209,7 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
 }
 
 IterationProfile load_profile_file(const std::string& path, int machines) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path, "", "a readable profile file", "a file that cannot be opened");
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw InputError(path, "", "JSON", e.what());
-  }
-  return parse_profile(doc, path, machines);
+  return parse_profile(read_json_file(path, "a profile file"), path, machines);
 }
 
 nlohmann::json profile_to_json(const IterationProfile& profile, int machine, const std::string& source) {

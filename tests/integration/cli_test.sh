@@ -161,5 +161,9 @@ check "placement: Monte Carlo over every k of a huge placement is a limit error 
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
+# --- result files and standard output (a file of its own) ---
+# shellcheck source=tests/integration/output_files_test.sh
+source tests/integration/output_files_test.sh
+
 echo "1..$n"
 [[ $failures -eq 0 ]]

@@ -104,4 +104,16 @@ TEST_CASE("placement: file placements load and validate") {
   }
 }
 
+TEST_CASE("placement: a number beyond double is an InputError, not a parser exception (fuzz finding)") {
+  // nlohmann::json reports 1e400 with out_of_range, not parse_error: it escaped the reader as
+  // an internal error. Now a problem at the value's pointer.
+  try {
+    (void)parse_placement_json(R"({"machines": 1e400, "holders": [[0]]})", "big.json");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(e.problems().at(0).file == "big.json");
+    CHECK(e.problems().at(0).pointer == "/machines");
+  }
+}
+
 }  // namespace ckptsim

@@ -72,4 +72,16 @@ TEST_CASE("units: FLOP rates and fractions") {
   CHECK_THROWS_AS(parse_fraction("-0.1"), UnitError);
 }
 
+TEST_CASE("units: a number times its unit must stay finite (fuzz/fuzz_units findings)") {
+  // 1e300 is finite, but times 2^50 (PiB), 2^30 (GiB/s), 1e15 (PFLOPS) or 1e9 (GB) it exceeds
+  // the largest double (~1.8e308) and would reach the models as infinity.
+  CHECK_THROWS_AS(parse_bytes("1e300PiB"), UnitError);
+  CHECK_THROWS_AS(parse_bytes("01e300GB "), UnitError);
+  CHECK_THROWS_AS(parse_bandwidth("41e300GiB/s"), UnitError);
+  CHECK_THROWS_AS(parse_bandwidth("1e300 TiB/s"), UnitError);
+  CHECK_THROWS_AS(parse_flop_rate("01e300PFLOPS"), UnitError);
+  // The largest values still below the limit are accepted: 1e290 x 1e15 = 1e305.
+  CHECK(parse_flop_rate("1e290PFLOPS") == doctest::Approx(1e305));
+}
+
 TEST_SUITE_END();

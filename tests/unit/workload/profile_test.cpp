@@ -2,6 +2,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
@@ -65,4 +67,19 @@ TEST_CASE("a simulated profile written in the import format reads back the same 
     CHECK(std::llabs(a[k].length.ns() - b[k].length.ns()) <= 2);
   }
   CHECK(std::llabs(back.iteration_time.ns() - m.profile.iteration_time.ns()) <= 1);
+}
+
+TEST_CASE("a profile file with a number beyond double is an InputError (fuzz finding)") {
+  // nlohmann::json reports 1e400 with out_of_range, not parse_error: it escaped the reader as
+  // an internal error. Now a problem at the value's pointer.
+  const auto path = std::filesystem::temp_directory_path() / "ckptsim_profile_test_1e400.json";
+  std::ofstream(path) << R"({"iterations": [{"iteration_time": 1e400, "spans": []}]})";
+  try {
+    (void)load_profile_file(path.string(), 1);
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(e.problems().at(0).file == path.string());
+    CHECK(e.problems().at(0).pointer == "/iterations/0/iteration_time");
+  }
+  std::filesystem::remove(path);
 }

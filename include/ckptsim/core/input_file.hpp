@@ -1,0 +1,52 @@
+#pragma once
+// Guarded reading of input files and JSON documents (docs/limits.md, "Input files").
+//
+// Every input file (scenario, profile, placement, trace) is read through read_input_file:
+//   - it must be a regular file: a directory, FIFO, socket or device (/dev/zero, a pipe with no
+//     writer) is refused before it is opened, so reading never blocks or runs unbounded;
+//   - it must be at most kMaxInputFileBytes long (refused with its size, before reading);
+//   - a missing file, a symbolic-link loop or a permission problem is reported with its reason.
+// Every JSON document is parsed through parse_json_document, which refuses, naming the file and
+// the JSON pointer being read: nesting deeper than kMaxJsonDepth (checked before parsing, so a
+// hostile document costs linear time and no recursion), syntax errors (line and column), NUL
+// bytes and anything after the document, numbers outside the range of a double (1e400), and
+// keys written twice in one object. A leading UTF-8 byte-order mark is skipped.
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ckptsim {
+
+inline constexpr std::size_t kMaxInputFileBytes = 64u * 1024u * 1024u;  ///< 64 MiB
+inline constexpr int kMaxJsonDepth = 64;                                 ///< nested arrays/objects
+
+/// The whole text of a regular file; throws InputError(path, "", "<what>", reason) otherwise.
+/// `what` describes the file for messages, e.g. "a scenario file".
+std::string read_input_file(const std::string& path, std::string_view what);
+
+/// Drops a leading UTF-8 byte-order mark (EF BB BF), if any.
+std::string_view strip_utf8_bom(std::string_view text);
+
+struct JsonDocument {
+  nlohmann::json value;
+  std::vector<std::string> duplicate_keys;  ///< JSON pointers of keys written more than once
+};
+
+/// Parses `text` (the contents of `file`) as one JSON document; throws InputError as described
+/// above. Keys written twice are returned, not thrown, so a loader can report them together with
+/// its own problems; use parse_json_strict to refuse them at once.
+JsonDocument parse_json_document(std::string_view text, const std::string& file);
+
+/// parse_json_document, refusing keys written twice.
+nlohmann::json parse_json_strict(std::string_view text, const std::string& file);
+
+/// read_input_file + parse_json_strict.
+nlohmann::json read_json_file(const std::string& path, std::string_view what);
+
+/// RFC 6901 escaping of one reference token ("~" -> "~0", "/" -> "~1").
+std::string escape_json_pointer_token(std::string_view token);
+
+}  // namespace ckptsim

@@ -1,0 +1,32 @@
+#pragma once
+// Writing result files (`run -o`, `schedule -o`, `iteration --trace` / `--write-profile`):
+// the one way every command writes a file, so that no failure can leave a torn or damaged file.
+//
+// write_output_file(path, contents):
+//   - a path that does not exist or names a regular file (directly or through symlinks) is
+//     replaced atomically: the contents go to a new temporary file in the target's folder,
+//     created exclusively (O_CREAT|O_EXCL, so a file or symlink already at that name is never
+//     opened or followed) under a unique name ".NAME.tmp-PID-RANDOM", flushed to disk (fsync)
+//     and renamed over the target; a symlink's target is replaced, the link kept. On every
+//     failure the temporary file is removed and the old target is untouched.
+//   - a path naming something that is not a regular file (/dev/null, /dev/full, a FIFO, a
+//     terminal) is written in place: it is never replaced by a regular file. A regular file that
+//     is the process's own standard output or error (`-o /dev/stdout > out.txt`) is written
+//     through that stream's descriptor, so it lands where the rest of the output goes.
+//   - a directory is refused.
+// Every failure throws IoError naming the file and the reason (the errno text).
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckptsim {
+
+void write_output_file(const std::string& path, std::string_view contents);
+
+/// Throws InputError (file "<command line>", pointer `option`) when `output` is the same file
+/// (device and inode) as one of `inputs`: writing it would destroy an input. Paths that do not
+/// exist (yet) never match.
+void refuse_output_over_inputs(const std::string& option, const std::string& output,
+                               const std::vector<std::string>& inputs);
+
+}  // namespace ckptsim

@@ -1,0 +1,160 @@
+// Atomic, never-following writes of result files (see output_file.hpp for the rules).
+#include "ckptsim/output/output_file.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+
+namespace ckptsim {
+namespace {
+
+[[noreturn]] void fail(const std::string& path, int error, std::string_view doing = "cannot write") {
+  throw IoError(fmt::format("{} {}: {}", doing, path, std::strerror(error)));
+}
+
+/// write(2) until everything is written; returns 0 or the errno of the failure.
+int write_all(int fd, std::string_view data) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+/// The descriptor (1 or 2) whose file is `st`, or -1.
+int standard_stream_for(const struct stat& st) {
+  for (int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    struct stat s {};
+    if (::fstat(fd, &s) == 0 && s.st_dev == st.st_dev && s.st_ino == st.st_ino) return fd;
+  }
+  return -1;
+}
+
+void write_in_place(const std::string& path, std::string_view contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC);
+  if (fd < 0) fail(path, errno);
+  const int error = write_all(fd, contents);
+  const int close_error = ::close(fd) == 0 ? 0 : errno;
+  if (error != 0) fail(path, error);
+  if (close_error != 0) fail(path, close_error);
+}
+
+/// A temporary file created exclusively next to its target; removed unless committed.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& target) {
+    const auto slash = target.rfind('/');
+    folder_ = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
+    const std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+    std::random_device entropy;
+    // A clash (or a file an attacker placed at a guessed name) only costs another try.
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      const std::uint64_t tag = (std::uint64_t{entropy()} << 32) ^ entropy();
+      name_ = fmt::format("{}/.{}.tmp-{}-{:016x}", folder_, base, ::getpid(), tag);
+      fd_ = ::open(name_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+      if (fd_ >= 0) return;
+      if (errno != EEXIST) fail(folder_, errno, "cannot create a temporary file in");
+    }
+    fail(folder_, EEXIST, "cannot create a temporary file in");
+  }
+  ~TemporaryFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(name_.c_str());
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] const std::string& folder() const { return folder_; }
+
+  /// Closes the file (reporting a deferred write error) and renames it over `target`.
+  void commit(const std::string& target) {
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail(target, errno);
+    if (::rename(name_.c_str(), target.c_str()) != 0) fail(target, errno);
+    committed_ = true;
+  }
+
+ private:
+  std::string folder_;
+  std::string name_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+void replace_atomically(const std::string& target, std::string_view contents, const struct stat* existing) {
+  TemporaryFile tmp(target);
+  // Keep the permissions of a file being replaced (as an in-place rewrite would).
+  if (existing != nullptr) (void)::fchmod(tmp.fd(), existing->st_mode & 07777);
+  if (const int error = write_all(tmp.fd(), contents); error != 0) fail(target, error);
+  if (::fsync(tmp.fd()) != 0) fail(target, errno);
+  tmp.commit(target);
+  // Make the rename itself durable; a folder that cannot be synced loses nothing already written.
+  const int dir = ::open(tmp.folder().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir >= 0) {
+    (void)::fsync(dir);
+    ::close(dir);
+  }
+}
+
+/// The file a symlink finally names (so the link survives the replacement); the path itself
+/// when it is no symlink or a dangling one.
+std::string final_target(const std::string& path) {
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) != 0 || !S_ISLNK(link.st_mode)) return path;
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+}
+
+}  // namespace
+
+void write_output_file(const std::string& path, std::string_view contents) {
+  if (path.empty()) fail("\"\"", ENOENT);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail(path, errno);
+    replace_atomically(final_target(path), contents, nullptr);
+    return;
+  }
+  if (S_ISDIR(st.st_mode)) fail(path, EISDIR);
+  if (!S_ISREG(st.st_mode)) {
+    write_in_place(path, contents);
+    return;
+  }
+  if (const int fd = standard_stream_for(st); fd >= 0) {
+    if (const int error = write_all(fd, contents); error != 0) fail(path, error);
+    return;
+  }
+  replace_atomically(final_target(path), contents, &st);
+}
+
+void refuse_output_over_inputs(const std::string& option, const std::string& output,
+                               const std::vector<std::string>& inputs) {
+  struct stat out {};
+  if (output.empty() || ::stat(output.c_str(), &out) != 0) return;
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+    if (in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
+      throw InputError("<command line>", option, "an output file that is not one of the inputs",
+                       fmt::format("\"{}\", the same file as the input \"{}\"", output, input));
+    }
+  }
+}
+
+}  // namespace ckptsim

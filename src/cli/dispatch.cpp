@@ -28,6 +28,7 @@ constexpr CommandEntry kCommands[] = {
     {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
+    {"schema", "print the JSON Schema of scenario files", command_schema},
 };
 
 void print_usage(std::ostream& out) {

@@ -222,7 +222,9 @@ SchemeResult place(const std::string& name, const Options& o, const std::optiona
   SchemeResult r;
   r.name = name;
   try {
-    r.placement = name == "file" ? *from_file : make_placement(name, o.machines, o.replicas, o.seed);
+    // Names other than "file" were checked against PlacementScheme's names by parse_options.
+    r.placement = name == "file" ? *from_file
+                                 : make_placement(*parse_name<PlacementScheme>(name), o.machines, o.replicas, o.seed);
   } catch (const PlacementError& e) {
     r.not_applicable = e.what();
   }

@@ -210,7 +210,8 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   return o;
 }
 
-/// log C(n, k) p^k (1-p)^(n-k): binomial weights for the Monte Carlo window estimate.
+/// C(n, k) p^k (1-p)^(n-k), computed in log space (lgamma) so that large n cannot overflow:
+/// the binomial weights of the Monte Carlo window estimate.
 double binomial_weight(int n, int k, double p) {
   if (p == 0.0) return k == 0 ? 1.0 : 0.0;
   if (p == 1.0) return k == n ? 1.0 : 0.0;

@@ -83,10 +83,12 @@ json integer_maximum(const Field& f) {
   return std::numeric_limits<std::int64_t>::max();
 }
 
-/// Seconds as a JSON number: what read_duration accepts (at most 9.2e9 s, the clock's range).
+/// Seconds as a JSON number: what read_duration accepts (never negative, at most 9.2e9 s, the
+/// clock's range).
 json seconds_number(Check check) {
-  json schema{{"type", "number"}, {"minimum", 0}, {"maximum", 9.2e9}};
-  add_range(schema, check);
+  json schema{{"type", "number"}};
+  add_range(schema, check == Check::none ? Check::non_negative : check);
+  schema["maximum"] = 9.2e9;
   return schema;
 }
 

@@ -30,6 +30,7 @@ constexpr CommandEntry kCommands[] = {
     {"validate", "compare a plan's predictions with what ckptsim-replay measured", command_validate},
     {"calibrate", "fit latency, bandwidth, FLOP/s and copy rate to replay measurements", command_calibrate},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
+    {"schema", "print the JSON Schema of scenario files", command_schema},
 };
 
 void print_usage(std::ostream& out) {

@@ -11,6 +11,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "ckptsim/scenario/schema.hpp"
 #include "field_format.hpp"
 #include "field_read.hpp"
 
@@ -120,6 +121,10 @@ class Reader {
       }
       for (const auto& [key, value] : node->items()) {
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+        if (obj.empty() && key == kSchemaKey) {  // names the JSON Schema for editors; ignored
+          if (!value.is_string()) problem("/" + escape_pointer_token(key), "a string (the schema's location)", shown_value(value));
+          continue;
+        }
         const std::string where = obj.empty() ? "the top level" : obj;
         problem(obj + "/" + escape_pointer_token(key),
                 "one of the keys allowed in " + where + ": " + quoted_names(allowed),

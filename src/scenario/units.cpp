@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "unit_suffixes.hpp"
+
 namespace ckptsim {
 namespace {
 
@@ -91,7 +93,20 @@ constexpr std::array<Suffix, 7> kPerTimeSuffixes{{{"s", 1.0},
                                                  {"week", 7 * 86400.0},
                                                  {"year", 365.0 * 86400.0}}};
 
+template <std::size_t N>
+std::vector<std::string_view> suffix_texts(const std::array<Suffix, N>& suffixes) {
+  std::vector<std::string_view> out;
+  for (const auto& s : suffixes) out.push_back(s.text);
+  return out;
+}
+
 }  // namespace
+
+std::vector<std::string_view> duration_suffixes() { return suffix_texts(kDurationSuffixes); }
+std::vector<std::string_view> byte_suffixes() { return suffix_texts(kByteSuffixes); }
+std::vector<std::string_view> bandwidth_suffixes() { return suffix_texts(kBandwidthSuffixes); }
+std::vector<std::string_view> flop_rate_suffixes() { return suffix_texts(kFlopSuffixes); }
+std::vector<std::string_view> per_time_suffixes() { return suffix_texts(kPerTimeSuffixes); }
 
 SimTime parse_duration(std::string_view text) {
   const std::string expected = "a non-negative duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (ns us ms s min h d)";

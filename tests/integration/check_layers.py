@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that layers depend downward only (DESIGN.md, "Layers").
+"""Checks that layers depend downward only (docs/architecture.md, "Layers").
 
 Every #include "ckptsim/<layer>/..." in src/<layer>/ and include/ckptsim/<layer>/ must name the
 same layer or one below it. Prints each violation and exits 1 if there is any.

@@ -4,7 +4,7 @@
 // time ratio (ETTR) of the run model (run/run_model.hpp) for every strategy, with the time
 // breakdown, failure and recovery counts it predicts. Units: seconds and 1/s throughout.
 //
-// ---- 1. GEMINI Eq. 1 (Wang et al., SOSP '23, §2; reference/gemini.md §2) ----
+// ---- 1. GEMINI Eq. 1 (Wang et al., SOSP '23, §2; docs/references.md) ----
 //   T_wasted = t_ckpt + 1/(2f) + t_rtvl,   valid when 1/f >= max(t_ckpt, T_iter) (Eq. 2):
 //   failures uniform between checkpoints taken every 1/f lose on average half an interval,
 //   plus the checkpoint that was in flight and the retrieval.
@@ -14,7 +14,7 @@
 //   Daly (FGCS 2006, perturbation solution of the higher-order model):
 //     tau = sqrt(2 delta M) [1 + (1/3) sqrt(delta/(2M)) + (1/9) delta/(2M)] - delta   (delta < 2M)
 //     tau = M                                                                       (delta >= 2M)
-//   e.g. M = 24 h, delta = 5 min: 116.7 min (reference/failure-data.md). The restart time does
+//   e.g. M = 24 h, delta = 5 min: 116.7 min (docs/references.md). The restart time does
 //   not move Daly's optimum. For a scenario, delta = the stall S per checkpoint and M = 1/Lambda
 //   (cluster MTBF); in iterations k* = tau / T, at least 1 (Eq. 2).
 //

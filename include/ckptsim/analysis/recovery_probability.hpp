@@ -1,6 +1,6 @@
 #pragma once
 // Probability of recovering from CPU memory after simultaneous failures, for any placement
-// (GEMINI, SOSP '23, Section 4: Problem 1, Theorem 1 and its corollary; reference/gemini.md §3).
+// (GEMINI, SOSP '23, Section 4: Problem 1, Theorem 1 and its corollary; docs/models.md).
 //
 // Model. N machines; machine i's checkpoint is held by the machines of its holder set H_i
 // (Placement::holders). k machines fail at once, the failed set F chosen uniformly among the

@@ -1,8 +1,9 @@
 #pragma once
 // The ckptsim subcommands. Each takes its arguments (without the program and command names)
 // and the streams to print to, and returns the process exit code:
-// 0 success, 1 runtime failure, 2 bad input (usage errors and InputError).
-// Commands throw InputError / UsageError for bad input; main() maps exceptions to exit codes.
+// 0 success, 1 I/O failure (IoError) or internal error, 2 bad input (UsageError, InputError,
+// LimitError, ModelError).
+// Commands throw typed errors (core/error.hpp) and UsageError; dispatch() maps them to exit codes.
 #include <iosfwd>
 #include <stdexcept>
 #include <string>
@@ -31,6 +32,7 @@ int command_analyze(const CommandContext& ctx);
 int command_optimize(const CommandContext& ctx);
 int command_validate(const CommandContext& ctx);
 int command_calibrate(const CommandContext& ctx);
+int command_schema(const CommandContext& ctx);
 
 /// Runs `ckptsim ARGS...` in-process (argv[0] excluded) and maps exceptions to exit codes,
 /// printing errors to ctx.err. Used by main() and by the integration tests.

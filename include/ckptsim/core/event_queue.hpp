@@ -2,7 +2,7 @@
 // EventQueue: a binary min-heap of (time, sequence number, payload).
 //
 // Ordering: earlier time first; equal times in insertion order (sequence number), so runs are
-// deterministic (DESIGN.md, "Time"). Complexity: schedule O(log n), pop O(log n), top O(1).
+// deterministic (docs/architecture.md, "Decisions"). Complexity: schedule O(log n), pop O(log n), top O(1).
 // The payload is a small value type chosen by the model (an enum plus an index, typically).
 #include <cassert>
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// Random streams that reproduce by construction (DESIGN.md, "Randomness").
+// Random streams that reproduce by construction (docs/architecture.md, "Decisions").
 //
 // Every stochastic component of every replica draws from its own Boost.Random mt19937_64 engine
 // seeded from (seed, replica, component) through a SplitMix64 mix, so the numbers a replica sees

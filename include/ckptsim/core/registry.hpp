@@ -1,5 +1,5 @@
 #pragma once
-// Registry: models and strategies chosen by name (STYLE.md habit 1).
+// Registry: models and strategies chosen by name (CONTRIBUTING.md, style habit 1).
 //
 // Each entry is {name, one-line description, factory}. `ckptsim list` prints every registry;
 // a scenario names an entry, and an unknown name is reported with the list of names that exist.

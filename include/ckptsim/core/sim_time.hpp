@@ -1,5 +1,5 @@
 #pragma once
-// SimTime: simulated time as an int64 count of nanoseconds (DESIGN.md, "Time").
+// SimTime: simulated time as an int64 count of nanoseconds (docs/architecture.md, "Decisions").
 //
 // Durations computed from bytes and bandwidth round *up* to the next nanosecond, so a transfer
 // never finishes earlier than physics allows. Range: +-292 years, far beyond any training run.

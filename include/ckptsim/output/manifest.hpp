@@ -1,5 +1,5 @@
 #pragma once
-// Run manifest: what every result file carries so it can be traced back (DESIGN.md, "Outputs").
+// Run manifest: what every result file carries so it can be traced back (docs/architecture.md, "Decisions").
 // Deliberately no wall-clock timestamp: the same inputs and seed give byte-identical files.
 #include <cstdint>
 #include <string>

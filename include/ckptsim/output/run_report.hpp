@@ -1,6 +1,6 @@
 #pragma once
 // Writers for `ckptsim run` results: the readable summary table, the JSON document and the
-// per-replica CSV. Models never print; these functions only read results (STYLE.md habit 7).
+// per-replica CSV. Models never print; these functions only read results (CONTRIBUTING.md, style habit 7).
 #include <iosfwd>
 #include <string>
 #include <vector>

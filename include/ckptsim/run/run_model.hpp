@@ -1,6 +1,6 @@
 #pragma once
 // The run model: one replica of a whole training run under failures, as a discrete-event
-// simulation that advances in closed form between events (DESIGN.md; issue "ckptsim run").
+// simulation that advances in closed form between events (docs/models.md, "Run model").
 //
 // Timeline of a replica. Training segments alternate with recovery episodes:
 //   segment   from a state n0 (iterations done) at time t0, iterations and checkpoints follow

@@ -1,6 +1,6 @@
 #pragma once
 // SegmentClock: where training stands at any moment of an uninterrupted training segment, in
-// closed form (DESIGN.md: "the run model advances in closed form between events").
+// closed form (docs/architecture.md: "the run model advances in closed form between events").
 //
 // A segment starts at elapsed e = 0 from a state n0 that is a multiple of k (the start of a run
 // or a recovered checkpoint). Iterations take T; the checkpoint pattern of StrategyCosts adds S

@@ -1,5 +1,5 @@
 #pragma once
-// The scenario format, declared once (STYLE.md habit 3).
+// The scenario format, declared once (CONTRIBUTING.md, style habit 3).
 //
 // scenario_fields() is the one table of every parameter a scenario file may hold: its JSON
 // pointer, how its value is written (unit), where its value comes from when absent, its range

@@ -1,5 +1,5 @@
 #pragma once
-// Unit strings of the scenario format (DESIGN.md, "Units").
+// Unit strings of the scenario format (docs/architecture.md, "Decisions").
 //
 // Input quantities are strings with suffixes; inside, everything is SI:
 //   duration   "250ms" "15s" "5min" "3h" "30d" (ns us ms s min h d)            -> SimTime

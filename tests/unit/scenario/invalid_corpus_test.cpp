@@ -1,5 +1,5 @@
 // Every file in scenarios/invalid/ must fail to load, naming the JSON pointer and a message
-// substring listed for it in scenarios/invalid/expected.json (STYLE.md habit 11).
+// substring listed for it in scenarios/invalid/expected.json (CONTRIBUTING.md, style habit 11).
 #include <doctest/doctest.h>
 
 #include <filesystem>

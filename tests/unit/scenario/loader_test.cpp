@@ -253,7 +253,7 @@ TEST_SUITE_END();
 
 TEST_SUITE_BEGIN("scenario");
 
-TEST_CASE("loader: the scenario sketch of DESIGN.md loads as written") {
+TEST_CASE("loader: the design sketch (top-level seed, bare replacement time) loads as written") {
   const json sketch = json::parse(R"({
     "name": "gpt2-100b-16xp4d",
     "seed": 1,

@@ -1,0 +1,235 @@
+// The scenario JSON Schema, generated from the parameter table (schema.hpp).
+#include "ckptsim/scenario/schema.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/presets.hpp"
+#include "field_format.hpp"
+#include "unit_suffixes.hpp"
+
+namespace ckptsim {
+namespace {
+
+// Ordered: the schema lists properties in the table's (file) order, "$schema" and the title first.
+using json = nlohmann::ordered_json;
+
+/// A non-negative decimal number as std::from_chars reads it ("12", "1.5", ".5", "2e3").
+constexpr std::string_view kNumber = R"((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
+/// The same with a nonzero digit in the mantissa: a number greater than zero.
+constexpr std::string_view kPositiveNumber =
+    R"((?:[0-9]*[1-9][0-9]*(?:\.[0-9]*)?|[0-9]*\.[0-9]*[1-9][0-9]*)(?:[eE][+-]?[0-9]+)?)";
+constexpr std::string_view kSpace = "[ \\t]*";
+
+/// "(?:a|b|c)". (Strings are built with append: GCC 12 warns falsely on operator+ chains at -O3.)
+std::string alternatives(const std::vector<std::string_view>& suffixes) {
+  std::string out("(?:");
+  for (std::size_t i = 0; i < suffixes.size(); ++i) {
+    if (i > 0) out.append("|");
+    out.append(suffixes[i]);
+  }
+  out.append(")");
+  return out;
+}
+
+/// A string pattern: "^", then the parts with optional blanks between them (as the unit
+/// parsers allow), then "$".
+json pattern_of(const std::vector<std::string>& parts) {
+  std::string pattern("^");
+  pattern.append(kSpace);
+  for (const std::string& part : parts) {
+    pattern.append(part);
+    pattern.append(kSpace);
+  }
+  pattern.append("$");
+  return {{"type", "string"}, {"pattern", pattern}};
+}
+
+/// "12.5GiB": a number (greater than zero when `positive`) and one of the suffixes.
+json unit_string(const std::vector<std::string_view>& suffixes, bool positive) {
+  return pattern_of({std::string(positive ? kPositiveNumber : kNumber), alternatives(suffixes)});
+}
+
+/// "1.5%/machine/day": a number, an optional percent sign, "/", an optional "machine/", a time unit.
+json failure_rate_string() {
+  std::string per("/(?:machine/)?");
+  per.append(alternatives(per_time_suffixes()));
+  return pattern_of({std::string(kNumber), "%?", per});
+}
+
+/// The range check as JSON Schema keywords on a number.
+void add_range(json& schema, Check check) {
+  switch (check) {
+    case Check::none: break;
+    case Check::positive: schema["exclusiveMinimum"] = 0; break;
+    case Check::non_negative: schema["minimum"] = 0; break;
+    case Check::at_least_one: schema["minimum"] = 1; break;
+    case Check::unit_interval:
+      schema["exclusiveMinimum"] = 0;
+      schema["maximum"] = 1;
+      break;
+  }
+}
+
+/// The largest integer the field's Scenario member holds.
+json integer_maximum(const Field& f) {
+  Scenario s;
+  const FieldRef ref = f.bind(s);
+  if (std::holds_alternative<int*>(ref)) return std::numeric_limits<int>::max();
+  return std::numeric_limits<std::int64_t>::max();
+}
+
+/// Seconds as a JSON number: what read_duration accepts (never negative, at most 9.2e9 s, the
+/// clock's range).
+json seconds_number(Check check) {
+  json schema{{"type", "number"}};
+  add_range(schema, check == Check::none ? Check::non_negative : check);
+  schema["maximum"] = 9.2e9;
+  return schema;
+}
+
+json value_schema(const Field& f) {
+  // Bandwidths and FLOP rates are positive whatever the field's check (units.cpp).
+  const bool positive = f.check == Check::positive || f.unit == Unit::bandwidth || f.unit == Unit::flop_rate;
+  switch (f.unit) {
+    case Unit::text: return {{"type", "string"}};
+    case Unit::name: return {{"type", "string"}, {"enum", f.choices()}};
+    case Unit::boolean: return {{"type", "boolean"}};
+    case Unit::integer: {
+      json schema{{"type", "integer"}, {"maximum", integer_maximum(f)}};
+      add_range(schema, f.check);
+      return schema;
+    }
+    case Unit::seed:
+      return {{"type", "integer"}, {"minimum", 0}, {"maximum", std::numeric_limits<std::uint64_t>::max()}};
+    case Unit::number: {
+      json schema{{"type", "number"}};
+      add_range(schema, f.check);
+      return schema;
+    }
+    case Unit::fraction:
+      return {{"anyOf", {{{"type", "number"}, {"minimum", 0}, {"maximum", 1}}, pattern_of({std::string(kNumber), "%?"})}}};
+    case Unit::duration: return {{"anyOf", {seconds_number(f.check), unit_string(duration_suffixes(), positive)}}};
+    case Unit::duration_or_never:
+      return {{"anyOf", {seconds_number(f.check), unit_string(duration_suffixes(), positive), {{"const", "never"}}}}};
+    case Unit::bytes: {
+      json number{{"type", "number"}};
+      add_range(number, f.check);
+      return {{"anyOf", {number, unit_string(byte_suffixes(), positive)}}};
+    }
+    case Unit::bandwidth: return unit_string(bandwidth_suffixes(), true);
+    case Unit::failure_rate: return failure_rate_string();
+    case Unit::flop_rate: return unit_string(flop_rate_suffixes(), true);
+  }
+  return json::object();
+}
+
+json property_schema(const Field& f) {
+  json schema = value_schema(f);
+  std::string description(f.description);
+  if (f.unit != Unit::name && f.unit != Unit::boolean && f.unit != Unit::text)
+    description += " — " + unit_expectation(f.unit);
+  schema["description"] = description;
+  if (f.presence == Presence::defaulted && f.pointer != "/name") {
+    Scenario defaults;
+    const nlohmann::json value = format_field(f, defaults);
+    if (!value.is_null()) schema["default"] = json::parse(value.dump());
+  }
+  return schema;
+}
+
+std::vector<std::string> split_pointer(std::string_view pointer) {
+  std::vector<std::string> tokens;
+  for (std::size_t pos = 1; pos <= pointer.size();) {
+    const std::size_t next = std::min(pointer.find('/', pos), pointer.size());
+    tokens.emplace_back(pointer.substr(pos, next - pos));
+    pos = next + 1;
+  }
+  return tokens;
+}
+
+json empty_object_schema() {
+  return {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}};
+}
+
+/// The object schema at `tokens`, creating the objects on the way.
+json& object_at(json& root, const std::vector<std::string>& tokens) {
+  json* node = &root;
+  for (const auto& token : tokens) {
+    json& properties = (*node)["properties"];
+    if (!properties.contains(token)) properties[token] = empty_object_schema();
+    node = &properties[token];
+  }
+  return *node;
+}
+
+void add_required(json& object, const std::string& key) {
+  json& required = object["required"];
+  if (std::find(required.begin(), required.end(), key) == required.end()) required.push_back(key);
+}
+
+/// The parent's conditional requirements for a field that is not plainly required.
+void add_condition(json& parent, const Field& f, const std::string& key) {
+  auto& conditions = parent["allOf"];
+  if (f.presence == Presence::when_process) {
+    conditions.push_back({{"if", {{"properties", {{"process", {{"const", f.when}}}}}, {"required", {"process"}}}},
+                          {"then", {{"required", {key}}}}});
+    return;
+  }
+  // from_instance / from_model: required unless the preset key is present.
+  const std::string preset = f.presence == Presence::from_instance ? "instance" : "preset";
+  for (auto& c : conditions) {
+    if (c.contains("anyOf") && c["anyOf"][0]["required"][0] == preset) {
+      c["anyOf"][1]["required"].push_back(key);
+      return;
+    }
+  }
+  conditions.push_back({{"anyOf", {{{"required", {preset}}}, {{"required", {key}}}}}});
+}
+
+void add_field(json& root, const Field& f) {
+  const std::vector<std::string> tokens = split_pointer(f.pointer);
+  const std::string key = tokens.back();
+  const std::vector<std::string> parents(tokens.begin(), tokens.end() - 1);
+  json& parent = object_at(root, parents);
+  parent["properties"][key] = property_schema(f);
+  const bool conditional = f.presence == Presence::when_process || f.presence == Presence::from_instance ||
+                           f.presence == Presence::from_model;
+  if (conditional) add_condition(parent, f, key);
+  if (f.presence != Presence::required) return;
+  // A required field makes each enclosing object required in its own parent.
+  add_required(parent, key);
+  for (std::size_t depth = parents.size(); depth > 0; --depth) {
+    const std::vector<std::string> outer(parents.begin(), parents.begin() + static_cast<std::ptrdiff_t>(depth) - 1);
+    add_required(object_at(root, outer), parents[depth - 1]);
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json scenario_schema() {
+  json root{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+            {"title", "ckptsim scenario"},
+            {"description",
+             "A ckptsim scenario file. Generated by `ckptsim schema` from the loader's parameter table; the loader also "
+             "checks rules across fields that a schema cannot express (docs/scenario.schema.json)."},
+            {"type", "object"},
+            {"properties", {{std::string(kSchemaKey), {{"type", "string"},
+                                                       {"description", "this schema's location, for editors"}}}}},
+            {"additionalProperties", false}};
+  for (const Field& f : scenario_fields()) add_field(root, f);
+  // /failures/replacement may also be a bare duration: a fixed replacement time.
+  json& failures = root["properties"]["failures"];
+  json object_form = failures["properties"]["replacement"];
+  Field fixed{"/failures/replacement", Unit::duration, Check::non_negative, Presence::optional, "", nullptr};
+  failures["properties"]["replacement"] = {
+      {"description", "machine replacement time: a duration (fixed) or an object naming a distribution"},
+      {"anyOf", {value_schema(fixed), object_form}}};
+  return root;
+}
+
+}  // namespace ckptsim

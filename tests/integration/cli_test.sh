@@ -121,4 +121,74 @@ check "layers depend downward only (DESIGN.md)" python3 tests/integration/check_
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
+# --- guards (issue 7): hostile inputs exit 2 with file and pointer, never crash ---
+fails_with() {  # fails_with CODE TEXT COMMAND...: exit status CODE and TEXT in stderr
+  local code=$1 text=$2
+  shift 2
+  timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
+  grep -qF -- "$text" "$tmp/err" || { echo "stderr lacks: $text"; cat "$tmp/err"; return 1; }
+}
+edit() {  # edit IN OUT POINTER=JSON...: a copy of IN with fields replaced (null removes)
+  python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for a in sys.argv[3:]:
+    p, v = a.split('=', 1)
+    keys = p.strip('/').split('/')
+    o = d
+    for k in keys[:-1]: o = o.setdefault(k, {})
+    v = json.loads(v)
+    if v is None: o.pop(keys[-1], None)
+    else: o[keys[-1]] = v
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+}
+remote=scenarios/examples/p4d-remote-periodic.json
+edit $paper "$tmp/fixed-uniform.json" '/failures/replacement={"distribution":"uniform","low":"5min","high":"5min"}'
+check "uniform replacement with low = high runs as a fixed delay" bash -c "'$bin' run '$tmp/fixed-uniform.json' -r 5 | grep -q ETTR"
+edit $paper "$tmp/iter1e12.json" '/run/duration=null' '/run/iterations=1000000000000'
+check "run.iterations 1e12 (clock overflow) exits 2 naming /run/iterations" \
+  fails_with 2 "$tmp/iter1e12.json: /run/iterations: the run's failure-free length" "$bin" run "$tmp/iter1e12.json" -r 2
+edit $paper "$tmp/every1e9.json" '/strategy/every_iterations=1000000000'
+check "strategy.every_iterations 1e9 (clock overflow) exits 2 naming it" \
+  fails_with 2 "/strategy/every_iterations: k iterations" "$bin" run "$tmp/every1e9.json" -r 2
+python3 -c "print('[' * 200000)" > "$tmp/deep.json"
+check "a 200k-deep --profile exits 2 (nesting limit)" \
+  fails_with 2 "$tmp/deep.json: /: expected JSON nested at most 64 levels" "$bin" iteration $paper --profile "$tmp/deep.json"
+echo '{"format": "ckptsim-profile/1", "iterations": [{"iteration_time": 1e400}]}' > "$tmp/p400.json"
+check "1e400 in a profile exits 2 with its pointer" \
+  fails_with 2 "/iterations/0/iteration_time: expected a number within the range of a double" \
+  "$bin" iteration $paper --profile "$tmp/p400.json"
+echo '{"format": "ckptsim-profile/1", "iterations": [}' > "$tmp/psyntax.json"
+check "a profile syntax error exits 2 with pointer, line and column (no raw parser text)" bash -c "
+  fails() { '$bin' iteration $paper --profile '$tmp/psyntax.json' 2>&1; }; out=\$(fails); [[ \$? -eq 2 ]] &&
+  grep -q '/iterations/0: expected valid JSON' <<<\"\$out\" && grep -q 'line 1, column' <<<\"\$out\" &&
+  ! grep -q 'json.exception' <<<\"\$out\""
+echo '{"machines": 2, "holders": [[0, 1], [1, 0]], "holders": [[0], [1]]}' > "$tmp/pldup.json"
+check "a key written twice in a placement file exits 2" \
+  fails_with 2 "/holders: expected each key once per object" "$bin" placement --placement-file "$tmp/pldup.json" --failures 1
+echo '{"machines": 2, "holders": [[0], [1]]} trailing' > "$tmp/pltrail.json"
+check "bytes after a placement document exit 2" \
+  fails_with 2 "expected nothing after the JSON document" "$bin" placement --placement-file "$tmp/pltrail.json" --failures 1
+check "/dev/zero as a scenario exits 2 (not a regular file)" \
+  fails_with 2 "/dev/zero: /: expected a scenario file (a regular file), found a character device" "$bin" run /dev/zero
+mkfifo "$tmp/fifo"
+check "a FIFO with no writer as a scenario exits 2 at once" \
+  fails_with 2 "found a FIFO (named pipe)" "$bin" run "$tmp/fifo"
+ln -s "$tmp/loop-a" "$tmp/loop-b" && ln -s "$tmp/loop-b" "$tmp/loop-a"
+check "a symlink loop is reported as such, not as a missing file" \
+  fails_with 2 "a symbolic link loop" "$bin" run "$tmp/loop-a"
+{ printf '\xef\xbb\xbf'; cat $paper; } > "$tmp/bom.json"
+check "a UTF-8 BOM before a scenario is accepted" bash -c "'$bin' run '$tmp/bom.json' -r 2 | grep -q ETTR"
+{ printf '\xef\xbb\xbf'; printf 'time,machine,type\n1h,0,hardware\n'; } > "$tmp/bom.csv"
+edit $paper "$tmp/trace-bom.json" '/failures={"process":"trace","trace":"bom.csv","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a UTF-8 BOM before a trace CSV is accepted (as in JSON)" bash -c "'$bin' run '$tmp/trace-bom.json' -r 2 | grep -q ETTR"
+printf 'time,machine,type\n1h,0,hardware\n2h,1,software\n1h,0,hardware\n' > "$tmp/dup.csv"
+edit "$tmp/trace-bom.json" "$tmp/trace-dup.json" '/failures/trace="dup.csv"'
+check "a trace row repeated exactly is refused with both lines" \
+  fails_with 2 "/line/4: expected each failure once (time, machine, type), found the same failure as line 2" \
+  "$bin" run "$tmp/trace-dup.json" -r 2
+
 echo "cli: done ($n checks)"

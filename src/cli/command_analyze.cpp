@@ -91,21 +91,20 @@ int command_analyze(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas; 0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads (0 = all cores); results do not depend on it");
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp);
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
   const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (vm.count("replicas") && replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
   const bool json = vm.count("json") > 0;
 
   Scenario scenario = load_scenario_file(scenario_path);
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
 
   const StrategyCosts costs = resolve_strategy_costs(scenario);
   const AnalyticPrediction p = predict_run(scenario, costs);

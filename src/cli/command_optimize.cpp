@@ -76,7 +76,7 @@ int command_optimize(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads for the replicas (0 = all cores)");
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp);
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -84,9 +84,8 @@ int command_optimize(const CommandContext& ctx) {
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (varies.empty()) throw UsageError("give at least one --vary POINTER=V1,V2,...");
   if (replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
   const bool json = vm.count("json") > 0;
 
   std::vector<VaryAxis> axes;

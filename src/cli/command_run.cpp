@@ -35,8 +35,7 @@ int command_run(const CommandContext& ctx) {
   visible.add_options()("help,h", "print this help")
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1),
-       "worker threads (0 = all cores); the output is identical for every value")
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
       ("exact", "step iteration by iteration instead of the closed form (slow; for checking)")
       ("output,o", po::value<std::string>(&output), "also write the JSON report (manifest, scenario, summary) here")
       ("format,f", po::value<std::string>(&format)->default_value("table"),
@@ -49,13 +48,12 @@ int command_run(const CommandContext& ctx) {
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (format != "table" && format != "csv") throw UsageError(fmt::format("--format expects table or csv, found \"{}\"", format));
   if (vm.count("replicas") && replicas < 1) throw UsageError(fmt::format("--replicas expects at least 1, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
 
   Scenario scenario = load_scenario_file(scenario_path);
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
 
   const StrategyCosts costs = resolve_strategy_costs(scenario);
   const RunModel model(scenario, costs);

@@ -15,6 +15,7 @@
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/work_estimate.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
@@ -40,7 +41,8 @@ int command_run(const CommandContext& ctx) {
       ("output,o", po::value<std::string>(&output), "also write the JSON report (manifest, scenario, summary) here")
       ("format,f", po::value<std::string>(&format)->default_value("table"),
        "stdout format: table (summary) or csv (one row per replica)")
-      ("quiet,q", "no progress on stderr");
+      ("quiet,q", "no progress on stderr")
+      ("force", "run even when the estimated memory or simulated events exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -56,6 +58,7 @@ int command_run(const CommandContext& ctx) {
   jobs = resolve_jobs(jobs);
 
   const StrategyCosts costs = resolve_strategy_costs(scenario);
+  enforce_work_limits(estimate_run_work(scenario, costs, scenario.run.replicas, jobs), vm.count("force") > 0);
   const RunModel model(scenario, costs);
   MonteCarloOptions options;
   options.replicas = scenario.run.replicas;

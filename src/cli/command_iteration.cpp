@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
@@ -182,7 +183,8 @@ int command_iteration(const CommandContext& ctx) {
       ("profile", po::value<std::string>(&profile),
        "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
       ("write-profile", po::value<std::string>(&write_profile),
-       "write the iteration time and machine 0's idle spans in the profile format");
+       "write the iteration time and machine 0's idle spans in the profile format")
+      ("force", "run even when the estimated memory or flows exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -194,6 +196,7 @@ int command_iteration(const CommandContext& ctx) {
   if (trace_machines < 1) throw UsageError(fmt::format("--trace-machines expects at least 1, found {}", trace_machines));
 
   const Scenario scenario = load_scenario_file(scenario_path);
+  enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);

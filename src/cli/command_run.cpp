@@ -16,6 +16,7 @@
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/work_estimate.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
@@ -57,6 +58,7 @@ int command_run(const CommandContext& ctx) {
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
   jobs = resolve_jobs(jobs);
 
+  if (!scenario.training.iteration_time) enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   const StrategyCosts costs = resolve_strategy_costs(scenario);
   enforce_work_limits(estimate_run_work(scenario, costs, scenario.run.replicas, jobs), vm.count("force") > 0);
   const RunModel model(scenario, costs);

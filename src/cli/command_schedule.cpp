@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
@@ -150,15 +151,18 @@ int command_schedule(const CommandContext& ctx) {
       ("scheduler", po::value<std::string>(&scheduler),
        "blocking | naive | single-buffer | gemini (default: the scenario's strategy.scheduler)")
       ("profile", po::value<std::string>(&profile),
-       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model");
+       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
+      ("force", "run even when the estimated memory or flows exceed the limits of docs/limits.md");
   std::string scenario_path;
-  if (!parse_command_options(ctx, visible, "scenario", &scenario_path)) return 0;
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the plan)");
   if (!scheduler.empty() && !scheduler_registry().find(scheduler)) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
   const Scenario scenario = load_scenario_file(scenario_path);
+  enforce_work_limits(estimate_iteration_work(scenario), parsed->count("force") > 0);
   if (scheduler.empty()) scheduler = scenario.strategy.scheduler;
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

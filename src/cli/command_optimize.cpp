@@ -16,6 +16,8 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
+#include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
@@ -76,7 +78,8 @@ int command_optimize(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp);
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
+      ("force", "run even when the combinations or a combination's estimated work exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -96,6 +99,11 @@ int command_optimize(const CommandContext& ctx) {
       throw UsageError(e.what());
     }
   }
+  const bool force = vm.count("force") > 0;
+  double combinations = 1;
+  for (const auto& axis : axes) combinations *= static_cast<double>(axis.values.size());
+  enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, "combinations"}},
+                      force);
   const nlohmann::json doc = read_document(scenario_path);
   // The unedited scenario must load: its own problems are input errors, not "does not fit".
   const Scenario base = load_scenario_json(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string());
@@ -108,7 +116,8 @@ int command_optimize(const CommandContext& ctx) {
   // chunks land in a GPU buffer). Its results are kept for the strategy costs of the same
   // combination (the optimizer calls gpu_check, then costs, for each one in turn).
   std::optional<IterationCosts> iteration;
-  options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
+  options.gpu_check = [&iteration, force](const Scenario& s) -> std::optional<std::string> {
+    if (!s.training.iteration_time) enforce_work_limits(estimate_iteration_work(s), force);
     iteration = iteration_costs_for(s);
     if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
     const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";

@@ -190,5 +190,67 @@ edit "$tmp/trace-bom.json" "$tmp/trace-dup.json" '/failures/trace="dup.csv"'
 check "a trace row repeated exactly is refused with both lines" \
   fails_with 2 "/line/4: expected each failure once (time, machine, type), found the same failure as line 2" \
   "$bin" run "$tmp/trace-dup.json" -r 2
+check "run -j 100000 is refused (at most 256 threads), and --help says so" bash -c "
+'$bin' run $paper -r 10 -j 100000 2>&1 | grep -q 'expects 0 (all cores) to 256' &&
+  '$bin' run --help | grep -q 'at most 256'"
+check "run -j 100000 exits 2" exits_with 2 "$bin" run $paper -r 10 -j 100000
+check "run -r 2147483647 exits 2 with the memory estimate" \
+  fails_with 2 "--replicas (run.replicas): memory for the replica results needs about" "$bin" run $paper -r 2147483647
+edit $paper "$tmp/rate.json" '/failures/rate="1000000/machine/s"'
+check "a failure rate of 1e6/machine/s exits 2 with the event estimate" \
+  fails_with 2 "/failures/rate with 2 replicas: the simulated failures of all replicas needs about" "$bin" run "$tmp/rate.json" -r 2
+edit $paper "$tmp/weibull1ns.json" '/failures={"process":"weibull","shape":0.7,"scale":"1ns","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a Weibull scale of 1ns exits 2 with the event estimate" \
+  fails_with 2 "/failures/scale with 2 replicas" "$bin" run "$tmp/weibull1ns.json" -r 2
+edit $paper "$tmp/weibull-shape.json" '/failures={"process":"weibull","shape":1e-9,"scale":"60d","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a Weibull shape of 1e-9 runs to completion (lives are 0 or beyond the run: few failures)" \
+  bash -c "timeout 60 '$bin' run '$tmp/weibull-shape.json' -r 2 | grep -q ETTR"
+edit $paper "$tmp/machines1e8.json" '/cluster/machines=100000000' '/training/iteration_time="60s"'
+check "cluster.machines 1e8 with an explicit iteration time exits 2 with the memory estimate" \
+  fails_with 2 "/cluster/machines: memory for the per-machine state" "$bin" run "$tmp/machines1e8.json" -r 2
+edit $paper "$tmp/subbuf.json" '/strategy/sub_buffers=1000000'
+check "strategy.sub_buffers 1e6 exits 2 with the chunk memory estimate" \
+  fails_with 2 "/strategy/gpu_buffer and /strategy/sub_buffers: planning checkpoint chunks" "$bin" run "$tmp/subbuf.json" -r 2
+edit $paper "$tmp/gpubuf.json" '/strategy/gpu_buffer="1B"'
+check "strategy.gpu_buffer 1B exits 2 (iteration and schedule too)" bash -c "
+  '$bin' iteration '$tmp/gpubuf.json' >/dev/null 2>&1; a=\$?; '$bin' schedule '$tmp/gpubuf.json' -o - >/dev/null 2>&1; b=\$?
+  [[ \$a -eq 2 && \$b -eq 2 ]]"
+edit $paper "$tmp/m1e5.json" '/cluster/machines=100000'
+check "iteration on 100000 machines exits 2 with the flow estimate" \
+  fails_with 2 "/cluster/machines: the iteration model's training flows needs about" "$bin" iteration "$tmp/m1e5.json"
+check "placement --machines 1000000 --replicas 2 exits 2 with the memory estimate" \
+  fails_with 2 "--machines: the exact recovery counts needs about" "$bin" placement --machines 1000000 --replicas 2 --failures 2
+check "placement ring N=1e6 m=1000 exits 2 before building the placement" \
+  fails_with 2 "--machines and --replicas: the placements needs about" "$bin" placement --machines 1000000 --replicas 1000 --failures 2 --scheme ring
+check "placement --scheme random at N=1e5 exits 2 with the work estimate" \
+  fails_with 2 "the exact counts of a random or file placement" "$bin" placement --machines 100000 --replicas 2 --failures 2 --scheme random
+check "placement --seed -1 is refused like run --seed -1" \
+  fails_with 2 "--seed expects a non-negative integer, found -1" "$bin" placement --machines 8 --replicas 2 --seed -1
+edit $paper "$tmp/seed64.json" '/run/seed=18446744073709551615'
+check "/run/seed 2^64-1 is refused like --seed above 2^63-1" \
+  fails_with 2 "/run/seed: expected an integer from 0 to 2^63-1" "$bin" run "$tmp/seed64.json" -r 2
+check "placement --scheme ring,ring, prints one ring column" bash -c "
+  n=\$('$bin' placement --machines 8 --replicas 2 --failures 2 --scheme ring,ring, --json |
+     python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"schemes\"]))'); [[ \$n -eq 1 ]]"
+values=$(python3 -c "print(','.join(str(i) for i in range(1, 1001)))")
+check "optimize with 10^6 combinations exits 2 with the count" \
+  fails_with 2 "--vary: the combinations to evaluate needs about 1e+06 combinations" \
+  "$bin" optimize $paper --vary /strategy/every_iterations=$values --vary /strategy/sub_buffers=$values
+check "optimize: 1 bps storage is flagged invalid, never ranked best" bash -c "
+  '$bin' optimize $paper --vary /strategy/kind=remote-periodic,gemini --vary /storage/bandwidth=1bps,20Gbps --json > '$tmp/opt.json' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/opt.json'))
+c = d['candidates']; best = d['best']
+assert best is not None and best['settings']['/storage/bandwidth'] == '20Gbps', best
+assert all(x['status'] == 'invalid' for x in c if x['settings']['/storage/bandwidth'] == '1bps')
+\""
+check "optimize: a combination whose costs leave the clock is flagged, the others ranked" bash -c "
+  '$bin' optimize $paper --vary /strategy/every_iterations=1,1000000000 --json > '$tmp/opt2.json' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/opt2.json'))
+c = d['candidates']; assert d['best']['settings']['/strategy/every_iterations'] == 1
+bad = [x for x in c if x['settings']['/strategy/every_iterations'] == 1000000000][0]
+assert bad['status'] == 'invalid' and 'simulated clock' in bad['reason'], bad
+\""
 
 echo "cli: done ($n checks)"

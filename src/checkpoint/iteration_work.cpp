@@ -7,7 +7,7 @@ namespace ckptsim {
 
 std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   std::vector<WorkEstimate> out;
-  const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
+  const bool in_memory = s.strategy.kind == StrategyKind::gemini || s.strategy.kind == StrategyKind::in_memory_blocking;
   if (in_memory && s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
     const double chunk = s.strategy.gpu_buffer_bytes / s.strategy.sub_buffers;
     const double chunks = std::max(0, s.strategy.replicas - 1) * s.checkpoint_bytes_per_machine() / chunk;

@@ -20,7 +20,7 @@ double horizon_seconds(const Scenario& s, const StrategyCosts& c) {
 /// Mersenne-Twister engine (2.5 KiB) and a queue entry per machine.
 double bytes_per_machine(const Scenario& s) {
   double bytes = 2.0 * (32.0 + 4.0 * s.strategy.replicas) + 16.0;
-  if (s.failures.process == "weibull") bytes += 2560.0 + 32.0;
+  if (s.failures.process == FailureProcessKind::weibull) bytes += 2560.0 + 32.0;
   return bytes;
 }
 
@@ -39,10 +39,10 @@ std::vector<WorkEstimate> estimate_run_work(const Scenario& s, const StrategyCos
   const double horizon = horizon_seconds(s, c);
   double per_replica = 0;
   std::string input;
-  if (s.failures.process == "exponential") {
+  if (s.failures.process == FailureProcessKind::exponential) {
     per_replica = s.failures.rate * s.cluster.machines * horizon;
     input = "/failures/rate";
-  } else if (s.failures.process == "weibull") {
+  } else if (s.failures.process == FailureProcessKind::weibull) {
     const double mean_life = s.failures.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / s.failures.weibull_shape);
     // A mean life that rounds to zero means back-to-back failures: as many as the clock allows.
     per_replica = mean_life > 0 ? s.cluster.machines * horizon / mean_life : HUGE_VAL;

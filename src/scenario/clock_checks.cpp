@@ -70,7 +70,7 @@ void check_estimate(CheckContext& ctx, std::string_view what, double constant, s
 
 void check_lognormal(const Scenario& s, CheckContext& ctx) {
   const ReplacementSpec& r = s.failures.replacement;
-  if (r.distribution != "lognormal" || ctx.bad.count("/failures/replacement/sigma")) return;
+  if (r.distribution != ReplacementDistribution::lognormal || ctx.bad.count("/failures/replacement/sigma")) return;
   const double log_mean = std::log(std::max(r.median.seconds(), 1e-9)) + r.sigma * r.sigma / 2;
   if (log_mean <= std::log(kMaxDurationSeconds)) return;
   const std::string pointer = "/failures/replacement/sigma";

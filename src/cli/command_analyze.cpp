@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
@@ -183,7 +184,7 @@ int command_analyze(const CommandContext& ctx) {
   }
 
   auto& out = ctx.out;
-  out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", scenario.name, scenario.cluster.machines,
+  out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", printable(scenario.name), scenario.cluster.machines,
                      name_of(scenario.strategy.kind),
                      scenario.run.duration ? format_duration(*scenario.run.duration)
                                            : fmt::format("{} iterations", scenario.run.iterations.value_or(0)));

@@ -147,13 +147,19 @@ void print_table(std::ostream& out, const IterationStudy& study, const std::vect
     out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
                        study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
                        100.0 * slowdown(study, o), study.model.profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
-                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no", o.min_every_iterations);
+                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no",
+                       o.min_every_iterations > kMinEverySearchLimit ? std::string("never")
+                                                                     : std::to_string(o.min_every_iterations));
   }
   for (const Row& r : rows) {
     if (r.name == "blocking" || r.outcome.fits_in_one_iteration) continue;
+    // min_every_iterations returns limit + 1 (100001) when no k up to the limit hides it.
+    const bool never = r.outcome.min_every_iterations > kMinEverySearchLimit;
     out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({} left after the last span); "
-                       "checkpointing every {} iterations hides it\n",
-                       r.name, format_bytes(r.outcome.plan.leftover_bytes), r.outcome.min_every_iterations);
+                       "{}\n",
+                       r.name, format_bytes(r.outcome.plan.leftover_bytes),
+                       never ? fmt::format("no k up to {} hides it (the idle spans cannot carry it)", kMinEverySearchLimit)
+                             : fmt::format("checkpointing every {} iterations hides it", r.outcome.min_every_iterations));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
@@ -148,7 +149,7 @@ int command_optimize(const CommandContext& ctx) {
   }
 
   auto& out = ctx.out;
-  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", base.name, result.candidates.size(), result.ranking);
+  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", printable(base.name), result.candidates.size(), result.ranking);
   if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
   out << '\n';
   std::vector<std::size_t> order(result.candidates.size());

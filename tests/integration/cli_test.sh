@@ -256,6 +256,20 @@ c = d['candidates']; assert d['best']['settings']['/strategy/every_iterations'] 
 bad = [x for x in c if x['settings']['/strategy/every_iterations'] == 1000000000][0]
 assert bad['status'] == 'invalid' and 'simulated clock' in bad['reason'], bad
 \""
+python3 -c "
+import json; d = json.load(open('$paper')); d['name'] = 'evil\x1b[31mred\x07' + 'x' * 1000000
+json.dump(d, open('$tmp/evil-name.json', 'w'))"
+check "control characters in the name are escaped and a 1 MB name is cut short" bash -c "
+  out=\$('$bin' run '$tmp/evil-name.json' -r 1) && grep -qF 'evil\\x1b[31mred\\x07' <<<\"\$out\" &&
+  grep -qF '(1000013 bytes in all)' <<<\"\$out\" && [[ \$(wc -c <<<\"\$out\") -lt 5000 ]] && ! grep -q \$'\\x1b' <<<\"\$out\""
+python3 -c "
+import json; d = json.load(open('$paper'))
+for i in range(200000): d['k%d' % i] = 1
+json.dump(d, open('$tmp/many-keys.json', 'w'))"
+check "200k unknown keys give 20 messages and a count, not a 59 MB error stream" bash -c "
+  '$bin' run '$tmp/many-keys.json' 2>'$tmp/many.err'; [[ \$? -eq 2 ]] && [[ \$(wc -l <'$tmp/many.err') -eq 21 ]] &&
+  grep -q '199980 more unknown keys' '$tmp/many.err'"
+check "one replica prints ci95 n/a, not ± 0" bash -c "'$bin' run $paper -r 1 | grep ETTR | grep -q '± n/a'"
 
 echo "1..$n"
 [[ $failures -eq 0 ]]

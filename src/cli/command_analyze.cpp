@@ -57,6 +57,7 @@ struct Comparison {
   double closed = 0;
   double mean = 0;
   double ci95 = 0;
+  bool closed_valid = false;  ///< the closed form is a finite, non-negative number
   bool flagged = false;
 };
 
@@ -126,12 +127,15 @@ int command_analyze(const CommandContext& ctx) {
     const bool has_closed = p.available && closed != p.metrics.end();
     const bool has_sim = summary && summary->metrics.count(r.key) && summary->at(r.key).count > 0;
     if (!has_closed && !has_sim) continue;
+    // A closed form that is not finite (or a negative count) is no prediction: shown as n/a,
+    // never compared, never printed as nan/inf.
     if (has_closed) c.closed = closed->second;
+    c.closed_valid = has_closed && std::isfinite(c.closed) && c.closed >= 0;
     if (has_sim) {
       c.mean = summary->at(r.key).mean;
       c.ci95 = summary->at(r.key).ci95;
     }
-    c.flagged = has_closed && has_sim && disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
+    c.flagged = c.closed_valid && has_sim && summary->replicas >= 2 && disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
     rows.push_back(c);
   }
   const auto flagged = static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.flagged; }));
@@ -171,7 +175,7 @@ int command_analyze(const CommandContext& ctx) {
     nlohmann::json metrics = nlohmann::json::object();
     for (const auto& c : rows) {
       nlohmann::json m;
-      if (p.available && p.metrics.count(c.key)) m["closed"] = c.closed;
+      if (c.closed_valid) m["closed"] = c.closed;
       if (summary && summary->metrics.count(c.key)) m["simulated"] = {{"mean", c.mean}, {"ci95", c.ci95}};
       m["disagrees"] = c.flagged;
       metrics[c.key] = m;
@@ -224,9 +228,9 @@ int command_analyze(const CommandContext& ctx) {
     const bool has_closed = p.available && p.metrics.count(c.key);
     const bool has_sim = summary && summary->metrics.count(c.key);
     out << fmt::format("{} {:<30} {:>16} {:>16} {:>14}\n", c.flagged ? '!' : ' ', row->label,
-                       has_closed ? fmt::format("{:.{}f}", c.closed, prec) : "-",
+                       !has_closed ? std::string("-") : c.closed_valid ? fmt::format("{:.{}f}", c.closed, prec) : "n/a",
                        has_sim ? fmt::format("{:.{}f}", c.mean, prec) : "-",
-                       has_sim ? fmt::format("{:.{}f}", c.ci95, prec) : "-");
+                       !has_sim ? std::string("-") : summary->replicas < 2 ? "n/a" : fmt::format("{:.{}f}", c.ci95, prec));
   }
   if (p.available && summary)
     out << fmt::format("\n{} metric(s) outside the simulated 95% interval{}\n", flagged,

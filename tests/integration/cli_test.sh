@@ -270,6 +270,9 @@ check "200k unknown keys give 20 messages and a count, not a 59 MB error stream"
   '$bin' run '$tmp/many-keys.json' 2>'$tmp/many.err'; [[ \$? -eq 2 ]] && [[ \$(wc -l <'$tmp/many.err') -eq 21 ]] &&
   grep -q '199980 more unknown keys' '$tmp/many.err'"
 check "one replica prints ci95 n/a, not ± 0" bash -c "'$bin' run $paper -r 1 | grep ETTR | grep -q '± n/a'"
+check "analyze with one replica prints ci95 n/a and flags nothing (no spread to compare with)" bash -c "
+  out=\$('$bin' analyze $paper -r 1) && grep -q '0 metric(s) outside' <<<\"\$out\" && grep 'ETTR' <<<\"\$out\" | grep -q 'n/a' &&
+  ! grep -qiE 'nan|inf' <<<\"\$out\""
 
 echo "1..$n"
 [[ $failures -eq 0 ]]

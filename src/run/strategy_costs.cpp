@@ -6,11 +6,19 @@
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
+#include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
 namespace {
 
 std::int64_t ceil_div(SimTime a, SimTime b) { return (a.ns() + b.ns() - 1) / b.ns(); }
+
+/// The one rounding rule for a checkpoint interval given as a duration: the whole number of
+/// periods nearest to interval / period (halves round up), at least 1. Exact in integer
+/// nanoseconds: floor((2 interval + period) / (2 period)).
+std::int64_t periods_nearest(SimTime interval, SimTime period) {
+  return std::max<std::int64_t>(1, (2 * interval.ns() + period.ns()) / (2 * period.ns()));
+}
 
 /// Time ZeRO-3 keeps each machine's NIC busy per iteration, to first order: parameters are
 /// all-gathered twice (forward, backward) and gradients reduce-scattered once, each moving
@@ -60,8 +68,10 @@ void persistent_track(const CostInputs& in, StrategyCosts& c) {
   if (!in.s.strategy.persistent_interval) return;
   const SimTime block = checked_add(checked_multiply(in.t, c.every_iterations, kEvery, "k iterations"), c.stall,
                                     kEvery, "k iterations and their stall");
-  const std::int64_t blocks = std::max<std::int64_t>(
-      {1, ceil_div(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block)});
+  // The interval rule of remote-periodic (periods_nearest), but never sooner than the previous
+  // upload can have finished.
+  const std::int64_t blocks =
+      std::max(periods_nearest(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block));
   if (__builtin_mul_overflow(blocks, c.every_iterations, &c.persistent_every_iterations))
     throw ModelError("/strategy/persistent_interval", "the persistent-checkpoint period in iterations overflows");
   c.upload = in.storage_transfer;
@@ -113,7 +123,7 @@ void in_memory_blocking_costs(const CostInputs& in, StrategyCosts& c) {
 
 void remote_periodic_costs(const CostInputs& in, StrategyCosts& c) {
   c.tier = CheckpointTier::storage;
-  c.every_iterations = std::max<std::int64_t>(1, std::llround(in.s.strategy.interval.seconds() / in.t.seconds()));
+  c.every_iterations = periods_nearest(in.s.strategy.interval, in.t);
   c.stall = std::max(in.storage_transfer, in.load);
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
   c.completion = c.stall;
@@ -160,7 +170,8 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   } else {
     c.iteration_time = first_order_iteration_time(s);
   }
-  if (c.iteration_time <= SimTime::zero()) throw std::invalid_argument("iteration time must be positive");
+  if (c.iteration_time <= SimTime::zero())
+    throw ModelError("/training/iteration_time", "the strategy costs need a positive iteration time");
   if (c.iteration_time > kMaxDuration)
     throw ModelError("/training/iteration_time",
                      clock_range_message("the iteration model's iteration time", c.iteration_time.seconds()) +

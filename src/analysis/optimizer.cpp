@@ -63,6 +63,30 @@ std::map<std::string, double> breakdown_shares(const std::map<std::string, doubl
   return out;
 }
 
+/// Costs, closed form and (when asked or needed) Monte Carlo of one fitting combination.
+void evaluate(Scenario& scenario_in, const OptimizeOptions& options, Candidate& cand) {
+  Scenario* scenario = &scenario_in;
+  if (options.seed) scenario->run.seed = *options.seed;
+  cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
+  cand.closed = predict_run(*scenario, cand.costs);
+  if (options.replicas > 0 || !cand.closed.available) {
+    const RunModel model(*scenario, cand.costs);
+    MonteCarloOptions mc;
+    mc.replicas = options.replicas > 0 ? options.replicas : scenario->run.replicas;
+    mc.jobs = options.jobs;
+    cand.simulated = summarize(run_replicas(model, mc));
+  }
+  if (options.replicas > 0 || !cand.closed.available) {
+    std::map<std::string, double> means;
+    for (const auto& [name, summary] : cand.simulated->metrics) means[name] = summary.mean;
+    cand.ettr = means["ettr"];
+    cand.shares = breakdown_shares(means, means["wall_time_s"]);
+  } else {
+    cand.ettr = cand.closed.ettr;
+    cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
+  }
+}
+
 }  // namespace
 
 const std::vector<std::pair<std::string, std::string>>& loss_parts() {
@@ -138,24 +162,16 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
       }
     }
     if (scenario) {
-      if (options.seed) scenario->run.seed = *options.seed;
-      cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
-      cand.closed = predict_run(*scenario, cand.costs);
-      if (options.replicas > 0 || !cand.closed.available) {
-        const RunModel model(*scenario, cand.costs);
-        MonteCarloOptions mc;
-        mc.replicas = options.replicas > 0 ? options.replicas : scenario->run.replicas;
-        mc.jobs = options.jobs;
-        cand.simulated = summarize(run_replicas(model, mc));
+      try {
+        evaluate(*scenario, options, cand);
+      } catch (const ModelError& e) {  // a derived time beyond the clock, named by its field
+        cand.status = CandidateStatus::invalid;
+        cand.reason = e.what();
       }
-      if (options.replicas > 0 || !cand.closed.available) {
-        std::map<std::string, double> means;
-        for (const auto& [name, summary] : cand.simulated->metrics) means[name] = summary.mean;
-        cand.ettr = means["ettr"];
-        cand.shares = breakdown_shares(means, means["wall_time_s"]);
-      } else {
-        cand.ettr = cand.closed.ettr;
-        cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
+      // A NaN or infinite ETTR must never win: such a point is flagged, not ranked.
+      if (cand.status == CandidateStatus::ok && !std::isfinite(cand.ettr)) {
+        cand.status = CandidateStatus::invalid;
+        cand.reason = fmt::format("the model gave a non-finite ETTR ({}) for these settings", cand.ettr);
       }
     }
     result.candidates.push_back(std::move(cand));

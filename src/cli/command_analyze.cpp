@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
@@ -56,6 +57,7 @@ struct Comparison {
   double closed = 0;
   double mean = 0;
   double ci95 = 0;
+  bool closed_valid = false;  ///< the closed form is a finite, non-negative number
   bool flagged = false;
 };
 
@@ -91,21 +93,20 @@ int command_analyze(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas; 0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads (0 = all cores); results do not depend on it");
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp);
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
   const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (vm.count("replicas") && replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
   const bool json = vm.count("json") > 0;
 
   Scenario scenario = load_scenario_file(scenario_path);
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
 
   const StrategyCosts costs = resolve_strategy_costs(scenario);
   const AnalyticPrediction p = predict_run(scenario, costs);
@@ -126,12 +127,15 @@ int command_analyze(const CommandContext& ctx) {
     const bool has_closed = p.available && closed != p.metrics.end();
     const bool has_sim = summary && summary->metrics.count(r.key) && summary->at(r.key).count > 0;
     if (!has_closed && !has_sim) continue;
+    // A closed form that is not finite (or a negative count) is no prediction: shown as n/a,
+    // never compared, never printed as nan/inf.
     if (has_closed) c.closed = closed->second;
+    c.closed_valid = has_closed && std::isfinite(c.closed) && c.closed >= 0;
     if (has_sim) {
       c.mean = summary->at(r.key).mean;
       c.ci95 = summary->at(r.key).ci95;
     }
-    c.flagged = has_closed && has_sim && disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
+    c.flagged = c.closed_valid && has_sim && summary->replicas >= 2 && disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
     rows.push_back(c);
   }
   const auto flagged = static_cast<int>(std::count_if(rows.begin(), rows.end(), [](const Comparison& c) { return c.flagged; }));
@@ -171,7 +175,7 @@ int command_analyze(const CommandContext& ctx) {
     nlohmann::json metrics = nlohmann::json::object();
     for (const auto& c : rows) {
       nlohmann::json m;
-      if (p.available && p.metrics.count(c.key)) m["closed"] = c.closed;
+      if (c.closed_valid) m["closed"] = c.closed;
       if (summary && summary->metrics.count(c.key)) m["simulated"] = {{"mean", c.mean}, {"ci95", c.ci95}};
       m["disagrees"] = c.flagged;
       metrics[c.key] = m;
@@ -184,7 +188,7 @@ int command_analyze(const CommandContext& ctx) {
   }
 
   auto& out = ctx.out;
-  out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", scenario.name, scenario.cluster.machines,
+  out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", printable(scenario.name), scenario.cluster.machines,
                      name_of(scenario.strategy.kind),
                      scenario.run.duration ? format_duration(*scenario.run.duration)
                                            : fmt::format("{} iterations", scenario.run.iterations.value_or(0)));
@@ -224,9 +228,9 @@ int command_analyze(const CommandContext& ctx) {
     const bool has_closed = p.available && p.metrics.count(c.key);
     const bool has_sim = summary && summary->metrics.count(c.key);
     out << fmt::format("{} {:<30} {:>16} {:>16} {:>14}\n", c.flagged ? '!' : ' ', row->label,
-                       has_closed ? fmt::format("{:.{}f}", c.closed, prec) : "-",
+                       !has_closed ? std::string("-") : c.closed_valid ? fmt::format("{:.{}f}", c.closed, prec) : "n/a",
                        has_sim ? fmt::format("{:.{}f}", c.mean, prec) : "-",
-                       has_sim ? fmt::format("{:.{}f}", c.ci95, prec) : "-");
+                       !has_sim ? std::string("-") : summary->replicas < 2 ? "n/a" : fmt::format("{:.{}f}", c.ci95, prec));
   }
   if (p.available && summary)
     out << fmt::format("\n{} metric(s) outside the simulated 95% interval{}\n", flagged,

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
@@ -205,13 +206,19 @@ void print_table(std::ostream& out, const IterationStudy& study, const std::vect
     out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
                        study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
                        100.0 * slowdown(study, o), study.model.profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
-                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no", o.min_every_iterations);
+                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no",
+                       o.min_every_iterations > kMinEverySearchLimit ? std::string("never")
+                                                                     : std::to_string(o.min_every_iterations));
   }
   for (const Row& r : rows) {
     if (r.name == "blocking" || r.outcome.fits_in_one_iteration) continue;
+    // min_every_iterations returns limit + 1 (100001) when no k up to the limit hides it.
+    const bool never = r.outcome.min_every_iterations > kMinEverySearchLimit;
     out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({} left after the last span); "
-                       "checkpointing every {} iterations hides it\n",
-                       r.name, format_bytes(r.outcome.plan.leftover_bytes), r.outcome.min_every_iterations);
+                       "{}\n",
+                       r.name, format_bytes(r.outcome.plan.leftover_bytes),
+                       never ? fmt::format("no k up to {} hides it (the idle spans cannot carry it)", kMinEverySearchLimit)
+                             : fmt::format("checkpointing every {} iterations hides it", r.outcome.min_every_iterations));
   }
 }
 
@@ -241,7 +248,8 @@ int command_iteration(const CommandContext& ctx) {
       ("profile", po::value<std::string>(&profile),
        "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
       ("write-profile", po::value<std::string>(&write_profile),
-       "write the iteration time and machine 0's idle spans in the profile format");
+       "write the iteration time and machine 0's idle spans in the profile format")
+      ("force", "run even when the estimated memory or flows exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -256,6 +264,7 @@ int command_iteration(const CommandContext& ctx) {
   refuse_output_over_inputs("--trace", trace, {scenario_path, profile});
   refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
+  enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);

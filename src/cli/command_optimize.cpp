@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
@@ -19,6 +20,8 @@
 #include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
+#include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
@@ -62,6 +65,7 @@ struct OptimizeArgs {
   std::vector<VaryAxis> axes;
   OptimizeOptions options;
   bool json = false;
+  bool force = false;  ///< --force: skip the work limits
 };
 
 /// nullopt after printing the help.
@@ -86,7 +90,8 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads for the replicas (0 = all cores)");
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
+      ("force", "run even when the combinations or a combination's estimated work exceed the limits of docs/limits.md");
   OptimizeArgs args;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &args.scenario_path);
   if (!parsed) return std::nullopt;
@@ -94,11 +99,15 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   if (args.scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (varies.empty()) throw UsageError("give at least one --vary POINTER=V1,V2,...");
   if (replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
   args.json = vm.count("json") > 0;
+  args.force = vm.count("force") > 0;
   for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
+  double combinations = 1;
+  for (const auto& axis : args.axes) combinations *= static_cast<double>(axis.values.size());
+  enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, "combinations"}},
+                      args.force);
   args.options.replicas = replicas;
   args.options.jobs = jobs;
   if (vm.count("seed")) args.options.seed = static_cast<std::uint64_t>(seed);
@@ -160,7 +169,7 @@ void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, cons
 
 void print_optimize_table(std::ostream& out, const Scenario& base, const std::vector<VaryAxis>& axes,
                           const OptimizeResult& result, const std::string& gpu_note) {
-  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", base.name, result.candidates.size(), result.ranking);
+  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", printable(base.name), result.candidates.size(), result.ranking);
   if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
   out << '\n';
   print_candidates(out, axes, result);
@@ -196,7 +205,8 @@ int command_optimize(const CommandContext& ctx) {
   // are kept for the strategy costs of the same combination (the optimizer calls gpu_check,
   // then costs, for each one in turn).
   std::optional<IterationCosts> iteration;
-  args->options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
+  args->options.gpu_check = [&iteration, force = args->force](const Scenario& s) -> std::optional<std::string> {
+    if (!s.training.iteration_time) enforce_work_limits(estimate_iteration_work(s), force);
     iteration = iteration_costs_for(s);
     if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
     return gpu_fit_problem(s, *iteration);

@@ -2,6 +2,7 @@
 // simultaneous failures, per replica placement scheme (exact where a method exists, Monte Carlo
 // with 95% Wilson intervals otherwise), with the union bound, a time-window probability and the
 // CPU memory each scheme needs. Models: include/ckptsim/analysis/recovery_probability.hpp.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -53,6 +55,7 @@ struct Options {
   bool monte_carlo = false;
   std::size_t samples = 10000;
   std::uint64_t seed = 1;
+  bool force = false;  ///< --force: skip the work limits
   bool json = false;
 };
 
@@ -120,7 +123,11 @@ std::vector<std::string> parse_schemes(const std::optional<std::string>& scheme,
       out.push_back(n);
     }
   }
-  return out;
+  // "ring,ring" or "all,ring": each scheme once, in the order first named.
+  std::vector<std::string> unique;
+  for (const auto& n : out)
+    if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
+  return unique;
 }
 
 Options parse_options(const CommandContext& ctx, bool& help, std::optional<Placement>& from_file) {
@@ -133,7 +140,7 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   long long machines = 0;
   long long replicas = 0;
   long long samples = 10000;
-  std::uint64_t seed = 1;
+  long long seed = 1;
   std::string file;
   desc.add_options()
       ("help,h", "print this help")
@@ -152,7 +159,8 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
       ("bounds", "show the union bound beside each exact value in the table")
       ("monte-carlo", "also estimate exact schemes by Monte Carlo (95% Wilson intervals) as a cross-check")
       ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
-      ("seed", po::value<std::uint64_t>(&seed), "seed of the random placement and of Monte Carlo (default 1)")
+      ("seed", po::value<long long>(&seed), "seed of the random placement and of Monte Carlo (0 .. 2^63-1, default 1)")
+      ("force", "run even when the estimated memory exceeds the limits of docs/limits.md")
       ("json", "print JSON instead of a table");
   po::variables_map vm;
   po::store(po::command_line_parser(ctx.args).options(desc).run(), vm);
@@ -166,7 +174,9 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   o.json = vm.count("json") > 0;
   o.bounds = vm.count("bounds") > 0;
   o.monte_carlo = vm.count("monte-carlo") > 0;
-  o.seed = seed;
+  if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
+  o.seed = static_cast<std::uint64_t>(seed);
+  o.force = vm.count("force") > 0;
   if (samples < 1 || samples > 100'000'000) throw UsageError(fmt::format("--samples: expected 1..100000000, found {}", samples));
   o.samples = static_cast<std::size_t>(samples);
   if (vm.count("placement-file")) o.placement_file = file;
@@ -424,6 +434,25 @@ int command_placement(const CommandContext& ctx) {
   std::optional<Placement> from_file;
   const Options o = parse_options(ctx, help, from_file);
   if (help) return 0;
+  // Before building anything: each placement holds N holder sets of m machines and their
+  // reverse index (2 x 4 N m bytes, plus ~64 bytes of vector per machine); the exact counts hold
+  // binomial rows of N+1 big integers of up to N bits (x2 for the per-k counts beside them).
+  const double n = o.machines, schemes = double(o.schemes.size());
+  const bool needs_convolution = std::any_of(o.schemes.begin(), o.schemes.end(),
+                                             [](const std::string& name) { return name == "random" || name == "file"; });
+  const auto exact_schemes = static_cast<double>(
+      std::count_if(o.schemes.begin(), o.schemes.end(), [](const std::string& name) { return name != "ring"; }));
+  constexpr double kMaxLimbOperations = 2e11;  // about a minute (N = 5000 takes 2e9 in 0.5 s)
+  enforce_work_limits({{"--machines and --replicas", "the placements", schemes * n * (8.0 * o.replicas + 64.0),
+                        kMaxMemoryBytes, "bytes"},
+                       // (ring is left out: past its own memory limit it falls back to Monte Carlo)
+                       {"--machines", "the exact recovery counts", exact_schemes * 2.0 * (n + 1) * (n / 8 + 16),
+                        kMaxMemoryBytes, "bytes"},
+                       // Random and file placements: counts multiplied component by component,
+                       // up to N^2 products of N-bit integers (N/64 limbs each).
+                       {"--machines", "the exact counts of a random or file placement",
+                        needs_convolution ? n * n * (n / 64 + 1) : 0.0, kMaxLimbOperations, "64-bit limb operations"}},
+                      o.force);
   std::vector<SchemeResult> results;
   for (const auto& name : o.schemes) results.push_back(place(name, o, from_file));
   if (o.cpu_memory) {

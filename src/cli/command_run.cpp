@@ -16,6 +16,8 @@
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/work_estimate.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
@@ -36,13 +38,13 @@ int command_run(const CommandContext& ctx) {
   visible.add_options()("help,h", "print this help")
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1),
-       "worker threads (0 = all cores); the output is identical for every value")
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
       ("exact", "step iteration by iteration instead of the closed form (slow; for checking)")
       ("output,o", po::value<std::string>(&output), "also write the JSON report (manifest, scenario, summary) here")
       ("format,f", po::value<std::string>(&format)->default_value("table"),
        "stdout format: table (summary) or csv (one row per replica)")
-      ("quiet,q", "no progress on stderr");
+      ("quiet,q", "no progress on stderr")
+      ("force", "run even when the estimated memory or simulated events exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -50,7 +52,6 @@ int command_run(const CommandContext& ctx) {
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (format != "table" && format != "csv") throw UsageError(fmt::format("--format expects table or csv, found \"{}\"", format));
   if (vm.count("replicas") && replicas < 1) throw UsageError(fmt::format("--replicas expects at least 1, found {}", replicas));
-  if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
 
   refuse_output_over_inputs("--output", output, {scenario_path});
@@ -58,9 +59,11 @@ int command_run(const CommandContext& ctx) {
   refuse_output_over_inputs("--output", output, {scenario.failures.trace_file});
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
-  if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = resolve_jobs(jobs);
 
+  if (!scenario.training.iteration_time) enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   const StrategyCosts costs = resolve_strategy_costs(scenario);
+  enforce_work_limits(estimate_run_work(scenario, costs, scenario.run.replicas, jobs), vm.count("force") > 0);
   const RunModel model(scenario, costs);
   MonteCarloOptions options;
   options.replicas = scenario.run.replicas;

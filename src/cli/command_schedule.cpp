@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
@@ -151,9 +152,11 @@ int command_schedule(const CommandContext& ctx) {
       ("scheduler", po::value<std::string>(&scheduler),
        "blocking | naive | single-buffer | gemini (default: the scenario's strategy.scheduler)")
       ("profile", po::value<std::string>(&profile),
-       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model");
+       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
+      ("force", "run even when the estimated memory or flows exceed the limits of docs/limits.md");
   std::string scenario_path;
-  if (!parse_command_options(ctx, visible, "scenario", &scenario_path)) return 0;
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
+  if (!parsed) return 0;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the plan)");
   const std::optional<SchedulerKind> chosen = parse_name<SchedulerKind>(scheduler);
@@ -162,6 +165,7 @@ int command_schedule(const CommandContext& ctx) {
   }
   if (output != "-") refuse_output_over_inputs("--output", output, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
+  enforce_work_limits(estimate_iteration_work(scenario), parsed->count("force") > 0);
   const SchedulerKind planned = chosen.value_or(scenario.strategy.scheduler);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

@@ -1,4 +1,5 @@
 #include <exception>
+#include <new>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -75,6 +76,9 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     } catch (const IoError& e) {
       err << "error: " << e.what() << '\n';
       return 1;
+    } catch (const std::bad_alloc&) {
+      err << "error: out of memory: the input asks for more than this machine has (see docs/limits.md)\n";
+      return 2;
     } catch (const std::exception& e) {
       err << "internal error (please report): " << e.what() << '\n';
       return 1;

@@ -1,6 +1,10 @@
 #include "ckptsim/cli/options.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
 
 namespace ckptsim::cli {
 
@@ -26,6 +30,13 @@ std::optional<po::variables_map> parse_command_options(const CommandContext& ctx
   }
   po::notify(vm);
   return vm;
+}
+
+int resolve_jobs(int jobs) {
+  if (jobs < 0 || jobs > kMaxJobs)
+    throw UsageError(fmt::format("--jobs expects 0 (all cores) to {}, found {}", kMaxJobs, jobs));
+  if (jobs == 0) return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, unsigned(kMaxJobs)));
+  return jobs;
 }
 
 }  // namespace ckptsim::cli

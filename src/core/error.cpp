@@ -2,11 +2,14 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/core/printable.hpp"
+
 namespace ckptsim {
 
 std::string format_problem(const Problem& p) {
-  return fmt::format("{}: {}: expected {}, found {}", p.file, p.pointer.empty() ? "/" : p.pointer, p.expected,
-                     p.found);
+  // Inputs may hold control characters or megabytes in one value: printed escaped and cut short.
+  return fmt::format("{}: {}: expected {}, found {}", printable(p.file), p.pointer.empty() ? "/" : printable(p.pointer),
+                     printable(p.expected, 2000), printable(p.found));
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <boost/random/uniform_real_distribution.hpp>
 #include <boost/random/weibull_distribution.hpp>
 
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/event_queue.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/failure/failure_process.hpp"
@@ -48,7 +49,7 @@ class ExponentialFailures final : public FailureSource {
     boost::random::exponential_distribution<double> gap(cluster_rate_);
     boost::random::uniform_int_distribution<int> machine(0, machines_ - 1);
     // At least 1 ns between failures keeps time strictly increasing.
-    now_ += std::max(SimTime::from_ns(1), SimTime::from_seconds(gap(engine_)));
+    now_ = saturating_add(now_, std::max(SimTime::from_ns(1), saturating_seconds(gap(engine_))));
     return FailureEvent{now_, machine(engine_), types_.draw()};
   }
 
@@ -78,14 +79,14 @@ class WeibullFailures final : public FailureSource {
     if (queue_.empty()) return std::nullopt;
     auto event = queue_.pop();
     // Renewal: the machine (or its replacement) starts a fresh lifetime at its failure.
-    queue_.schedule(event.time + draw_gap(event.payload), event.payload);
+    queue_.schedule(saturating_add(event.time, draw_gap(event.payload)), event.payload);
     return FailureEvent{event.time, event.payload, types_.draw()};
   }
 
  private:
   SimTime draw_gap(int machine) {
     boost::random::weibull_distribution<double> life(shape_, scale_s_);
-    return std::max(SimTime::from_ns(1), SimTime::from_seconds(life(engines_[static_cast<std::size_t>(machine)])));
+    return std::max(SimTime::from_ns(1), saturating_seconds(life(engines_[static_cast<std::size_t>(machine)])));
   }
 
   double shape_;

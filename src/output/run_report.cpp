@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/core/printable.hpp"
+
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -65,7 +67,7 @@ nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& co
 void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary) {
   const std::string horizon = s.run.duration ? format_duration(*s.run.duration)
                                              : fmt::format("{} iterations", s.run.iterations.value_or(0));
-  out << fmt::format("scenario   {} — {} machines x {} GPUs, {}, {}\n", s.name, s.cluster.machines,
+  out << fmt::format("scenario   {} — {} machines x {} GPUs, {}, {}\n", printable(s.name), s.cluster.machines,
                      s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
                      horizon);
   std::string strategy(name_of(s.strategy.kind));
@@ -91,6 +93,11 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
     const auto it = summary.metrics.find(key);
     if (it == summary.metrics.end()) return;
     const Summary& m = it->second;
+    // One replica has no spread to estimate: n/a rather than a misleading ± 0.
+    if (summary.replicas < 2) {
+      out << fmt::format("  {:<30} {:>14.{}f} ± {:<12} (std n/a)\n", label, m.mean, precision, "n/a");
+      return;
+    }
     out << fmt::format("  {:<30} {:>14.{}f} ± {:<12.{}f} (std {:.{}f})\n", label, m.mean, precision, m.ci95,
                        precision, m.std, precision);
   };

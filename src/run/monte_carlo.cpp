@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace ckptsim {
@@ -38,7 +39,13 @@ std::vector<ReplicaResult> run_replicas(const RunModel& model, const MonteCarloO
   } else {
     std::vector<std::thread> threads;
     threads.reserve(static_cast<std::size_t>(jobs));
-    for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    try {
+      for (int j = 0; j < jobs; ++j) threads.emplace_back(worker);
+    } catch (const std::system_error&) {
+      // The system refused another thread: the ones started share the work (never terminate
+      // with joinable threads); with none started, this thread does it.
+      if (threads.empty()) worker();
+    }
     for (auto& th : threads) th.join();
   }
   if (error) std::rethrow_exception(error);

@@ -9,6 +9,7 @@
 #include <boost/random/lognormal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
@@ -91,7 +92,14 @@ class ReplicaSimulation {
     // failure rate) must not run forever: such a replica stops at 100x its failure-free time
     // and is reported as unfinished.
     std::optional<SimTime> end_time = s_.run.duration;
-    if (s_.run.iterations) end_time = Clock(pattern_, 0).time_to_complete(*s_.run.iterations) * kIterationRunTimeLimit;
+    if (s_.run.iterations) {
+      // Saturates rather than overflowing: the cap only has to be far beyond the run.
+      std::int64_t cap_ns = 0;
+      const SimTime failure_free = Clock(pattern_, 0).time_to_complete(*s_.run.iterations);
+      end_time = __builtin_mul_overflow(failure_free.ns(), kIterationRunTimeLimit, &cap_ns)
+                     ? SimTime::max()
+                     : SimTime::from_ns(cap_ns);
+    }
     for (;;) {
       Clock clock(pattern_, n0);
       // When training alone would end the run.
@@ -169,13 +177,16 @@ class ReplicaSimulation {
     switch (r.distribution) {
       case ReplacementDistribution::fixed: return r.fixed;
       case ReplacementDistribution::uniform: {
+        // Equal bounds are a fixed delay (boost's distribution requires low < high).
+        if (r.low >= r.high) return r.low;
         boost::random::uniform_real_distribution<double> u(r.low.seconds(), r.high.seconds());
         return SimTime::from_seconds(u(replacement_rng_));
       }
       case ReplacementDistribution::lognormal: {
         // boost's lognormal takes the mean and sd of the underlying normal: mu = ln(median).
         boost::random::lognormal_distribution<double> d(std::log(r.median.seconds()), r.sigma);
-        return SimTime::from_seconds(d(replacement_rng_));
+        // A sample beyond the clock (heavy tail, huge sigma) saturates: the machine never returns.
+        return saturating_seconds(d(replacement_rng_));
       }
     }
     throw std::logic_error("replacement distribution outside its enum");

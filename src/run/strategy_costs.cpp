@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
@@ -26,7 +27,8 @@ SimTime first_order_communication_time(const Scenario& s) {
   const double n = s.cluster.machines;
   if (n <= 1) return SimTime::zero();
   const double bytes = 3.0 * 2.0 * s.model.parameters * (n - 1) / n;
-  return transfer_time(bytes, s.cluster.network_bandwidth);
+  return checked_transfer_time(bytes, s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+                               "one iteration's first-order communication time");
 }
 
 }  // namespace
@@ -37,12 +39,25 @@ SimTime first_order_iteration_time(const Scenario& s) {
   const double flops_per_token = (s.training.activation_recomputation ? 8.0 : 6.0) * s.model.parameters;
   const double tokens = static_cast<double>(s.training.micro_batch) * s.training.sequence_length;
   const double per_gpu_rate = s.cluster.gpu_peak_flops * s.training.compute_efficiency;
-  const SimTime compute = SimTime::from_seconds(flops_per_token * tokens / per_gpu_rate);
+  const SimTime compute = checked_seconds(flops_per_token * tokens / per_gpu_rate, "/training/compute_efficiency",
+                                          "one iteration's first-order compute time");
   // DeepSpeed overlaps communication with compute: the slower of the two bounds the iteration.
   return std::max(compute, first_order_communication_time(s));
 }
 
 namespace {
+
+const std::string kEvery = "/strategy/every_iterations";
+
+/// The failure-free run, T x iterations plus a stall per checkpoint, must fit the clock.
+void check_run_length(const Scenario& s, const StrategyCosts& c) {
+  if (!s.run.iterations) return;
+  const std::int64_t j = *s.run.iterations;
+  const SimTime training = checked_multiply(c.iteration_time, j, "/run/iterations", "the run's failure-free length");
+  const std::int64_t checkpoints = c.tier == CheckpointTier::none ? 0 : (j - 1) / std::max<std::int64_t>(1, c.every_iterations);
+  checked_add(training, checked_multiply(c.stall, checkpoints, "/run/iterations", "the run's checkpoint stalls"),
+              "/run/iterations", "the run's failure-free length");
+}
 
 void in_memory_common(const CostInputs& in, StrategyCosts& c) {
   c.tier = CheckpointTier::memory;
@@ -51,17 +66,20 @@ void in_memory_common(const CostInputs& in, StrategyCosts& c) {
 
 void persistent_track(const CostInputs& in, StrategyCosts& c) {
   if (!in.s.strategy.persistent_interval) return;
-  const SimTime block = in.t * c.every_iterations + c.stall;
+  const SimTime block = checked_add(checked_multiply(in.t, c.every_iterations, kEvery, "k iterations"), c.stall,
+                                    kEvery, "k iterations and their stall");
   // The interval rule of remote-periodic (periods_nearest), but never sooner than the previous
   // upload can have finished.
   const std::int64_t blocks =
       std::max(periods_nearest(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block));
-  c.persistent_every_iterations = blocks * c.every_iterations;
+  if (__builtin_mul_overflow(blocks, c.every_iterations, &c.persistent_every_iterations))
+    throw ModelError("/strategy/persistent_interval", "the persistent-checkpoint period in iterations overflows");
   c.upload = in.storage_transfer;
 }
 
 SimTime network_copies(const CostInputs& in) {
-  return transfer_time((in.s.strategy.replicas - 1) * in.shard, in.s.cluster.network_bandwidth);
+  return checked_transfer_time((in.s.strategy.replicas - 1) * in.shard, in.s.cluster.network_bandwidth,
+                               "/cluster/network_bandwidth", "sending the checkpoint copies");
 }
 
 void gemini_costs(const CostInputs& in, StrategyCosts& c) {
@@ -78,15 +96,20 @@ void gemini_costs(const CostInputs& in, StrategyCosts& c) {
       c.stall = SimTime::zero();
     } else {
       const SimTime carried = std::max(SimTime::zero(), in.iteration->blocking_checkpoint_time - stall1);
-      c.stall = std::max(SimTime::zero(), stall1 - carried * (k - 1));
+      c.stall = carried.ns() > 0 && k - 1 > (stall1.ns() / carried.ns())
+                    ? SimTime::zero()
+                    : std::max(SimTime::zero(), stall1 - carried * (k - 1));
     }
   } else {
     const SimTime idle = in.t - std::min(in.t, first_order_communication_time(in.s));
-    c.stall = std::max(SimTime::zero(), network_copies(in) - idle * k);
+    const SimTime copies = network_copies(in);
+    c.stall = idle.ns() > 0 && k > copies.ns() / idle.ns() ? SimTime::zero()
+                                                           : std::max(SimTime::zero(), copies - idle * k);
   }
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
   // Sent during the k iterations after the state is captured; complete at the block's end.
-  c.completion = in.t * k + c.stall;
+  c.completion = checked_add(checked_multiply(in.t, k, kEvery, "k iterations"), c.stall, kEvery,
+                             "the checkpoint completion time");
   persistent_track(in, c);
 }
 
@@ -110,7 +133,7 @@ void remote_highfreq_costs(const CostInputs& in, StrategyCosts& c) {
   c.tier = CheckpointTier::storage;
   c.stall = in.load;
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
-  c.completion = c.stall + in.storage_transfer;
+  c.completion = checked_add(c.stall, in.storage_transfer, "/storage/bandwidth", "the checkpoint completion time");
   c.every_iterations = std::max<std::int64_t>(1, ceil_div(in.storage_transfer, in.t));
 }
 
@@ -135,7 +158,9 @@ const Registry<StrategyCostFunction>& strategy_registry() {
   return registry;
 }
 
-StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
+namespace {
+
+StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* iteration) {
   StrategyCosts c;
   c.strategy = s.strategy.kind;
   if (s.training.iteration_time) {
@@ -147,18 +172,44 @@ StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* it
   }
   if (c.iteration_time <= SimTime::zero())
     throw ModelError("/training/iteration_time", "the strategy costs need a positive iteration time");
+  if (c.iteration_time > kMaxDuration)
+    throw ModelError("/training/iteration_time",
+                     clock_range_message("the iteration model's iteration time", c.iteration_time.seconds()) +
+                         "; check the model, cluster and training fields or give the iteration time explicitly");
   const double shard = s.checkpoint_bytes_per_machine();
-  const CostInputs in{s, iteration, c.iteration_time, shard, transfer_time(s.checkpoint_bytes(), s.storage.bandwidth),
-                      transfer_time(shard, s.training.serialization_bandwidth)};
+  const CostInputs in{s,
+                      iteration,
+                      c.iteration_time,
+                      shard,
+                      checked_transfer_time(s.checkpoint_bytes(), s.storage.bandwidth, "/storage/bandwidth",
+                                            "a checkpoint's upload to storage"),
+                      checked_transfer_time(shard, s.training.serialization_bandwidth,
+                                            "/training/serialization_bandwidth", "a shard's snapshot or reload")};
   c.retrieval_local = in.load;
-  c.retrieval_peer = transfer_time(shard, s.cluster.network_bandwidth) + in.load;
-  c.retrieval_storage = in.storage_transfer + in.load;
+  c.retrieval_peer = checked_add(checked_transfer_time(shard, s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+                                                       "a shard's retrieval from a peer"),
+                                 in.load, "/cluster/network_bandwidth", "a shard's retrieval from a peer");
+  c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
 
   strategy_registry().at(name_of(s.strategy.kind)).factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
+  check_run_length(s, c);
   return c;
+}
+
+}  // namespace
+
+StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
+  try {
+    return strategy_costs_in_range(s, iteration);
+  } catch (const ModelError& e) {
+    // Name the file as well as the field when the scenario came from one.
+    if (s.source_file.empty()) throw;
+    const std::string message = std::string(e.what()).substr(e.parameter().size() + 2);
+    throw ModelError(s.source_file + ": " + e.parameter(), message);
+  }
 }
 
 }  // namespace ckptsim

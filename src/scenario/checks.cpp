@@ -109,6 +109,7 @@ void cross_check(const Scenario& s, CheckContext& ctx) {
   check_model(s, ctx);
   check_in_memory(s, ctx);
   check_failures(s, ctx);
+  check_clock_range(s, ctx);
 }
 
 }  // namespace ckptsim

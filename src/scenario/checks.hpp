@@ -21,4 +21,7 @@ struct CheckContext {
 
 void cross_check(const Scenario& s, CheckContext& ctx);
 
+/// Refuses scenarios whose first-order derived durations leave the clock (clock_checks.cpp).
+void check_clock_range(const Scenario& s, CheckContext& ctx);
+
 }  // namespace ckptsim

@@ -78,7 +78,9 @@ bool read_integer(const Field& f, const json& v, Scenario& s) {
 }
 
 bool read_seed(const Field& f, const json& v, Scenario& s) {
+  // 0 .. 2^63-1 everywhere (the --seed options take the same range): refuse 2^63 and above.
   if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) return false;
+  if (v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
   *std::get<std::uint64_t*>(f.bind(s)) = v.get<std::uint64_t>();
   return true;
 }

@@ -1,6 +1,8 @@
 // Scenario loader: walks the parameter table (parameters.hpp) over a parsed JSON document,
 // collecting every problem, then runs the cross-field checks (checks.cpp). See loader.hpp;
 // reading the file itself is in scenario_file.cpp.
+#include <fmt/format.h>
+
 #include "ckptsim/scenario/loader.hpp"
 
 #include <algorithm>
@@ -103,6 +105,8 @@ class Reader {
         if (std::find(objects.begin(), objects.end(), p) == objects.end()) objects.push_back(p);
     }
     std::sort(objects.begin(), objects.end());
+    constexpr std::size_t kMaxUnknownKeysListed = 20;
+    std::size_t unknown_keys = 0;
     for (const std::string& obj : objects) {
       std::vector<std::string> allowed;
       for (const Field& f : scenario_fields()) {
@@ -125,12 +129,18 @@ class Reader {
           if (!value.is_string()) problem("/" + escape_pointer_token(key), "a string (the schema's location)", shown_value(value));
           continue;
         }
+        // 200,000 unknown keys must not become 200,000 messages: the first few, then a count.
+        if (++unknown_keys > kMaxUnknownKeysListed) continue;
         const std::string where = obj.empty() ? "the top level" : obj;
         problem(obj + "/" + escape_pointer_token(key),
                 "one of the keys allowed in " + where + ": " + quoted_names(allowed),
                 "unknown key \"" + key + "\"");
       }
     }
+    if (unknown_keys > kMaxUnknownKeysListed)
+      problems_.add("", "only the keys listed above", fmt::format("{} more unknown keys (the first {} are listed)",
+                                                                  unknown_keys - kMaxUnknownKeysListed,
+                                                                  kMaxUnknownKeysListed));
   }
 
   void read_presets() {

@@ -196,7 +196,7 @@ std::string unit_label(const Field& f) {
       if (f.choices == &model_preset_names) return "model preset name";
       return join_names(f.choices());
     case Unit::integer: return "integer";
-    case Unit::seed: return "integer >= 0";
+    case Unit::seed: return "integer 0 .. 2^63-1";
     case Unit::number: return "number";
     case Unit::fraction: return "fraction";
     case Unit::boolean: return "boolean";
@@ -252,7 +252,7 @@ std::string unit_expectation(Unit unit) {
     case Unit::text: return "a string";
     case Unit::name: return "a name";
     case Unit::integer: return "an integer";
-    case Unit::seed: return "a non-negative integer";
+    case Unit::seed: return "an integer from 0 to 2^63-1 (9223372036854775807)";
     case Unit::number: return "a number";
     case Unit::fraction: return "a fraction in [0, 1] such as 0.5 or \"50%\"";
     case Unit::boolean: return "true or false";

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "unit_suffixes.hpp"
+#include "ckptsim/core/checked_time.hpp"
 
 namespace ckptsim {
 namespace {
@@ -42,17 +43,20 @@ double scaled(std::string_view text, const std::array<Suffix, N>& suffixes, cons
     if (allow_bare) return value;
     throw UnitError(expected);
   }
-  for (const auto& s : suffixes) {
-    // "1e300PiB" is a finite number times a finite factor, yet infinite: refuse it here, or it
-    // reaches the models as inf (found by fuzz/fuzz_units).
+  for (const auto& s : suffixes)
     if (s.text == suffix) {
-      const double product = value * s.factor;
-      if (!std::isfinite(product)) throw UnitError(expected);
-      return product;
+      // 1e300PiB is a finite number times a finite unit, but not a finite quantity.
+      if (!std::isfinite(value * s.factor)) throw UnitError(expected + ", finite once its unit is applied");
+      return value * s.factor;
     }
-  }
   throw UnitError(expected);
 }
+
+// Upper bounds far beyond any hardware, so that products of inputs stay finite
+// (docs/limits.md, "Value ranges").
+constexpr double kMaxBytes = 1e21;
+constexpr double kMaxBandwidth = 1e18;
+constexpr double kMaxFlopRate = 1e21;
 
 constexpr double kKilo = 1e3, kMega = 1e6, kGiga = 1e9, kTera = 1e12, kPeta = 1e15;
 constexpr double kKi = 1024.0, kMi = kKi * 1024.0, kGi = kMi * 1024.0, kTi = kGi * 1024.0, kPi = kTi * 1024.0;
@@ -112,7 +116,7 @@ SimTime parse_duration(std::string_view text) {
   const std::string expected = "a non-negative duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (ns us ms s min h d)";
   const double s = scaled(text, kDurationSuffixes, expected, false);
   if (s < 0) throw UnitError(expected);
-  if (s > 9.2e9) throw UnitError("a duration below 290 years");
+  if (s > kMaxDurationSeconds) throw UnitError("a duration of at most 100 years (the simulated clock's range)");
   return SimTime::from_seconds(s);
 }
 
@@ -121,6 +125,7 @@ double parse_bytes(std::string_view text) {
       "a non-negative size such as \"128MiB\" or \"1.2TB\" (B KB MB GB TB PB, KiB MiB GiB TiB PiB)";
   const double b = scaled(text, kByteSuffixes, expected, false);
   if (b < 0) throw UnitError(expected);
+  if (b > kMaxBytes) throw UnitError("a size of at most 1e21 bytes (1 ZB)");
   return b;
 }
 
@@ -130,6 +135,7 @@ double parse_bandwidth(std::string_view text) {
       "MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s)";
   const double bw = scaled(text, kBandwidthSuffixes, expected, false);
   if (!(bw > 0)) throw UnitError(expected);
+  if (bw > kMaxBandwidth) throw UnitError("a bandwidth of at most 1e18 bytes/s (1 EB/s)");
   return bw;
 }
 
@@ -157,6 +163,7 @@ double parse_flop_rate(std::string_view text) {
   const std::string expected = "a positive FLOP rate such as \"312TFLOPS\" (FLOPS KFLOPS MFLOPS GFLOPS TFLOPS PFLOPS)";
   const double f = scaled(text, kFlopSuffixes, expected, false);
   if (!(f > 0)) throw UnitError(expected);
+  if (f > kMaxFlopRate) throw UnitError("a FLOP rate of at most 1e21 FLOPS");
   return f;
 }
 

@@ -165,5 +165,154 @@ check "list names every strategy" bash -c "
 # shellcheck source=tests/integration/output_files_test.sh
 source tests/integration/output_files_test.sh
 
+# --- guards (issue 7): hostile inputs exit 2 with file and pointer, never crash ---
+fails_with() {  # fails_with CODE TEXT COMMAND...: exit status CODE and TEXT in stderr
+  local code=$1 text=$2
+  shift 2
+  timeout 60 "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
+  grep -qF -- "$text" "$tmp/err" || { echo "stderr lacks: $text"; cat "$tmp/err"; return 1; }
+}
+edit() {  # edit IN OUT POINTER=JSON...: a copy of IN with fields replaced (null removes)
+  python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for a in sys.argv[3:]:
+    p, v = a.split('=', 1)
+    keys = p.strip('/').split('/')
+    o = d
+    for k in keys[:-1]: o = o.setdefault(k, {})
+    v = json.loads(v)
+    if v is None: o.pop(keys[-1], None)
+    else: o[keys[-1]] = v
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+}
+remote=scenarios/examples/p4d-remote-periodic.json
+edit $paper "$tmp/fixed-uniform.json" '/failures/replacement={"distribution":"uniform","low":"5min","high":"5min"}'
+check "uniform replacement with low = high runs as a fixed delay" bash -c "'$bin' run '$tmp/fixed-uniform.json' -r 5 | grep -q ETTR"
+edit $paper "$tmp/iter1e12.json" '/run/duration=null' '/run/iterations=1000000000000'
+check "run.iterations 1e12 (clock overflow) exits 2 naming /run/iterations" \
+  fails_with 2 "$tmp/iter1e12.json: /run/iterations: the run's failure-free length" "$bin" run "$tmp/iter1e12.json" -r 2
+edit $paper "$tmp/every1e9.json" '/strategy/every_iterations=1000000000'
+check "strategy.every_iterations 1e9 (clock overflow) exits 2 naming it" \
+  fails_with 2 "/strategy/every_iterations: k iterations" "$bin" run "$tmp/every1e9.json" -r 2
+python3 -c "print('[' * 200000)" > "$tmp/deep.json"
+check "a 200k-deep --profile exits 2 (nesting limit)" \
+  fails_with 2 "$tmp/deep.json: /: expected JSON nested at most 64 levels" "$bin" iteration $paper --profile "$tmp/deep.json"
+echo '{"format": "ckptsim-profile/1", "iterations": [{"iteration_time": 1e400}]}' > "$tmp/p400.json"
+check "1e400 in a profile exits 2 with its pointer" \
+  fails_with 2 "/iterations/0/iteration_time: expected a number within the range of a double" \
+  "$bin" iteration $paper --profile "$tmp/p400.json"
+echo '{"format": "ckptsim-profile/1", "iterations": [}' > "$tmp/psyntax.json"
+check "a profile syntax error exits 2 with pointer, line and column (no raw parser text)" bash -c "
+  fails() { '$bin' iteration $paper --profile '$tmp/psyntax.json' 2>&1; }; out=\$(fails); [[ \$? -eq 2 ]] &&
+  grep -q '/iterations/0: expected valid JSON' <<<\"\$out\" && grep -q 'line 1, column' <<<\"\$out\" &&
+  ! grep -q 'json.exception' <<<\"\$out\""
+echo '{"machines": 2, "holders": [[0, 1], [1, 0]], "holders": [[0], [1]]}' > "$tmp/pldup.json"
+check "a key written twice in a placement file exits 2" \
+  fails_with 2 "/holders: expected each key once per object" "$bin" placement --placement-file "$tmp/pldup.json" --failures 1
+echo '{"machines": 2, "holders": [[0], [1]]} trailing' > "$tmp/pltrail.json"
+check "bytes after a placement document exit 2" \
+  fails_with 2 "expected nothing after the JSON document" "$bin" placement --placement-file "$tmp/pltrail.json" --failures 1
+check "/dev/zero as a scenario exits 2 (not a regular file)" \
+  fails_with 2 "/dev/zero: /: expected a scenario file (a regular file), found a character device" "$bin" run /dev/zero
+mkfifo "$tmp/fifo"
+check "a FIFO with no writer as a scenario exits 2 at once" \
+  fails_with 2 "found a FIFO (named pipe)" "$bin" run "$tmp/fifo"
+ln -s "$tmp/loop-a" "$tmp/loop-b" && ln -s "$tmp/loop-b" "$tmp/loop-a"
+check "a symlink loop is reported as such, not as a missing file" \
+  fails_with 2 "a symbolic link loop" "$bin" run "$tmp/loop-a"
+{ printf '\xef\xbb\xbf'; cat $paper; } > "$tmp/bom.json"
+check "a UTF-8 BOM before a scenario is accepted" bash -c "'$bin' run '$tmp/bom.json' -r 2 | grep -q ETTR"
+{ printf '\xef\xbb\xbf'; printf 'time,machine,type\n1h,0,hardware\n'; } > "$tmp/bom.csv"
+edit $paper "$tmp/trace-bom.json" '/failures={"process":"trace","trace":"bom.csv","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a UTF-8 BOM before a trace CSV is accepted (as in JSON)" bash -c "'$bin' run '$tmp/trace-bom.json' -r 2 | grep -q ETTR"
+printf 'time,machine,type\n1h,0,hardware\n2h,1,software\n1h,0,hardware\n' > "$tmp/dup.csv"
+edit "$tmp/trace-bom.json" "$tmp/trace-dup.json" '/failures/trace="dup.csv"'
+check "a trace row repeated exactly is refused with both lines" \
+  fails_with 2 "/line/4: expected each failure once (time, machine, type), found the same failure as line 2" \
+  "$bin" run "$tmp/trace-dup.json" -r 2
+check "run -j 100000 is refused (at most 256 threads), and --help says so" bash -c "
+'$bin' run $paper -r 10 -j 100000 2>&1 | grep -q 'expects 0 (all cores) to 256' &&
+  '$bin' run --help | grep -q 'at most 256'"
+check "run -j 100000 exits 2" exits_with 2 "$bin" run $paper -r 10 -j 100000
+check "run -r 2147483647 exits 2 with the memory estimate" \
+  fails_with 2 "--replicas (run.replicas): memory for the replica results needs about" "$bin" run $paper -r 2147483647
+edit $paper "$tmp/rate.json" '/failures/rate="1000000/machine/s"'
+check "a failure rate of 1e6/machine/s exits 2 with the event estimate" \
+  fails_with 2 "/failures/rate with 2 replicas: the simulated failures of all replicas needs about" "$bin" run "$tmp/rate.json" -r 2
+edit $paper "$tmp/weibull1ns.json" '/failures={"process":"weibull","shape":0.7,"scale":"1ns","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a Weibull scale of 1ns exits 2 with the event estimate" \
+  fails_with 2 "/failures/scale with 2 replicas" "$bin" run "$tmp/weibull1ns.json" -r 2
+edit $paper "$tmp/weibull-shape.json" '/failures={"process":"weibull","shape":1e-9,"scale":"60d","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
+check "a Weibull shape of 1e-9 runs to completion (lives are 0 or beyond the run: few failures)" \
+  bash -c "timeout 60 '$bin' run '$tmp/weibull-shape.json' -r 2 | grep -q ETTR"
+edit $paper "$tmp/machines1e8.json" '/cluster/machines=100000000' '/training/iteration_time="60s"'
+check "cluster.machines 1e8 with an explicit iteration time exits 2 with the memory estimate" \
+  fails_with 2 "/cluster/machines: memory for the per-machine state" "$bin" run "$tmp/machines1e8.json" -r 2
+edit $paper "$tmp/subbuf.json" '/strategy/sub_buffers=1000000'
+check "strategy.sub_buffers 1e6 exits 2 with the chunk memory estimate" \
+  fails_with 2 "/strategy/gpu_buffer and /strategy/sub_buffers: planning checkpoint chunks" "$bin" run "$tmp/subbuf.json" -r 2
+edit $paper "$tmp/gpubuf.json" '/strategy/gpu_buffer="1B"'
+check "strategy.gpu_buffer 1B exits 2 (iteration and schedule too)" bash -c "
+  '$bin' iteration '$tmp/gpubuf.json' >/dev/null 2>&1; a=\$?; '$bin' schedule '$tmp/gpubuf.json' -o - >/dev/null 2>&1; b=\$?
+  [[ \$a -eq 2 && \$b -eq 2 ]]"
+edit $paper "$tmp/m1e5.json" '/cluster/machines=100000'
+check "iteration on 100000 machines exits 2 with the flow estimate" \
+  fails_with 2 "/cluster/machines: the iteration model's training flows needs about" "$bin" iteration "$tmp/m1e5.json"
+check "placement --machines 1000000 --replicas 2 exits 2 with the memory estimate" \
+  fails_with 2 "--machines: the exact recovery counts needs about" "$bin" placement --machines 1000000 --replicas 2 --failures 2
+check "placement ring N=1e6 m=1000 exits 2 before building the placement" \
+  fails_with 2 "--machines and --replicas: the placements needs about" "$bin" placement --machines 1000000 --replicas 1000 --failures 2 --scheme ring
+check "placement --scheme random at N=1e5 exits 2 with the work estimate" \
+  fails_with 2 "the exact counts of a random or file placement" "$bin" placement --machines 100000 --replicas 2 --failures 2 --scheme random
+check "placement --seed -1 is refused like run --seed -1" \
+  fails_with 2 "--seed expects a non-negative integer, found -1" "$bin" placement --machines 8 --replicas 2 --seed -1
+edit $paper "$tmp/seed64.json" '/run/seed=18446744073709551615'
+check "/run/seed 2^64-1 is refused like --seed above 2^63-1" \
+  fails_with 2 "/run/seed: expected an integer from 0 to 2^63-1" "$bin" run "$tmp/seed64.json" -r 2
+check "placement --scheme ring,ring, prints one ring column" bash -c "
+  n=\$('$bin' placement --machines 8 --replicas 2 --failures 2 --scheme ring,ring, --json |
+     python3 -c 'import json,sys; print(len(json.load(sys.stdin)[\"schemes\"]))'); [[ \$n -eq 1 ]]"
+values=$(python3 -c "print(','.join(str(i) for i in range(1, 1001)))")
+check "optimize with 10^6 combinations exits 2 with the count" \
+  fails_with 2 "--vary: the combinations to evaluate needs about 1e+06 combinations" \
+  "$bin" optimize $paper --vary /strategy/every_iterations=$values --vary /strategy/sub_buffers=$values
+check "optimize: 1 bps storage is flagged invalid, never ranked best" bash -c "
+  '$bin' optimize $paper --vary /strategy/kind=remote-periodic,gemini --vary /storage/bandwidth=1bps,20Gbps --json > '$tmp/opt.json' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/opt.json'))
+c = d['candidates']; best = d['best']
+assert best is not None and best['settings']['/storage/bandwidth'] == '20Gbps', best
+assert all(x['status'] == 'invalid' for x in c if x['settings']['/storage/bandwidth'] == '1bps')
+\""
+check "optimize: a combination whose costs leave the clock is flagged, the others ranked" bash -c "
+  '$bin' optimize $paper --vary /strategy/every_iterations=1,1000000000 --json > '$tmp/opt2.json' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/opt2.json'))
+c = d['candidates']; assert d['best']['settings']['/strategy/every_iterations'] == 1
+bad = [x for x in c if x['settings']['/strategy/every_iterations'] == 1000000000][0]
+assert bad['status'] == 'invalid' and 'simulated clock' in bad['reason'], bad
+\""
+python3 -c "
+import json; d = json.load(open('$paper')); d['name'] = 'evil\x1b[31mred\x07' + 'x' * 1000000
+json.dump(d, open('$tmp/evil-name.json', 'w'))"
+check "control characters in the name are escaped and a 1 MB name is cut short" bash -c "
+  out=\$('$bin' run '$tmp/evil-name.json' -r 1) && grep -qF 'evil\\x1b[31mred\\x07' <<<\"\$out\" &&
+  grep -qF '(1000013 bytes in all)' <<<\"\$out\" && [[ \$(wc -c <<<\"\$out\") -lt 5000 ]] && ! grep -q \$'\\x1b' <<<\"\$out\""
+python3 -c "
+import json; d = json.load(open('$paper'))
+for i in range(200000): d['k%d' % i] = 1
+json.dump(d, open('$tmp/many-keys.json', 'w'))"
+check "200k unknown keys give 20 messages and a count, not a 59 MB error stream" bash -c "
+  '$bin' run '$tmp/many-keys.json' 2>'$tmp/many.err'; [[ \$? -eq 2 ]] && [[ \$(wc -l <'$tmp/many.err') -eq 21 ]] &&
+  grep -q '199980 more unknown keys' '$tmp/many.err'"
+check "one replica prints ci95 n/a, not ± 0" bash -c "'$bin' run $paper -r 1 | grep ETTR | grep -q '± n/a'"
+check "analyze with one replica prints ci95 n/a and flags nothing (no spread to compare with)" bash -c "
+  out=\$('$bin' analyze $paper -r 1) && grep -q '0 metric(s) outside' <<<\"\$out\" && grep 'ETTR' <<<\"\$out\" | grep -q 'n/a' &&
+  ! grep -qiE 'nan|inf' <<<\"\$out\""
+
 echo "1..$n"
 [[ $failures -eq 0 ]]

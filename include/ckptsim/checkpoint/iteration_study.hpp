@@ -52,6 +52,7 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
 
 /// Smallest k (1 <= k <= limit) whose k iterations of spans hide the checkpoint; limit + 1
 /// when none does. Blocking uses gemini's partition (it has no spans of its own).
-int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit = 100000);
+inline constexpr int kMinEverySearchLimit = 100000;
+int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit = kMinEverySearchLimit);
 
 }  // namespace ckptsim

@@ -16,4 +16,12 @@ std::optional<boost::program_options::variables_map> parse_command_options(
     const CommandContext& ctx, const boost::program_options::options_description& visible,
     const char* positional_name = nullptr, std::string* positional_value = nullptr);
 
+/// The most worker threads --jobs may ask for (docs/limits.md): beyond the cores they only
+/// cost memory and start-up time, and a huge count exhausts the process's thread limit.
+inline constexpr int kMaxJobs = 256;
+inline constexpr const char* kJobsHelp = "worker threads: 0 = all cores, at most 256; the output is identical for every value";
+
+/// --jobs as given (0 = all cores) -> the thread count; UsageError outside 0..kMaxJobs.
+int resolve_jobs(int jobs);
+
 }  // namespace ckptsim::cli

@@ -77,7 +77,7 @@ TEST_CASE("effective JSON: awkward values round-trip exactly") {
                  "persistent_interval": "never", "checkpoint_stall": "90001ms"},
     "failures": {"process": "weibull", "shape": 0.71, "scale": "1234567s", "hardware_fraction": "33%",
                  "replacement": {"distribution": "lognormal", "median": "299s", "sigma": 0.1}},
-    "run": {"iterations": 123456789, "seed": 18446744073709551615}
+    "run": {"iterations": 123456789, "seed": 9223372036854775807}
   })");
   const Scenario s = load_scenario_json(doc, "awkward.json", ".");
   check_round_trip(s);

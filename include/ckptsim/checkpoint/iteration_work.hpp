@@ -1,0 +1,19 @@
+#pragma once
+// Up-front estimates of what the iteration model asks for (core/work_limits.hpp, docs/limits.md).
+#include <vector>
+
+#include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+/// Checkpoint chunks: each copy of a machine's shard is cut into chunks of gpu_buffer /
+/// sub_buffers bytes, so (replicas - 1) x shard / chunk chunks are planned and simulated, each
+/// about 256 bytes of plan and flow state. Training flows: the ZeRO-3 iteration runs about
+/// 3 collectives per layer, each with a flow per GPU: 3 x layers x machines x GPUs per machine
+/// flows through the max-min solver, refused above kMaxIterationFlows.
+std::vector<WorkEstimate> estimate_iteration_work(const Scenario& scenario);
+
+inline constexpr double kMaxIterationFlows = 2e7;
+
+}  // namespace ckptsim

@@ -1,0 +1,48 @@
+#pragma once
+// Up-front work and memory limits (docs/limits.md, "Work and memory limits").
+//
+// Before allocating or looping, a command estimates what an input asks for (bytes, simulated
+// events, combinations) and refuses it with a LimitError naming the input, the estimate and the
+// limit, unless the user passed --force. Estimates are first-order and err on the large side;
+// the limits are set so that a refused input would take minutes and gigabytes at least.
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+
+namespace ckptsim {
+
+inline constexpr double kMaxMemoryBytes = 4.0 * 1024 * 1024 * 1024;  ///< 4 GiB per command
+inline constexpr double kMaxSimulatedEvents = 1e9;                  ///< failures etc., all replicas
+inline constexpr double kMaxCombinations = 1e5;                     ///< optimize grid points
+
+/// One estimate: `input` names what caused it ("--replicas", "/failures/rate", ...).
+struct WorkEstimate {
+  std::string input;
+  std::string what;  ///< "memory for the replica results"
+  double amount = 0;
+  double limit = 0;
+  std::string unit;  ///< "bytes" are printed in GiB; anything else as a count
+};
+
+inline std::string format_work_amount(double amount, const std::string& unit) {
+  if (unit == "bytes") return fmt::format("{:.3g} GiB", amount / (1024.0 * 1024 * 1024));
+  return fmt::format("{:.3g} {}", amount, unit);
+}
+
+/// Throws LimitError for the first estimate above its limit (a NaN estimate counts as above),
+/// unless `force`.
+inline void enforce_work_limits(const std::vector<WorkEstimate>& estimates, bool force) {
+  if (force) return;
+  for (const WorkEstimate& e : estimates) {
+    if (e.amount <= e.limit) continue;
+    throw LimitError(fmt::format("{}: {} needs about {}, above the limit of {} (see docs/limits.md; --force runs it "
+                                 "anyway)",
+                                 e.input, e.what, format_work_amount(e.amount, e.unit),
+                                 format_work_amount(e.limit, e.unit)));
+  }
+}
+
+}  // namespace ckptsim

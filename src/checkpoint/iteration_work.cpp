@@ -1,0 +1,23 @@
+// Up-front estimates of the iteration model's memory and flows (iteration_work.hpp).
+#include "ckptsim/checkpoint/iteration_work.hpp"
+
+#include <algorithm>
+
+namespace ckptsim {
+
+std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
+  std::vector<WorkEstimate> out;
+  const bool in_memory = s.strategy.kind == StrategyKind::gemini || s.strategy.kind == StrategyKind::in_memory_blocking;
+  if (in_memory && s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
+    const double chunk = s.strategy.gpu_buffer_bytes / s.strategy.sub_buffers;
+    const double chunks = std::max(0, s.strategy.replicas - 1) * s.checkpoint_bytes_per_machine() / chunk;
+    out.push_back({"/strategy/gpu_buffer and /strategy/sub_buffers",
+                   "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,
+                   "bytes"});
+  }
+  const double flows = 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;
+  out.push_back({"/cluster/machines", "the iteration model's training flows", flows, kMaxIterationFlows, "flows"});
+  return out;
+}
+
+}  // namespace ckptsim

@@ -27,6 +27,8 @@ constexpr CommandEntry kCommands[] = {
     {"placement", "exact probability of recovering from CPU memory, per replica placement", command_placement},
     {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
+    {"sweep", "run a parameter study (threads, MPI ranks, Slurm shards; resumable)", command_sweep},
+    {"merge", "join the output folders of a sharded sweep", command_merge},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
 };
 

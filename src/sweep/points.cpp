@@ -2,6 +2,8 @@
 #include "ckptsim/sweep/points.hpp"
 
 #include <cmath>
+#include <optional>
+#include <string>
 
 #include <boost/random/uniform_int_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
@@ -66,17 +68,40 @@ std::uint64_t point_seed(std::uint64_t sweep_seed, std::int64_t index) {
   return stream_seed(sweep_seed, static_cast<std::uint64_t>(index), kSweepComponent) >> 11;
 }
 
-nlohmann::json point_scenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
-  nlohmann::json doc = spec.base;
-  for (std::size_t a = 0; a < spec.axes.size(); ++a) {
-    try {
-      doc[nlohmann::json::json_pointer(spec.axes[a].pointer)] = values[a];
-    } catch (const nlohmann::json::exception& e) {
-      std::string message = e.what();
-      if (const auto end = message.find("] "); end != std::string::npos) message.erase(0, end + 2);
-      throw InputError(spec.base_label, spec.axes[a].pointer, "a place the axis value can be written", message);
+namespace {
+
+/// Writes `value` at `pointer` in `doc`: objects (and null) gain missing keys, arrays accept an
+/// index up to their size ("-" or the size appends); anything else is an error message.
+std::optional<std::string> write_at(nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value) {
+  nlohmann::json* node = &doc;
+  const nlohmann::json::json_pointer p(pointer);
+  std::vector<std::string> tokens;
+  for (auto q = p; !q.empty(); q.pop_back()) tokens.insert(tokens.begin(), q.back());
+  for (const std::string& token : tokens) {
+    if (node->is_null() || node->is_object()) {
+      node = &(*node)[token];
+    } else if (node->is_array()) {
+      const bool digits = !token.empty() && token.find_first_not_of("0123456789") == std::string::npos &&
+                          (token.size() == 1 || token[0] != '0') && token.size() < 10;
+      const std::size_t i = token == "-" ? node->size() : digits ? std::stoul(token) : node->size() + 1;
+      if (i > node->size()) return fmt::format("an array index from 0 to {} (or \"-\"), found \"{}\"", node->size(), token);
+      if (i == node->size()) node->push_back(nullptr);
+      node = &(*node)[i];
+    } else {
+      return fmt::format("an object or array to write \"{}\" into, found {}", token, node->dump());
     }
   }
+  *node = value;
+  return std::nullopt;
+}
+
+}  // namespace
+
+nlohmann::json point_scenario(const SweepSpec& spec, const std::vector<nlohmann::json>& values) {
+  nlohmann::json doc = spec.base;
+  for (std::size_t a = 0; a < spec.axes.size(); ++a)
+    if (const auto problem = write_at(doc, spec.axes[a].pointer, values[a]))
+      throw InputError(spec.base_label, spec.axes[a].pointer, "a place the axis value can be written", *problem);
   return doc;
 }
 

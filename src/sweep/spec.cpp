@@ -214,7 +214,8 @@ void read_header(const nlohmann::json& doc, SweepSpec& spec, ProblemList& proble
   else if (mode != "grid") problems.add("/mode", "\"grid\", \"zip\" or \"random\"", shown(doc.at("mode")));
   if (doc.contains("seed")) {
     const auto& s = doc.at("seed");
-    if (!s.is_number_unsigned()) problems.add("/seed", "a non-negative integer", shown(s));
+    if (!s.is_number_integer() || (!s.is_number_unsigned() && s.get<std::int64_t>() < 0))
+      problems.add("/seed", "a non-negative integer", shown(s));
     else spec.seed = s.get<std::uint64_t>();
   }
   if (spec.mode == SweepMode::random) {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Command-line tests of ckptsim sweep / merge: determinism across --jobs, MPI ranks and merged
+# shards; crash (SIGKILL after K points, via the CKPTSIM_SWEEP_KILL_AFTER hook) and --resume;
+# torn journal lines; changed specs refused; invalid points recorded; spec errors by pointer.
+# Prints one TAP-style line per check and "sweep: done" at the end; exits 1 if any check failed.
+# Usage: CKPTSIM=build/src/cli/ckptsim bash tests/integration/sweep_test.sh
+set -u
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+bin=${CKPTSIM:-build/src/cli/ckptsim}
+[[ $bin == /* ]] || bin="$root/$bin"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
+  local description=$1
+  shift
+  n=$((n + 1))
+  if "$@" >"$tmp/check.out" 2>&1; then
+    echo "ok $n - $description"
+  else
+    echo "not ok $n - $description"
+    failed=$((failed + 1))
+    sed 's/^/    /' "$tmp/check.out" | head -20
+  fi
+}
+
+exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
+  local code=$1
+  shift
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
+}
+
+# A small sweep: 2 strategies x 3 machine counts (0 is invalid) x 2 failure rates = 12 points of
+# the paper's testbed, one day and 5 replicas each.
+cat >"$tmp/base.json" <<JSON
+$(python3 -c "
+import json; d = json.load(open('$root/scenarios/paper/gpt2-100b-16xp4d.json'))
+d['run']['duration'] = '1d'; d['run']['replicas'] = 5; print(json.dumps(d))")
+JSON
+cat >"$tmp/spec.json" <<'JSON'
+{ "base": "base.json", "seed": 3,
+  "axes": [ {"pointer": "/strategy", "values": [{"kind": "gemini"}, {"kind": "remote-periodic"}]},
+            {"pointer": "/cluster/machines", "name": "machines", "values": [16, 32, 0]},
+            {"pointer": "/failures/rate", "values": ["1.5%/machine/day", "10%/machine/day"]} ] }
+JSON
+spec=$tmp/spec.json
+
+check "sweep writes points.csv, points.jsonl and manifest.json" bash -c "
+  '$bin' sweep '$spec' -o '$tmp/one' --jobs 1 --quiet &&
+  test -s '$tmp/one/points.csv' && test -s '$tmp/one/points.jsonl' && test -s '$tmp/one/manifest.json'"
+check "points.csv is tidy: 12 rows, the same columns in each, axes as written" python3 -c "
+import csv, json, sys
+rows = list(csv.DictReader(open('$tmp/one/points.csv')))
+assert len(rows) == 12, len(rows)
+assert [r['index'] for r in rows] == [str(i) for i in range(12)]
+# grid order: the last axis fastest -> point 3 is gemini, 32 machines, 10%/machine/day
+r = rows[3]
+assert (r['strategy'], r['machines'], r['failures.rate']) == ('{\"kind\":\"gemini\"}', '32', '10%/machine/day'), r
+for r in rows:
+    if r['status'] == 'ok':
+        assert 0 < float(r['ettr']) <= 1 and float(r['ettr_ci95']) >= 0
+m = json.load(open('$tmp/one/manifest.json'))
+assert m['point_count'] == 12 and m['seed'] == 3 and len(m['spec_hash']) == 16
+assert 'command_line' in m and 'git_revision' in m and 'ckptsim_version' in m
+"
+check "invalid points (0 machines) are recorded with their error and the others run" python3 -c "
+import csv
+rows = list(csv.DictReader(open('$tmp/one/points.csv')))
+bad = [r for r in rows if r['machines'] == '0']
+assert len(bad) == 4 and all(r['status'] == 'invalid' and '/cluster/machines' in r['error'] and r['ettr'] == '' for r in bad)
+assert all(r['status'] == 'ok' and r['error'] == '' for r in rows if r['machines'] != '0')
+"
+if python3 -c "import pandas" 2>/dev/null; then
+  check "points.csv loads with pandas read_csv as is" python3 -c "
+import pandas as pd
+d = pd.read_csv('$tmp/one/points.csv')
+assert len(d) == 12 and d['ettr'].dtype == float and set(d['status']) == {'ok', 'invalid'}"
+fi
+check "--jobs 2 gives a byte-identical points.csv" bash -c "
+  '$bin' sweep '$spec' -o '$tmp/two' --jobs 2 --quiet && cmp '$tmp/one/points.csv' '$tmp/two/points.csv'"
+check "shards 0/3 1/3 2/3 merged in any order give the same points.csv" bash -c "
+  for i in 0 1 2; do '$bin' sweep '$spec' -o \"$tmp/shard\$i\" --shard \$i/3 --quiet || exit 1; done
+  '$bin' merge '$tmp/shard2' '$tmp/shard0' '$tmp/shard1' -o '$tmp/merged' 2>/dev/null &&
+  cmp '$tmp/one/points.csv' '$tmp/merged/points.csv' &&
+  '$bin' merge '$tmp/shard1' '$tmp/shard2' '$tmp/shard0' -o '$tmp/merged2' 2>/dev/null &&
+  cmp '$tmp/one/points.csv' '$tmp/merged2/points.csv'"
+check "merge refuses a missing shard (exit 2, names the missing point)" bash -c "
+  exits_with() { '$bin' \"\$@\" >/dev/null 2>'$tmp/merge.err'; [[ \$? -eq 2 ]]; }
+  exits_with merge '$tmp/shard0' '$tmp/shard2' -o '$tmp/merged3' && grep -q 'point 1 missing' '$tmp/merge.err'"
+check "kill -9 after 5 points, then --resume: the same points.csv, no point redone" bash -c "
+  CKPTSIM_SWEEP_KILL_AFTER=5 '$bin' sweep '$spec' -o '$tmp/killed' --quiet; [[ \$? -eq 137 ]] || exit 1
+  [[ ! -e '$tmp/killed/points.csv' ]] || exit 1
+  [[ \$(wc -l < '$tmp/killed/journal.jsonl') -eq 6 ]] || exit 1
+  '$bin' sweep '$spec' -o '$tmp/killed' --resume 2>'$tmp/resume.err' &&
+  grep -q '5 from the journal, 7 computed' '$tmp/resume.err' && cmp '$tmp/one/points.csv' '$tmp/killed/points.csv'"
+check "an existing journal without --resume is refused (exit 2)" exits_with 2 "$bin" sweep "$spec" -o "$tmp/killed" --quiet
+check "a torn last journal line is dropped and its point redone" bash -c "
+  CKPTSIM_SWEEP_KILL_AFTER=4 '$bin' sweep '$spec' -o '$tmp/torn' --quiet; [[ \$? -eq 137 ]] || exit 1
+  size=\$(stat -c %s '$tmp/torn/journal.jsonl'); truncate -s \$((size - 25)) '$tmp/torn/journal.jsonl'
+  '$bin' sweep '$spec' -o '$tmp/torn' --resume 2>'$tmp/torn.err' &&
+  grep -q '3 from the journal, 9 computed, 1 torn or corrupt journal lines dropped' '$tmp/torn.err' &&
+  cmp '$tmp/one/points.csv' '$tmp/torn/points.csv'"
+check "--resume with a changed spec is refused by spec hash (exit 2)" bash -c "
+  sed 's/\"seed\": 3/\"seed\": 4/' '$spec' > '$tmp/spec-changed.json'
+  '$bin' sweep '$tmp/spec-changed.json' -o '$tmp/one' --resume --quiet 2>'$tmp/changed.err'; [[ \$? -eq 2 ]] &&
+  grep -q 'spec hash' '$tmp/changed.err'"
+check "a spec error exits 2 naming the spec file and the JSON pointer" bash -c "
+  echo '{\"base\": \"base.json\", \"axes\": [{\"pointer\": \"cluster\", \"values\": [1]}], \"colour\": 1}' > '$tmp/bad-spec.json'
+  '$bin' sweep '$tmp/bad-spec.json' -o '$tmp/bad' 2>'$tmp/bad.err'; [[ \$? -eq 2 ]] &&
+  grep -q '$tmp/bad-spec.json: /axes/0/pointer: expected a JSON pointer' '$tmp/bad.err' &&
+  grep -q '$tmp/bad-spec.json: /colour: expected one of the keys' '$tmp/bad.err'"
+check "a spec that is not JSON exits 2" bash -c "
+  echo '{\"base\": ' > '$tmp/broken.json'; '$bin' sweep '$tmp/broken.json' -o '$tmp/broken' 2>/dev/null; [[ \$? -eq 2 ]]"
+check "the issue's example spec (scenarios/sweeps/paper-strategies.json) runs all 8 points" bash -c "
+  '$bin' sweep scenarios/sweeps/paper-strategies.json -o '$tmp/paper' --quiet &&
+  [[ \$(grep -c ',ok,' '$tmp/paper/points.csv') -eq 8 ]]"
+check "progress: a line per 10% when stderr is not a terminal; --quiet silences it" bash -c "
+  '$bin' sweep '$spec' -o '$tmp/progress' 2>'$tmp/progress.err' >/dev/null &&
+  [[ \$(grep -c '^sweep: [0-9]*% ' '$tmp/progress.err') -ge 9 ]] &&
+  '$bin' sweep '$spec' -o '$tmp/quiet' --quiet 2>'$tmp/quiet.err' && [[ ! -s '$tmp/quiet.err' ]]"
+if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
+  check "mpirun -np 3 (rank 0 writes) gives the same points.csv" bash -c "
+    ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&
+    cmp '$tmp/one/points.csv' '$tmp/mpi/points.csv'"
+fi
+echo "sweep: done"
+[[ $failed -eq 0 ]]

@@ -27,6 +27,14 @@ nlohmann::json iteration_costs_json(const IterationCosts& c) {
           {"min_every_iterations", c.min_every_iterations}};
 }
 
+/// {"scenario_hash", "scenario"}: the effective scenario is built once and hashed as
+/// scenario_hash() does (FNV-1a of its compact dump), not built twice.
+nlohmann::json scenario_part(const Scenario& scenario) {
+  nlohmann::json effective = effective_scenario_json(scenario);
+  const std::string hash = fmt::format("{:016x}", fnv1a_64(effective.dump()));
+  return {{"scenario_hash", hash}, {"scenario", std::move(effective)}};
+}
+
 nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
   IterationCosts iteration;
   const bool modelled = !scenario.training.iteration_time;
@@ -37,16 +45,16 @@ nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
   options.replicas = scenario.run.replicas;
   options.jobs = 1;
   const RunSummary summary = summarize(run_replicas(model, options));
-  return {{"scenario_hash", scenario_hash(scenario)},
-          {"scenario", effective_scenario_json(scenario)},
-          {"costs", costs_json(costs)},
-          {"summary", summary_json(summary)}};
+  nlohmann::json result = scenario_part(scenario);
+  result["costs"] = costs_json(costs);
+  result["summary"] = summary_json(summary);
+  return result;
 }
 
 nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
-  return {{"scenario_hash", scenario_hash(scenario)},
-          {"scenario", effective_scenario_json(scenario)},
-          {"costs", iteration_costs_json(cache.get(scenario))}};
+  nlohmann::json result = scenario_part(scenario);
+  result["costs"] = iteration_costs_json(cache.get(scenario));
+  return result;
 }
 
 std::string joined_problems(const InputError& e) {
@@ -134,6 +142,11 @@ nlohmann::json record_to_json(const PointRecord& r) {
   if (!r.error.empty()) j["error"] = r.error;
   j["result"] = r.result;
   return j;
+}
+
+const std::string& record_text(PointRecord& r) {
+  if (r.text.empty()) r.text = record_to_json(r).dump();
+  return r.text;
 }
 
 PointRecord record_from_json(const nlohmann::json& j) {

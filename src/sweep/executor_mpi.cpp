@@ -66,7 +66,10 @@ void deliver(const std::string& lines, const RecordSink& done) {
   std::size_t start = 0;
   while (start < lines.size()) {
     const auto end = lines.find('\n', start);
-    done(record_from_json(nlohmann::json::parse(lines.substr(start, end - start))));
+    std::string text = lines.substr(start, end - start);
+    PointRecord record = record_from_json(nlohmann::json::parse(text));
+    record.text = std::move(text);
+    done(std::move(record));
     start = end + 1;
   }
 }
@@ -83,7 +86,11 @@ void worker_loop(const SweepSpec& spec, CostCache& cache) {
     MPI_Recv(chunk.data(), count, MPI_INT64_T, 0, kTagWork, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     if (chunk.empty()) return;
     results.clear();
-    for (const std::int64_t index : chunk) results += record_to_json(evaluate_point(spec, index, cache)).dump() + "\n";
+    for (const std::int64_t index : chunk) {
+      PointRecord record = evaluate_point(spec, index, cache);
+      results += record_text(record);
+      results += '\n';
+    }
   }
 }
 

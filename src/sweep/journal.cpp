@@ -64,7 +64,9 @@ JournalContents read_journal(const std::string& path) {
       ++contents.dropped_lines;
       break;
     }
-    const auto value = checked_line(bytes.substr(start, end - start));
+    const std::string line = bytes.substr(start, end - start);
+    const auto value = checked_line(line);
+    const std::string line_text = line.size() > 17 ? line.substr(17) : std::string();
     start = end + 1;
     if (first) {
       first = false;
@@ -76,6 +78,7 @@ JournalContents read_journal(const std::string& path) {
     try {
       if (!value) throw std::invalid_argument("bad checksum");
       PointRecord record = record_from_json(*value);
+      record.text = line_text;
       contents.records.emplace(record.index, std::move(record));
     } catch (const std::invalid_argument&) {
       ++contents.dropped_lines;
@@ -88,7 +91,9 @@ JournalWriter::JournalWriter(const std::string& path, const nlohmann::json& head
                              const std::map<std::int64_t, PointRecord>& records)
     : path_(path) {
   std::string text = journal_line(header);
-  for (const auto& [index, record] : records) text += journal_line(record_to_json(record));
+  for (const auto& [index, record] : records)
+    text += record.text.empty() ? journal_line(record_to_json(record))
+                                : fmt::format("{:016x} {}\n", fnv1a_64(record.text), record.text);
   write_file_atomically(path, text);
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd_ < 0) throw IoError(fmt::format("{}: cannot open the sweep journal: {}", path, std::strerror(errno)));
@@ -98,6 +103,9 @@ JournalWriter::~JournalWriter() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void JournalWriter::append(const PointRecord& record) { write_all(fd_, journal_line(record_to_json(record)), path_); }
+void JournalWriter::append(PointRecord& record) {
+  const std::string& text = record_text(record);
+  write_all(fd_, fmt::format("{:016x} {}\n", fnv1a_64(text), text), path_);
+}
 
 }  // namespace ckptsim::sweep

@@ -110,7 +110,10 @@ std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& 
 
 std::string points_jsonl(const std::vector<PointRecord>& records) {
   std::string out;
-  for (const auto& r : records) out += record_to_json(r).dump() + "\n";
+  for (const auto& r : records) {
+    out += r.text.empty() ? record_to_json(r).dump() : r.text;
+    out += '\n';
+  }
   return out;
 }
 

@@ -30,9 +30,12 @@ struct PointRecord {
   std::string status;                  ///< "ok" | "invalid"
   std::string error;                   ///< why the point is invalid ("" when ok)
   nlohmann::json result;               ///< the command's JSON result (null when invalid)
+  std::string text;                    ///< record_to_json(*this).dump() once computed ("" before)
 };
 
 nlohmann::json record_to_json(const PointRecord& r);
+/// record_to_json(r).dump(), computed once and kept in r.text (journal and points.jsonl share it).
+const std::string& record_text(PointRecord& r);
 /// Throws std::invalid_argument when `j` is not a record (callers treat it as a corrupt line).
 PointRecord record_from_json(const nlohmann::json& j);
 

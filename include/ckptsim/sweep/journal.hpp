@@ -41,8 +41,9 @@ class JournalWriter {
   JournalWriter(const JournalWriter&) = delete;
   JournalWriter& operator=(const JournalWriter&) = delete;
 
-  /// Appends one record in a single write(2). Not thread-safe: callers serialize.
-  void append(const PointRecord& record);
+  /// Appends one record in a single write(2) (and keeps its text in record.text). Not
+  /// thread-safe: callers serialize.
+  void append(PointRecord& record);
 
  private:
   std::string path_;

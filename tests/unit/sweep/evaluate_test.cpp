@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/evaluate.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/points.hpp"
@@ -48,6 +49,8 @@ TEST_CASE("evaluate: the point seed replaces the scenario's seed; results repeat
   const auto a = evaluate_point(spec, 0, cache);
   const auto b = evaluate_point(spec, 1, cache);
   CHECK(a.result.at("scenario").at("run").at("seed") == point_seed(11, 0));
+  // The recorded hash is the one `ckptsim run` would put in its manifest for that scenario.
+  CHECK(a.result.at("scenario_hash") == scenario_hash(load_scenario_json(a.result.at("scenario"), "point", ".")));
   // Same scenario, other seeds: the failure draws differ (at 5%/machine/day, 16 machines, 4 replicas
   // of a day, equal wall-time breakdowns by chance would need identical failure times).
   CHECK(a.result.at("summary") != b.result.at("summary"));

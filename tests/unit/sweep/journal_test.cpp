@@ -47,8 +47,10 @@ TEST_CASE("journal: written records read back; header kept; a torn last line is 
   std::filesystem::remove(path);
   {
     JournalWriter writer(path, {{"ckptsim_sweep_journal", 1}, {"spec_hash", "abc"}}, {{0, record(0)}});
-    writer.append(record(1));
-    writer.append(record(2));
+    PointRecord one = record(1);
+    PointRecord two = record(2);
+    writer.append(one);
+    writer.append(two);
   }
   append_raw(path, journal_line(record_to_json(record(3))).substr(0, 40));  // killed mid-write
   const auto contents = read_journal(path);
@@ -61,7 +63,8 @@ TEST_CASE("journal: written records read back; header kept; a torn last line is 
   // Reopening rewrites only the valid lines, so the next append does not join the torn bytes.
   {
     JournalWriter writer(path, *contents.header, contents.records);
-    writer.append(record(3));
+    PointRecord three = record(3);
+    writer.append(three);
   }
   const auto again = read_journal(path);
   CHECK(again.records.size() == 4);

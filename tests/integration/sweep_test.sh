@@ -123,6 +123,26 @@ check "progress: a line per 10% when stderr is not a terminal; --quiet silences 
   '$bin' sweep '$spec' -o '$tmp/progress' 2>'$tmp/progress.err' >/dev/null &&
   [[ \$(grep -c '^sweep: [0-9]*% ' '$tmp/progress.err') -ge 9 ]] &&
   '$bin' sweep '$spec' -o '$tmp/quiet' --quiet 2>'$tmp/quiet.err' && [[ ! -s '$tmp/quiet.err' ]]"
+# scripts/slurm/sweep.sbatch with a stand-in sbatch that runs array tasks one after another and
+# then the dependent job: the shards and the merge must give the unsharded points.csv.
+mkdir -p "$tmp/fakebin"
+cat >"$tmp/fakebin/sbatch" <<'STUB'
+#!/usr/bin/env bash
+array="" args=()
+for a in "$@"; do case $a in --array=*) array=${a#--array=} ;; --*) ;; *) args+=("$a") ;; esac; done
+if [[ -n $array ]]; then
+  for ((i = 0; i <= ${array#0-}; i++)); do
+    SLURM_JOB_ID=100 SLURM_ARRAY_TASK_ID=$i SLURM_CPUS_PER_TASK=2 bash "${args[@]}" >/dev/null 2>&1 || exit 1
+  done
+  echo 100
+else
+  SLURM_JOB_ID=101 bash "${args[@]}" >/dev/null 2>&1
+fi
+STUB
+chmod +x "$tmp/fakebin/sbatch"
+check "scripts/slurm/sweep.sbatch: array of 4 shards + dependent merge = the unsharded points.csv" bash -c "
+  PATH='$tmp/fakebin':\$PATH CKPTSIM='$bin' scripts/slurm/sweep.sbatch '$spec' '$tmp/slurm' 4 >/dev/null &&
+  cmp '$tmp/one/points.csv' '$tmp/slurm/merged/points.csv'"
 if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
   check "mpirun -np 3 (rank 0 writes) gives the same points.csv" bash -c "
     ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&

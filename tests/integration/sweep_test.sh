@@ -123,6 +123,40 @@ check "progress: a line per 10% when stderr is not a terminal; --quiet silences 
   '$bin' sweep '$spec' -o '$tmp/progress' 2>'$tmp/progress.err' >/dev/null &&
   [[ \$(grep -c '^sweep: [0-9]*% ' '$tmp/progress.err') -ge 9 ]] &&
   '$bin' sweep '$spec' -o '$tmp/quiet' --quiet 2>'$tmp/quiet.err' && [[ ! -s '$tmp/quiet.err' ]]"
+# scripts/plot.py: every figure kind from the small sweep, a placement --json and an iteration
+# --trace file, each as a valid PNG (signature, IHDR size) and a valid SVG (parses as XML, root <svg>).
+valid_figures() {  # valid_figures FILE...: each exists and is a well-formed PNG or SVG
+  /usr/bin/python3 - "$@" <<'PY'
+import struct, sys, xml.etree.ElementTree as ET
+for path in sys.argv[1:]:
+    data = open(path, "rb").read()
+    if path.endswith(".png"):
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", path
+        width, height = struct.unpack(">II", data[16:24])
+        assert width > 100 and height > 100, (path, width, height)
+    else:
+        assert ET.fromstring(data).tag.endswith("svg"), path
+PY
+}
+check "plot.py: line, breakdown and heatmap figures from a sweep folder (PNG + SVG)" bash -c "
+  scripts/plot.py '$tmp/one' -o '$tmp/fig' >'$tmp/fig.list' && [[ \$(wc -l < '$tmp/fig.list') -eq 6 ]] &&
+  $(declare -f valid_figures); valid_figures \$(cat '$tmp/fig.list') &&
+  grep -q 'ettr-vs-machines.png' '$tmp/fig.list' && grep -q 'breakdown-by-strategy.svg' '$tmp/fig.list' &&
+  grep -q 'heatmap-ettr.png' '$tmp/fig.list'"
+check "plot.py: the best value of one axis against another" bash -c "
+  scripts/plot.py '$tmp/one' -o '$tmp/fig' --kind best --x failures.rate --over machines >'$tmp/best.list' &&
+  $(declare -f valid_figures); valid_figures \$(cat '$tmp/best.list') && [[ \$(wc -l < '$tmp/best.list') -eq 2 ]]"
+check "plot.py: probability against k per scheme from ckptsim placement --json" bash -c "
+  '$bin' placement --machines 12 --replicas 2 --json > '$tmp/placement.json' &&
+  scripts/plot.py '$tmp/placement.json' -o '$tmp/fig' >'$tmp/pl.list' &&
+  $(declare -f valid_figures); valid_figures \$(cat '$tmp/pl.list') && grep -q placement-probability.png '$tmp/pl.list'"
+check "plot.py: an iteration timeline from ckptsim iteration --trace" bash -c "
+  '$bin' iteration '$tmp/base.json' --trace '$tmp/trace.json' >/dev/null &&
+  scripts/plot.py '$tmp/trace.json' -o '$tmp/fig' --machines 2 >'$tmp/tl.list' &&
+  $(declare -f valid_figures); valid_figures \$(cat '$tmp/tl.list') && grep -q iteration-timeline.svg '$tmp/tl.list'"
+check "plot.py: a file that is no ckptsim output exits 2" bash -c "
+  echo '[1, 2]' > '$tmp/other.json'; scripts/plot.py '$tmp/other.json' -o '$tmp/fig' 2>/dev/null; [[ \$? -eq 2 ]]"
+
 # scripts/slurm/sweep.sbatch with a stand-in sbatch that runs array tasks one after another and
 # then the dependent job: the shards and the merge must give the unsharded points.csv.
 mkdir -p "$tmp/fakebin"

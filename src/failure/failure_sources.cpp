@@ -115,20 +115,21 @@ class TraceFailures final : public FailureSource {
 
 const Registry<FailureSourceFactory>& failure_process_registry() {
   static const Registry<FailureSourceFactory> registry = [] {
+    const auto name = [](FailureProcessKind kind) { return std::string(name_of(kind)); };
     Registry<FailureSourceFactory> r("failure process");
-    r.add("exponential", "Poisson failures per machine at a constant rate (e.g. \"1.5%/machine/day\")",
+    r.add(name(FailureProcessKind::exponential), "Poisson failures per machine at a constant rate (e.g. \"1.5%/machine/day\")",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<ExponentialFailures>(c);
           });
-    r.add("weibull", "per-machine renewal with Weibull(shape, scale) lifetimes; shape < 1 clusters failures",
+    r.add(name(FailureProcessKind::weibull), "per-machine renewal with Weibull(shape, scale) lifetimes; shape < 1 clusters failures",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<WeibullFailures>(c);
           });
-    r.add("trace", "failures replayed from a CSV trace (time, machine, type)",
+    r.add(name(FailureProcessKind::trace), "failures replayed from a CSV trace (time, machine, type)",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<TraceFailures>(c);
           });
-    r.add("none", "no failures",
+    r.add(name(FailureProcessKind::none), "no failures",
           [](const FailureSourceContext&) -> std::unique_ptr<FailureSource> { return std::make_unique<NoFailures>(); });
     return r;
   }();
@@ -136,9 +137,7 @@ const Registry<FailureSourceFactory>& failure_process_registry() {
 }
 
 std::unique_ptr<FailureSource> make_failure_source(const FailureSourceContext& ctx) {
-  const auto* entry = failure_process_registry().find(ctx.spec.process);
-  if (entry == nullptr) throw std::logic_error("unknown failure process reached the run model: " + ctx.spec.process);
-  return entry->factory(ctx);
+  return failure_process_registry().at(name_of(ctx.spec.process)).factory(ctx);
 }
 
 }  // namespace ckptsim

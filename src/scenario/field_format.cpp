@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -109,7 +110,9 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
   return std::visit(
       [&](auto* p) -> nlohmann::json {
         using T = std::remove_pointer_t<decltype(p)>;
-        if constexpr (std::is_same_v<T, std::string>) {
+        if constexpr (std::is_enum_v<T>) {
+          return std::string(name_of(*p));
+        } else if constexpr (std::is_same_v<T, std::string>) {
           if (p->empty() && field.presence != Presence::required && field.presence != Presence::defaulted)
             return nullptr;
           return *p;

@@ -2,12 +2,15 @@
 # Command-line tests of ckptsim sweep / merge: determinism across --jobs, MPI ranks and merged
 # shards; crash (SIGKILL after K points, via the CKPTSIM_SWEEP_KILL_AFTER hook) and --resume;
 # torn journal lines; changed specs refused; invalid points recorded; spec errors by pointer.
-# Prints one TAP-style line per check and "sweep: done" at the end; exits 1 if any check failed.
-# Usage: CKPTSIM=build/src/cli/ckptsim bash tests/integration/sweep_test.sh
+# Output is TAP (one "ok N - ..." / "not ok N - ..." line per check, "# " diagnostics, the plan
+# "1..N" at the end; registered in tests/integration/meson.build). Exits 1 when any check failed.
+# Usage: bash tests/integration/sweep_test.sh [PATH/TO/ckptsim]   (default: $CKPTSIM, then
+#        build/src/cli/ckptsim)
 set -u
+bin=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
+[[ $bin == */* && $bin != /* ]] && bin=$PWD/$bin
 cd "$(dirname "$0")/../.."
 root=$(pwd)
-bin=${CKPTSIM:-build/src/cli/ckptsim}
 [[ $bin == /* ]] || bin="$root/$bin"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,7 +26,7 @@ check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
   else
     echo "not ok $n - $description"
     failed=$((failed + 1))
-    sed 's/^/    /' "$tmp/check.out" | head -20
+    sed 's/^/#     /' "$tmp/check.out" | head -20
   fi
 }
 
@@ -182,5 +185,5 @@ if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
     ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&
     cmp '$tmp/one/points.csv' '$tmp/mpi/points.csv'"
 fi
-echo "sweep: done"
+echo "1..$n"
 [[ $failed -eq 0 ]]

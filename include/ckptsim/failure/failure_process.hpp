@@ -64,10 +64,11 @@ struct FailureSourceContext {
   const std::vector<TraceRecord>* trace = nullptr;
 };
 
+/// The failure processes, named and ordered as FailureProcessKind's name table (scenario/kinds.hpp).
 using FailureSourceFactory = std::unique_ptr<FailureSource> (*)(const FailureSourceContext&);
 const Registry<FailureSourceFactory>& failure_process_registry();
 
-/// Builds the source named by spec.process. The name must exist (the loader checked it).
+/// Builds the source of spec.process.
 std::unique_ptr<FailureSource> make_failure_source(const FailureSourceContext& ctx);
 
 }  // namespace ckptsim

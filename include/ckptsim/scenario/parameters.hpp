@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "ckptsim/scenario/kinds.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
@@ -58,8 +59,11 @@ enum class Presence {
   alias,             ///< another spelling of a field (top-level "seed" = run.seed); never written out
 };
 
+/// The Scenario member a field fills. Name-valued fields (Unit::name) bind a std::string (a
+/// preset name) or one of the enums of kinds.hpp (parsed by its name table).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
-                              std::optional<SimTime>*, std::optional<std::int64_t>*>;
+                              std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
+                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -88,10 +92,10 @@ std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
-// These lists name what the models above register (strategy_registry(), placement_registry(),
-// failure_process_registry(), scheduler_registry()); the scenario layer sits below those layers,
-// so it keeps the names itself and a test (tests/unit/run/registry_names_test.cpp) keeps the
-// two in step.
+// The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
+// layers above (strategy_registry(), placement_registry(), failure_process_registry(),
+// scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps
+// the registries and the tables in step.
 
 /// One parameter as `ckptsim list` prints it.
 struct ParameterDoc {

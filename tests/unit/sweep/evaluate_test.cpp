@@ -85,7 +85,7 @@ TEST_CASE("evaluate: the cost key changes with what the iteration model reads, n
   s.strategy.gpu_buffer_bytes *= 2;
   CHECK(iteration_cost_key(s) != key);
   s = base;
-  s.strategy.placement = "random";
+  s.strategy.placement = PlacementScheme::random;
   const std::string random_key = iteration_cost_key(s);
   s.run.seed = 99;  // a random placement does depend on the seed
   CHECK(iteration_cost_key(s) != random_key);

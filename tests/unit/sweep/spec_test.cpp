@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/spec.hpp"
 
 using namespace ckptsim;
@@ -111,4 +112,20 @@ TEST_CASE("sweep spec: the hash changes with the spec and only with it") {
   doc["axes"][0]["values"] = {1, 2};
   doc["base"]["name"] = "c";
   CHECK(load_sweep_spec_json(doc, "spec.json", ".").hash != h1);
+}
+
+TEST_CASE("sweep spec files: nesting beyond 64 levels, keys written twice and trailing bytes are problems") {
+  // 70 nested arrays: deeper than the 64 levels a spec may nest.
+  const std::string deep = "{\"base\": " + std::string(70, '[') + std::string(70, ']') + "}";
+  CHECK_THROWS_AS(parse_json_text(deep, "deep.json", "sweep spec"), InputError);
+  try {
+    (void)parse_json_text("{\"seed\": 1, \"axes\": [], \"seed\": 2}", "twice.json", "sweep spec");
+    FAIL("a key written twice must be a problem");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].pointer == "/seed");
+  }
+  CHECK_THROWS_AS(parse_json_text("{\"seed\": 1} {", "trailing.json", "sweep spec"), InputError);
+  // 60 levels are fine.
+  CHECK_NOTHROW(parse_json_text("{\"a\": " + std::string(60, '[') + std::string(60, ']') + "}", "ok.json", "sweep spec"));
 }

@@ -27,7 +27,7 @@ std::vector<Column> columns(const nlohmann::json& manifest, const char* key, con
   return out;
 }
 
-void read_points(const std::string& file, std::map<std::int64_t, PointRecord>& records) {
+void read_points(const std::string& file, const std::vector<Column>& metrics, std::map<std::int64_t, PointRecord>& records) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file, "", "the points.jsonl of a finished sweep", "no readable file");
   std::string line;
@@ -38,8 +38,10 @@ void read_points(const std::string& file, std::map<std::int64_t, PointRecord>& r
     } catch (const std::exception&) {
       throw InputError(file, "", fmt::format("a point record on line {}", number), "a line that is not one");
     }
+    record.text = line;
     const auto [it, inserted] = records.emplace(record.index, record);
-    if (!inserted && record_to_json(it->second) != record_to_json(record))
+    if (inserted) compact_record(it->second, metrics);
+    if (!inserted && it->second.text != record.text)
       throw InputError(file, "", fmt::format("the same result for point {} as the other folders", record.index),
                        "a different result");
   }
@@ -69,7 +71,7 @@ std::int64_t merge_sweeps(const std::vector<std::string>& dirs, const std::strin
       throw InputError(file, "/spec_hash", fmt::format("{} (the spec of {})", first.at("spec_hash").get<std::string>(), first_file),
                        manifest.at("spec_hash").get<std::string>());
     }
-    read_points(dir + "/points.jsonl", records);
+    read_points(dir + "/points.jsonl", columns(first, "metrics", first_file), records);
   }
   if (!first.contains("point_count") || !first.at("point_count").is_number_integer())
     throw InputError(first_file, "/point_count", "the sweep's number of points", "nothing");

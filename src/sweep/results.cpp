@@ -76,6 +76,17 @@ SweepTable table_of(const SweepSpec& spec) {
   return table;
 }
 
+void compact_record(PointRecord& r, const std::vector<Column>& metrics) {
+  (void)record_text(r);
+  if (r.result.is_null()) return;
+  nlohmann::json kept = nlohmann::json::object();
+  for (const auto& m : metrics) {
+    const nlohmann::json::json_pointer p(m.pointer);
+    if (r.result.contains(p)) kept[p] = r.result.at(p);
+  }
+  r.result = std::move(kept);
+}
+
 std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& records) {
   const std::vector<bool> ci95 = ci95_columns(table, records);
   std::string out = "index";

@@ -15,6 +15,8 @@
 namespace ckptsim::sweep {
 namespace {
 
+constexpr std::int64_t kMaxPointsPerProcess = 4'000'000;
+
 std::string shard_text(const SweepOptions& o) { return fmt::format("{}/{}", o.shard_index, o.shard_count); }
 
 nlohmann::json journal_header(const SweepSpec& spec, const SweepOptions& o) {
@@ -87,6 +89,12 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
       const std::string path = o.out_dir + "/journal.jsonl";
       records = resumable_records(spec, o, path, outcome);
       journal = std::make_unique<JournalWriter>(path, journal_header(spec, o), records);
+      const std::int64_t shard_points = (point_count(spec) - o.shard_index + o.shard_count - 1) / o.shard_count;
+      if (shard_points > kMaxPointsPerProcess)
+        throw LimitError(fmt::format(
+            "{}: {} points in one process: every finished point's result (~4 KiB) stays in memory until the "
+            "outputs are written, about {:.0f} GiB, above the limit of {} points (16 GiB); split it with --shard I/N",
+            spec.file, shard_points, static_cast<double>(shard_points) * 4096 / (1u << 30), kMaxPointsPerProcess));
       for (std::int64_t i = o.shard_index; i < point_count(spec); i += o.shard_count)
         if (!records.count(i)) todo.push_back(i);
     }
@@ -103,8 +111,11 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
   if (writer && o.progress != nullptr) progress.emplace(*o.progress, o.progress_terminal, outcome.points, outcome.resumed);
   CostCache cache;
   std::int64_t appended = 0;
+  const SweepTable table = table_of(spec);
+  for (auto& [index, record] : records) compact_record(record, table.metrics);
   const RecordSink sink = [&](PointRecord&& record) {
     journal->append(record);
+    compact_record(record, table.metrics);
     ++appended;
     const std::int64_t index = record.index;
     records.emplace(index, std::move(record));

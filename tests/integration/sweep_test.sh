@@ -70,6 +70,12 @@ for r in rows:
 m = json.load(open('$tmp/one/manifest.json'))
 assert m['point_count'] == 12 and m['seed'] == 3 and len(m['spec_hash']) == 16
 assert 'command_line' in m and 'git_revision' in m and 'ckptsim_version' in m
+# points.jsonl: every point's full result in index order (the run report minus its manifest)
+lines = [json.loads(l) for l in open('$tmp/one/points.jsonl')]
+assert [l['index'] for l in lines] == list(range(12))
+ok = [l for l in lines if l['status'] == 'ok']
+assert len(ok) == 8 and all(set(l['result']) == {'scenario_hash', 'scenario', 'costs', 'summary'} for l in ok)
+assert all('restart' in l['result']['summary']['time_breakdown_s'] for l in ok)
 "
 check "invalid points (0 machines) are recorded with their error and the others run" python3 -c "
 import csv
@@ -85,11 +91,12 @@ d = pd.read_csv('$tmp/one/points.csv')
 assert len(d) == 12 and d['ettr'].dtype == float and set(d['status']) == {'ok', 'invalid'}"
 fi
 check "--jobs 2 gives a byte-identical points.csv" bash -c "
-  '$bin' sweep '$spec' -o '$tmp/two' --jobs 2 --quiet && cmp '$tmp/one/points.csv' '$tmp/two/points.csv'"
+  '$bin' sweep '$spec' -o '$tmp/two' --jobs 2 --quiet && cmp '$tmp/one/points.csv' '$tmp/two/points.csv' &&
+  cmp '$tmp/one/points.jsonl' '$tmp/two/points.jsonl'"
 check "shards 0/3 1/3 2/3 merged in any order give the same points.csv" bash -c "
   for i in 0 1 2; do '$bin' sweep '$spec' -o \"$tmp/shard\$i\" --shard \$i/3 --quiet || exit 1; done
   '$bin' merge '$tmp/shard2' '$tmp/shard0' '$tmp/shard1' -o '$tmp/merged' 2>/dev/null &&
-  cmp '$tmp/one/points.csv' '$tmp/merged/points.csv' &&
+  cmp '$tmp/one/points.csv' '$tmp/merged/points.csv' && cmp '$tmp/one/points.jsonl' '$tmp/merged/points.jsonl' &&
   '$bin' merge '$tmp/shard1' '$tmp/shard2' '$tmp/shard0' -o '$tmp/merged2' 2>/dev/null &&
   cmp '$tmp/one/points.csv' '$tmp/merged2/points.csv'"
 check "merge refuses a missing shard (exit 2, names the missing point)" bash -c "

@@ -33,6 +33,11 @@ struct SweepTable {
 
 SweepTable table_of(const SweepSpec& spec);
 
+/// Keeps in `r` only what the outputs need: its JSON text (record_text) for points.jsonl and,
+/// in r.result, the values at the metric pointers for points.csv. A sweep holds every record
+/// until it writes its outputs, so this keeps memory near the size of points.jsonl.
+void compact_record(PointRecord& r, const std::vector<Column>& metrics);
+
 /// `records` in index order.
 std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& records);
 std::string points_jsonl(const std::vector<PointRecord>& records);

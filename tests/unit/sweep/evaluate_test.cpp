@@ -90,3 +90,24 @@ TEST_CASE("evaluate: the cost key changes with what the iteration model reads, n
   s.run.seed = 99;  // a random placement does depend on the seed
   CHECK(iteration_cost_key(s) != random_key);
 }
+
+TEST_CASE("evaluate: iteration points give the iteration model's costs, computed once per distinct key") {
+  const auto spec = load_sweep_spec_json(
+      {{"base", small_paper_base()}, {"command", "iteration"},
+       {"axes", {{{"pointer", "/cluster/machines"}, {"values", {16, 32}}}, {{"pointer", "/failures/rate"}, {"values", {"1%/machine/day", "3%/machine/day"}}}}}},
+      "spec.json", ".");
+  CostCache cache;
+  std::vector<PointRecord> points;
+  for (std::int64_t i = 0; i < 4; ++i) points.push_back(evaluate_point(spec, i, cache));
+  for (const auto& p : points) {
+    REQUIRE(p.status == "ok");
+    // An iteration carrying a checkpoint is never faster than one without.
+    CHECK(p.result.at("costs").at("iteration_time_with_checkpoint_s").get<double>() >=
+          p.result.at("costs").at("iteration_time_s").get<double>());
+  }
+  // Points 0 and 1 (16 machines) differ only in the failure rate: the same costs, one computation.
+  CHECK(points[0].result.at("costs") == points[1].result.at("costs"));
+  CHECK(cache.misses() == 2);
+  CHECK(cache.hits() == 2);
+  CHECK(default_metrics(PointCommand::iteration).front().pointer == "/costs/iteration_time_s");
+}

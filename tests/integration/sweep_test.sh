@@ -187,6 +187,11 @@ chmod +x "$tmp/fakebin/sbatch"
 check "scripts/slurm/sweep.sbatch: array of 4 shards + dependent merge = the unsharded points.csv" bash -c "
   PATH='$tmp/fakebin':\$PATH CKPTSIM='$bin' scripts/slurm/sweep.sbatch '$spec' '$tmp/slurm' 4 >/dev/null &&
   cmp '$tmp/one/points.csv' '$tmp/slurm/merged/points.csv'"
+if command -v script >/dev/null; then
+  check "progress on a terminal: a bar redrawn in place with points done, rate and ETA" bash -c "
+    script -qec \"'$bin' sweep '$spec' -o '$tmp/tty'\" /dev/null > '$tmp/tty.out' &&
+    grep -q \$'\\r\\[#*\\.*\\] [0-9]*/12 points  [0-9]*/s  ETA ' '$tmp/tty.out' && ! grep -q '% (' '$tmp/tty.out'"
+fi
 if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
   check "mpirun -np 3 (rank 0 writes) gives the same points.csv" bash -c "
     ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&

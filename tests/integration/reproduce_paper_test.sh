@@ -5,8 +5,10 @@
 # Output is TAP ("ok N - ...", "not ok N - ...", then the plan "1..N").
 # usage: tests/integration/reproduce_paper_test.sh [CKPTSIM_BINARY]
 set -uo pipefail
-cd "$(dirname "$0")/../.."
 ckptsim=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
+# meson test passes a path relative to the build folder: make it absolute before changing folder.
+[[ $ckptsim == */* && $ckptsim != /* ]] && ckptsim=$PWD/$ckptsim
+cd "$(dirname "$0")/../.."
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 out=$(mktemp -d)

@@ -6,7 +6,7 @@
 # usage: tests/integration/reproduce_paper_test.sh [CKPTSIM_BINARY]
 set -uo pipefail
 ckptsim=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
-# meson test passes a path relative to the build folder: make it absolute before changing folder.
+# meson test passes a path relative to the build folder: make it absolute before leaving it.
 [[ $ckptsim == */* && $ckptsim != /* ]] && ckptsim=$PWD/$ckptsim
 cd "$(dirname "$0")/../.."
 python=/usr/bin/python3

@@ -52,7 +52,7 @@ TEST_CASE("effective JSON: bundled scenarios round-trip") {
   for (const char* folder : {"scenarios/paper", "scenarios/examples"}) {
     for (const auto& entry : fs::directory_iterator(source_path(folder))) {
       if (entry.path().extension() != ".json") continue;
-      if (entry.path().filename() == "figures.json") continue;  // scripts/reproduce-paper's inputs
+      if (entry.path().filename() == "figures.json") continue;  // scripts/reproduce-paper's figure list
       CAPTURE(entry.path().string());
       check_round_trip(load_scenario_file(entry.path().string()));
     }

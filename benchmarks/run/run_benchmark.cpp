@@ -20,6 +20,7 @@ ckptsim::Scenario large_gemini_scenario() {
   s.cluster.gpu_cpu_bandwidth = 50e9;
   s.cluster.nvlink_bandwidth = 900e9;
   s.cluster.gpu_peak_flops = 989e12;
+  s.cluster.gpu_memory_bandwidth = 3350e9;  // H100 SXM data sheet: 3.35 TB/s
   s.storage.bandwidth = 2.5e9;          // 20 Gbps
   s.model.parameters = 175e9;
   s.training.serialization_bandwidth = 1e9;

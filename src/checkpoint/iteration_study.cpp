@@ -29,7 +29,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   s.input.span_safety = scenario.strategy.span_safety;
   s.input.alpha = scenario.cluster.network.latency;
   s.input.bandwidth = scenario.cluster.network_bandwidth / g;
-  s.free_gpu_memory = free_gpu_memory(scenario, s.model.workload.shape, zero3_options(scenario).prefetch);
+  s.free_gpu_memory = s.model.memory.free();
   return s;
 }
 

@@ -53,6 +53,13 @@ nlohmann::json scheduler_json(const IterationStudy& study, const SchedulerOutcom
   };
 }
 
+// A compute task's submodule (zero3.hpp: module 0 the tied embedding, then 4 per layer).
+std::string module_name(const Task& task) {
+  if (task.phase == 0) return "embedding/output";
+  static const char* const parts[4] = {"QKV", "O", "FC1", "FC2"};
+  return fmt::format("L{} {}", task.layer, parts[(task.phase - 1) % 4]);
+}
+
 // Chrome trace-event format ("X" complete events, microseconds; Perfetto and chrome://tracing
 // load it). One process per machine; threads: the GPUs' compute stream, the NIC's all-gather
 // and reduce-scatter streams, checkpoint chunks sent, GPU-to-CPU copies of received chunks and
@@ -67,7 +74,9 @@ nlohmann::json trace_json(const IterationStudy& study, const std::string& schedu
   auto track_of = [](TaskCategory c) {
     switch (c) {
       case TaskCategory::forward:
+      case TaskCategory::recompute:
       case TaskCategory::backward:
+      case TaskCategory::boundary:
       case TaskCategory::optimizer: return 0;
       case TaskCategory::all_gather: return 1;
       case TaskCategory::reduce_scatter: return 2;
@@ -92,11 +101,13 @@ nlohmann::json trace_json(const IterationStudy& study, const std::string& schedu
     const TaskTiming& t = run.run.timing[i];
     std::string name;
     switch (task.category) {
-      case TaskCategory::forward: name = task.layer < study.model.workload.shape.layers ? fmt::format("forward L{}", task.layer) : "forward output"; break;
-      case TaskCategory::backward: name = task.layer < study.model.workload.shape.layers ? fmt::format("backward L{}", task.layer) : "backward output"; break;
+      case TaskCategory::forward:
+      case TaskCategory::recompute:
+      case TaskCategory::backward: name = fmt::format("{} {}", to_string(task.category), module_name(task)); break;
+      case TaskCategory::boundary: name = "overflow check + gradient norm"; break;
       case TaskCategory::optimizer: name = "optimizer step"; break;
-      case TaskCategory::all_gather: name = fmt::format("all-gather S{} phase {}", task.layer, task.phase); break;
-      case TaskCategory::reduce_scatter: name = fmt::format("reduce-scatter S{} phase {}", task.layer, task.phase); break;
+      case TaskCategory::all_gather: name = fmt::format("all-gather group {} phase {}", task.layer, task.phase); break;
+      case TaskCategory::reduce_scatter: name = fmt::format("reduce-scatter bucket {} phase {}", task.layer, task.phase); break;
       case TaskCategory::checkpoint_send: name = fmt::format("chunk {} (copy {})", task.layer, task.phase); break;
       case TaskCategory::checkpoint_copy: name = fmt::format("copy chunk {}", task.layer); break;
       case TaskCategory::local_copy: name = "local replica"; break;
@@ -128,17 +139,69 @@ void write_file(const std::string& path, const nlohmann::json& doc) {
   if (!file) throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
 
+std::string span_histogram_text(const SpanDistribution& d) {
+  static const char* const labels[] = {"<1ms", "1-10ms", "10-100ms", "0.1-1s", ">=1s"};
+  std::string text;
+  for (std::size_t b = 0; b < d.histogram.size(); ++b) {
+    text += fmt::format("{}{} {}", b == 0 ? "" : ", ", labels[b], d.histogram[b]);
+  }
+  return text;
+}
+
+void print_iteration_summary(std::ostream& out, const IterationStudy& study) {
+  const SpanDistribution d = span_distribution(study.input.spans);
+  out << fmt::format("  iteration time {:.3f} s; network idle {:.3f} s in {} spans (longest {:.1f} ms)\n",
+                     study.training_iteration.seconds(), study.model.profile.idle_time(0).seconds(), d.count,
+                     d.longest.seconds() * 1e3);
+  out << fmt::format("  idle spans by length: {}\n", span_histogram_text(d));
+  if (study.model.profile.imported) return;
+  const IterationBreakdown b = breakdown(study.model);
+  const double t = study.training_iteration.seconds();
+  out << fmt::format("  limited by {}: compute {:.3f} s ({:.1f}%), exposed communication {:.3f} s ({:.1f}%), "
+                     "boundary {:.1f} ms, optimizer step {:.1f} ms; network busy {:.3f} s\n",
+                     b.limit(), b.compute.seconds(), 100 * b.compute.seconds() / t, b.exposed_communication.seconds(),
+                     100 * b.exposed_communication.seconds() / t, b.boundary.seconds() * 1e3, b.optimizer.seconds() * 1e3,
+                     b.network_busy.seconds());
+  const GpuMemory& m = study.model.memory;
+  out << fmt::format("  GPU memory per GPU: {} of {} used by the model, {} free\n", format_bytes(m.used()),
+                     format_bytes(m.capacity), m.free() < 0 ? "none (does not fit)" : format_bytes(m.free()));
+  for (const GpuMemoryTerm& term : m.terms) out << fmt::format("    {:<34} {:>11}\n", term.name, format_bytes(term.bytes));
+}
+
+nlohmann::json iteration_detail_json(const IterationStudy& study) {
+  const SpanDistribution d = span_distribution(study.input.spans);
+  nlohmann::json histogram = nlohmann::json::array();
+  const auto& bounds = SpanDistribution::bucket_upper_bounds();
+  for (std::size_t b = 0; b < d.histogram.size(); ++b) {
+    histogram.push_back({{"below_s", b < bounds.size() ? nlohmann::json(bounds[b].seconds()) : nlohmann::json(nullptr)},
+                         {"count", d.histogram[b]}});
+  }
+  nlohmann::json doc;
+  doc["idle_span_distribution"] = {{"count", d.count}, {"total_s", d.total.seconds()}, {"longest_s", d.longest.seconds()},
+                                   {"histogram", histogram}};
+  if (study.model.profile.imported) return doc;
+  const IterationBreakdown b = breakdown(study.model);
+  doc["breakdown"] = {{"limited_by", b.limit()},
+                      {"compute_s", b.compute.seconds()},
+                      {"exposed_communication_s", b.exposed_communication.seconds()},
+                      {"boundary_s", b.boundary.seconds()},
+                      {"optimizer_step_s", b.optimizer.seconds()},
+                      {"network_busy_s", b.network_busy.seconds()}};
+  nlohmann::json terms = nlohmann::json::array();
+  for (const GpuMemoryTerm& t : study.model.memory.terms) terms.push_back({{"term", t.name}, {"bytes", t.bytes}});
+  doc["gpu_memory"] = {{"capacity_bytes", study.model.memory.capacity},
+                       {"used_bytes", study.model.memory.used()},
+                       {"free_bytes", study.model.memory.free()},
+                       {"terms", terms}};
+  return doc;
+}
+
 void print_table(std::ostream& out, const IterationStudy& study, const std::vector<Row>& rows) {
   const Scenario& sc = study.scenario;
-  const auto& spans = study.input.spans;
   out << fmt::format("iteration model: {} — {} machines x {} GPUs, {} layers, {} collectives{}\n", sc.name,
                      sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, sc.cluster.network.collective,
                      study.model.profile.imported ? " (idle spans imported from a measured profile)" : "");
-  out << fmt::format("  iteration time {:.3f} s; network idle {:.3f} s in {} spans (longest {:.1f} ms)\n",
-                     study.training_iteration.seconds(), study.model.profile.idle_time(0).seconds(), spans.size(),
-                     spans.empty() ? 0.0 : std::max_element(spans.begin(), spans.end(), [](const auto& a, const auto& b) {
-                       return a.length < b.length;
-                     })->length.seconds() * 1e3);
+  print_iteration_summary(out, study);
   out << fmt::format("  checkpoint shard {} per GPU, {} remote cop{}, GPU memory free after the model {}\n\n",
                      format_bytes(study.input.shard_bytes), study.input.copies, study.input.copies == 1 ? "y" : "ies",
                      format_bytes(std::max(0.0, study.free_gpu_memory)));
@@ -235,6 +298,7 @@ int command_iteration(const CommandContext& ctx) {
     doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
     doc["remote_copies"] = study.input.copies;
     doc["free_gpu_memory_bytes"] = study.free_gpu_memory;
+    doc.update(iteration_detail_json(study));
     doc["schedulers"] = nlohmann::json::object();
     for (const Row& r : rows) doc["schedulers"][r.name] = scheduler_json(study, r.outcome);
     ctx.out << doc.dump(2) << '\n';

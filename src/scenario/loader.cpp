@@ -138,6 +138,7 @@ class Reader {
       s_.cluster.gpu_cpu_bandwidth = p->gpu_cpu_bandwidth;
       s_.cluster.nvlink_bandwidth = p->nvlink_bandwidth;
       s_.cluster.gpu_peak_flops = p->gpu_peak_flops;
+      s_.cluster.gpu_memory_bandwidth = p->gpu_memory_bandwidth;
     }
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
       const ModelPreset* p = find_model_preset(s_.model.preset);

@@ -11,7 +11,9 @@ namespace ckptsim {
 const char* to_string(TaskCategory c) {
   switch (c) {
     case TaskCategory::forward: return "forward";
+    case TaskCategory::recompute: return "recompute";
     case TaskCategory::backward: return "backward";
+    case TaskCategory::boundary: return "boundary";
     case TaskCategory::optimizer: return "optimizer";
     case TaskCategory::all_gather: return "all-gather";
     case TaskCategory::reduce_scatter: return "reduce-scatter";

@@ -121,6 +121,22 @@ for name in ('blocking', 'naive', 'single-buffer', 'gemini'):
 # blocking sends everything while training waits: never faster than gemini
 assert d['blocking']['iteration_time_with_checkpoint_s'] >= d['gemini']['iteration_time_with_checkpoint_s']
 \""
+check "iteration --json: idle-span distribution, time breakdown and memory terms add up" bash -c "
+  python3 -c \"
+import json
+d = json.load(open('$tmp/it.json'))
+s = d['idle_span_distribution']
+# the histogram counts every span once; the total is the idle time; the longest fits in it
+assert sum(b['count'] for b in s['histogram']) == s['count'] == d['idle_spans']
+assert abs(s['total_s'] - d['idle_time_s']) <= 1e-9 and 0 < s['longest_s'] <= s['total_s']
+b = d['breakdown']
+# compute + exposed communication + boundary + optimizer step = the iteration
+parts = b['compute_s'] + b['exposed_communication_s'] + b['boundary_s'] + b['optimizer_step_s']
+assert abs(parts - d['iteration_time_s']) <= 1e-6 and b['limited_by'] in ('compute', 'exposed communication')
+m = d['gpu_memory']
+assert abs(sum(t['bytes'] for t in m['terms']) - m['used_bytes']) <= 1
+assert abs(m['capacity_bytes'] - m['used_bytes'] - m['free_bytes']) <= 1 and m['free_bytes'] == d['free_gpu_memory_bytes']
+\""
 check "iteration --trace writes Chrome trace-event JSON" bash -c "
   '$bin' iteration $paper --scheduler gemini --trace '$tmp/trace.json' >/dev/null &&
   python3 -c \"import json; d=json.load(open('$tmp/trace.json')); e=d['traceEvents'] if isinstance(d, dict) else d; assert len(e) > 100\""

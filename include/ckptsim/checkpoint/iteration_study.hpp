@@ -9,7 +9,7 @@
 // alpha = cluster.network.latency; per-GPU bandwidth B = network_bandwidth / G (the G GPUs of a
 // machine send at once through its NIC).
 // Out of memory: the plan's GPU buffer exceeds the memory the model leaves free per GPU
-// (transformer.hpp's estimate).
+// (workload/gpu_memory.hpp, every term with its source).
 // Smallest k: the least number of iterations whose idle spans (the iteration's spans repeated
 // k times) hold the whole checkpoint under the scheduler's partition with no leftover.
 #include <optional>

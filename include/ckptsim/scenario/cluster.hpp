@@ -30,6 +30,7 @@ struct ClusterSpec {
   double gpu_cpu_bandwidth = 0;            ///< bytes/s per GPU over PCIe, each direction
   double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
   double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
+  double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (optimizer step)
   NetworkSpec network;
 };
 

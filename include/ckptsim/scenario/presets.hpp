@@ -22,6 +22,7 @@ struct InstancePreset {
   double gpu_cpu_bandwidth = 0;   ///< bytes/s per GPU over PCIe, each direction (effective)
   double nvlink_bandwidth = 0;    ///< bytes/s per GPU inside the machine, each direction
   double gpu_peak_flops = 0;      ///< FLOP/s per GPU, dense, training precision (bf16/fp16)
+  double gpu_memory_bandwidth = 0;  ///< bytes/s per GPU, HBM (data sheet)
 };
 
 struct ModelPreset {

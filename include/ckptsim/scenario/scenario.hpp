@@ -31,6 +31,17 @@ struct ModelSpec {
   int vocabulary = 0;
 };
 
+/// DeepSpeed ZeRO-3 knobs (deepspeed/runtime/zero/config.py at v0.7.3; defaults as there).
+/// Counts are parameters (elements), not bytes.
+struct Zero3Spec {
+  double prefetch_bucket_size = 5e7;       ///< stage3_prefetch_bucket_size
+  double param_persistence_threshold = 1e5;  ///< stage3_param_persistence_threshold
+  double max_live_parameters = 1e9;        ///< stage3_max_live_parameters
+  double max_reuse_distance = 1e9;         ///< stage3_max_reuse_distance
+  double reduce_bucket_size = 5e8;         ///< reduce_bucket_size
+  int host_lookahead = 1;                  ///< uses the host runs ahead of the GPU (zero3.hpp)
+};
+
 struct TrainingSpec {
   std::string parallelism = "zero3";
   int micro_batch = 8;                     ///< sequences per GPU per iteration
@@ -41,6 +52,7 @@ struct TrainingSpec {
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
+  Zero3Spec zero3;
 };
 
 struct StrategySpec {

@@ -24,7 +24,9 @@ enum class TaskKind { compute, transfer, marker };
 
 enum class TaskCategory {
   forward,
+  recompute,       ///< a layer's forward run again in backward (activation recomputation)
   backward,
+  boundary,        ///< iteration-boundary synchronization before the optimizer step
   optimizer,
   all_gather,
   reduce_scatter,

@@ -74,8 +74,11 @@ TEST_CASE("hierarchical collectives: same bytes through the NIC, fewer latency s
   hier.cluster.network.collective = "hierarchical";
   const IterationModel a = simulate_iteration(ring);
   const IterationModel b = simulate_iteration(hier);
-  // Both compute bound; the hierarchical first gather is shorter in latency (15 + 7 steps
-  // instead of 127) and adds an NVLink phase: the two iteration times differ by < 1%.
-  CHECK(b.profile.iteration_time.seconds() == doctest::Approx(a.profile.iteration_time.seconds()).epsilon(0.01));
+  // Both mostly compute bound (8 layers: ~1.5 s). Each hierarchical collective pays 15 + 7
+  // latency steps instead of 127 (1.05 ms less) and adds an NVLink phase; the gathers that
+  // stall compute (the first ones, the embedding's) are a few of the ~80 collectives, so the
+  // iteration times differ by a few percent at most, the hierarchical one not slower.
+  CHECK(b.profile.iteration_time.seconds() == doctest::Approx(a.profile.iteration_time.seconds()).epsilon(0.03));
+  CHECK(b.profile.iteration_time <= a.profile.iteration_time);
   CHECK(b.workload.network_tasks.size() == 2 * a.workload.network_tasks.size());
 }

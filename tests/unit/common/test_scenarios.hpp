@@ -19,6 +19,7 @@ inline Scenario small_scenario(StrategyKind strategy) {
   s.cluster.gpu_cpu_bandwidth = 25e9;
   s.cluster.nvlink_bandwidth = 300e9;
   s.cluster.gpu_peak_flops = 312e12;
+  s.cluster.gpu_memory_bandwidth = 1555e9;  // A100-40GB data sheet: 1,555 GB/s HBM2
   s.storage.bandwidth = 1e8;
   s.model.parameters = 1e9;
   s.training.serialization_bandwidth = 1e9;

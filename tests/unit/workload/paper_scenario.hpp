@@ -22,6 +22,7 @@ inline Scenario paper_scenario(int machines = 16) {
   s.cluster.gpu_cpu_bandwidth = 25e9;
   s.cluster.nvlink_bandwidth = 300e9;
   s.cluster.gpu_peak_flops = 312e12;
+  s.cluster.gpu_memory_bandwidth = 1555e9;  // A100-40GB data sheet: 1,555 GB/s HBM2
   s.model.preset = "gpt2-100b";
   s.model.layers = 124;
   s.model.hidden = 8192;

@@ -56,7 +56,7 @@ class CostCache {
 };
 
 /// Every scenario field the iteration model reads (cluster hardware and network, model shape,
-/// training settings, the strategy's replicas, placement, buffer, sub-buffers, span safety and
+/// training settings including the ZeRO-3 knobs, the strategy's replicas, placement, buffer, sub-buffers, span safety and
 /// scheduler, and the seed when the placement is random), written with full precision. Fields
 /// it does not read (failures, run length, replicas, storage, strategy kind...) are left out.
 std::string iteration_cost_key(const Scenario& scenario);

@@ -30,6 +30,8 @@ constexpr CommandEntry kCommands[] = {
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
     {"validate", "compare a plan's predictions with what ckptsim-replay measured", command_validate},
     {"calibrate", "fit latency, bandwidth, FLOP/s and copy rate to replay measurements", command_calibrate},
+    {"sweep", "run a parameter study (threads, MPI ranks, Slurm shards; resumable)", command_sweep},
+    {"merge", "join the output folders of a sharded sweep", command_merge},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
     {"schema", "print the JSON Schema of scenario files", command_schema},
 };

@@ -1,0 +1,168 @@
+// Evaluating one sweep point (evaluate.hpp).
+#include "ckptsim/sweep/evaluate.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/output/run_report.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/sweep/points.hpp"
+
+namespace ckptsim::sweep {
+namespace {
+
+nlohmann::json iteration_costs_json(const IterationCosts& c) {
+  return {{"iteration_time_s", c.iteration_time.seconds()},
+          {"iteration_time_with_checkpoint_s", c.iteration_time_with_checkpoint.seconds()},
+          {"checkpoint_time_s", c.checkpoint_time.seconds()},
+          {"blocking_checkpoint_time_s", c.blocking_checkpoint_time.seconds()},
+          {"gpu_buffer_bytes", c.gpu_buffer_bytes},
+          {"oom", c.oom},
+          {"min_every_iterations", c.min_every_iterations}};
+}
+
+/// {"scenario_hash", "scenario"}: the effective scenario is built once and hashed as
+/// scenario_hash() does (FNV-1a of its compact dump), not built twice.
+nlohmann::json scenario_part(const Scenario& scenario) {
+  nlohmann::json effective = effective_scenario_json(scenario);
+  const std::string hash = fmt::format("{:016x}", fnv1a_64(effective.dump()));
+  return {{"scenario_hash", hash}, {"scenario", std::move(effective)}};
+}
+
+nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
+  IterationCosts iteration;
+  const bool modelled = !scenario.training.iteration_time;
+  if (modelled) iteration = cache.get(scenario);
+  const StrategyCosts costs = compute_strategy_costs(scenario, modelled ? &iteration : nullptr);
+  const RunModel model(scenario, costs);
+  MonteCarloOptions options;
+  options.replicas = scenario.run.replicas;
+  options.jobs = 1;
+  const RunSummary summary = summarize(run_replicas(model, options));
+  nlohmann::json result = scenario_part(scenario);
+  result["costs"] = costs_json(costs);
+  result["summary"] = summary_json(summary);
+  return result;
+}
+
+nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
+  nlohmann::json result = scenario_part(scenario);
+  result["costs"] = iteration_costs_json(cache.get(scenario));
+  return result;
+}
+
+std::string joined_problems(const InputError& e) {
+  std::string text;
+  for (const auto& p : e.problems()) text += (text.empty() ? "" : "; ") + format_problem(p);
+  return text;
+}
+
+}  // namespace
+
+IterationCosts CostCache::get(const Scenario& scenario) {
+  const std::string key = iteration_cost_key(scenario);
+  {
+    std::lock_guard lock(mutex_);
+    if (const auto it = costs_.find(key); it != costs_.end()) {
+      ++hits_;
+      return it->second;
+    }
+  }
+  IterationCosts costs = compute_iteration_costs(scenario);
+  std::lock_guard lock(mutex_);
+  ++misses_;
+  costs_.emplace(key, costs);
+  return costs;
+}
+
+std::int64_t CostCache::hits() const {
+  std::lock_guard lock(mutex_);
+  return hits_;
+}
+
+std::int64_t CostCache::misses() const {
+  std::lock_guard lock(mutex_);
+  return misses_;
+}
+
+std::string iteration_cost_key(const Scenario& s) {
+  const auto& c = s.cluster;
+  const auto& m = s.model;
+  const auto& t = s.training;
+  const auto& k = s.strategy;
+  std::string key = fmt::format("c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", c.machines, c.gpus_per_machine, c.gpu_memory_bytes,
+                                c.cpu_memory_bytes, c.network_bandwidth, c.gpu_cpu_bandwidth, c.nvlink_bandwidth,
+                                c.gpu_peak_flops, c.network.topology, c.network.latency.ns(), c.network.oversubscription,
+                                c.network.machines_per_leaf, c.network.collective);
+  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads, m.vocabulary);
+  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
+                     t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency,
+                     t.activation_recomputation, t.mixed_precision);
+  const auto& z = t.zero3;
+  key += fmt::format("|z{}|{}|{}|{}|{}|{}", z.prefetch_bucket_size, z.param_persistence_threshold, z.max_live_parameters,
+                     z.max_reuse_distance, z.reduce_bucket_size, z.host_lookahead);
+  key += fmt::format("|s{}|{}|{}|{}|{}|{}|{}", k.replicas, name_of(k.placement), k.every_iterations, k.gpu_buffer_bytes,
+                     k.sub_buffers, k.span_safety, name_of(k.scheduler));
+  if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);
+  return key;
+}
+
+PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache& cache) {
+  PointRecord record;
+  record.index = index;
+  record.values = point_values(spec, index);
+  try {
+    const nlohmann::json doc = point_scenario(spec, record.values);
+    Scenario scenario = load_scenario_json(doc, spec.base_label, spec.base_dir);
+    if (!axes_set_seed(spec)) scenario.run.seed = point_seed(spec.seed, index);
+    record.result = spec.command == PointCommand::run ? run_point(scenario, cache) : iteration_point(scenario, cache);
+    record.status = "ok";
+  } catch (const InputError& e) {
+    record.status = "invalid";
+    record.error = joined_problems(e);
+  } catch (const ModelError& e) {
+    record.status = "invalid";
+    record.error = e.what();
+  } catch (const LimitError& e) {
+    record.status = "invalid";
+    record.error = e.what();
+  } catch (const std::invalid_argument& e) {
+    // Older model code reports some parameter problems this way; it is still the point's input.
+    record.status = "invalid";
+    record.error = e.what();
+  }
+  return record;
+}
+
+nlohmann::json record_to_json(const PointRecord& r) {
+  nlohmann::json j = {{"index", r.index}, {"values", r.values}, {"status", r.status}};
+  if (!r.error.empty()) j["error"] = r.error;
+  j["result"] = r.result;
+  return j;
+}
+
+const std::string& record_text(PointRecord& r) {
+  if (r.text.empty()) r.text = record_to_json(r).dump();
+  return r.text;
+}
+
+PointRecord record_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || !j.contains("index") || !j.at("index").is_number_integer() || !j.contains("values") ||
+      !j.at("values").is_array() || !j.contains("status") || !j.at("status").is_string() || !j.contains("result"))
+    throw std::invalid_argument("not a sweep point record");
+  PointRecord r;
+  r.index = j.at("index").get<std::int64_t>();
+  r.values.assign(j.at("values").begin(), j.at("values").end());
+  r.status = j.at("status").get<std::string>();
+  if (j.contains("error") && j.at("error").is_string()) r.error = j.at("error").get<std::string>();
+  r.result = j.at("result");
+  return r;
+}
+
+}  // namespace ckptsim::sweep

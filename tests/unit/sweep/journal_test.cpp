@@ -1,0 +1,95 @@
+// The sweep journal: self-checking lines; corrupt and torn lines are dropped, the rest kept.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "ckptsim/sweep/journal.hpp"
+
+using namespace ckptsim;
+using namespace ckptsim::sweep;
+using nlohmann::json;
+
+namespace {
+
+PointRecord record(std::int64_t index) {
+  PointRecord r;
+  r.index = index;
+  r.values = {index * 10};
+  r.status = "ok";
+  r.result = {{"summary", {{"ettr", {{"mean", 0.5}, {"ci95", 0.01}}}}}};
+  return r;
+}
+
+std::string temp_path(const char* name) {
+  return (std::filesystem::temp_directory_path() / (std::string("ckptsim-journal-test-") + name)).string();
+}
+
+void append_raw(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::app) << bytes;
+}
+
+}  // namespace
+
+TEST_CASE("journal: a line is 16 hex digits of FNV-1a, a space, the JSON text and a newline") {
+  // FNV-1a of the two bytes "{}": the offset basis xor '{' times the prime, then xor '}' times
+  // the prime; any valid line must start with that value written as 16 hex digits.
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (char c : std::string("{}")) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  CHECK(journal_line(json::object()) == std::string(hex) + " {}\n");
+}
+
+TEST_CASE("journal: written records read back; header kept; a torn last line is dropped") {
+  const std::string path = temp_path("torn");
+  std::filesystem::remove(path);
+  {
+    JournalWriter writer(path, {{"ckptsim_sweep_journal", 1}, {"spec_hash", "abc"}}, {{0, record(0)}});
+    PointRecord one = record(1);
+    PointRecord two = record(2);
+    writer.append(one);
+    writer.append(two);
+  }
+  append_raw(path, journal_line(record_to_json(record(3))).substr(0, 40));  // killed mid-write
+  const auto contents = read_journal(path);
+  REQUIRE(contents.header.has_value());
+  CHECK(contents.header->at("spec_hash") == "abc");
+  CHECK(contents.records.size() == 3);  // 0, 1, 2; the torn 3 is not a record
+  CHECK(contents.records.count(3) == 0);
+  CHECK(contents.dropped_lines == 1);
+  CHECK(record_to_json(contents.records.at(2)) == record_to_json(record(2)));
+  // Reopening rewrites only the valid lines, so the next append does not join the torn bytes.
+  {
+    JournalWriter writer(path, *contents.header, contents.records);
+    PointRecord three = record(3);
+    writer.append(three);
+  }
+  const auto again = read_journal(path);
+  CHECK(again.records.size() == 4);
+  CHECK(again.dropped_lines == 0);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("journal: a line whose checksum does not match its text is dropped") {
+  const std::string path = temp_path("corrupt");
+  std::filesystem::remove(path);
+  { JournalWriter writer(path, {{"ckptsim_sweep_journal", 1}}, {}); }
+  std::string line = journal_line(record_to_json(record(5)));
+  line[line.find("50")] = '9';  // a flipped digit in the values: still JSON, wrong checksum
+  append_raw(path, line);
+  append_raw(path, journal_line(record_to_json(record(6))));
+  append_raw(path, journal_line(json{{"not", "a record"}}));  // checksum fine, not a record
+  const auto contents = read_journal(path);
+  CHECK(contents.records.size() == 1);
+  CHECK(contents.records.count(6) == 1);
+  CHECK(contents.dropped_lines == 2);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("journal: a missing file reads as empty") {
+  const auto contents = read_journal(temp_path("missing-never-created"));
+  CHECK_FALSE(contents.header.has_value());
+  CHECK(contents.records.empty());
+}

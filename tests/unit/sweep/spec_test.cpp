@@ -1,0 +1,131 @@
+// Sweep spec loading: accepted forms, and every problem named by its pointer inside the spec.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/sweep/json_file.hpp"
+#include "ckptsim/sweep/spec.hpp"
+
+using namespace ckptsim;
+using namespace ckptsim::sweep;
+using nlohmann::json;
+
+namespace {
+
+json minimal_base() { return json{{"name", "b"}}; }
+
+/// The pointers of the problems a spec raises (empty when it loads).
+std::vector<std::string> problem_pointers(const json& doc) {
+  try {
+    (void)load_sweep_spec_json(doc, "spec.json", ".");
+  } catch (const InputError& e) {
+    std::vector<std::string> out;
+    for (const auto& p : e.problems()) {
+      CHECK(p.file == "spec.json");
+      out.push_back(p.pointer);
+    }
+    return out;
+  }
+  return {};
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+}  // namespace
+
+TEST_CASE("sweep spec: the issue's example loads; grid count is the product of the axis lengths") {
+  const auto spec = load_sweep_spec_file(std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/sweeps/paper-strategies.json");
+  // 2 strategies x 4 machine counts x 1 replica count = 8 points.
+  CHECK(point_count(spec) == 8);
+  CHECK(spec.seed == 7);
+  CHECK(spec.axes.size() == 3);
+  CHECK(spec.axes[1].name == "cluster.machines");
+  CHECK(spec.base.at("name") == "gpt2-100b-16xp4d");
+  CHECK(spec.hash.size() == 16);
+}
+
+TEST_CASE("sweep spec: ranges expand linearly and logarithmically, with units and integers") {
+  const json doc = {{"base", minimal_base()},
+                    {"axes", {{{"pointer", "/a"}, {"range", {{"from", 1}, {"to", 100}, {"steps", 3}, {"scale", "log"}}}},
+                              {{"pointer", "/b"}, {"range", {{"from", 0}, {"to", 1}, {"steps", 5}, {"unit", "%/machine/day"}}}},
+                              {{"pointer", "/c"}, {"range", {{"from", 16}, {"to", 4096}, {"steps", 9}, {"scale", "log"}, {"integer", true}}}}}}};
+  const auto spec = load_sweep_spec_json(doc, "spec.json", ".");
+  // log: 1, 10, 100 (geometric); 12 significant digits remove the rounding noise of exp(log).
+  CHECK(spec.axes[0].values == std::vector<json>{1.0, 10.0, 100.0});
+  // linear 0..1 in 5 steps: 0, 0.25, 0.5, 0.75, 1 with the unit appended.
+  CHECK(spec.axes[1].values[1] == "0.25%/machine/day");
+  CHECK(spec.axes[1].values[4] == "1%/machine/day");
+  // 16 * 2^k for k = 0..8 is 16 ... 4096, as JSON integers.
+  CHECK(spec.axes[2].values[3] == 128);
+  CHECK(spec.axes[2].values[8] == 4096);
+  CHECK(point_count(spec) == 3 * 5 * 9);
+}
+
+TEST_CASE("sweep spec: zip and random counts") {
+  json zip = {{"base", minimal_base()}, {"mode", "zip"},
+              {"axes", {{{"pointer", "/a"}, {"values", {1, 2, 3}}}, {{"pointer", "/b"}, {"values", {4, 5, 6}}}}}};
+  CHECK(point_count(load_sweep_spec_json(zip, "spec.json", ".")) == 3);
+  json random = {{"base", minimal_base()}, {"mode", "random"}, {"count", 40},
+                 {"axes", {{{"pointer", "/a"}, {"distribution", {{"kind", "log-uniform"}, {"low", 1}, {"high", 8}}}}}}};
+  CHECK(point_count(load_sweep_spec_json(random, "spec.json", ".")) == 40);
+}
+
+TEST_CASE("sweep spec: each mistake is named by its pointer, all at once") {
+  const json doc = {{"base", minimal_base()},
+                    {"colour", "red"},
+                    {"mode", "diagonal"},
+                    {"seed", -1},
+                    {"axes", {{{"pointer", "cluster/machines"}, {"values", {1}}},
+                              {{"pointer", "/x"}},
+                              {{"pointer", "/y"}, {"distribution", {{"low", 1}, {"high", 2}}}},
+                              {{"pointer", "/z"}, {"range", {{"from", 0}, {"to", 1}, {"steps", 0}}}}}},
+                    {"metrics", {"summary/ettr"}}};
+  const auto pointers = problem_pointers(doc);
+  CHECK(has(pointers, "/colour"));
+  CHECK(has(pointers, "/mode"));
+  CHECK(has(pointers, "/seed"));
+  CHECK(has(pointers, "/axes/0/pointer"));         // not starting with '/'
+  CHECK(has(pointers, "/axes/1"));                 // neither values, range nor distribution
+  CHECK(has(pointers, "/axes/3/range/steps"));     // zero values
+  CHECK(has(pointers, "/metrics/0"));
+}
+
+TEST_CASE("sweep spec: zip lengths, duplicate pointers, missing base and random count") {
+  const json zip = {{"base", minimal_base()}, {"mode", "zip"},
+                    {"axes", {{{"pointer", "/a"}, {"values", {1, 2}}}, {{"pointer", "/a"}, {"values", {1, 2, 3}}}}}};
+  const auto z = problem_pointers(zip);
+  CHECK(has(z, "/axes/1"));          // 3 values where /axes/0 has 2
+  CHECK(has(z, "/axes/1/pointer"));  // the same pointer twice
+  CHECK(has(problem_pointers(json{{"axes", json::array()}}), "/base"));
+  CHECK(has(problem_pointers(json{{"base", minimal_base()}, {"mode", "random"}, {"axes", json::array()}}), "/count"));
+  CHECK(has(problem_pointers(json{{"base", "no-such-file.json"}, {"axes", json::array()}}), "/base"));
+}
+
+TEST_CASE("sweep spec: the hash changes with the spec and only with it") {
+  json doc = {{"base", minimal_base()}, {"axes", {{{"pointer", "/a"}, {"values", {1, 2}}}}}};
+  const auto h1 = load_sweep_spec_json(doc, "spec.json", ".").hash;
+  CHECK(load_sweep_spec_json(doc, "other-name.json", ".").hash == h1);  // the file name is not content
+  doc["axes"][0]["values"] = {1, 3};
+  CHECK(load_sweep_spec_json(doc, "spec.json", ".").hash != h1);
+  doc["axes"][0]["values"] = {1, 2};
+  doc["base"]["name"] = "c";
+  CHECK(load_sweep_spec_json(doc, "spec.json", ".").hash != h1);
+}
+
+TEST_CASE("sweep spec files: nesting beyond 64 levels, keys written twice and trailing bytes are problems") {
+  // 70 nested arrays: deeper than the 64 levels a spec may nest.
+  const std::string deep = "{\"base\": " + std::string(70, '[') + std::string(70, ']') + "}";
+  CHECK_THROWS_AS(parse_json_text(deep, "deep.json", "sweep spec"), InputError);
+  try {
+    (void)parse_json_text("{\"seed\": 1, \"axes\": [], \"seed\": 2}", "twice.json", "sweep spec");
+    FAIL("a key written twice must be a problem");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].pointer == "/seed");
+  }
+  CHECK_THROWS_AS(parse_json_text("{\"seed\": 1} {", "trailing.json", "sweep spec"), InputError);
+  // 60 levels are fine.
+  CHECK_NOTHROW(parse_json_text("{\"a\": " + std::string(60, '[') + std::string(60, ']') + "}", "ok.json", "sweep spec"));
+}

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "cause_table.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -129,6 +130,10 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
           if (!*p) return field.unit == Unit::duration_or_never ? nlohmann::json("never") : nlohmann::json(nullptr);
           return format_duration_exact(**p);
+        } else if constexpr (std::is_same_v<T, LemonModel>) {
+          return field.choices()[static_cast<std::size_t>(*p)];
+        } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
+          return format_cause_table(*p);
         } else {
           static_assert(std::is_same_v<T, std::optional<std::int64_t>>);
           if (!*p) return nullptr;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "cause_table.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -41,7 +42,14 @@ bool read_text(const Field& f, const json& v, Scenario& s) {
   const auto text = v.get<std::string>();
   if (f.unit == Unit::name) {
     const auto names = f.choices();
-    if (std::find(names.begin(), names.end(), text) == names.end()) return false;
+    const auto it = std::find(names.begin(), names.end(), text);
+    if (it == names.end()) return false;
+    const FieldRef ref = f.bind(s);
+    // Enum-valued names: the choices list is in enum order (parameters.hpp).
+    if (auto* lemon = std::get_if<LemonModel*>(&ref)) {
+      **lemon = static_cast<LemonModel>(it - names.begin());
+      return true;
+    }
   }
   *std::get<std::string*>(f.bind(s)) = text;
   return true;
@@ -186,6 +194,14 @@ std::optional<std::string> read_field_value(const Field& f, const json& v, Scena
       case Unit::bandwidth:
       case Unit::failure_rate:
       case Unit::flop_rate: ok = read_quantity(f, v, s); break;
+      case Unit::cause_table: {
+        // The loader reads cause tables itself, to report each row's pointer
+        // (read_cause_table); here only the first problem can be told.
+        const auto problems = read_cause_table(v, *std::get<FailureCauseTable*>(f.bind(s)));
+        if (problems.empty()) return std::nullopt;
+        return problems.front().pointer.empty() ? problems.front().expected
+                                                : "at " + problems.front().pointer + ": " + problems.front().expected;
+      }
     }
     if (ok) return std::nullopt;
     return field_expectation(f);

@@ -35,6 +35,7 @@ enum class Unit {
   bandwidth,          ///< "400Gbps" "25GB/s"
   failure_rate,       ///< "1.5%/machine/day"
   flop_rate,          ///< "312TFLOPS"
+  cause_table,        ///< a cause preset name, or an array of {name, share, outcome, detection?, restart?}
 };
 
 /// Range check applied after a value was read.
@@ -59,7 +60,8 @@ enum class Presence {
 };
 
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
-                              std::optional<SimTime>*, std::optional<std::int64_t>*>;
+                              std::optional<SimTime>*, std::optional<std::int64_t>*, LemonModel*,
+                              FailureCauseTable*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -88,6 +90,7 @@ std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
+std::vector<std::string> lemon_model_names();  ///< in LemonModel order
 // These lists name what the models above register (strategy_registry(), placement_registry(),
 // failure_process_registry(), scheduler_registry()); the scenario layer sits below those layers,
 // so it keeps the names itself and a test (tests/unit/run/registry_names_test.cpp) keeps the

@@ -120,9 +120,10 @@ class WeibullFailures final : public FailureSource {
         causes_(ctx.spec, ctx.seed, ctx.replica),
         quarantine_(ctx.spec.lemons, ctx.machines) {
     if (ctx.spec.lemons.model != LemonModel::none) {
-      // Proportional hazards: multiplying the hazard by x divides the scale by x^(1/k).
+      // Scale / x: the machine's lifetimes shrink by x, so its long-run renewal rate is x times
+      // the base (1 / (scale Gamma(1 + 1/k)) per machine).
       for (double x : draw_rate_multipliers(ctx.spec.lemons, ctx.machines, ctx.seed, ctx.replica))
-        scale_factor_.push_back(x > 0 ? std::pow(x, -1.0 / shape_) : 0.0);
+        scale_factor_.push_back(x > 0 ? 1.0 / x : 0.0);
     }
     engines_.reserve(static_cast<std::size_t>(ctx.machines));
     queue_.reserve(static_cast<std::size_t>(ctx.machines));

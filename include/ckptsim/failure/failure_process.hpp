@@ -29,8 +29,8 @@
 // Lemon nodes (failures/lemons): machine i's rate is x_i times the base: x_i = multiple for a
 // `fraction` of machines (which ones drawn per replica), or x_i ~ Gamma(k, 1/k) (mean 1).
 // Exponential: the cluster process has rate sum_i x_i lambda and picks machine i with
-// probability x_i / sum x (a Fenwick tree: O(log N) per failure). Weibull: proportional hazards,
-// machine i's scale is lambda x_i^(-1/k). Quarantine: a machine's k-th failure within the window
+// probability x_i / sum x (a Fenwick tree: O(log N) per failure). Weibull: machine i's scale is
+// lambda / x_i, so its long-run renewal rate is x_i times the base. Quarantine: a machine's k-th failure within the window
 // makes it hardware (replaced) and its replacement is a fresh machine with x = 1.
 // Stream (seed, replica, lemons).
 #include <cstdint>

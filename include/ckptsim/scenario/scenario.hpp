@@ -99,6 +99,7 @@ struct FailureCauseSpec {
   bool hardware = true;
   std::optional<SimTime> detection;        ///< nullopt: failures.detection
   std::optional<SimTime> restart;          ///< nullopt: failures.restart
+  bool operator==(const FailureCauseSpec&) const = default;
 };
 
 /// The cause table: empty = no causes (hardware_fraction decides the outcome). `preset` names
@@ -106,6 +107,8 @@ struct FailureCauseSpec {
 struct FailureCauseTable {
   std::string preset;
   std::vector<FailureCauseSpec> causes;
+  /// The same table in effect (where it came from aside: the effective scenario writes rows).
+  bool operator==(const FailureCauseTable& other) const { return causes == other.causes; }
 };
 
 /// One kind of failure domain (rack, leaf switch, power domain): consecutive machine indices

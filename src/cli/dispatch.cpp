@@ -27,6 +27,7 @@ constexpr CommandEntry kCommands[] = {
     {"placement", "exact probability of recovering from CPU memory, per replica placement", command_placement},
     {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
+    {"trace", "synthesize a failure trace from published data (synth), or describe one (stats)", command_trace},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
 };
 

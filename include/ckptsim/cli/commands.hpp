@@ -29,6 +29,7 @@ int command_schedule(const CommandContext& ctx);
 int command_placement(const CommandContext& ctx);
 int command_analyze(const CommandContext& ctx);
 int command_optimize(const CommandContext& ctx);
+int command_trace(const CommandContext& ctx);
 
 /// Runs `ckptsim ARGS...` in-process (argv[0] excluded) and maps exceptions to exit codes,
 /// printing errors to ctx.err. Used by main() and by the integration tests.

@@ -114,6 +114,24 @@ check "placement --json: group N=4 m=2 k=2 recovers with probability 4/6" bash -
   python3 -c \"import json; d=json.load(open('$tmp/pl.json'))['schemes']['group']; assert d['k'] == [2]; assert abs(d['probability'][0] - 4/6) < 1e-12, d\""
 check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
 
+# --- trace synth / stats ---
+check "trace synth llama3-405b writes a trace whose header states its source" bash -c "
+  '$bin' trace synth llama3-405b --machines 64 --duration 30d -o '$tmp/t.csv' >/dev/null &&
+  grep -q 'arXiv 2407.21783' '$tmp/t.csv' && grep -q '^# machines: 64' '$tmp/t.csv' && grep -q '^time,machine,type,cause' '$tmp/t.csv'"
+check "trace stats --json reads machines and duration from the header" bash -c "
+  '$bin' trace stats '$tmp/t.csv' --json > '$tmp/ts.json'" 
+check "trace stats: rate = failures / (64 x 30 machine-days)" json_has "$tmp/ts.json" \
+  "d['machines'] == 64 and abs(d['rate_per_machine_day'] - d['failures'] / (64 * 30)) < 1e-12"
+check "trace stats of every shipped synthetic trace" bash -c "
+  for f in traces/llama3-405b-synth.csv traces/opt-175b-synth.csv traces/lanl-weibull-synth.csv; do
+    '$bin' trace stats \$f >/dev/null || exit 1; done"
+check "trace synth with --machines 0 exits 2" exits_with 2 "$bin" trace synth opt-175b --machines 0 --duration 1d -o "$tmp/x.csv"
+check "trace synth with an unknown preset exits 2" exits_with 2 "$bin" trace synth llama4 --machines 4 --duration 1d -o "$tmp/x.csv"
+check "trace synth beyond the record limit exits 2 (LimitError) before writing" bash -c "
+  '$bin' trace synth exponential:rate=100/machine/day --machines 1000000 --duration 1000d -o '$tmp/big.csv'; rc=\$?;
+  [[ \$rc -eq 2 && ! -e '$tmp/big.csv' ]]"
+check "trace stats of a directory exits 2" exits_with 2 "$bin" trace stats "$tmp"
+
 # --- structure ---
 check "layers depend downward only (DESIGN.md)" python3 tests/integration/check_layers.py
 

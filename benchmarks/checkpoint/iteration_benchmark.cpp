@@ -25,7 +25,7 @@ void BM_IterationGemini(benchmark::State& state) {
   const Scenario s = paper(static_cast<int>(state.range(0)));
   for (auto _ : state) {
     const IterationStudy study = prepare_iteration_study(s);
-    const SchedulerOutcome o = evaluate_scheduler(study, "gemini");
+    const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::gemini);
     benchmark::DoNotOptimize(o.iteration_time_with_checkpoint);
   }
 }
@@ -39,7 +39,7 @@ BENCHMARK(BM_IterationCosts)->Arg(16)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 void BM_GeminiPartition(benchmark::State& state) {
   const IterationStudy study = prepare_iteration_study(paper(static_cast<int>(state.range(0))));
-  for (auto _ : state) benchmark::DoNotOptimize(make_plan("gemini", study.input).chunks.size());
+  for (auto _ : state) benchmark::DoNotOptimize(make_plan(SchedulerKind::gemini, study.input).chunks.size());
 }
 BENCHMARK(BM_GeminiPartition)->Arg(16)->Unit(benchmark::kMicrosecond);
 

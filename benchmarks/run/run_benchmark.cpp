@@ -24,14 +24,14 @@ ckptsim::Scenario large_gemini_scenario() {
   s.model.parameters = 175e9;
   s.training.serialization_bandwidth = 1e9;
   s.training.iteration_time = seconds(60);
-  s.strategy.kind = "gemini";
+  s.strategy.kind = StrategyKind::gemini;
   s.strategy.replicas = 2;
-  s.strategy.placement = "group";
+  s.strategy.placement = PlacementScheme::group;
   s.strategy.every_iterations = 1;
-  s.failures.process = "exponential";
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 0.015 / 86400.0;
   s.failures.hardware_fraction = 0.5;
-  s.failures.replacement.distribution = "uniform";
+  s.failures.replacement.distribution = ReplacementDistribution::uniform;
   s.run.duration = days(30);
   s.run.replicas = 1000;
   return s;

@@ -134,77 +134,84 @@ struct DelayLaw {
 DelayLaw replacement_law(const ReplacementSpec& r) {
   constexpr int kAtoms = 64;
   DelayLaw law;
-  if (r.distribution == "uniform") {
-    const double lo = r.low.seconds();
-    const double hi = r.high.seconds();
-    for (int i = 0; i < kAtoms; ++i) law.values.push_back(lo + (hi - lo) * (i + 0.5) / kAtoms);
-    law.mean = 0.5 * (lo + hi);
-  } else if (r.distribution == "lognormal") {
-    const double mu = std::log(r.median.seconds());
-    for (int i = 0; i < kAtoms; ++i) {
-      const double u = (i + 0.5) / kAtoms;
-      const double z = std::sqrt(2.0) * boost::math::erf_inv(2.0 * u - 1.0);
-      law.values.push_back(std::exp(mu + r.sigma * z));
+  switch (r.distribution) {
+    case ReplacementDistribution::uniform: {
+      const double lo = r.low.seconds();
+      const double hi = r.high.seconds();
+      for (int i = 0; i < kAtoms; ++i) law.values.push_back(lo + (hi - lo) * (i + 0.5) / kAtoms);
+      law.mean = 0.5 * (lo + hi);
+      return law;
     }
-    law.mean = r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
-  } else {
-    law.values.push_back(r.fixed.seconds());
-    law.mean = r.fixed.seconds();
+    case ReplacementDistribution::lognormal: {
+      const double log_median = std::log(r.median.seconds());
+      for (int i = 0; i < kAtoms; ++i) {
+        const double u = (i + 0.5) / kAtoms;
+        const double z = std::sqrt(2.0) * boost::math::erf_inv(2.0 * u - 1.0);
+        law.values.push_back(std::exp(log_median + r.sigma * z));
+      }
+      law.mean = r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+      return law;
+    }
+    case ReplacementDistribution::fixed:
+      law.values.push_back(r.fixed.seconds());
+      law.mean = r.fixed.seconds();
+      return law;
   }
-  return law;
+  throw std::logic_error("replacement distribution outside its enum");
 }
 
-/// Average number of distinct holder sets containing a machine (s_bar of section 3e).
-double holder_sets_per_machine(const Scenario& s, const StrategyCosts& c, std::vector<std::string>& notes) {
-  try {
-    const Placement p = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
-    std::set<std::vector<int>> distinct(p.holders.begin(), p.holders.end());
-    return static_cast<double>(c.replicas) * static_cast<double>(distinct.size()) / s.cluster.machines;
-  } catch (const std::exception& e) {
-    notes.push_back(std::string("placement not built (") + e.what() + "); memory-loss term uses one set per machine");
-    return 1.0;
-  }
+/// Average number of distinct holder sets containing a machine (s_bar of section 3e). The
+/// loader's checks guarantee the placement can be built; a PlacementError here (a scenario built
+/// in code that skipped them) propagates rather than changing the prediction.
+double holder_sets_per_machine(const Scenario& s, const StrategyCosts& c) {
+  const Placement p = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
+  std::set<std::vector<int>> distinct(p.holders.begin(), p.holders.end());
+  return static_cast<double>(c.replicas) * static_cast<double>(distinct.size()) / s.cluster.machines;
 }
 
-/// Cluster failure rate Lambda (1/s) and whether the closed form applies.
+/// Expected failures of one machine by `horizon` (s) when it is a renewal process of
+/// Weibull(shape, scale) lifetimes started new at 0: the renewal function
+/// M(W) = F(W) + int_0^W M(W - x) dF(x), solved on a grid (2000 steps, trapezoid rule).
+double weibull_renewal_count(double shape, double scale, double horizon) {
+  constexpr int kSteps = 2000;
+  const double dt = horizon / kSteps;
+  auto cdf = [&](double x) { return -std::expm1(-std::pow(x / scale, shape)); };
+  std::vector<double> grid(kSteps + 1, 0.0);
+  for (int i = 0; i <= kSteps; ++i) grid[static_cast<std::size_t>(i)] = cdf(i * dt);
+  std::vector<double> renewals(kSteps + 1, 0.0);
+  for (std::size_t i = 1; i <= kSteps; ++i) {
+    double acc = grid[i];
+    for (std::size_t j = 1; j <= i; ++j) acc += 0.5 * (renewals[i - j] + renewals[i - j + 1]) * (grid[j] - grid[j - 1]);
+    renewals[i] = acc;
+  }
+  return renewals[kSteps];
+}
+
+/// Cluster failure rate Lambda (1/s) and whether the closed form applies. Weibull failures use
+/// the Poisson rate with the same expected count over the run, N M(W) / W.
 bool cluster_failure_rate(const Scenario& s, double& rate, AnalyticPrediction& p) {
   const auto& f = s.failures;
   const double n = s.cluster.machines;
-  if (f.process == "exponential") {
-    rate = n * f.rate;
-  } else if (f.process == "none") {
-    rate = 0;
-  } else if (f.process == "weibull") {
-    // Each machine is a renewal process started new at 0: the expected failures by W are the
-    // renewal function M(W) = F(W) + int_0^W M(W - x) dF(x), solved on a grid (2000 steps,
-    // midpoint rule). The closed form then uses the Poisson rate with the same count, N M(W)/W.
-    const double scale = f.weibull_scale.seconds();
-    const double shape = f.weibull_shape;
-    const double horizon = s.run.duration ? s.run.duration->seconds() : 0.0;
-    if (horizon > 0) {
-      constexpr int kSteps = 2000;
-      const double dt = horizon / kSteps;
-      auto cdf = [&](double x) { return -std::expm1(-std::pow(x / scale, shape)); };
-      std::vector<double> grid(kSteps + 1, 0.0);
-      for (int i = 0; i <= kSteps; ++i) grid[static_cast<std::size_t>(i)] = cdf(i * dt);
-      std::vector<double> renewals(kSteps + 1, 0.0);
-      for (std::size_t i = 1; i <= kSteps; ++i) {
-        double acc = grid[i];
-        for (std::size_t j = 1; j <= i; ++j) acc += 0.5 * (renewals[i - j] + renewals[i - j + 1]) * (grid[j] - grid[j - 1]);
-        renewals[i] = acc;
+  switch (f.process) {
+    case FailureProcessKind::exponential: rate = n * f.rate; return true;
+    case FailureProcessKind::none: rate = 0; return true;
+    case FailureProcessKind::weibull: {
+      const double horizon = s.run.duration ? s.run.duration->seconds() : 0.0;
+      if (horizon > 0) {
+        rate = n * weibull_renewal_count(f.weibull_shape, f.weibull_scale.seconds(), horizon) / horizon;
+        p.notes.push_back("weibull failures: Poisson with the same expected count over the run, N M(W)/W (approximate: "
+                          "the real rate decreases over the run for shape < 1)");
+      } else {
+        rate = n / (f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape));
+        p.notes.push_back("weibull failures treated as Poisson with the stationary rate N / MTBF (approximate)");
       }
-      rate = n * renewals[kSteps] / horizon;
-      p.notes.push_back("weibull failures: Poisson with the same expected count over the run, N M(W)/W (approximate: "
-                        "the real rate decreases over the run for shape < 1)");
-    } else {
-      rate = n / (scale * std::tgamma(1.0 + 1.0 / shape));
-      p.notes.push_back("weibull failures treated as Poisson with the stationary rate N / MTBF (approximate)");
+      return true;
     }
-  } else {
-    p.reason = "no closed form for failure process \"" + f.process + "\" (closed forms assume Poisson failures)";
-    return false;
+    case FailureProcessKind::trace: break;
   }
-  return true;
+  p.reason = "no closed form for failure process \"" + std::string(name_of(f.process)) +
+             "\" (closed forms assume Poisson failures)";
+  return false;
 }
 
 
@@ -557,7 +564,7 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   double lam = 0;
   out.ok = cluster_failure_rate(scenario, lam, out.base);
   out.base.failure_rate = lam;
-  if (out.ok && costs.tier == CheckpointTier::memory) out.sets = holder_sets_per_machine(scenario, costs, out.base.notes);
+  if (out.ok && costs.tier == CheckpointTier::memory) out.sets = holder_sets_per_machine(scenario, costs);
   return out;
 }
 
@@ -579,7 +586,7 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
   for (int step = 0; step < 8 && p.ettr_asymptotic > 0; ++step) {
     fixed.run.duration = SimTime::from_seconds(w);
     Prepared again = prep;
-    if (scenario.failures.process == "weibull") again = prepare(fixed, costs);  // the count depends on W
+    if (scenario.failures.process == FailureProcessKind::weibull) again = prepare(fixed, costs);  // the count depends on W
     p = predict_impl(fixed, costs, again.sets, again.base);
     const double gap = target - p.metrics.at("time_breakdown_s.training");
     if (std::abs(gap) < 1e-6) break;

@@ -16,35 +16,28 @@ namespace ckptsim {
 
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-nlohmann::json parse_value(const std::string& text) {
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-  if (!parsed.is_discarded() && (parsed.is_number() || parsed.is_boolean() || parsed.is_null() || parsed.is_string()))
-    return parsed;
-  return nlohmann::json(text);
-}
-
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
-/// Writes `value` at `pointer`, creating the last key of an object when it is absent.
+/// Writes `value` at `pointer`, creating missing objects on the way (e.g. /cluster/network
+/// when only /cluster/network/latency is varied). Scenarios hold no arrays, so every step must
+/// be an object; InputError (on the command line, naming the step) otherwise.
 void write_at(nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value) {
-  const nlohmann::json::json_pointer ptr(pointer);
-  if (ptr.empty()) throw std::invalid_argument("--vary: the pointer must name a field, not the whole document");
-  const auto parent = ptr.parent_pointer();
-  if (!doc.contains(parent)) {
-    // Create missing parent objects (e.g. /cluster/network/latency when "network" is absent).
-    doc[parent] = nlohmann::json::object();
+  nlohmann::json::json_pointer ptr(pointer);
+  if (ptr.empty())
+    throw InputError("<command line>", "", "--vary POINTER naming a field, not the whole document", "\"\"");
+  std::vector<std::string> tokens;
+  for (; !ptr.empty(); ptr.pop_back()) tokens.insert(tokens.begin(), ptr.back());
+  nlohmann::json* node = &doc;
+  std::string walked;
+  for (const std::string& token : tokens) {
+    if (node->is_null()) *node = nlohmann::json::object();  // created by the step before
+    if (!node->is_object())
+      throw InputError("<command line>", walked,
+                       "an object holding \"" + token + "\" (to write --vary " + pointer + ")", node->dump());
+    node = &(*node)[token];
+    walked += "/" + token;
   }
-  const auto& holder = doc.at(parent);
-  if (!holder.is_object() && !holder.is_array())
-    throw std::invalid_argument("--vary " + pointer + ": " + parent.to_string() + " is not an object or array");
-  doc[ptr] = value;
+  *node = value;
 }
 
 CandidateStatus classify(const InputError& e, std::string& reason) {
@@ -84,31 +77,6 @@ const std::vector<std::pair<std::string, std::string>>& loss_parts() {
   return parts;
 }
 
-VaryAxis parse_vary_axis(const std::string& spec) {
-  const auto eq = spec.find('=');
-  if (eq == std::string::npos) throw std::invalid_argument("--vary expects POINTER=V1,V2,..., found \"" + spec + "\"");
-  VaryAxis axis;
-  axis.pointer = trim(spec.substr(0, eq));
-  if (axis.pointer.empty() || axis.pointer.front() != '/')
-    throw std::invalid_argument("--vary expects a JSON pointer starting with '/', found \"" + axis.pointer + "\"");
-  try {
-    (void)nlohmann::json::json_pointer(axis.pointer);
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument("--vary: \"" + axis.pointer + "\" is not a valid JSON pointer");
-  }
-  const std::string rest = spec.substr(eq + 1);
-  std::size_t start = 0;
-  for (;;) {
-    const auto comma = rest.find(',', start);
-    const std::string item = trim(rest.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (item.empty()) throw std::invalid_argument("--vary " + axis.pointer + ": empty value in \"" + rest + "\"");
-    axis.values.push_back(parse_value(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return axis;
-}
-
 std::string to_string(CandidateStatus status) {
   switch (status) {
     case CandidateStatus::ok: return "ok";
@@ -130,14 +98,15 @@ std::string Candidate::label() const {
 
 OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir,
                         const std::vector<VaryAxis>& axes, const OptimizeOptions& options) {
-  if (axes.empty()) throw std::invalid_argument("optimize needs at least one --vary axis");
+  if (axes.empty()) throw InputError("<command line>", "", "at least one --vary POINTER=V1,V2,... axis", "none");
   OptimizeResult result;
   result.gpu_checked = static_cast<bool>(options.gpu_check);
   result.ranking = options.replicas > 0 ? "Monte Carlo mean (" + std::to_string(options.replicas) + " replicas)"
                                         : "closed form";
   std::size_t total = 1;
   for (const auto& axis : axes) {
-    if (axis.values.empty()) throw std::invalid_argument("--vary " + axis.pointer + " has no values");
+    if (axis.values.empty())
+      throw InputError("<command line>", axis.pointer, "--vary " + axis.pointer + " with at least one value", "none");
     total *= axis.values.size();
   }
   std::vector<std::size_t> index(axes.size(), 0);

@@ -1,6 +1,9 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 
+#include <fmt/format.h>
+
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 
@@ -15,11 +18,17 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
   c.oom = chosen.oom;
   c.min_every_iterations = chosen.min_every_iterations;
   // In-memory-blocking's stall: every copy sent while training waits (network otherwise idle).
-  const CheckpointPlan blocking = make_plan("blocking", study.input);
+  const CheckpointPlan blocking = make_plan(SchedulerKind::blocking, study.input);
   const CheckpointRun alone = run_checkpoint_alone(study.model.topology, blocking, study.placement,
                                                    scenario.cluster.gpus_per_machine, study.input.alpha);
   c.blocking_checkpoint_time = alone.sends_done;
   return c;
+}
+
+std::optional<std::string> gpu_fit_problem(const Scenario& scenario, const IterationCosts& costs) {
+  if (!keeps_checkpoints_in_memory(scenario.strategy.kind) || !costs.oom) return std::nullopt;
+  return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",
+                     name_of(scenario.strategy.scheduler), format_bytes(costs.gpu_buffer_bytes));
 }
 
 }  // namespace ckptsim

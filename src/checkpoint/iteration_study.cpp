@@ -33,7 +33,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   return s;
 }
 
-SchedulerOutcome evaluate_scheduler(const IterationStudy& study, const std::string& scheduler, bool keep_run) {
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run) {
   SchedulerOutcome o;
   o.plan = make_plan(scheduler, study.input);
   const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
@@ -63,9 +63,9 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, const std::stri
   return o;
 }
 
-int min_every_iterations(const ScheduleInput& input, const std::string& scheduler, int limit) {
+int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit) {
   if (input.copies <= 0 || input.shard_bytes <= 0) return 1;
-  const std::string name = scheduler == "blocking" ? "gemini" : scheduler;
+  const SchedulerKind name = scheduler == SchedulerKind::blocking ? SchedulerKind::gemini : scheduler;
   auto hides = [&](int k) {
     ScheduleInput repeated = input;
     repeated.spans.clear();

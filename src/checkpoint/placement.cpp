@@ -259,26 +259,23 @@ double placement_cpu_memory_bytes(const Placement& placement, double shard_bytes
 
 const Registry<PlacementFactory>& placement_registry() {
   static const Registry<PlacementFactory> registry = [] {
+    const auto name = [](PlacementScheme scheme) { return std::string(name_of(scheme)); };
     Registry<PlacementFactory> r("placement scheme");
-    r.add("group", "groups of m consecutive machines hold each other's checkpoints (m must divide N)",
+    r.add(name(PlacementScheme::group), "groups of m consecutive machines hold each other's checkpoints (m must divide N)",
           [](int n, int m, std::uint64_t) { return group_placement(n, m); });
-    r.add("ring", "machine i's checkpoint on machines i..i+m-1 (mod N)",
+    r.add(name(PlacementScheme::ring), "machine i's checkpoint on machines i..i+m-1 (mod N)",
           [](int n, int m, std::uint64_t) { return ring_placement(n, m); });
-    r.add("mixed", "groups for the first floor(N/m)-1 groups, a ring over the rest (GEMINI Algorithm 1)",
+    r.add(name(PlacementScheme::mixed), "groups for the first floor(N/m)-1 groups, a ring over the rest (GEMINI Algorithm 1)",
           [](int n, int m, std::uint64_t) { return mixed_placement(n, m); });
-    r.add("random", "seeded random Latin-rectangle placement: every machine stores exactly m shards",
+    r.add(name(PlacementScheme::random), "seeded random Latin-rectangle placement: every machine stores exactly m shards",
           [](int n, int m, std::uint64_t seed) { return random_placement(n, m, seed); });
     return r;
   }();
   return registry;
 }
 
-Placement make_placement(const std::string& scheme, int machines, int replicas, std::uint64_t seed) {
-  const auto* entry = placement_registry().find(scheme);
-  if (entry == nullptr)
-    throw PlacementError(fmt::format("unknown placement scheme \"{}\": expected {}", scheme,
-                                     placement_registry().names_for_error()));
-  return entry->factory(machines, replicas, seed);
+Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed) {
+  return placement_registry().at(name_of(scheme)).factory(machines, replicas, seed);
 }
 
 }  // namespace ckptsim

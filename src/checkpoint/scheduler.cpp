@@ -27,7 +27,7 @@ double CheckpointPlan::sent_bytes() const {
 
 namespace {
 
-CheckpointPlan from_partition(const std::string& name, const ScheduleInput& in, const PartitionInput& pin, int sub_buffers) {
+CheckpointPlan from_partition(SchedulerKind name, const ScheduleInput& in, const PartitionInput& pin, int sub_buffers) {
   const Partition part = partition_checkpoint(pin);
   CheckpointPlan plan;
   plan.scheduler = name;
@@ -80,20 +80,20 @@ CheckpointPlan gemini(const ScheduleInput& in) {
   const int p = checked_sub_buffers(in);
   PartitionInput pin = partition_input(in);
   pin.chunk_bytes = in.buffer_bytes / p;
-  return from_partition("gemini", in, pin, p);
+  return from_partition(SchedulerKind::gemini, in, pin, p);
 }
 
 CheckpointPlan single_buffer(const ScheduleInput& in) {
   checked_sub_buffers(in);
   PartitionInput pin = partition_input(in);
   pin.chunk_bytes = in.buffer_bytes;
-  return from_partition("single-buffer", in, pin, 1);
+  return from_partition(SchedulerKind::single_buffer, in, pin, 1);
 }
 
 CheckpointPlan naive(const ScheduleInput& in) {
   PartitionInput pin = partition_input(in);
   pin.one_chunk_per_span = true;
-  return from_partition("naive", in, pin, 1);
+  return from_partition(SchedulerKind::naive, in, pin, 1);
 }
 
 CheckpointPlan blocking(const ScheduleInput& in) {
@@ -104,7 +104,7 @@ CheckpointPlan blocking(const ScheduleInput& in) {
   pin.chunk_bytes = in.buffer_bytes / p;
   ScheduleInput no_spans = in;
   no_spans.spans.clear();
-  CheckpointPlan plan = from_partition("blocking", no_spans, pin, p);
+  CheckpointPlan plan = from_partition(SchedulerKind::blocking, no_spans, pin, p);
   for (PlannedChunk& c : plan.chunks) c.span = -1;
   plan.spans = in.spans;
   plan.blocks_training = true;
@@ -117,23 +117,20 @@ CheckpointPlan blocking(const ScheduleInput& in) {
 
 const Registry<SchedulerFactory>& scheduler_registry() {
   static const Registry<SchedulerFactory> registry = [] {
+    const auto name = [](SchedulerKind kind) { return std::string(name_of(kind)); };
     Registry<SchedulerFactory> r("checkpoint traffic scheduler");
-    r.add("blocking", "all checkpoint traffic at the iteration start; training waits (GEMINI 7.4 ablation)", blocking);
-    r.add("naive", "one chunk per idle span, buffer as large as the largest span's worth", naive);
-    r.add("single-buffer", "chunks of R in one GPU buffer, no pipelining of GPU-to-CPU copies", single_buffer);
-    r.add("gemini", "GEMINI Algorithm 2: p pipelined sub-buffers of R/p, span safety mu, leftover after the last span",
+    r.add(name(SchedulerKind::blocking), "all checkpoint traffic at the iteration start; training waits (GEMINI 7.4 ablation)", blocking);
+    r.add(name(SchedulerKind::naive), "one chunk per idle span, buffer as large as the largest span's worth", naive);
+    r.add(name(SchedulerKind::single_buffer), "chunks of R in one GPU buffer, no pipelining of GPU-to-CPU copies", single_buffer);
+    r.add(name(SchedulerKind::gemini), "GEMINI Algorithm 2: p pipelined sub-buffers of R/p, span safety mu, leftover after the last span",
           gemini);
     return r;
   }();
   return registry;
 }
 
-CheckpointPlan make_plan(const std::string& scheduler, const ScheduleInput& input) {
-  const auto* entry = scheduler_registry().find(scheduler);
-  if (!entry) {
-    throw std::invalid_argument("unknown scheduler \"" + scheduler + "\" (" + scheduler_registry().names_for_error() + ")");
-  }
-  return entry->factory(input);
+CheckpointPlan make_plan(SchedulerKind scheduler, const ScheduleInput& input) {
+  return scheduler_registry().at(name_of(scheduler)).factory(input);
 }
 
 }  // namespace ckptsim

@@ -185,7 +185,7 @@ int command_analyze(const CommandContext& ctx) {
 
   auto& out = ctx.out;
   out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", scenario.name, scenario.cluster.machines,
-                     scenario.strategy.kind,
+                     name_of(scenario.strategy.kind),
                      scenario.run.duration ? format_duration(*scenario.run.duration)
                                            : fmt::format("{} iterations", scenario.run.iterations.value_or(0)));
   out << fmt::format("costs      iteration {}, every {} iteration(s), stall {}, complete after {}\n",

@@ -188,7 +188,8 @@ int command_iteration(const CommandContext& ctx) {
   if (!parsed) return 0;
   const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
-  if (scheduler != "all" && !scheduler_registry().find(scheduler)) {
+  const std::optional<SchedulerKind> chosen = parse_name<SchedulerKind>(scheduler);
+  if (scheduler != "all" && !chosen) {
     throw UsageError(fmt::format("--scheduler expects all or {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
   if (trace_machines < 1) throw UsageError(fmt::format("--trace-machines expects at least 1, found {}", trace_machines));
@@ -203,23 +204,21 @@ int command_iteration(const CommandContext& ctx) {
                                               fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
   }
 
-  std::vector<std::string> names;
-  if (scheduler == "all") {
-    for (const auto& e : scheduler_registry().entries()) names.push_back(e.name);
+  std::vector<SchedulerKind> kinds;
+  if (chosen) {
+    kinds.push_back(*chosen);
   } else {
-    names.push_back(scheduler);
+    for (const auto& e : EnumNames<SchedulerKind>::table) kinds.push_back(e.value);
   }
-  const std::string traced = scheduler == "all" ? scenario.strategy.scheduler : scheduler;
+  const SchedulerKind traced = chosen.value_or(scenario.strategy.scheduler);
   std::vector<Row> rows;
-  for (const auto& name : names) {
-    rows.push_back({name, evaluate_scheduler(study, name, !trace.empty() && name == traced)});
-  }
+  for (const SchedulerKind kind : kinds)
+    rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind, !trace.empty() && kind == traced)});
   if (!trace.empty()) {
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == traced; });
-    if (it == rows.end()) rows.push_back({traced, evaluate_scheduler(study, traced, true)}), it = rows.end() - 1;
+    // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
+    auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == name_of(traced); });
     const int shown = std::min(trace_machines, scenario.cluster.machines);
-    write_file(trace, trace_json(study, traced, *it->outcome.run, shown, ctx.command_line));
-    if (scheduler == "all" && std::find(names.begin(), names.end(), traced) == names.end()) rows.pop_back();
+    write_file(trace, trace_json(study, it->name, *it->outcome.run, shown, ctx.command_line));
   }
 
   if (vm.count("json")) {

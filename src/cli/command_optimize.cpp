@@ -14,6 +14,7 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
+#include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
@@ -95,13 +96,7 @@ int command_optimize(const CommandContext& ctx) {
   const bool json = vm.count("json") > 0;
 
   std::vector<VaryAxis> axes;
-  for (const auto& v : varies) {
-    try {
-      axes.push_back(parse_vary_axis(v));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
+  for (const auto& v : varies) axes.push_back(parse_vary_axis(v));
   const nlohmann::json doc = read_document(scenario_path);
   // The unedited scenario must load: its own problems are input errors, not "does not fit".
   const Scenario base = load_scenario_json(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string());
@@ -117,11 +112,7 @@ int command_optimize(const CommandContext& ctx) {
   options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
     iteration = iteration_costs_for(s);
     if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
-    const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
-    if (in_memory && iteration->oom)
-      return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",
-                         s.strategy.scheduler, format_bytes(iteration->gpu_buffer_bytes));
-    return std::nullopt;
+    return gpu_fit_problem(s, *iteration);
   };
   options.costs = [&iteration](const Scenario& s) {
     return compute_strategy_costs(s, iteration ? &*iteration : nullptr);

@@ -19,8 +19,8 @@
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/units.hpp"
-#include "ckptsim_version.hpp"
 
 namespace ckptsim::cli {
 namespace {
@@ -222,7 +222,9 @@ SchemeResult place(const std::string& name, const Options& o, const std::optiona
   SchemeResult r;
   r.name = name;
   try {
-    r.placement = name == "file" ? *from_file : make_placement(name, o.machines, o.replicas, o.seed);
+    // Names other than "file" were checked against PlacementScheme's names by parse_options.
+    r.placement = name == "file" ? *from_file
+                                 : make_placement(*parse_name<PlacementScheme>(name), o.machines, o.replicas, o.seed);
   } catch (const PlacementError& e) {
     r.not_applicable = e.what();
   }
@@ -288,8 +290,8 @@ void print_json(const CommandContext& ctx, const Options& o, const std::vector<S
   nlohmann::json ks = nlohmann::json::array();
   for (int k = o.k_first; k <= o.k_last; ++k) ks.push_back(k);
   nlohmann::json doc;
-  doc["manifest"] = {{"ckptsim_version", CKPTSIM_VERSION},
-                     {"git_revision", CKPTSIM_GIT_REVISION},
+  doc["manifest"] = {{"ckptsim_version", ckptsim_version()},
+                     {"git_revision", ckptsim_git_revision()},
                      {"command_line", ctx.command_line},
                      {"seed", o.seed}};
   doc["machines"] = o.machines;

@@ -67,11 +67,11 @@ nlohmann::json plan_json(const IterationStudy& study, const SchedulerOutcome& o,
   doc["format"] = "ckptsim-plan/1";
   doc["manifest"] = make_manifest(sc, command_line);
   doc["scenario"] = sc.name;
-  doc["scheduler"] = plan.scheduler;
+  doc["scheduler"] = name_of(plan.scheduler);
   doc["cluster"] = {{"machines", sc.cluster.machines},
                     {"gpus_per_machine", g},
                     {"ranks", sc.cluster.machines * g},
-                    {"placement", sc.strategy.placement},
+                    {"placement", name_of(sc.strategy.placement)},
                     {"replicas", sc.strategy.replicas}};
   doc["parameters"] = {{"shard_bytes", plan.shard_bytes},
                        {"copies", plan.copies},
@@ -155,15 +155,16 @@ int command_schedule(const CommandContext& ctx) {
   if (!parse_command_options(ctx, visible, "scenario", &scenario_path)) return 0;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the plan)");
-  if (!scheduler.empty() && !scheduler_registry().find(scheduler)) {
+  const std::optional<SchedulerKind> chosen = parse_name<SchedulerKind>(scheduler);
+  if (!scheduler.empty() && !chosen) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
   const Scenario scenario = load_scenario_file(scenario_path);
-  if (scheduler.empty()) scheduler = scenario.strategy.scheduler;
+  const SchedulerKind planned = chosen.value_or(scenario.strategy.scheduler);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);
-  const SchedulerOutcome outcome = evaluate_scheduler(study, scheduler);
+  const SchedulerOutcome outcome = evaluate_scheduler(study, planned);
   const nlohmann::json doc = plan_json(study, outcome, ctx.command_line);
   if (output == "-") {
     ctx.out << doc.dump(1) << '\n';
@@ -173,7 +174,7 @@ int command_schedule(const CommandContext& ctx) {
     file << doc.dump(1) << '\n';
     if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
     ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} each), written to {}\n",
-                           scheduler, scenario.cluster.machines * scenario.cluster.gpus_per_machine,
+                           name_of(planned), scenario.cluster.machines * scenario.cluster.gpus_per_machine,
                            outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), output);
   }
   return 0;

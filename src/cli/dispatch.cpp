@@ -9,7 +9,7 @@
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim_version.hpp"
+#include "ckptsim/output/manifest.hpp"
 
 namespace ckptsim::cli {
 namespace {
@@ -32,7 +32,7 @@ constexpr CommandEntry kCommands[] = {
 };
 
 void print_usage(std::ostream& out) {
-  out << fmt::format("ckptsim {} — failure-recovery strategies for large-model training\n\n", CKPTSIM_VERSION);
+  out << fmt::format("ckptsim {} — failure-recovery strategies for large-model training\n\n", ckptsim_version());
   out << "usage: ckptsim COMMAND [ARGS...]   (ckptsim COMMAND --help for a command's options)\n\ncommands:\n";
   for (const auto& c : kCommands) out << fmt::format("  {:<10} {}\n", c.name, c.summary);
 }
@@ -45,7 +45,7 @@ int dispatch(const std::vector<std::string>& argv, std::ostream& out, std::ostre
     return argv.empty() ? 2 : 0;
   }
   if (argv[0] == "--version") {
-    out << fmt::format("ckptsim {} ({})\n", CKPTSIM_VERSION, CKPTSIM_GIT_REVISION);
+    out << fmt::format("ckptsim {} ({})\n", ckptsim_version(), ckptsim_git_revision());
     return 0;
   }
   std::string command_line = "ckptsim";

@@ -273,8 +273,8 @@ double expected_failure_events(const FailureSpec& spec, int machines, SimTime ho
   if (spec.lemons.model == LemonModel::fraction)
     mean_multiplier = spec.lemons.fraction * spec.lemons.multiple + 1.0 - spec.lemons.fraction;
   double events = 0;
-  if (spec.process == "exponential") events = spec.rate * machines * t * mean_multiplier;
-  if (spec.process == "weibull")
+  if (spec.process == FailureProcessKind::exponential) events = spec.rate * machines * t * mean_multiplier;
+  if (spec.process == FailureProcessKind::weibull)
     events = machines * t / (spec.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / spec.weibull_shape)) * mean_multiplier;
   for (const auto& d : spec.domains)
     if (domain_modelled(d)) events += d.rate * ((machines + d.machines - 1) / d.machines) * t;
@@ -283,20 +283,21 @@ double expected_failure_events(const FailureSpec& spec, int machines, SimTime ho
 
 const Registry<FailureSourceFactory>& failure_process_registry() {
   static const Registry<FailureSourceFactory> registry = [] {
+    const auto name = [](FailureProcessKind kind) { return std::string(name_of(kind)); };
     Registry<FailureSourceFactory> r("failure process");
-    r.add("exponential", "Poisson failures per machine at a constant rate (e.g. \"1.5%/machine/day\")",
+    r.add(name(FailureProcessKind::exponential), "Poisson failures per machine at a constant rate (e.g. \"1.5%/machine/day\")",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<ExponentialFailures>(c);
           });
-    r.add("weibull", "per-machine renewal with Weibull(shape, scale) lifetimes; shape < 1 clusters failures",
+    r.add(name(FailureProcessKind::weibull), "per-machine renewal with Weibull(shape, scale) lifetimes; shape < 1 clusters failures",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<WeibullFailures>(c);
           });
-    r.add("trace", "failures replayed from a CSV trace (time, machine, type[, cause])",
+    r.add(name(FailureProcessKind::trace), "failures replayed from a CSV trace (time, machine, type[, cause])",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<TraceFailures>(c);
           });
-    r.add("none", "no failures",
+    r.add(name(FailureProcessKind::none), "no failures",
           [](const FailureSourceContext&) -> std::unique_ptr<FailureSource> { return std::make_unique<NoFailures>(); });
     return r;
   }();
@@ -316,9 +317,7 @@ const Registry<DomainKind>& failure_domain_registry() {
 }
 
 std::unique_ptr<FailureSource> make_failure_source(const FailureSourceContext& ctx) {
-  const auto* entry = failure_process_registry().find(ctx.spec.process);
-  if (entry == nullptr) throw std::logic_error("unknown failure process reached the run model: " + ctx.spec.process);
-  auto machine_failures = entry->factory(ctx);
+  auto machine_failures = failure_process_registry().at(name_of(ctx.spec.process)).factory(ctx);
   std::vector<std::unique_ptr<FailureSource>> sources;
   int cause = domain_cause_base(ctx.spec);
   for (int k = 0; k < kDomainKinds; ++k) {

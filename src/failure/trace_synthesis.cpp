@@ -20,7 +20,7 @@ TraceSynthesisSpec llama3_preset() {
   const CausePreset* llama = find_cause_preset("llama3-405b");
   TraceSynthesisSpec t;
   t.name = "llama3-405b";
-  t.failures.process = "exponential";
+  t.failures.process = FailureProcessKind::exponential;
   t.failures.rate = llama->rate_per_machine;
   t.failures.causes = FailureCauseTable{llama->name, llama->causes};
   t.provenance = {
@@ -35,7 +35,7 @@ TraceSynthesisSpec llama3_preset() {
 TraceSynthesisSpec opt_preset() {
   TraceSynthesisSpec t;
   t.name = "opt-175b";
-  t.failures.process = "exponential";
+  t.failures.process = FailureProcessKind::exponential;
   t.failures.rate = 2.0 / 124.0 / kDay;
   t.failures.hardware_fraction = 0.5;
   t.provenance = {
@@ -49,7 +49,7 @@ TraceSynthesisSpec opt_preset() {
 TraceSynthesisSpec lanl_preset() {
   TraceSynthesisSpec t;
   t.name = "lanl-weibull";
-  t.failures.process = "weibull";
+  t.failures.process = FailureProcessKind::weibull;
   t.failures.weibull_shape = 0.7;
   // Long-run rate 1.5%/machine/day: mean lifetime = scale x Gamma(1 + 1/k) = 1 / rate.
   t.failures.weibull_scale = SimTime::from_seconds(kDay / 0.015 / std::tgamma(1.0 + 1.0 / 0.7));
@@ -68,7 +68,7 @@ void apply_option(TraceSynthesisSpec& t, const std::string& key, const std::stri
   try {
     if (key == "rate") {
       const double rate = parse_failure_rate(value);
-      if (t.failures.process == "weibull") {
+      if (t.failures.process == FailureProcessKind::weibull) {
         if (!(rate > 0)) throw UnitError("a failure rate greater than zero");
         const double k = t.failures.weibull_shape;
         t.failures.weibull_scale = SimTime::from_seconds(std::min(9.2e9, 1.0 / rate / std::tgamma(1.0 + 1.0 / k)));
@@ -120,7 +120,7 @@ TraceSynthesisSpec parse_trace_spec(const std::string& text) {
     t = lanl_preset();
   } else if (name == "exponential" || name == "weibull") {
     t.name = name;
-    t.failures.process = name;
+    t.failures.process = *parse_name<FailureProcessKind>(name);
     t.failures.rate = 0.015 / kDay;
     t.failures.weibull_shape = 0.7;
     t.failures.weibull_scale = SimTime::from_seconds(kDay / 0.015 / std::tgamma(1.0 + 1.0 / 0.7));

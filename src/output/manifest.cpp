@@ -1,12 +1,8 @@
 #include "ckptsim/output/manifest.hpp"
 
 #include "ckptsim/scenario/scenario_json.hpp"
-#include "ckptsim_version.hpp"
 
 namespace ckptsim {
-
-std::string ckptsim_version() { return CKPTSIM_VERSION; }
-std::string ckptsim_git_revision() { return CKPTSIM_GIT_REVISION; }
 
 nlohmann::json make_manifest(const Scenario& scenario, const std::string& command_line) {
   return nlohmann::json{{"ckptsim_version", ckptsim_version()},

@@ -67,7 +67,7 @@ nlohmann::json summary_json(const RunSummary& summary) {
 }
 
 nlohmann::json costs_json(const StrategyCosts& c) {
-  return nlohmann::json{{"strategy", c.strategy},
+  return nlohmann::json{{"strategy", name_of(c.strategy)},
                         {"tier", tier_name(c.tier)},
                         {"iteration_time_s", c.iteration_time.seconds()},
                         {"every_iterations", c.every_iterations},
@@ -94,9 +94,9 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   out << fmt::format("scenario   {} — {} machines x {} GPUs, {}, {}\n", s.name, s.cluster.machines,
                      s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
                      horizon);
-  std::string strategy = s.strategy.kind;
+  std::string strategy(name_of(s.strategy.kind));
   if (c.tier == CheckpointTier::memory)
-    strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, c.placement,
+    strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, name_of(c.placement),
                             c.every_iterations);
   else if (c.tier == CheckpointTier::storage)
     strategy += fmt::format(" (every {} iteration(s))", c.every_iterations);

@@ -178,16 +178,19 @@ class ReplicaSimulation {
 
   SimTime draw_replacement_delay() {
     const auto& r = s_.failures.replacement;
-    if (r.distribution == "uniform") {
-      boost::random::uniform_real_distribution<double> u(r.low.seconds(), r.high.seconds());
-      return SimTime::from_seconds(u(replacement_rng_));
+    switch (r.distribution) {
+      case ReplacementDistribution::fixed: return r.fixed;
+      case ReplacementDistribution::uniform: {
+        boost::random::uniform_real_distribution<double> u(r.low.seconds(), r.high.seconds());
+        return SimTime::from_seconds(u(replacement_rng_));
+      }
+      case ReplacementDistribution::lognormal: {
+        // boost's lognormal takes the mean and sd of the underlying normal: mu = ln(median).
+        boost::random::lognormal_distribution<double> d(std::log(r.median.seconds()), r.sigma);
+        return SimTime::from_seconds(d(replacement_rng_));
+      }
     }
-    if (r.distribution == "lognormal") {
-      // boost's lognormal takes the mean and sd of the underlying normal: mu = ln(median).
-      boost::random::lognormal_distribution<double> d(std::log(r.median.seconds()), r.sigma);
-      return SimTime::from_seconds(d(replacement_rng_));
-    }
-    return r.fixed;
+    throw std::logic_error("replacement distribution outside its enum");
   }
 
   /// Counts the failure and, for hardware, empties its machines and requests their replacements.
@@ -328,7 +331,7 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
     stored_on_ = placement_.stored_on();
     has_placement_ = true;
   }
-  if (scenario_.failures.process == "trace")
+  if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
   check_trace_causes();
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));

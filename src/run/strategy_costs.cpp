@@ -110,15 +110,16 @@ void no_checkpoint_costs(const CostInputs&, StrategyCosts& c) { c.tier = Checkpo
 
 const Registry<StrategyCostFunction>& strategy_registry() {
   static const Registry<StrategyCostFunction> registry = [] {
+    const auto name = [](StrategyKind kind) { return std::string(name_of(kind)); };
     Registry<StrategyCostFunction> r("strategy");
-    r.add("gemini", "GEMINI: every k iterations into CPU memory of m holders, traffic interleaved into idle spans; "
+    r.add(name(StrategyKind::gemini), "GEMINI: every k iterations into CPU memory of m holders, traffic interleaved into idle spans; "
                     "persistent storage as the last resort", &gemini_costs);
-    r.add("remote-periodic", "Strawman: blocking write to persistent storage every interval (default 3 h)",
+    r.add(name(StrategyKind::remote_periodic), "Strawman: blocking write to persistent storage every interval (default 3 h)",
           &remote_periodic_costs);
-    r.add("remote-highfreq", "HighFreq: blocking snapshot to CPU memory, background upload; next one when it lands",
+    r.add(name(StrategyKind::remote_highfreq), "HighFreq: blocking snapshot to CPU memory, background upload; next one when it lands",
           &remote_highfreq_costs);
-    r.add("in-memory-blocking", "GEMINI's placement, but copies sent while training waits", &in_memory_blocking_costs);
-    r.add("none", "no checkpoints: every failure restarts from the initial state", &no_checkpoint_costs);
+    r.add(name(StrategyKind::in_memory_blocking), "GEMINI's placement, but copies sent while training waits", &in_memory_blocking_costs);
+    r.add(name(StrategyKind::none), "no checkpoints: every failure restarts from the initial state", &no_checkpoint_costs);
     return r;
   }();
   return registry;
@@ -144,9 +145,7 @@ StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* it
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
 
-  const auto* entry = strategy_registry().find(s.strategy.kind);
-  if (entry == nullptr) throw std::invalid_argument("unknown strategy reached the run model: " + s.strategy.kind);
-  entry->factory(in, c);
+  strategy_registry().at(name_of(s.strategy.kind)).factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
   return c;
 }

@@ -51,7 +51,7 @@ void check_model(const Scenario& s, CheckContext& ctx) {
 /// scenario layer need not build a placement (the checkpoint layer sits above it).
 std::optional<int> stored_shards(const Scenario& s, CheckContext& ctx) {
   if (s.strategy.replicas < 1) return std::nullopt;  // reported at /strategy/replicas
-  if (s.strategy.placement == "group" && s.cluster.machines % s.strategy.replicas != 0) {
+  if (s.strategy.placement == PlacementScheme::group && s.cluster.machines % s.strategy.replicas != 0) {
     add(ctx, "/strategy/placement",
         fmt::format("a placement that fits {} replicas on {} machines: group placement needs the replica count to "
                     "divide the machine count; use \"mixed\" otherwise",
@@ -62,8 +62,7 @@ std::optional<int> stored_shards(const Scenario& s, CheckContext& ctx) {
 }
 
 void check_in_memory(const Scenario& s, CheckContext& ctx) {
-  const bool in_memory = s.strategy.kind == "gemini" || s.strategy.kind == "in-memory-blocking";
-  if (!in_memory || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
+  if (!keeps_checkpoints_in_memory(s.strategy.kind) || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
   if (s.cluster.machines < 1) return;  // reported as missing
   if (s.strategy.replicas > s.cluster.machines) {
     add(ctx, "/strategy/replicas",
@@ -83,7 +82,7 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
                     "(CPU memory too small for the in-memory checkpoints)",
                     format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 
-  if (s.strategy.kind == "gemini" && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
+  if (s.strategy.kind == StrategyKind::gemini && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
       s.cluster.gpu_memory_bytes > 0 && s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)
     add(ctx, "/strategy/gpu_buffer",
         fmt::format("a GPU buffer no larger than the GPU memory ({})", format_bytes(s.cluster.gpu_memory_bytes)));
@@ -91,7 +90,7 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
 
 void check_failures(const Scenario& s, CheckContext& ctx) {
   const ReplacementSpec& r = s.failures.replacement;
-  if (r.distribution == "uniform" &&
+  if (r.distribution == ReplacementDistribution::uniform &&
       !any_bad(ctx, {"/failures/replacement/low", "/failures/replacement/high"}) && r.low > r.high)
     add(ctx, "/failures/replacement/high",
         fmt::format("a duration no shorter than /failures/replacement/low ({})", format_duration(r.low)));
@@ -106,7 +105,7 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
           fmt::format("at most /cluster/machines ({}) machines per domain", s.cluster.machines));
   }
 
-  if (s.failures.process == "trace" && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
+  if (s.failures.process == FailureProcessKind::trace && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s.failures.trace_file, ec))
       add(ctx, "/failures/trace",

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -110,7 +111,9 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
   return std::visit(
       [&](auto* p) -> nlohmann::json {
         using T = std::remove_pointer_t<decltype(p)>;
-        if constexpr (std::is_same_v<T, std::string>) {
+        if constexpr (std::is_enum_v<T>) {
+          return std::string(name_of(*p));
+        } else if constexpr (std::is_same_v<T, std::string>) {
           if (p->empty() && field.presence != Presence::required && field.presence != Presence::defaulted)
             return nullptr;
           return *p;
@@ -130,8 +133,6 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
           if (!*p) return field.unit == Unit::duration_or_never ? nlohmann::json("never") : nlohmann::json(nullptr);
           return format_duration_exact(**p);
-        } else if constexpr (std::is_same_v<T, LemonModel>) {
-          return field.choices()[static_cast<std::size_t>(*p)];
         } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
           return format_cause_table(*p);
         } else {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <variant>
 
 #include "cause_table.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -40,19 +42,25 @@ bool passes(Check c, double v) {
 bool read_text(const Field& f, const json& v, Scenario& s) {
   if (!v.is_string()) return false;
   const auto text = v.get<std::string>();
-  if (f.unit == Unit::name) {
-    const auto names = f.choices();
-    const auto it = std::find(names.begin(), names.end(), text);
-    if (it == names.end()) return false;
-    const FieldRef ref = f.bind(s);
-    // Enum-valued names: the choices list is in enum order (parameters.hpp).
-    if (auto* lemon = std::get_if<LemonModel*>(&ref)) {
-      **lemon = static_cast<LemonModel>(it - names.begin());
-      return true;
-    }
-  }
-  *std::get<std::string*>(f.bind(s)) = text;
-  return true;
+  return std::visit(
+      [&](auto* member) {
+        using T = std::remove_pointer_t<decltype(member)>;
+        if constexpr (std::is_enum_v<T>) {
+          const std::optional<T> value = parse_name<T>(text);  // the enum's name table
+          if (value) *member = *value;
+          return value.has_value();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          if (f.unit == Unit::name) {
+            const auto names = f.choices();
+            if (std::find(names.begin(), names.end(), text) == names.end()) return false;
+          }
+          *member = text;
+          return true;
+        } else {
+          return false;  // a text unit bound to a non-text member: a table error the loader tests catch
+        }
+      },
+      f.bind(s));
 }
 
 bool read_integer(const Field& f, const json& v, Scenario& s) {

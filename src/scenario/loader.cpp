@@ -225,7 +225,7 @@ class Reader {
     if (const json* r = find("/failures/replacement"); r != nullptr && (r->is_string() || r->is_number())) {
       Field fixed = *find_field("/failures/replacement/value");
       fixed.pointer = "/failures/replacement";
-      if (store(fixed, *r)) s_.failures.replacement.distribution = "fixed";
+      if (store(fixed, *r)) s_.failures.replacement.distribution = ReplacementDistribution::fixed;
     }
 
     // Parameters: explicit, else the preset's published count when the architecture is the
@@ -244,7 +244,7 @@ class Reader {
 
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
-      if (s_.failures.process == f->when && !bad_.count("/failures/process"))
+      if (name_of(s_.failures.process) == f->when && !bad_.count("/failures/process"))
         problem(f->pointer,
                 field_expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
                 std::string(kNothing));

@@ -9,17 +9,15 @@
 
 namespace ckptsim {
 
-std::vector<std::string> strategy_kind_names() {
-  return {"gemini", "remote-periodic", "remote-highfreq", "in-memory-blocking", "none"};
-}
-std::vector<std::string> failure_process_names() { return {"exponential", "weibull", "trace", "none"}; }
-std::vector<std::string> scheduler_names() { return {"blocking", "naive", "single-buffer", "gemini"}; }
+std::vector<std::string> strategy_kind_names() { return names_of<StrategyKind>(); }
+std::vector<std::string> failure_process_names() { return names_of<FailureProcessKind>(); }
+std::vector<std::string> scheduler_names() { return names_of<SchedulerKind>(); }
 std::vector<std::string> topology_names() { return {"single-switch", "leaf-spine"}; }
 std::vector<std::string> collective_names() { return {"ring", "hierarchical"}; }
-std::vector<std::string> replacement_distribution_names() { return {"fixed", "uniform", "lognormal"}; }
+std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }
 std::vector<std::string> parallelism_names() { return {"zero3"}; }
-std::vector<std::string> placement_names() { return {"group", "ring", "mixed", "random"}; }
-std::vector<std::string> lemon_model_names() { return {"none", "fraction", "gamma"}; }
+std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
+std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Parameter search for the best effective training time ratio (`ckptsim optimize`).
 //
 // Axes are JSON pointers into the raw scenario document with the values to try
-// ("/strategy/replicas=2,3,4"). Every combination (the Cartesian product, first axis slowest) is
+// (/strategy/replicas: 2, 3, 4). Every combination (the Cartesian product, first axis slowest) is
 // written into a copy of the document and loaded by the scenario loader, which also checks that
 // the in-memory checkpoints fit in CPU memory: a combination the loader rejects is reported as
 // "does not fit" (CPU memory) or "invalid" with the loader's reason, never as a crash. The GPU
@@ -31,16 +31,11 @@
 
 namespace ckptsim {
 
+/// One searched parameter (the CLI parses `--vary POINTER=V1,V2,...` into it: cli/vary_axis.hpp).
 struct VaryAxis {
   std::string pointer;                 ///< RFC 6901, e.g. "/strategy/replicas"
   std::vector<nlohmann::json> values;  ///< as they will be written into the document
 };
-
-/// Parses "POINTER=V1,V2,...". A value that parses as a JSON number, boolean or null (or a
-/// quoted string) is written as such; anything else ("64MiB", "3h") as a string.
-/// Throws std::invalid_argument on a malformed spec (no '=', empty pointer or value, a pointer
-/// that does not start with '/').
-VaryAxis parse_vary_axis(const std::string& spec);
 
 enum class CandidateStatus { ok, does_not_fit_cpu, does_not_fit_gpu, invalid };
 [[nodiscard]] std::string to_string(CandidateStatus status);

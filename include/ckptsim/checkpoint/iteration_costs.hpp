@@ -1,5 +1,8 @@
 #pragma once
 // IterationCosts: what one training iteration and its checkpoint traffic cost (iteration model).
+#include <optional>
+#include <string>
+
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
@@ -16,5 +19,13 @@ struct IterationCosts {
 };
 
 IterationCosts compute_iteration_costs(const Scenario& scenario);
+
+/// The GPU-fit rule: a strategy that keeps checkpoints in CPU memory (gemini,
+/// in-memory-blocking) stages the chunks it receives in a GPU buffer beside the training state,
+/// so the buffer its traffic scheduler needs (costs.gpu_buffer_bytes) must fit in the GPU memory
+/// training leaves free (costs.oom). Returns why it does not fit, nullopt when it fits or the
+/// strategy keeps nothing in memory. (The loader's cruder check, a buffer no larger than the
+/// whole GPU memory, needs no iteration model: scenario/checks.cpp.)
+std::optional<std::string> gpu_fit_problem(const Scenario& scenario, const IterationCosts& costs);
 
 }  // namespace ckptsim

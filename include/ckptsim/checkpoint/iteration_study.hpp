@@ -47,11 +47,11 @@ struct SchedulerOutcome {
 /// Simulates the scenario's iteration; `imported` replaces the simulated idle spans.
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported = {});
 
-/// Plans and simulates one scheduler (throws std::invalid_argument on an unknown name).
-SchedulerOutcome evaluate_scheduler(const IterationStudy& study, const std::string& scheduler, bool keep_run = false);
+/// Plans and simulates one scheduler.
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run = false);
 
 /// Smallest k (1 <= k <= limit) whose k iterations of spans hide the checkpoint; limit + 1
 /// when none does. Blocking uses gemini's partition (it has no spans of its own).
-int min_every_iterations(const ScheduleInput& input, const std::string& scheduler, int limit = 100000);
+int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit = 100000);
 
 }  // namespace ckptsim

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "ckptsim/core/registry.hpp"
+#include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim {
 
@@ -61,7 +62,7 @@ class PlacementError : public std::invalid_argument {
 
 /// Builds a named scheme. Throws PlacementError when the scheme cannot place m replicas on N
 /// machines (m < 1, m > N, or group with m not dividing N). `seed` is used by random schemes.
-Placement make_placement(const std::string& scheme, int machines, int replicas, std::uint64_t seed = 0);
+Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed = 0);
 
 Placement group_placement(int machines, int replicas);
 Placement ring_placement(int machines, int replicas);
@@ -81,6 +82,7 @@ Placement parse_placement_json(const std::string& text, const std::string& file)
 /// CPU memory one machine needs (bytes): 2 x max_shards_per_machine() x shard_bytes.
 [[nodiscard]] double placement_cpu_memory_bytes(const Placement& placement, double shard_bytes);
 
+/// The schemes, named and ordered as PlacementScheme's name table (scenario/kinds.hpp).
 using PlacementFactory = Placement (*)(int machines, int replicas, std::uint64_t seed);
 const Registry<PlacementFactory>& placement_registry();
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/scenario/kinds.hpp"
 #include "ckptsim/workload/profile.hpp"
 
 namespace ckptsim {
@@ -30,7 +31,7 @@ struct PlannedChunk {
 };
 
 struct CheckpointPlan {
-  std::string scheduler;
+  SchedulerKind scheduler = SchedulerKind::gemini;
   double shard_bytes = 0;          ///< C per GPU
   int copies = 0;                  ///< m - 1
   int sub_buffers = 1;             ///< p

@@ -30,10 +30,10 @@ struct ScheduleInput {
 
 using SchedulerFactory = CheckpointPlan (*)(const ScheduleInput& input);
 
+/// The schedulers, named and ordered as SchedulerKind's name table (scenario/kinds.hpp).
 const Registry<SchedulerFactory>& scheduler_registry();
 
-/// Looks a scheduler up and runs it; throws std::invalid_argument listing the names on an
-/// unknown one.
-CheckpointPlan make_plan(const std::string& scheduler, const ScheduleInput& input);
+/// Runs the scheduler `scheduler` on `input`.
+CheckpointPlan make_plan(SchedulerKind scheduler, const ScheduleInput& input);
 
 }  // namespace ckptsim

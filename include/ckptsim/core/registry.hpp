@@ -6,7 +6,9 @@
 // Registries are built by functions returning values (no static mutable state), so any number
 // of simulations can run at once.
 #include <algorithm>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ckptsim {
@@ -32,6 +34,14 @@ class Registry {
   [[nodiscard]] const RegistryEntry<Factory>* find(const std::string& name) const {
     auto it = std::find_if(entries_.begin(), entries_.end(), [&](const auto& e) { return e.name == name; });
     return it == entries_.end() ? nullptr : &*it;
+  }
+
+  /// The entry named `name`, which must exist: names reaching a registry were parsed into an
+  /// enum whose name table the registry follows (scenario/kinds.hpp), so a missing one is a bug.
+  [[nodiscard]] const RegistryEntry<Factory>& at(std::string_view name) const {
+    const auto* entry = find(std::string(name));
+    if (entry == nullptr) throw std::logic_error(what_ + " registry has no entry \"" + std::string(name) + "\"");
+    return *entry;
   }
 
   [[nodiscard]] const std::vector<RegistryEntry<Factory>>& entries() const { return entries_; }

@@ -106,6 +106,7 @@ struct FailureSourceContext {
   const std::vector<TraceRecord>* trace = nullptr;
 };
 
+/// The failure processes, named and ordered as FailureProcessKind's name table (scenario/kinds.hpp).
 using FailureSourceFactory = std::unique_ptr<FailureSource> (*)(const FailureSourceContext&);
 const Registry<FailureSourceFactory>& failure_process_registry();
 

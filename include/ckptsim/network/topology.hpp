@@ -26,7 +26,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
-#include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/scenario/cluster.hpp"
 
 namespace ckptsim {
 

@@ -13,6 +13,8 @@ namespace ckptsim {
 /// {"ckptsim_version", "git_revision", "seed", "scenario_hash", "command_line"}.
 nlohmann::json make_manifest(const Scenario& scenario, const std::string& command_line);
 
+/// The version and the git revision of this build (defined in the build_info.cpp that Meson
+/// generates from src/output/build_info.cpp.in at build time; "unknown" outside a git checkout).
 std::string ckptsim_version();
 std::string ckptsim_git_revision();
 

@@ -47,7 +47,7 @@ struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's
 enum class CheckpointTier { none, memory, storage };
 
 struct StrategyCosts {
-  std::string strategy;
+  StrategyKind strategy = StrategyKind::none;
   SimTime iteration_time;                 ///< T
   CheckpointTier tier = CheckpointTier::none;
   std::int64_t every_iterations = 1;      ///< k
@@ -59,7 +59,7 @@ struct StrategyCosts {
   SimTime retrieval_peer;
   SimTime retrieval_storage;
   int replicas = 1;                       ///< m (memory tier)
-  std::string placement;                  ///< memory tier
+  PlacementScheme placement = PlacementScheme::group;  ///< memory tier
 };
 
 /// First-order iteration time when the scenario gives none and no iteration model result is
@@ -80,7 +80,8 @@ struct CostInputs {
   SimTime load;                     ///< shard through the serialization bandwidth
 };
 
-/// The strategies, by name, each with the function filling its part of StrategyCosts.
+/// The strategies, named and ordered as StrategyKind's name table (scenario/kinds.hpp), each
+/// with the function filling its part of StrategyCosts.
 using StrategyCostFunction = void (*)(const CostInputs&, StrategyCosts&);
 const Registry<StrategyCostFunction>& strategy_registry();
 

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "ckptsim/scenario/kinds.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
@@ -59,9 +60,12 @@ enum class Presence {
   alias,             ///< another spelling of a field (top-level "seed" = run.seed); never written out
 };
 
+/// The Scenario member a field fills. Name-valued fields (Unit::name) bind a std::string (a
+/// preset name) or one of the enums of kinds.hpp (parsed by its name table).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
-                              std::optional<SimTime>*, std::optional<std::int64_t>*, LemonModel*,
-                              FailureCauseTable*>;
+                              std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
+                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*,
+                              LemonModel*, FailureCauseTable*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -90,11 +94,11 @@ std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
-std::vector<std::string> lemon_model_names();  ///< in LemonModel order
-// These lists name what the models above register (strategy_registry(), placement_registry(),
-// failure_process_registry(), scheduler_registry()); the scenario layer sits below those layers,
-// so it keeps the names itself and a test (tests/unit/run/registry_names_test.cpp) keeps the
-// two in step.
+std::vector<std::string> lemon_model_names();
+// The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
+// layers above (strategy_registry(), placement_registry(), failure_process_registry(),
+// scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps
+// the registries and the tables in step.
 
 /// One parameter as `ckptsim list` prints it.
 struct ParameterDoc {

@@ -13,30 +13,10 @@
 #include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/scenario/cluster.hpp"
+#include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim {
-
-struct NetworkSpec {
-  std::string topology = "single-switch";  ///< "single-switch" | "leaf-spine"
-  SimTime latency = microseconds(10);      ///< per message
-  double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
-  int machines_per_leaf = 16;              ///< leaf-spine only
-  std::string collective = "ring";         ///< iteration model: "ring" | "hierarchical" (NCCL algorithm)
-};
-
-struct ClusterSpec {
-  std::string instance;                    ///< preset name, "" when fully explicit
-  int machines = 0;
-  int standby_machines = 0;
-  int gpus_per_machine = 8;
-  double gpu_memory_bytes = 0;             ///< per GPU
-  double cpu_memory_bytes = 0;             ///< per machine
-  double network_bandwidth = 0;            ///< bytes/s per machine, each direction
-  double gpu_cpu_bandwidth = 0;            ///< bytes/s per GPU over PCIe, each direction
-  double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
-  double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
-  NetworkSpec network;
-};
 
 struct StorageSpec {
   double bandwidth = 0;                    ///< bytes/s, aggregate, shared by every reader/writer
@@ -65,14 +45,14 @@ struct TrainingSpec {
 };
 
 struct StrategySpec {
-  std::string kind = "gemini";             ///< gemini | remote-periodic | remote-highfreq | in-memory-blocking | none
+  StrategyKind kind = StrategyKind::gemini;
   int replicas = 2;                        ///< m, including the local one (gemini, in-memory-blocking)
-  std::string placement = "group";         ///< group | ring | mixed
+  PlacementScheme placement = PlacementScheme::group;
   int every_iterations = 1;                ///< checkpoint every k iterations (gemini, in-memory-blocking)
-  double gpu_buffer_bytes = 128.0 * 1024 * 1024;  ///< R
+  double gpu_buffer_bytes = 128.0 * 1024 * 1024;  ///< R, the receiver's GPU buffer for checkpoint chunks
   int sub_buffers = 4;                     ///< p
-  double span_safety = 0.8;                ///< mu
-  std::string scheduler = "gemini";        ///< traffic scheduler (iteration model)
+  double span_safety = 0.8;                ///< mu, the usable share of each idle span
+  SchedulerKind scheduler = SchedulerKind::gemini;  ///< traffic scheduler (iteration model)
   std::optional<SimTime> persistent_interval = hours(3);  ///< gemini / in-memory-blocking; nullopt = never
   SimTime interval = hours(3);             ///< remote-periodic checkpoint interval
   /// Explicit costs that bypass the first-order formulas / iteration model:
@@ -82,7 +62,7 @@ struct StrategySpec {
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.
 struct ReplacementSpec {
-  std::string distribution = "fixed";      ///< fixed | uniform | lognormal
+  ReplacementDistribution distribution = ReplacementDistribution::fixed;
   SimTime fixed = minutes(5);
   SimTime low = minutes(4);                ///< uniform
   SimTime high = minutes(7);
@@ -122,9 +102,6 @@ struct DomainSpec {
 enum class DomainKind { rack = 0, leaf = 1, power = 2 };
 constexpr int kDomainKinds = 3;
 
-/// Heterogeneous per-machine failure rates ("lemon nodes").
-enum class LemonModel { none = 0, fraction = 1, gamma = 2 };
-
 struct LemonSpec {
   LemonModel model = LemonModel::none;
   double fraction = 0.05;                  ///< fraction model: share of machines that are lemons
@@ -135,7 +112,7 @@ struct LemonSpec {
 };
 
 struct FailureSpec {
-  std::string process = "exponential";    ///< exponential | weibull | trace | none
+  FailureProcessKind process = FailureProcessKind::exponential;
   double rate = 0;                         ///< failures per machine per second (exponential)
   double weibull_shape = 0.7;              ///< k (weibull)
   SimTime weibull_scale = days(60);        ///< lambda, per machine (weibull)

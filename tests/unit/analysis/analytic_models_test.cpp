@@ -18,10 +18,10 @@ namespace {
 // x 12 B = 12 GB checkpoint, 0.75 GB shard per machine: storage 100 MB/s -> C / B_s = 120 s;
 // NIC 1 GB/s -> 0.75 s per shard; serialization 1 GB/s -> 0.75 s per shard; iteration 60 s.
 // Retrievals: local 0.75 s, peer 1.5 s, storage 120.75 s.
-Scenario base(const std::string& strategy, double failures_per_machine_per_day, double days_long) {
+Scenario base(StrategyKind strategy, double failures_per_machine_per_day, double days_long) {
   Scenario s = test::small_scenario(strategy);
-  s.name = "analytic-" + strategy;
-  s.failures.process = failures_per_machine_per_day > 0 ? "exponential" : "none";
+  s.name = "analytic-" + std::string(name_of(strategy));
+  s.failures.process = failures_per_machine_per_day > 0 ? FailureProcessKind::exponential : FailureProcessKind::none;
   s.failures.rate = failures_per_machine_per_day / 86400.0;
   s.run.duration = SimTime::from_seconds(days_long * 86400.0);
   s.run.seed = 11;
@@ -100,7 +100,7 @@ TEST_CASE("restart expectation and Erlang B") {
 }
 
 TEST_CASE("no failures: ETTR is the stall pattern alone, exactly") {
-  Scenario s = base("gemini", 0.0, 10.0 / 24.0);
+  Scenario s = base(StrategyKind::gemini, 0.0, 10.0 / 24.0);
   s.strategy.checkpoint_stall = seconds(6);
   const StrategyCosts c = compute_strategy_costs(s, nullptr);
   const AnalyticPrediction p = predict_run(s, c);
@@ -115,7 +115,7 @@ TEST_CASE("closed form in the small-rate limit: ETTR -> kT/(kT+S) minus the fail
   // gemini with S = 6 s, one failure per cluster-year: Lambda = 1/31536000 per s. To first order
   // ETTR_inf = (kT/D_k) (1 - Lambda (Lbar + a_1 + D_k/2 - ...)); here simply check it is just
   // below 60/66 and that Eq. 1 reads t_ckpt + 1/(2f) + rho = 66 + 33 + mean retrieval.
-  Scenario s = base("gemini", 1.0 / 365.0 / 16.0, 30.0);
+  Scenario s = base(StrategyKind::gemini, 1.0 / 365.0 / 16.0, 30.0);
   s.strategy.checkpoint_stall = seconds(6);
   const StrategyCosts c = compute_strategy_costs(s, nullptr);
   const AnalyticPrediction p = predict_run(s, c);
@@ -141,14 +141,14 @@ constexpr double kWide = 3.2905 / 1.96;
 TEST_CASE("run model agrees with the ETTR closed form: gemini, 1.5%/machine/day") {
   // Lambda = 16 x 0.015 / day = 0.24 / day. Lbar = 15 + 0.5 (0.75) + 0.5 (300 + 1.5) + 60
   // = 226.125 s; a_1 = 60 + 60.75 = 120.75 s (first-order stall from the idle-time estimate).
-  Scenario s = base("gemini", 0.015, 30.0);
+  Scenario s = base(StrategyKind::gemini, 0.015, 30.0);
   const Agreement a = compare(s, 1000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
 }
 
 TEST_CASE("run model agrees with the ETTR closed form: gemini, 1%/machine/hour") {
   // Lambda = 0.16 / h: about 115 failures per 30-day replica; Lambda Lbar = 0.01.
-  Scenario s = base("gemini", 0.24, 30.0);
+  Scenario s = base(StrategyKind::gemini, 0.24, 30.0);
   const Evaluation ev = evaluate(s, 2000);
   const Agreement e = ev.at("ettr");
   CHECK(std::abs(e.closed - e.mean) <= e.ci95);
@@ -169,21 +169,21 @@ TEST_CASE("run model agrees with the ETTR closed form: remote-periodic every hou
   // k = 60 iterations, S = 120.75 s (storage write), every recovery reads 120.75 s from storage.
   // Lambda = 16 x 0.05 / day; the horizon term K (about the work not yet lost when the run ends)
   // matters here: it is ~0.3% of the ETTR for a 30-day run.
-  Scenario s = base("remote-periodic", 0.05, 30.0);
+  Scenario s = base(StrategyKind::remote_periodic, 0.05, 30.0);
   const Agreement a = compare(s, 1000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
 }
 
 TEST_CASE("run model agrees with the ETTR closed form: remote-highfreq") {
   // S = 0.75 s snapshot, upload 120 s in the background, k = ceil(120/60) = 2, completion 120.75 s.
-  Scenario s = base("remote-highfreq", 0.1, 20.0);
+  Scenario s = base(StrategyKind::remote_highfreq, 0.1, 20.0);
   const Agreement a = compare(s, 1000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
 }
 
 TEST_CASE("run model agrees with the ETTR closed form: in-memory-blocking every 4 iterations") {
   // S = completion = 0.75 s (one copy over the 1 GB/s NIC); D_k = 240.75 s.
-  Scenario s = base("in-memory-blocking", 0.2, 20.0);
+  Scenario s = base(StrategyKind::in_memory_blocking, 0.2, 20.0);
   s.strategy.every_iterations = 4;
   const Agreement a = compare(s, 1000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
@@ -192,24 +192,24 @@ TEST_CASE("run model agrees with the ETTR closed form: in-memory-blocking every 
 TEST_CASE("run model agrees with the ETTR closed form: no checkpoints") {
   // Every failure goes back to scratch: E[R(W)] -> K = e^{-Lambda Lbar} / Lambda, the mean
   // age of the final segment. Lambda = 16 x 1 / day: K ~ 1.5 h of a 2-day run, ETTR ~ 0.03.
-  Scenario s = base("none", 1.0, 2.0);
+  Scenario s = base(StrategyKind::none, 1.0, 2.0);
   const Agreement a = compare(s, 2000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
 }
 
 TEST_CASE("run model agrees with the ETTR closed form: single replica falls back to storage") {
   // m = 1: every episode with a hardware failure recovers from the hourly persistent checkpoint.
-  Scenario s = base("gemini", 0.2, 20.0);
+  Scenario s = base(StrategyKind::gemini, 0.2, 20.0);
   s.strategy.replicas = 1;
   const Agreement a = compare(s, 1000);
   CHECK(std::abs(a.closed - a.mean) <= a.ci95);
 }
 
 TEST_CASE("run model agrees with the ETTR closed form: standby machines, uniform replacement, ring") {
-  Scenario s = base("gemini", 1.0, 10.0);
+  Scenario s = base(StrategyKind::gemini, 1.0, 10.0);
   s.cluster.standby_machines = 1;
-  s.strategy.placement = "ring";
-  s.failures.replacement.distribution = "uniform";
+  s.strategy.placement = PlacementScheme::ring;
+  s.failures.replacement.distribution = ReplacementDistribution::uniform;
   s.failures.replacement.low = minutes(4);
   s.failures.replacement.high = minutes(7);
   const Evaluation ev = evaluate(s, 1000);
@@ -229,7 +229,7 @@ TEST_CASE("run model agrees with the ETTR closed form: a run.iterations target")
   // 20000 iterations of 60 s (13.9 days of training) under remote-periodic (every hour) at 16 x
   // 0.3 failures / day: W solves E[training(W)] = n T, and the replicas' mean of n T / W_i
   // carries the second-order term Var(W)/W^2 (about 0.1% here).
-  Scenario s = base("remote-periodic", 0.3, 1.0);
+  Scenario s = base(StrategyKind::remote_periodic, 0.3, 1.0);
   s.run.duration.reset();
   s.run.iterations = 20000;
   const Agreement a = compare(s, 1000);
@@ -249,7 +249,7 @@ TEST_CASE("the closed form's best checkpoint period is Daly's for a storage stra
   // x = 120 / 216000: 5091.2 (1 + 0.00786 + 0.00006) - 120 = 5011.5 s = 83.5 iterations of 60 s.
   // The closed form's ETTR (which also charges detection, replacement, retrieval and restart per
   // failure, independent of k to first order) peaks at the same k within an iteration or two.
-  Scenario s = base("remote-periodic", 0.05, 30.0);
+  Scenario s = base(StrategyKind::remote_periodic, 0.05, 30.0);
   const StrategyCosts c = compute_strategy_costs(s, nullptr);
   const AnalyticPrediction p = predict_run(s, c);
   CHECK(p.daly_interval_s == doctest::Approx(5011.5).epsilon(1e-3));

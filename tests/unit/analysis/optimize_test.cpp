@@ -8,9 +8,13 @@
 
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/vary_axis.hpp"
+#include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
 namespace {
+
+using cli::parse_vary_axis;
 
 const std::string kPaper40b = std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-40b-16xp3dn.json";
 
@@ -34,9 +38,9 @@ TEST_CASE("--vary axes: JSON values where they parse, strings otherwise") {
   CHECK(b.values[1] == "128MiB");
   const VaryAxis c = parse_vary_axis("/training/activation_recomputation=true,false");
   CHECK(c.values[0] == true);
-  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas"), std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_vary_axis("strategy/replicas=2"), std::invalid_argument);
-  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas=2,,3"), std::invalid_argument);
+  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas"), cli::UsageError);
+  CHECK_THROWS_AS((void)parse_vary_axis("strategy/replicas=2"), cli::UsageError);
+  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas=2,,3"), cli::UsageError);
 }
 
 TEST_CASE("optimize: CPU memory rejections, the best ETTR and why the runner-up lost") {
@@ -83,9 +87,19 @@ TEST_CASE("optimize: combinations in order, last axis fastest; invalid values ar
   CHECK(*r.best == 0);
   CHECK(*r.runner_up == 2);
   CHECK(r.why_runner_up_lost.find("lost progress") != std::string::npos);
-  // A pointer below a number cannot be written.
-  CHECK_THROWS_AS((void)optimize(doc, kPaper40b, "", {parse_vary_axis("/strategy/replicas/x=1")}, options),
-                  std::invalid_argument);
+  // A pointer below a number cannot be written: an input error naming the number's pointer.
+  try {
+    (void)optimize(doc, kPaper40b, "", {parse_vary_axis("/strategy/replicas/x=1")}, options);
+    FAIL("expected an InputError");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].pointer == "/strategy/replicas");
+  }
+  // Missing objects on the way are created: /cluster/network/x/y needs "x" under network, which
+  // the loader then rejects as an unknown key (an invalid candidate, not an error).
+  const OptimizeResult created = optimize(doc, kPaper40b, "", {parse_vary_axis("/cluster/network/x/y=1")}, options);
+  REQUIRE(created.candidates.size() == 1);
+  CHECK(created.candidates[0].status == CandidateStatus::invalid);
 }
 
 TEST_CASE("optimize: a GPU check hook rejects combinations; Monte Carlo ranking when replicas > 0") {

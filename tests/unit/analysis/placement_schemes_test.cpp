@@ -45,7 +45,7 @@ TEST_CASE("placement: random stores exactly m distinct shards per machine, repro
   }
   // Different seeds give different placements (N=64: many possible).
   CHECK(random_placement(64, 3, 1).holders != random_placement(64, 3, 2).holders);
-  CHECK(make_placement("random", 10, 2, 5).holders == random_placement(10, 2, 5).holders);
+  CHECK(make_placement(PlacementScheme::random, 10, 2, 5).holders == random_placement(10, 2, 5).holders);
   CHECK_THROWS_AS((void)random_placement(3, 4, 1), PlacementError);
 }
 

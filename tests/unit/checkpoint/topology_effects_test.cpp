@@ -12,7 +12,7 @@ namespace {
 // Blocking send time of the whole checkpoint on an idle network.
 SimTime blocking_send(const Scenario& sc) {
   const IterationStudy study = prepare_iteration_study(sc);
-  const CheckpointPlan plan = make_plan("blocking", study.input);
+  const CheckpointPlan plan = make_plan(SchedulerKind::blocking, study.input);
   return run_checkpoint_alone(study.model.topology, plan, study.placement, sc.cluster.gpus_per_machine, study.input.alpha)
       .sends_done;
 }
@@ -24,7 +24,7 @@ Scenario leaf_spine(double oversubscription) {
   s.cluster.network.topology = "leaf-spine";
   s.cluster.network.machines_per_leaf = 2;
   s.cluster.network.oversubscription = oversubscription;
-  s.strategy.placement = "ring";  // i -> i+1: half the pairs cross leaves
+  s.strategy.placement = PlacementScheme::ring;  // i -> i+1: half the pairs cross leaves
   return s;
 }
 
@@ -40,7 +40,7 @@ TEST_CASE("oversubscribed leaf uplinks slow checkpoint traffic that crosses leav
   CHECK(over.seconds() == doctest::Approx(2.0 * full.seconds()).epsilon(0.01));
   // Group placement keeps each pair {2l, 2l+1} inside its leaf: oversubscription is harmless.
   Scenario g = leaf_spine(4.0);
-  g.strategy.placement = "group";
+  g.strategy.placement = PlacementScheme::group;
   CHECK(blocking_send(g).seconds() == doctest::Approx(full.seconds()).epsilon(0.01));
 }
 
@@ -50,7 +50,7 @@ TEST_CASE("three replicas send two copies; one replica sends nothing") {
   sc.model.parameters = 0;
   sc.strategy.replicas = 3;
   const IterationStudy three = prepare_iteration_study(sc);
-  const SchedulerOutcome o3 = evaluate_scheduler(three, "gemini");
+  const SchedulerOutcome o3 = evaluate_scheduler(three, SchedulerKind::gemini);
   CHECK(o3.plan.copies == 2);
   CHECK(o3.plan.sent_bytes() == doctest::Approx(2 * three.input.shard_bytes));
   // Blocking time with two copies is about twice one copy's (NIC-bound: (m-1)·C / B).
@@ -59,7 +59,7 @@ TEST_CASE("three replicas send two copies; one replica sends nothing") {
 
   sc.strategy.replicas = 1;
   const IterationStudy one = prepare_iteration_study(sc);
-  const SchedulerOutcome o1 = evaluate_scheduler(one, "gemini");
+  const SchedulerOutcome o1 = evaluate_scheduler(one, SchedulerKind::gemini);
   CHECK(o1.plan.chunks.empty());
   CHECK(o1.min_every_iterations == 1);
   // Only the local copy: C over PCIe at 25 GB/s.

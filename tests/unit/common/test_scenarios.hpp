@@ -8,9 +8,9 @@
 
 namespace ckptsim::test {
 
-inline Scenario small_scenario(const std::string& strategy) {
+inline Scenario small_scenario(StrategyKind strategy) {
   Scenario s;
-  s.name = "small-" + strategy;
+  s.name = "small-" + std::string(name_of(strategy));
   s.cluster.machines = 16;
   s.cluster.gpus_per_machine = 8;
   s.cluster.gpu_memory_bytes = 40e9;
@@ -24,16 +24,16 @@ inline Scenario small_scenario(const std::string& strategy) {
   s.training.serialization_bandwidth = 1e9;
   s.training.iteration_time = seconds(60);
   s.strategy.kind = strategy;
-  s.strategy.placement = "group";
+  s.strategy.placement = PlacementScheme::group;
   s.strategy.replicas = 2;
   s.strategy.interval = hours(1);
   s.strategy.persistent_interval = hours(1);
-  s.failures.process = "none";
+  s.failures.process = FailureProcessKind::none;
   s.failures.rate = 0;
   s.failures.hardware_fraction = 0.5;
   s.failures.detection = seconds(15);
   s.failures.restart = seconds(60);
-  s.failures.replacement.distribution = "fixed";
+  s.failures.replacement.distribution = ReplacementDistribution::fixed;
   s.failures.replacement.fixed = minutes(5);
   s.run.duration = hours(10);
   s.run.replicas = 20;

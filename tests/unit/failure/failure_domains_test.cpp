@@ -34,7 +34,7 @@ double chi_square_critical(int df, double alpha) {
 TEST_CASE("a rack failure takes every machine of the rack down at the same instant") {
   // 10 machines in racks of 4: racks [0,4), [4,8) and the short last rack [8,10).
   FailureSpec spec;
-  spec.process = "none";
+  spec.process = FailureProcessKind::none;
   spec.domains[0] = DomainSpec{4, 1.0 / 3600.0, 1.0};
   const auto events = draw_all(spec, 10, days(30));
   REQUIRE(events.size() > 100);  // 3 racks x 1/h x 720 h ~ 2160 expected
@@ -55,7 +55,7 @@ TEST_CASE("domain failures merge in time order with machine failures; counts fol
   // over 1000 h, Poisson counts with means 8000 and 2000. Bounds at 4.4 sd (false-alarm
   // rate ~1e-5 each).
   FailureSpec spec;
-  spec.process = "exponential";
+  spec.process = FailureProcessKind::exponential;
   spec.rate = 1.0 / 3600.0;
   spec.hardware_fraction = 0.0;
   spec.domains[1] = DomainSpec{4, 1.0 / 3600.0, 0.0};
@@ -76,7 +76,7 @@ TEST_CASE("cause table: failures reproduce the Llama 3 cause shares (chi-square,
   const CausePreset* llama = find_cause_preset("llama3-405b");
   REQUIRE(llama != nullptr);
   FailureSpec spec;
-  spec.process = "exponential";
+  spec.process = FailureProcessKind::exponential;
   spec.rate = 1.0 / 3600.0;
   spec.causes.causes = llama->causes;
   const auto events = draw_all(spec, 100, hours(200));  // ~20,000 failures
@@ -105,7 +105,7 @@ TEST_CASE("lemon nodes: a fraction of machines at a multiple of the rate takes i
   // 10 of 100 machines at 10x: the lemons' share of failures is 10*10 / (10*10 + 90) = 100/190.
   // Binomial sd over n failures: sqrt(p(1-p)/n); bound at 4.4 sd.
   FailureSpec spec;
-  spec.process = "exponential";
+  spec.process = FailureProcessKind::exponential;
   spec.rate = 1.0 / 3600.0;
   spec.lemons.model = LemonModel::fraction;
   spec.lemons.fraction = 0.1;
@@ -131,7 +131,7 @@ TEST_CASE("quarantine: a machine's k-th failure within the window is hardware an
   // Oracle written independently: per machine, failure times since its last quarantine; a
   // failure is the k-th within the window iff k-1 earlier ones lie less than `window` before it.
   FailureSpec spec;
-  spec.process = "exponential";
+  spec.process = FailureProcessKind::exponential;
   spec.rate = 1.0 / 3600.0;
   spec.hardware_fraction = 0.0;  // only the quarantine makes a failure hardware
   spec.lemons.quarantine_failures = 3;
@@ -160,7 +160,7 @@ TEST_CASE("quarantine replaces a lemon by a machine with the base rate") {
   // the lemon rate and is then replaced by a base-rate machine, so over 100 h the count is about
   // 10 (first failures, within minutes) + 10 x 100 h x 1/h = 1010, not 50,000.
   FailureSpec spec;
-  spec.process = "exponential";
+  spec.process = FailureProcessKind::exponential;
   spec.rate = 1.0 / 3600.0;
   spec.lemons.model = LemonModel::fraction;
   spec.lemons.fraction = 1.0;
@@ -175,7 +175,7 @@ TEST_CASE("Weibull lemons: a lemon's long-run renewal rate is the multiple of th
   // so the lemons carry 4*5 / (4*5 + 5) = 80% of failures. (Multiplying the hazard by 4 instead
   // would give 4^(1/0.7) = 7.25x: 88%.)
   FailureSpec spec;
-  spec.process = "weibull";
+  spec.process = FailureProcessKind::weibull;
   spec.weibull_shape = 0.7;
   spec.weibull_scale = hours(1);
   spec.lemons.model = LemonModel::fraction;

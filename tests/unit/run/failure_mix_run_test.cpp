@@ -41,8 +41,8 @@ TEST_CASE("group placement loses the checkpoint of every group inside a failed r
   // groups, so a hardware rack failure empties both holders of 4 shards and memory recovery is
   // impossible: every recovery comes from storage (or scratch), none from peers; 4 machines are
   // replaced per rack failure.
-  Scenario s = small_scenario("gemini");
-  s.failures.process = "none";
+  Scenario s = small_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::none;
   s.failures.domains[0] = DomainSpec{4, 1.0 / (20.0 * 3600.0), 1.0};
   s.run.duration = days(20);
   s.run.replicas = 10;
@@ -60,8 +60,8 @@ TEST_CASE("group placement loses the checkpoint of every group inside a failed r
 TEST_CASE("time lost by cause and by tier both add up to rolled-back work plus downtime") {
   // Two bookkeepings of the same episodes: per replica, the sums must agree to the nanosecond,
   // and the failure counts by cause must add up to the failures.
-  Scenario s = small_scenario("gemini");
-  s.failures.process = "exponential";
+  Scenario s = small_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 1.0 / (16.0 * 3.0 * 3600.0);  // cluster MTBF 3 h
   s.failures.causes.causes = {FailureCauseSpec{"gpu", 3, true, seconds(30), std::nullopt},
                               FailureCauseSpec{"bug", 1, false, std::nullopt, seconds(600)}};
@@ -84,8 +84,8 @@ TEST_CASE("each cause's detection and restart times; phases count to the failure
   // Then an interrupted episode: a at 9000 s, b at 9005 s (during a's detection):
   //   a's phase [9000, 9005) = 5 s plus the rolled-back 9000 - 5120 = 3880 s;
   //   b's phase: detection 50 s, restart max(20, 70) = 70 s -> 120 s.
-  Scenario s = small_scenario("none");
-  s.failures.process = "trace";
+  Scenario s = small_scenario(StrategyKind::none);
+  s.failures.process = FailureProcessKind::trace;
   s.failures.trace_file = write_trace("ckptsim-cause-trace.csv",
                                       "time,machine,type,cause\n1000,0,software,a\n5000,3,software,b\n"
                                       "9000,1,software,a\n9005,2,software,b\n");
@@ -102,8 +102,8 @@ TEST_CASE("each cause's detection and restart times; phases count to the failure
 }
 
 TEST_CASE("a trace cause the cause table does not name is refused") {
-  Scenario s = small_scenario("none");
-  s.failures.process = "trace";
+  Scenario s = small_scenario(StrategyKind::none);
+  s.failures.process = FailureProcessKind::trace;
   s.failures.trace_file = write_trace("ckptsim-cause-trace-bad.csv", "time,machine,type,cause\n10,0,software,zzz\n");
   s.failures.causes.causes = {FailureCauseSpec{"a", 1, false, std::nullopt, std::nullopt}};
   CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), ModelError);
@@ -111,8 +111,8 @@ TEST_CASE("a trace cause the cause table does not name is refused") {
 
 TEST_CASE("a failure rate asking for more events than the stated limit is refused before running") {
   // 16 machines x 1/s x 10 h = 576,000 events: fine; 1e4/s: 5.76e9, above the 1e7 limit.
-  Scenario s = small_scenario("none");
-  s.failures.process = "exponential";
+  Scenario s = small_scenario(StrategyKind::none);
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 1e4;
   CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), LimitError);
   s.failures.rate = 0;

@@ -30,14 +30,14 @@ TEST_CASE("scenario name lists equal the registries") {
 }
 
 TEST_CASE("every named placement stores exactly m shards per machine (the loader's CPU-memory check relies on it)") {
-  for (const auto& name : placement_names()) {
+  for (const auto& [scheme, name] : EnumNames<PlacementScheme>::table) {
     for (int machines : {6, 7, 12}) {
       for (int replicas : {1, 2, 3}) {
-        if (name == "group" && machines % replicas != 0) continue;
+        if (scheme == PlacementScheme::group && machines % replicas != 0) continue;
         CAPTURE(name);
         CAPTURE(machines);
         CAPTURE(replicas);
-        const Placement p = make_placement(name, machines, replicas, 5);
+        const Placement p = make_placement(scheme, machines, replicas, 5);
         for (const auto& stored : p.stored_on()) CHECK(static_cast<int>(stored.size()) == replicas);
       }
     }

@@ -37,8 +37,8 @@ TEST_CASE("Eq. 1: periodic remote checkpoints under exponential failures") {
   // Failures are software only (no replacement), with the cluster MTBF 300 x 1/f so that the
   // failure position is close to uniform over a period (bias ~ (1/f)^2 / (12 MTBF) ~ 1 s,
   // well inside the interval).
-  Scenario s = small_scenario("remote-periodic");
-  s.failures.process = "exponential";
+  Scenario s = small_scenario(StrategyKind::remote_periodic);
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.hardware_fraction = 0.0;
   s.failures.detection = seconds(1);
   s.failures.restart = seconds(1);
@@ -57,7 +57,7 @@ TEST_CASE("Eq. 1: periodic remote checkpoints under exponential failures") {
 }
 
 TEST_CASE("no failures: ETTR is exactly 1 minus the checkpoint-stall fraction") {
-  for (const char* kind : {"gemini", "in-memory-blocking", "remote-periodic", "remote-highfreq", "none"}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
     CAPTURE(kind);
     Scenario s = small_scenario(kind);
     s.strategy.checkpoint_stall = seconds(7);  // give gemini a stall too
@@ -71,7 +71,7 @@ TEST_CASE("no failures: ETTR is exactly 1 minus the checkpoint-stall fraction") 
   // By hand for remote-periodic over 10 h = 36000 s: block 0 is 60 iterations (3600 s) without
   // a checkpoint, then blocks of 3600 + 120 = 3720 s: (36000 - 3600) / 3720 = 8 full blocks and
   // 2640 s of a ninth, whose 120 s stall has passed. Stall = 9 x 120 = 1080 s; ETTR = 0.97.
-  Scenario s = small_scenario("remote-periodic");
+  Scenario s = small_scenario(StrategyKind::remote_periodic);
   const RunModel model(s, compute_strategy_costs(s, nullptr));
   const ReplicaResult r = model.simulate(0);
   CHECK(r.breakdown.checkpoint_stall == seconds(1080));
@@ -84,11 +84,11 @@ TEST_CASE("GEMINI falls back to storage exactly when a whole group is lost") {
   // apart (checkpoints complete in between). The placement loses a whole group for the pairs
   // {0,1} and {2,3}: probability 2/6 = 1/3. The run model must send exactly those episodes to
   // storage and every other one to a peer.
-  Scenario s = small_scenario("gemini");
+  Scenario s = small_scenario(StrategyKind::gemini);
   s.cluster.machines = 4;
   s.strategy.checkpoint_stall = SimTime::zero();
   s.strategy.persistent_interval = minutes(30);
-  s.failures.process = "trace";
+  s.failures.process = FailureProcessKind::trace;
   const int episodes = 600;
   const auto path = std::filesystem::temp_directory_path() / "ckptsim_group_loss_trace.csv";
   int whole_groups = 0;
@@ -118,15 +118,15 @@ TEST_CASE("GEMINI falls back to storage exactly when a whole group is lost") {
 }
 
 TEST_CASE("breakdown adds up to the wall time and ETTR lies in [0, 1], in every replica") {
-  for (const char* kind : {"gemini", "in-memory-blocking", "remote-periodic", "remote-highfreq", "none"}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
     for (double rate_per_day : {0.5, 5.0, 50.0}) {
       CAPTURE(kind);
       CAPTURE(rate_per_day);
       Scenario s = small_scenario(kind);
-      s.failures.process = "exponential";
+      s.failures.process = FailureProcessKind::exponential;
       s.failures.rate = rate_per_day / 86400.0;
       s.cluster.standby_machines = 1;
-      s.failures.replacement.distribution = "uniform";
+      s.failures.replacement.distribution = ReplacementDistribution::uniform;
       s.failures.replacement.low = minutes(4);
       s.failures.replacement.high = minutes(7);
       s.run.duration = days(3);
@@ -149,8 +149,8 @@ TEST_CASE("closed form and iteration-by-iteration stepping agree exactly") {
   // enough that failures strike during checkpoints and during other failures' recoveries, a
   // Weibull process, iteration-count and duration targets.
   int compared = 0;
-  for (const char* kind : {"gemini", "in-memory-blocking", "remote-periodic", "remote-highfreq", "none"}) {
-    for (const char* process : {"exponential", "weibull"}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
+    for (const FailureProcessKind process : {FailureProcessKind::exponential, FailureProcessKind::weibull}) {
       for (double hardware : {0.0, 1.0, 0.5}) {
         Scenario s = small_scenario(kind);
         s.cluster.machines = 4;
@@ -197,8 +197,8 @@ TEST_CASE("closed form and iteration-by-iteration stepping agree exactly") {
 }
 
 TEST_CASE("Monte Carlo output is identical for every thread count") {
-  Scenario s = small_scenario("gemini");
-  s.failures.process = "exponential";
+  Scenario s = small_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 2.0 / 86400.0;
   s.run.replicas = 37;
   const RunSummary one = simulate(s, 1);
@@ -213,8 +213,8 @@ TEST_CASE("Monte Carlo output is identical for every thread count") {
 }
 
 TEST_CASE("a different seed gives different failures, the same seed the same ones") {
-  Scenario s = small_scenario("remote-periodic");
-  s.failures.process = "exponential";
+  Scenario s = small_scenario(StrategyKind::remote_periodic);
+  s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 5.0 / 86400.0;
   const RunModel model(s, compute_strategy_costs(s, nullptr));
   const ReplicaResult a = model.simulate(3);

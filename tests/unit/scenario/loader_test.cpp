@@ -56,16 +56,16 @@ TEST_CASE("loader: the GPT-2 100B / 16 x p4d paper scenario") {
   CHECK(s.cluster.network_bandwidth == 5e10);                    // 400 Gbps
   CHECK(s.storage.bandwidth == 2.5e9);                           // 20 Gbps / 8
   CHECK(s.model.parameters == 100'282'982'400.0);                // see presets_test.cpp
-  CHECK(s.strategy.kind == "gemini");
+  CHECK(s.strategy.kind == StrategyKind::gemini);
   CHECK(s.strategy.replicas == 2);
-  CHECK(s.strategy.placement == "group");
+  CHECK(s.strategy.placement == PlacementScheme::group);
   CHECK(s.strategy.persistent_interval == hours(3));
   CHECK(s.strategy.gpu_buffer_bytes == 134217728.0);             // 128 MiB
   CHECK(s.strategy.sub_buffers == 4);
   CHECK(s.failures.rate == doctest::Approx(0.015 / 86400).epsilon(1e-12));
   CHECK(s.failures.detection == seconds(15));
   CHECK(s.failures.restart == seconds(253));
-  CHECK(s.failures.replacement.distribution == "uniform");
+  CHECK(s.failures.replacement.distribution == ReplacementDistribution::uniform);
   CHECK(s.failures.replacement.low == minutes(4));
   CHECK(s.failures.replacement.high == minutes(7));
   CHECK(s.run.duration == days(7));
@@ -82,7 +82,7 @@ TEST_CASE("loader: the GPT-2 40B / 16 x p3dn paper scenario") {
   CHECK(s.cluster.network_bandwidth == 1.25e10);                 // 100 Gbps / 8
   CHECK(s.cluster.cpu_memory_bytes == 768.0 * 1024 * 1024 * 1024);
   CHECK(s.model.parameters == 40'531'205'120.0);
-  CHECK(s.strategy.kind == "gemini");
+  CHECK(s.strategy.kind == StrategyKind::gemini);
 }
 
 TEST_CASE("loader: every example scenario loads") {
@@ -130,9 +130,9 @@ TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
   doc["strategy"] = {{"kind", "remote-highfreq"}};
   const Scenario s = load_scenario_json(doc, "dir/highfreq.json", ".");
   CHECK(s.name == "highfreq");  // the file name without extension
-  CHECK(s.strategy.kind == "remote-highfreq");
+  CHECK(s.strategy.kind == StrategyKind::remote_highfreq);
   CHECK(s.strategy.replicas == 2);
-  CHECK(s.strategy.placement == "group");
+  CHECK(s.strategy.placement == PlacementScheme::group);
   CHECK(s.strategy.persistent_interval == hours(3));
   CHECK(s.strategy.gpu_buffer_bytes == 128.0 * 1024 * 1024);
   CHECK(s.strategy.sub_buffers == 4);
@@ -159,7 +159,7 @@ TEST_CASE("loader: alternative spellings") {
   doc["failures"]["hardware_fraction"] = "25%";
   const Scenario s = load_scenario_json(doc, "x.json", ".");
   CHECK(s.run.seed == 42);
-  CHECK(s.failures.replacement.distribution == "fixed");
+  CHECK(s.failures.replacement.distribution == ReplacementDistribution::fixed);
   CHECK(s.failures.replacement.fixed == minutes(6));
   CHECK_FALSE(s.strategy.persistent_interval.has_value());
   CHECK(s.run.iterations == 1000);
@@ -244,7 +244,7 @@ TEST_CASE("loader: mixed placement fits any replica count up to the machine coun
   doc["cluster"]["machines"] = 7;
   doc["strategy"] = {{"kind", "in-memory-blocking"}, {"replicas", 3}, {"placement", "mixed"}};
   const Scenario s = load_scenario_json(doc, "x.json", ".");
-  CHECK(s.strategy.placement == "mixed");
+  CHECK(s.strategy.placement == PlacementScheme::mixed);
   doc["strategy"]["placement"] = "group";  // 3 does not divide 7
   CHECK(has_pointer(problems_of(doc), "/strategy/placement"));
 }

@@ -34,11 +34,11 @@ inline Scenario paper_scenario(int machines = 16) {
   s.training.micro_batch = 8;
   s.training.sequence_length = 512;
   s.strategy.replicas = 2;
-  s.strategy.placement = "group";
+  s.strategy.placement = PlacementScheme::group;
   s.strategy.gpu_buffer_bytes = 128.0 * 1024 * 1024;
   s.strategy.sub_buffers = 4;
   s.strategy.span_safety = 0.8;
-  s.strategy.scheduler = "gemini";
+  s.strategy.scheduler = SchedulerKind::gemini;
   return s;
 }
 

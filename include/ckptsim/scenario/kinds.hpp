@@ -1,0 +1,126 @@
+#pragma once
+// The names a scenario chooses its models by, parsed once (by the loader) into enums.
+//
+// Each enum has one table of {value, name} below: the only list of its names. The loader
+// parses a name into the enum, writers print name_of(value), the parameter listing and the
+// registries of the layers above (strategy_registry(), placement_registry(),
+// scheduler_registry(), failure_process_registry()) take their names from the same table, and
+// model code switches on the enum (with -Wswitch a new value must be handled everywhere).
+// Adding a model: add the value here with its name, then its registry entry (a test keeps the
+// registries and these tables equal, in order).
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ckptsim {
+
+/// Checkpoint and recovery strategy (strategy.kind).
+enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, none };
+/// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
+enum class PlacementScheme { group, ring, mixed, random };
+/// How checkpoint traffic is laid into an iteration (strategy.scheduler).
+enum class SchedulerKind { blocking, naive, single_buffer, gemini };
+/// Failure process (failures.process).
+enum class FailureProcessKind { exponential, weibull, trace, none };
+/// Replacement-time distribution (failures.replacement.distribution).
+enum class ReplacementDistribution { fixed, uniform, lognormal };
+/// Heterogeneous per-machine failure rates, "lemon nodes" (failures.lemons.model).
+enum class LemonModel { none, fraction, gamma };
+
+template <typename Enum>
+struct EnumName {
+  Enum value;
+  std::string_view name;
+};
+
+/// The name table of each enum (specialised below).
+template <typename Enum>
+struct EnumNames;
+
+template <>
+struct EnumNames<StrategyKind> {
+  static constexpr std::array<EnumName<StrategyKind>, 5> table{{{StrategyKind::gemini, "gemini"},
+                                                                 {StrategyKind::remote_periodic, "remote-periodic"},
+                                                                 {StrategyKind::remote_highfreq, "remote-highfreq"},
+                                                                 {StrategyKind::in_memory_blocking, "in-memory-blocking"},
+                                                                 {StrategyKind::none, "none"}}};
+};
+
+template <>
+struct EnumNames<PlacementScheme> {
+  static constexpr std::array<EnumName<PlacementScheme>, 4> table{{{PlacementScheme::group, "group"},
+                                                                    {PlacementScheme::ring, "ring"},
+                                                                    {PlacementScheme::mixed, "mixed"},
+                                                                    {PlacementScheme::random, "random"}}};
+};
+
+template <>
+struct EnumNames<SchedulerKind> {
+  static constexpr std::array<EnumName<SchedulerKind>, 4> table{{{SchedulerKind::blocking, "blocking"},
+                                                                  {SchedulerKind::naive, "naive"},
+                                                                  {SchedulerKind::single_buffer, "single-buffer"},
+                                                                  {SchedulerKind::gemini, "gemini"}}};
+};
+
+template <>
+struct EnumNames<FailureProcessKind> {
+  static constexpr std::array<EnumName<FailureProcessKind>, 4> table{{{FailureProcessKind::exponential, "exponential"},
+                                                                       {FailureProcessKind::weibull, "weibull"},
+                                                                       {FailureProcessKind::trace, "trace"},
+                                                                       {FailureProcessKind::none, "none"}}};
+};
+
+template <>
+struct EnumNames<ReplacementDistribution> {
+  static constexpr std::array<EnumName<ReplacementDistribution>, 3> table{
+      {{ReplacementDistribution::fixed, "fixed"},
+       {ReplacementDistribution::uniform, "uniform"},
+       {ReplacementDistribution::lognormal, "lognormal"}}};
+};
+
+template <>
+struct EnumNames<LemonModel> {
+  static constexpr std::array<EnumName<LemonModel>, 3> table{
+      {{LemonModel::none, "none"}, {LemonModel::fraction, "fraction"}, {LemonModel::gamma, "gamma"}}};
+};
+
+/// The name of a value ("" cannot happen for a value of the enum: every value is in its table).
+template <typename Enum>
+constexpr std::string_view name_of(Enum value) {
+  for (const auto& e : EnumNames<Enum>::table)
+    if (e.value == value) return e.name;
+  return {};
+}
+
+/// The value named `name`; nullopt for a name not in the table.
+template <typename Enum>
+constexpr std::optional<Enum> parse_name(std::string_view name) {
+  for (const auto& e : EnumNames<Enum>::table)
+    if (e.name == name) return e.value;
+  return std::nullopt;
+}
+
+/// Every name of the enum, in table order.
+template <typename Enum>
+std::vector<std::string> names_of() {
+  std::vector<std::string> out;
+  for (const auto& e : EnumNames<Enum>::table) out.emplace_back(e.name);
+  return out;
+}
+
+/// Strategies that keep checkpoints in CPU memory of m holders (replicas, placement and the
+/// GPU buffer of the traffic scheduler apply to them).
+constexpr bool keeps_checkpoints_in_memory(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::gemini:
+    case StrategyKind::in_memory_blocking: return true;
+    case StrategyKind::remote_periodic:
+    case StrategyKind::remote_highfreq:
+    case StrategyKind::none: return false;
+  }
+  return false;
+}
+
+}  // namespace ckptsim

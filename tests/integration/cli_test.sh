@@ -138,6 +138,12 @@ check "trace synth beyond the record limit exits 2 (LimitError) before writing" 
   '$bin' trace synth exponential:rate=100/machine/day --machines 1000000 --duration 1000d -o '$tmp/big.csv'; rc=\$?;
   [[ \$rc -eq 2 && ! -e '$tmp/big.csv' ]]"
 check "trace stats of a directory exits 2" exits_with 2 "$bin" trace stats "$tmp"
+check "run with causes and racks: JSON has time lost by cause and by tier, and they add up" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-causes-racks.json --replicas 4 -o '$tmp/cr.json' >/dev/null"
+check "  ... the cause means add up to the tier means (same episodes, two bookkeepings)" json_has "$tmp/cr.json" \
+  "abs(sum(v['mean'] for v in d['summary']['time_lost_by_cause_s'].values()) - sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values())) < 1e-6 * sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values()) and 'rack' in d['summary']['failures_by_cause'] and d['scenario']['failures']['causes'][0]['name'] == 'faulty-gpu'"
+check "list failures names the domain kinds, lemon models and cause tables" bash -c "
+  out=\$('$bin' list failures); for s in rack leaf power fraction gamma llama3-405b; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
 # --- list ---
 check "list names every strategy" bash -c "

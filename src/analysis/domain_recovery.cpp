@@ -12,8 +12,7 @@ namespace {
 
 constexpr int kMaxComponentDomains = 22;
 
-/// Distinct domain holder sets D_i, each as a bit mask over its component's local indices
-/// once components are known; here as sorted domain lists.
+/// The distinct minimal domain holder sets D_i, as sorted domain lists.
 std::vector<std::vector<int>> domain_sets(const Placement& p, int size) {
   std::set<std::vector<int>> sets;
   for (const auto& holders : p.holders) {
@@ -23,7 +22,18 @@ std::vector<std::vector<int>> domain_sets(const Placement& p, int size) {
     d.erase(std::unique(d.begin(), d.end()), d.end());
     sets.insert(d);
   }
-  return {sets.begin(), sets.end()};
+  // Only minimal sets matter (a superset is lost only when a subset of it is); dropping the
+  // others also splits components (ring, m = 2, racks of 2: every pair contains a whole rack).
+  std::vector<std::vector<int>> all(sets.begin(), sets.end());
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.size() < b.size(); });
+  std::vector<std::vector<int>> minimal;
+  for (const auto& s : all) {
+    const bool has_subset = std::any_of(minimal.begin(), minimal.end(), [&](const std::vector<int>& m) {
+      return std::includes(s.begin(), s.end(), m.begin(), m.end());
+    });
+    if (!has_subset) minimal.push_back(s);
+  }
+  return minimal;
 }
 
 int find_root(std::vector<int>& parent, int x) {

@@ -119,6 +119,10 @@ check "schedule without -o is a usage error" exits_with 2 "$bin" schedule $paper
 check "placement --json: group N=4 m=2 k=2 recovers with probability 4/6" bash -c "
   '$bin' placement --machines 4 --replicas 2 --failures 2 --scheme group --json > '$tmp/pl.json' &&
   python3 -c \"import json; d=json.load(open('$tmp/pl.json'))['schemes']['group']; assert d['k'] == [2]; assert abs(d['probability'][0] - 4/6) < 1e-12, d\""
+check "placement --domain-size: N=8 m=2 racks of 2; group loses at 1 rack, group-spread P_2 = 1 - 2/C(4,2) = 2/3" bash -c "
+  '$bin' placement --machines 8 --replicas 2 --domain-size 2 --scheme group --json > '$tmp/pd.json' &&
+  python3 -c \"import json; d=json.load(open('$tmp/pd.json'))['schemes']; assert d['group']['probability'][1] == 0; assert abs(d['group-spread']['probability'][2] - 2/3) < 1e-12, d\""
+check "placement --domain-size 0 exits 2" exits_with 2 "$bin" placement --machines 8 --replicas 2 --domain-size 0
 check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
 
 # --- trace synth / stats ---

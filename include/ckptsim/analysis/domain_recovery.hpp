@@ -8,11 +8,13 @@
 // D_i = {domain(h) : h in H_i} is its holder set projected onto domains. So
 //     P_j = G_j / C(R, j),  G_j = #{F : |F| = j, D_i not subset of F for every i},
 // the machine-level problem of recovery_probability.hpp with domains as the "machines" and the
-// D_i as holder sets. Exact counts: the distinct minimal D_i link domains into connected
+// D_i as holder sets. Only the minimal D_i matter (a set containing another is lost only when
+// that one is). Exact counts: the distinct minimal D_i link domains into connected
 // components; a failure set is safe iff its part in each component is, so
 //     sum_j G_j x^j = prod over components of (sum_j G^c_j x^j),
 // each component's polynomial by enumeration of its 2^|c| domain subsets (|c| <= 22; components
-// larger than that make the count refuse with PlacementError). Domains no D_i touches contribute
+// larger than that make the count refuse with PlacementError; O(D^2) to find the minimal sets
+// among the D distinct ones). Domains no D_i touches contribute
 // (1 + x) each. Exact big integers; probabilities as in recovery_probability.hpp.
 //
 // Domain-aware group placement: groups of m machines N/m apart, group g = {g + t N/m : t < m}.

@@ -193,3 +193,26 @@ TEST_CASE("Weibull lemons: a lemon's long-run renewal rate is the multiple of th
   // Renewal counts are not binomial; the bound allows 2 percentage points (n ~ 20,000).
   CHECK(top / n == doctest::Approx(0.8).epsilon(0.025));
 }
+
+TEST_CASE("gamma lemons: per-machine counts are overdispersed as a gamma-Poisson mixture") {
+  // Machine i fails as Poisson(x_i mu) with x_i ~ Gamma(k, 1/k): its count has mean mu and
+  // variance mu + mu^2 / k (negative binomial). k = 1, mu = 20 (1/h over 20 h): variance 420,
+  // against 20 without lemons. Over 4000 machines the sample variance has sd ~ 420 sqrt(8/4000)
+  // ~ 19 (fourth moment of the mixture ~ 9 sigma^4); the bound of 20% is over 4 sd. The mean
+  // count has sd sqrt(420/4000) ~ 0.32; bound 1.5.
+  FailureSpec spec;
+  spec.process = FailureProcessKind::exponential;
+  spec.rate = 1.0 / 3600.0;
+  spec.lemons.model = LemonModel::gamma;
+  spec.lemons.gamma_shape = 1.0;
+  const int machines = 4000;
+  const auto events = draw_all(spec, machines, hours(20));
+  std::vector<double> counts(machines, 0.0);
+  for (const auto& e : events) counts[static_cast<std::size_t>(e.machine)] += 1;
+  double mean = 0;
+  for (double c : counts) mean += c / machines;
+  double variance = 0;
+  for (double c : counts) variance += (c - mean) * (c - mean) / (machines - 1);
+  CHECK(std::fabs(mean - 20.0) < 1.5);
+  CHECK(variance == doctest::Approx(420.0).epsilon(0.2));
+}

@@ -1,6 +1,8 @@
 #include "ckptsim/output/run_report.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,20 +36,25 @@ void print_lost_time(std::ostream& out, const RunSummary& summary) {
     if (it == summary.metrics.end()) continue;
     out << fmt::format("    {:<28} {:>14.1f} ± {:<12.1f}\n", tier, it->second.mean, it->second.ci95);
   }
+  // Causes that occurred, the costliest first (ties by name, so the order is deterministic).
   const std::string failures_prefix = "failures_by_cause.";
-  bool header = false;
+  struct Row {
+    std::string cause;
+    double failures;
+    Summary lost;
+  };
+  std::vector<Row> rows;
   for (const auto& [name, count] : summary.metrics) {
     if (name.rfind(failures_prefix, 0) != 0 || !(count.mean > 0)) continue;
     const std::string cause = name.substr(failures_prefix.size());
     const auto lost = summary.metrics.find("time_lost_by_cause_s." + cause);
-    if (lost == summary.metrics.end()) continue;
-    if (!header) {
-      out << fmt::format("\n  {:<30} {:>10} {:>14}   {:<12}\n", "time lost by cause (s)", "failures", "mean", "ci95");
-      header = true;
-    }
-    out << fmt::format("    {:<28} {:>10.2f} {:>14.1f} ± {:<12.1f}\n", cause, count.mean, lost->second.mean,
-                       lost->second.ci95);
+    if (lost != summary.metrics.end()) rows.push_back({cause, count.mean, lost->second});
   }
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.lost.mean > b.lost.mean; });
+  out << fmt::format("\n  {:<30} {:>10} {:>14}   {:<12}\n", "time lost by cause (s)", "failures", "mean", "ci95");
+  for (const auto& r : rows)
+    out << fmt::format("    {:<28} {:>10.2f} {:>14.1f} ± {:<12.1f}\n", r.cause, r.failures, r.lost.mean, r.lost.ci95);
 }
 
 }  // namespace

@@ -213,10 +213,9 @@ class ReplicaSimulation {
   void replace_machine(int j, SimTime failed_at, SimTime detected) {
     ++result_.machines_replaced;
     memory_health_.lose(j);
-    const SimTime f_time = failed_at;
     // Standby machines come back to the pool once their replacement arrives.
     std::erase_if(standby_returns_, [&](SimTime r) {
-      if (r <= f_time) {
+      if (r <= failed_at) {
         ++standby_free_;
         return true;
       }

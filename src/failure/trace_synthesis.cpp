@@ -153,6 +153,12 @@ std::vector<TraceRecord> synthesize_trace(const FailureSpec& spec, int machines,
     throw LimitError(fmt::format("trace synth: ~{:.3g} failures expected, above the limit of {} records per trace; "
                                  "use fewer machines or a shorter duration",
                                  expected, kMaxTraceRecords / 2));
+  // The Weibull process keeps one mt19937_64 engine (2.5 KB) per machine.
+  constexpr int kMaxWeibullMachines = 100'000;
+  if (spec.process == FailureProcessKind::weibull && machines > kMaxWeibullMachines)
+    throw LimitError(fmt::format("trace synth: a Weibull process keeps a 2.5 KB random stream per machine: {} machines "
+                                 "need ~{:.1f} GB, above the limit of {} machines",
+                                 machines, machines * 2.5e3 / 1e9, kMaxWeibullMachines));
   const auto causes = failure_causes(spec);
   auto source = make_failure_source(FailureSourceContext{spec, machines, seed, 0, nullptr});
   std::vector<TraceRecord> out;

@@ -142,6 +142,7 @@ check "trace synth with an unknown preset exits 2" exits_with 2 "$bin" trace syn
 check "trace synth beyond the record limit exits 2 (LimitError) before writing" bash -c "
   '$bin' trace synth exponential:rate=100/machine/day --machines 1000000 --duration 1000d -o '$tmp/big.csv'; rc=\$?;
   [[ \$rc -eq 2 && ! -e '$tmp/big.csv' ]]"
+check "trace synth weibull on a million machines is refused before allocating (exit 2)" exits_with 2 "$bin" trace synth lanl-weibull --machines 1000000 --duration 1d -o "$tmp/w.csv"
 check "trace stats of a directory exits 2" exits_with 2 "$bin" trace stats "$tmp"
 check "run with causes and racks: JSON has time lost by cause and by tier, and they add up" bash -c "
   '$bin' run scenarios/examples/llama3-405b-causes-racks.json --replicas 4 -o '$tmp/cr.json' >/dev/null"

@@ -10,6 +10,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <fmt/format.h>
 
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
@@ -17,19 +18,21 @@ namespace ckptsim {
 
 double gemini_wasted_time(double checkpoint_time_s, double frequency_hz, double retrieval_time_s) {
   if (!(frequency_hz > 0) || checkpoint_time_s < 0 || retrieval_time_s < 0)
-    throw std::invalid_argument("Eq. 1 needs f > 0 and non-negative checkpoint and retrieval times");
+    throw ModelError("checkpoint frequency f", "Eq. 1 needs f > 0 and non-negative checkpoint and retrieval times");
   if (1.0 / frequency_hz < checkpoint_time_s)
-    throw std::invalid_argument("Eq. 2: the checkpoint interval 1/f must be at least the checkpoint time");
+    throw ModelError("checkpoint frequency f", "Eq. 2: the checkpoint interval 1/f must be at least the checkpoint time");
   return checkpoint_time_s + 1.0 / (2.0 * frequency_hz) + retrieval_time_s;
 }
 
 double young_interval(double checkpoint_cost_s, double mtbf_s) {
-  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Young's interval needs delta >= 0 and M > 0");
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0))
+    throw ModelError("checkpoint cost delta, MTBF M", "Young's interval needs delta >= 0 and M > 0");
   return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s);
 }
 
 double daly_interval(double checkpoint_cost_s, double mtbf_s) {
-  if (checkpoint_cost_s < 0 || !(mtbf_s > 0)) throw std::invalid_argument("Daly's interval needs delta >= 0 and M > 0");
+  if (checkpoint_cost_s < 0 || !(mtbf_s > 0))
+    throw ModelError("checkpoint cost delta, MTBF M", "Daly's interval needs delta >= 0 and M > 0");
   if (checkpoint_cost_s >= 2.0 * mtbf_s) return mtbf_s;
   const double x = checkpoint_cost_s / (2.0 * mtbf_s);
   return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - checkpoint_cost_s;
@@ -219,171 +222,444 @@ bool cluster_failure_rate(const Scenario& s, double& rate, AnalyticPrediction& p
 
 namespace {
 
-/// `base` carries the failure rate (and its notes) found by cluster_failure_rate.
-AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, double sets_per_machine,
-                                const AnalyticPrediction& base) {
-  AnalyticPrediction p = base;
-  const double lam = base.failure_rate;
-  p.available = true;
-  p.failure_rate = lam;
+/// The notation of section 3 (header) for one strategy.
+struct CycleInputs {
+  double lam = 0;            ///< Lambda, cluster failure rate (1/s)
+  double t = 0;              ///< T
+  bool checkpoints = false;
+  double k = 1;
+  double stall = 0;          ///< S (0 without checkpoints)
+  double t_done = 0;         ///< carrying-iteration start -> checkpoint usable
+  double kt = 0;             ///< kT
+  double dk = 0;             ///< D_k = kT + S
+  double a1 = 0;             ///< a_1 = kT + t_done
+  double h = 0;              ///< hardware fraction
+  double det = 0;            ///< D, detection
+  double t_restart = 0;
+  double rho_sw = 0;         ///< retrieval after a software failure
+  double rho_hw = 0;         ///< retrieval after a hardware failure
+};
 
-  const double t = c.iteration_time.seconds();
-  const bool checkpoints = c.tier != CheckpointTier::none;
-  const double k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
-  const double stall = checkpoints ? c.stall.seconds() : 0.0;
-  const double completion = c.completion.seconds();
-  const double kt = k * t;
-  const double dk = kt + stall;
-  const double a1 = kt + completion;
-  const double h = s.failures.hardware_fraction;
-  const double det = s.failures.detection.seconds();
-  const double rst = s.failures.restart.seconds();
-  double rho_sw = 0;
-  double rho_hw = 0;
+CycleInputs cycle_inputs(const Scenario& s, const StrategyCosts& c, double lam) {
+  CycleInputs in;
+  in.lam = lam;
+  in.t = c.iteration_time.seconds();
+  in.checkpoints = c.tier != CheckpointTier::none;
+  in.k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
+  in.stall = in.checkpoints ? c.stall.seconds() : 0.0;
+  in.t_done = c.completion.seconds();
+  in.kt = in.k * in.t;
+  in.dk = in.kt + in.stall;
+  in.a1 = in.kt + in.t_done;
+  in.h = s.failures.hardware_fraction;
+  in.det = s.failures.detection.seconds();
+  in.t_restart = s.failures.restart.seconds();
   if (c.tier == CheckpointTier::memory) {
-    rho_sw = c.retrieval_local.seconds();
-    rho_hw = c.retrieval_peer.seconds();
+    in.rho_sw = c.retrieval_local.seconds();
+    in.rho_hw = c.retrieval_peer.seconds();
   } else if (c.tier == CheckpointTier::storage) {
-    rho_sw = rho_hw = c.retrieval_storage.seconds();
+    in.rho_sw = in.rho_hw = c.retrieval_storage.seconds();
   }
+  return in;
+}
+
+/// Section 2: Young / Daly with delta = S and M = 1/Lambda.
+void set_intervals(const CycleInputs& in, AnalyticPrediction& p) {
+  p.checkpoint_cost_s = in.stall;
+  if (in.lam <= 0) return;
+  p.mtbf_s = 1.0 / in.lam;
+  p.young_interval_s = young_interval(in.stall, p.mtbf_s);
+  p.daly_interval_s = daly_interval(in.stall, p.mtbf_s);
+  p.young_every_iterations = std::max(1.0, p.young_interval_s / in.t);
+  p.daly_every_iterations = std::max(1.0, p.daly_interval_s / in.t);
+}
+
+/// No failures: the segment clock alone, exact.
+AnalyticPrediction predict_without_failures(const Scenario& s, const StrategyCosts& c, const CycleInputs& in,
+                                            AnalyticPrediction p) {
+  const SegmentPattern pattern = SegmentPattern::from_costs(c);
+  const SegmentClock clock(pattern, 0);
+  double w = 0;
+  if (s.run.duration) {
+    w = s.run.duration->seconds();
+  } else if (s.run.iterations) {
+    w = clock.time_to_complete(*s.run.iterations).seconds();
+  }
+  const double st = s.run.duration ? clock.stall(*s.run.duration).seconds()
+                                   : clock.stall(clock.time_to_complete(s.run.iterations.value_or(0))).seconds();
+  p.wall_time_s = w;
+  p.ettr = w > 0 ? (w - st) / w : 0.0;
+  p.ettr_asymptotic = in.checkpoints ? in.kt / in.dk : 1.0;
   auto& m = p.metrics;
+  m["ettr"] = p.ettr;
+  m["wall_time_s"] = w;
+  for (const char* name : {"failures.total", "failures.software", "failures.hardware", "recoveries.local", "recoveries.peer",
+                           "recoveries.storage", "recoveries.scratch", "time_breakdown_s.lost_progress",
+                           "time_breakdown_s.detection", "time_breakdown_s.replacement_wait", "time_breakdown_s.retrieval",
+                           "time_breakdown_s.restart"})
+    m[name] = 0.0;
+  m["time_breakdown_s.training"] = w - st;
+  m["time_breakdown_s.checkpoint_stall"] = st;
+  return p;
+}
 
-  // Intervals: Young / Daly with delta = S and M = 1/Lambda.
-  p.checkpoint_cost_s = stall;
-  if (lam > 0) {
-    p.mtbf_s = 1.0 / lam;
-    p.young_interval_s = young_interval(stall, p.mtbf_s);
-    p.daly_interval_s = daly_interval(stall, p.mtbf_s);
-    p.young_every_iterations = std::max(1.0, p.young_interval_s / t);
-    p.daly_every_iterations = std::max(1.0, p.daly_interval_s / t);
-  }
+/// Section 3a: episodes are M/G/infinity busy periods of the failures' service times L.
+struct Episodes {
+  ResidualLaw law;
+  double mean_service = 0;          ///< Lbar
+  double load = 0;                  ///< Lambda Lbar
+  double failures_per_episode = 0;  ///< e^{Lambda Lbar}
+  double mean_length = 0;           ///< E[Y] = (e^{Lambda Lbar} - 1) / Lambda
+  double hardware_service_mean = 0; ///< E[L | hardware]
+};
 
-  // ---- no failures: the segment clock alone, exact ----
-  if (lam <= 0) {
-    const SegmentPattern pattern = SegmentPattern::from_costs(c);
-    const SegmentClock clock(pattern, 0);
-    double w = 0;
-    if (s.run.duration) {
-      w = s.run.duration->seconds();
-    } else if (s.run.iterations) {
-      w = clock.time_to_complete(*s.run.iterations).seconds();
-    }
-    const double st = s.run.duration ? clock.stall(*s.run.duration).seconds()
-                                     : clock.stall(clock.time_to_complete(s.run.iterations.value_or(0))).seconds();
-    p.wall_time_s = w;
-    p.ettr = w > 0 ? (w - st) / w : 0.0;
-    p.ettr_asymptotic = checkpoints ? kt / dk : 1.0;
-    m["ettr"] = p.ettr;
-    m["wall_time_s"] = w;
-    for (const char* name : {"failures.total", "failures.software", "failures.hardware", "recoveries.local", "recoveries.peer",
-                             "recoveries.storage", "recoveries.scratch", "time_breakdown_s.lost_progress",
-                             "time_breakdown_s.detection", "time_breakdown_s.replacement_wait", "time_breakdown_s.retrieval",
-                             "time_breakdown_s.restart"})
-      m[name] = 0.0;
-    m["time_breakdown_s.training"] = w - st;
-    m["time_breakdown_s.checkpoint_stall"] = st;
-    return p;
-  }
-
-  // ---- services (3a) ----
+Episodes episodes_of(const Scenario& s, const CycleInputs& in, AnalyticPrediction& p) {
+  const double lam = in.lam;
   const DelayLaw delay = replacement_law(s.failures.replacement);
   const int standby = s.cluster.standby_machines;
-  const double blocked = standby > 0 ? erlang_b(standby, h * lam * (det + delay.mean)) : 1.0;
+  const double blocked = standby > 0 ? erlang_b(standby, in.h * lam * (in.det + delay.mean)) : 1.0;
   if (standby > 0)
     p.notes.push_back("standby pool: a hardware failure finds no free standby with Erlang-B probability " +
                       std::to_string(blocked));
   std::vector<Atom> atoms;
-  atoms.push_back({det + rho_sw + rst, 1.0 - h, rho_sw});
-  atoms.push_back({det + rho_hw + rst, h * (1.0 - blocked), rho_hw});
+  atoms.push_back({in.det + in.rho_sw + in.t_restart, 1.0 - in.h, in.rho_sw});
+  atoms.push_back({in.det + in.rho_hw + in.t_restart, in.h * (1.0 - blocked), in.rho_hw});
   for (double d : delay.values)
-    atoms.push_back({det + d + rho_hw + rst, h * blocked / static_cast<double>(delay.values.size()), rho_hw});
-  const ResidualLaw law(atoms, lam);
-  const double lbar = law.mean();
-  const double load = lam * lbar;
-  const double ep_failures = std::exp(load);
-  const double ey = std::expm1(load) / lam;
-  p.mean_service_s = lbar;
-  p.episode_mean_s = ey;
-  p.failures_per_episode = ep_failures;
-  double hw_mean = 0;
-  if (h > 0) {
+    atoms.push_back({in.det + d + in.rho_hw + in.t_restart, in.h * blocked / static_cast<double>(delay.values.size()),
+                     in.rho_hw});
+  Episodes e{ResidualLaw(atoms, lam)};
+  e.mean_service = e.law.mean();
+  e.load = lam * e.mean_service;
+  e.failures_per_episode = std::exp(e.load);
+  e.mean_length = std::expm1(e.load) / lam;
+  if (in.h > 0) {
     for (const auto& a : atoms)
-      if (&a != &atoms.front()) hw_mean += a.probability * a.length;
-    hw_mean /= h;
+      if (&a != &atoms.front()) e.hardware_service_mean += a.probability * a.length;
+    e.hardware_service_mean /= in.h;
   }
+  p.mean_service_s = e.mean_service;
+  p.episode_mean_s = e.mean_length;
+  p.failures_per_episode = e.failures_per_episode;
+  return e;
+}
 
-  // ---- phases per failure (3b) ----
-  const double ev1 = law.expect(0);
-  const double evr = law.expect(1);
-  const double det_pf = -std::expm1(-lam * det) / lam;
-  const double rst_pf = std::expm1(lam * rst) / lam * ev1;
-  const double rtv_pf = std::exp(lam * rst) * (evr - ev1) / lam;
-  const double rep_pf = std::max(0.0, (std::exp(-lam * det) - std::exp(lam * rst) * evr) / lam);
+/// Section 3b: expected time per failure in each phase.
+struct PhasesPerFailure {
+  double detection = 0;
+  double replacement = 0;
+  double retrieval = 0;
+  double restart = 0;
+};
 
-  // ---- segments (3c) ----
-  const double one_minus_q = -std::expm1(-lam * dk);
-  const double q = 1.0 - one_minus_q;
-  const double q1 = std::exp(-lam * a1);
-  const double eb = checkpoints ? q1 / one_minus_q : 0.0;
-  const double estall = (checkpoints && stall > 0) ? -std::expm1(-lam * stall) * std::exp(-lam * kt) / (lam * one_minus_q) : 0.0;
-  const double ecap = checkpoints ? q1 * (kt + dk * q / one_minus_q) : 0.0;
-  const double exb = checkpoints ? q1 * ((a1 + 1.0 / lam) / one_minus_q + dk * q / (one_minus_q * one_minus_q)) : 0.0;
-  const double g = t * k * eb;
-  const double mu = ep_failures / lam;
-  const double r = g / mu;
-  p.ettr_asymptotic = r;
+PhasesPerFailure phases_per_failure(const CycleInputs& in, const Episodes& e) {
+  const double lam = in.lam;
+  const double ev1 = e.law.expect(0);
+  const double evr = e.law.expect(1);
+  PhasesPerFailure out;
+  out.detection = -std::expm1(-lam * in.det) / lam;
+  out.restart = std::expm1(lam * in.t_restart) / lam * ev1;
+  out.retrieval = std::exp(lam * in.t_restart) * (evr - ev1) / lam;
+  out.replacement = std::max(0.0, (std::exp(-lam * in.det) - std::exp(lam * in.t_restart) * evr) / lam);
+  return out;
+}
 
-  // ---- finite horizon (3d) ----
+/// Section 3c: a segment's checkpoints, stall and captured progress; the cycle's renewal rate.
+struct SegmentTerms {
+  double one_minus_q = 0;  ///< 1 - q, q = e^{-Lambda D_k}
+  double q = 0;
+  double q1 = 0;           ///< e^{-Lambda a_1}
+  double eb = 0;           ///< E[B(X)]
+  double estall = 0;       ///< E[stall(X)]
+  double ecap = 0;         ///< E[cap(X)]
+  double exb = 0;          ///< E[X B(X)]
+  double g = 0;            ///< E[G] = T k E[B(X)]
+  double cycle_mean = 0;   ///< segment + episode: e^{Lambda Lbar} / Lambda
+  double rate = 0;         ///< ETTR_inf = g / cycle_mean
+};
+
+SegmentTerms segment_terms(const CycleInputs& in, const Episodes& e) {
+  const double lam = in.lam;
+  SegmentTerms sg;
+  sg.one_minus_q = -std::expm1(-lam * in.dk);
+  sg.q = 1.0 - sg.one_minus_q;
+  sg.q1 = std::exp(-lam * in.a1);
+  const double omq = sg.one_minus_q;
+  sg.eb = in.checkpoints ? sg.q1 / omq : 0.0;
+  sg.estall = (in.checkpoints && in.stall > 0) ? -std::expm1(-lam * in.stall) * std::exp(-lam * in.kt) / (lam * omq) : 0.0;
+  sg.ecap = in.checkpoints ? sg.q1 * (in.kt + in.dk * sg.q / omq) : 0.0;
+  sg.exb = in.checkpoints ? sg.q1 * ((in.a1 + 1.0 / lam) / omq + in.dk * sg.q / (omq * omq)) : 0.0;
+  sg.g = in.t * in.k * sg.eb;
+  sg.cycle_mean = e.failures_per_episode / lam;
+  sg.rate = sg.g / sg.cycle_mean;
+  return sg;
+}
+
+/// Section 3d: the renewal-reward constants of a finite run.
+struct HorizonTerms {
+  double ex = 0;                  ///< E[X] = 1 / Lambda
+  double ec2 = 0;                 ///< E[C^2] of a cycle
+  double training = 0;            ///< K of the training reward
+  double stall = 0;               ///< K of the stall reward
+  double wall_variance_per_training = 0;
+};
+
+HorizonTerms horizon_terms(const CycleInputs& in, const Episodes& e, const SegmentTerms& sg) {
+  const double lam = in.lam;
+  const double cm = sg.cycle_mean;
+  HorizonTerms ht;
   // Second moment of an episode: a fixed-length restart with L = Lbar, plus Var(L).
-  const double el = lam * lbar;
+  const double el = lam * e.mean_service;
+  const double ey = e.mean_length;
   const double e_tau = (1.0 - std::exp(-el) * (1.0 + el)) / lam;
   const double e_tau2 = (2.0 - std::exp(-el) * (2.0 + 2.0 * el + el * el)) / (lam * lam);
-  const double ey2 = lbar * lbar + std::exp(el) * (e_tau2 + 2.0 * e_tau * ey) + law.variance();
-  const double ex = 1.0 / lam;
-  const double ec2 = 2.0 * ex * ex + 2.0 * ex * ey + ey2;
-  const double ecg = t * k * exb + ey * g;
-  const double eint = (ex * ex - estall / lam) + ey * g;
-  const double horizon = g * ec2 / (2.0 * mu * mu) - ecg / mu + eint / mu;
+  const double ey2 = e.mean_service * e.mean_service + std::exp(el) * (e_tau2 + 2.0 * e_tau * ey) + e.law.variance();
+  ht.ex = 1.0 / lam;
+  ht.ec2 = 2.0 * ht.ex * ht.ex + 2.0 * ht.ex * ey + ey2;
+  const double ecg = in.t * in.k * sg.exb + ey * sg.g;
+  const double eint = (ht.ex * ht.ex - sg.estall / lam) + ey * sg.g;
+  ht.training = sg.g * ht.ec2 / (2.0 * cm * cm) - ecg / cm + eint / cm;
   // Renewal CLT: the wall time to accumulate training x has variance x Var(C - G/r) / g.
-  if (g > 0 && r > 0) {
-    const double eb2 = q1 * (2.0 / (one_minus_q * one_minus_q) - 1.0 / one_minus_q);
-    const double eg2 = t * t * k * k * eb2;
-    p.wall_variance_per_training_s = std::max(0.0, (ec2 - 2.0 * ecg / r + eg2 / (r * r)) / g);
+  if (sg.g > 0 && sg.rate > 0) {
+    const double omq = sg.one_minus_q;
+    const double eb2 = sg.q1 * (2.0 / (omq * omq) - 1.0 / omq);
+    const double eg2 = in.t * in.t * in.k * in.k * eb2;
+    ht.wall_variance_per_training =
+        std::max(0.0, (ht.ec2 - 2.0 * ecg / sg.rate + eg2 / (sg.rate * sg.rate)) / sg.g);
   }
   // The same constant for the stall (reward stall(u) in the segment, kept at the failure):
   // E[X stall(X)] = E[stall(X)]/Lambda + sum_b int_{st_b}^{st_b+S} u e^{-Lambda u} du, st_b = kT + (b-1) D_k.
-  double stall_horizon = 0;
-  if (estall > 0) {
-    const double sum_e = std::exp(-lam * kt) / one_minus_q;
-    const double sum_te = std::exp(-lam * kt) * (kt / one_minus_q + dk * q / (one_minus_q * one_minus_q));
-    const double keep_s = -std::expm1(-lam * stall);
-    const double u_moment = sum_te * keep_s / lam + sum_e * keep_s / (lam * lam) - stall / lam * std::exp(-lam * stall) * sum_e;
-    const double exs = estall / lam + u_moment;
-    const double ecg_s = exs + ey * estall;
-    const double eint_s = estall / lam + ey * estall;
-    stall_horizon = estall * ec2 / (2.0 * mu * mu) - ecg_s / mu + eint_s / mu;
+  if (sg.estall > 0) {
+    const double omq = sg.one_minus_q;
+    const double sum_e = std::exp(-lam * in.kt) / omq;
+    const double sum_te = std::exp(-lam * in.kt) * (in.kt / omq + in.dk * sg.q / (omq * omq));
+    const double keep_s = -std::expm1(-lam * in.stall);
+    const double u_moment =
+        sum_te * keep_s / lam + sum_e * keep_s / (lam * lam) - in.stall / lam * std::exp(-lam * in.stall) * sum_e;
+    const double exs = sg.estall / lam + u_moment;
+    const double ecg_s = exs + ey * sg.estall;
+    const double eint_s = sg.estall / lam + ey * sg.estall;
+    ht.stall = sg.estall * ht.ec2 / (2.0 * cm * cm) - ecg_s / cm + eint_s / cm;
   }
+  return ht;
+}
+
+/// Expected times and counts over a run of W (3d), then corrected by tier (3e).
+struct RunAccounts {
+  double w = 0;
+  double training = 0;
+  double failures = 0;
+  double episodes = 0;
+  double completed = 0;             ///< completed episodes
+  double detection = 0;
+  double replacement = 0;
+  double retrieval = 0;
+  double restart = 0;
+  double segment_time = 0;
+  double training_per_segment_second = 0;
+  double wasted = 0;
+  double scratch = 0;
+  double rest = 0;                  ///< completed episodes that do not go back to scratch
+  double p_local = 0;               ///< probability that an episode sees no hardware failure
+  double rec_local = 0;
+  double rec_peer = 0;
+  double rec_storage = 0;
+};
+
+RunAccounts run_accounts(const CycleInputs& in, const Episodes& e, const PhasesPerFailure& ph, const SegmentTerms& sg,
+                         const HorizonTerms& ht, double w) {
+  const double lam = in.lam;
+  RunAccounts a;
+  a.w = w;
+  a.training = sg.rate * w + ht.training;
+  a.failures = lam * w;
+  a.episodes = a.failures / e.failures_per_episode;
+  a.completed = std::max(0.0, a.episodes - (1.0 - std::exp(-e.load)));
+  a.detection = a.failures * ph.detection;
+  a.replacement = a.failures * ph.replacement;
+  a.retrieval = a.failures * ph.retrieval;
+  a.restart = a.failures * ph.restart;
+  a.segment_time = w - (a.detection + a.replacement + a.retrieval + a.restart);
+  a.training_per_segment_second = lam * in.t * in.k * sg.eb;
+  a.wasted = a.episodes * (ht.ex - sg.ecap) + a.retrieval;
+  // Recoveries before the first usable checkpoint of the run are scratch: they save their retrieval.
+  const double retrieval_per_episode = ph.retrieval * e.failures_per_episode;
+  a.scratch = in.checkpoints ? std::min(a.completed, (1.0 - sg.q1) / sg.q1) : a.completed;
+  if (in.checkpoints && a.scratch > 0) {
+    const double saved = a.scratch * retrieval_per_episode;
+    a.retrieval -= saved;
+    a.segment_time += saved;
+    a.training += saved * a.training_per_segment_second;
+    a.wasted -= saved;
+  }
+  const double l_sw = in.det + in.rho_sw + in.t_restart;
+  const double psi = std::exp(-lam * l_sw) / (in.h + (1.0 - in.h) * std::exp(-lam * l_sw));
+  a.p_local = (1.0 - in.h) * psi;
+  a.rest = std::max(0.0, a.completed - a.scratch);
+  return a;
+}
+
+/// Section 3e, memory strategies: fallbacks to storage when a whole holder set was replaced.
+void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInputs& in, const Episodes& e,
+                      const SegmentTerms& sg, const HorizonTerms& ht, double sets_per_machine, RunAccounts& a,
+                      AnalyticPrediction& p) {
+  const double lam = in.lam;
+  const int mrep = std::max(1, c.replicas);
+  double p_ep = 0;
+  if (mrep == 1) {
+    p.memory_loss_per_hardware_failure = 1.0;
+    p_ep = 1.0 - a.p_local;
+  } else {
+    const double lam_m = lam / s.cluster.machines;
+    const double rem_busy = std::expm1(lam * e.hardware_service_mean) / lam;
+    const double ex_short = sg.one_minus_q > 0 && sg.q1 < 1 ? ht.ex - in.a1 * sg.q1 / (1.0 - sg.q1) : 0.0;
+    const double window = rem_busy + in.a1 + (1.0 - sg.q1) / sg.q1 * (ex_short + e.mean_length);
+    const double pm = -std::expm1(-in.h * lam_m * window);
+    p.memory_loss_per_hardware_failure = std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
+    p_ep = std::min(1.0, in.h * e.failures_per_episode * p.memory_loss_per_hardware_failure);
+  }
+  p.memory_loss_per_episode = p_ep;
+  const double losses = a.rest * p_ep;
+  const double rho_storage = c.retrieval_storage.seconds();
+  const double rho_mem = a.p_local * in.rho_sw + (1.0 - a.p_local) * in.rho_hw;
+  const double follow_ups = (1.0 - sg.q1) / sg.q1;
+  double lost_lineage = 0;   // extra work lost per fallback (segment time)
+  double lost_training = 0;  // the training part of it
+  double first_window = 0;   // segment time until the first persistent checkpoint is usable
+  if (c.persistent_every_iterations > 0) {
+    // Age of the latest usable persistent checkpoint at the failure: t_done + U + I_p/2 when the
+    // upload phase is uniform; in a segment that starts from a storage recovery (or the start
+    // of the run) the age is X itself until the first upload lands at P0 = t_done + U + I_p.
+    const double ip = static_cast<double>(c.persistent_every_iterations) / in.k * in.dk;
+    const double up = in.t_done + c.upload.seconds();
+    const double p0 = up + ip;
+    first_window = p0;
+    const double e_mod = ht.ex - ip * std::exp(-lam * ip) / -std::expm1(-lam * ip);  // E[Y mod I_p]
+    const double age_reset =
+        (-std::expm1(-lam * p0) - lam * p0 * std::exp(-lam * p0)) / lam + std::exp(-lam * p0) * (up + e_mod);
+    // An upload still in flight when a failure strikes after the in-memory checkpoint of the
+    // same state completed is lost for good (the state is never captured again): probability
+    // 1 - pi_u = e^{-Lambda t_done} (1 - e^{-Lambda U}) per capture. Successful captures are then
+    // I_p x Geometric(pi_u) apart: length-biased mean age t_done + U + I_p (2 - pi_u) / (2 pi_u).
+    const double pi_u = 1.0 - std::exp(-lam * in.t_done) * -std::expm1(-lam * c.upload.seconds());
+    const double age_uniform = up + ip * (2.0 - pi_u) / (2.0 * pi_u);
+    const double reset_share = std::min(1.0, (losses * (1.0 + follow_ups) + 1.0) / (a.episodes + 1.0));
+    const double age = (1.0 - reset_share) * age_uniform + reset_share * age_reset;
+    lost_lineage = std::max(0.0, age - (ht.ex - sg.ecap));
+    lost_training = lost_lineage * in.kt / in.dk;
+  } else {
+    lost_training = 0.5 * a.training;
+    lost_lineage = lost_training * in.dk / in.kt;
+    p.notes.push_back("no persistent track: a memory loss restarts from scratch (lost work ~ half the progress)");
+  }
+  const double extra_time = losses * ((rho_storage - in.rho_hw) + follow_ups * (rho_storage - rho_mem));
+  a.retrieval += extra_time;
+  a.segment_time -= extra_time;
+  a.training -= extra_time * a.training_per_segment_second + losses * lost_training;
+  a.wasted += extra_time + losses * lost_lineage;
+  // Loss episodes are hardware episodes; follow-up storage recoveries replace local and peer
+  // recoveries in proportion.
+  const double clean = std::max(0.0, a.rest - losses);
+  const double follow = std::min(clean, losses * follow_ups);
+  const double keep = clean > 0 ? 1.0 - follow / clean : 0.0;
+  a.rec_storage = std::min(a.rest, losses) + follow;
+  a.rec_local = a.rest * a.p_local * keep;
+  a.rec_peer = std::max(0.0, a.rest * (1.0 - a.p_local) - losses) * keep;
+  // Losses before the first persistent checkpoint is usable go back to scratch (no retrieval).
+  if (first_window > 0 && a.w > 0) {
+    const double early = std::min(a.rec_storage, -std::expm1(-losses / a.w * first_window));
+    a.rec_storage -= early;
+    a.scratch += early;
+    a.retrieval -= early * rho_storage;
+    a.segment_time += early * rho_storage;
+    a.training += early * rho_storage * a.training_per_segment_second;
+    a.wasted -= early * rho_storage;
+  }
+  if (mrep >= 2) p.notes.push_back("memory-loss probability is first order in h lambda W_r (group/ring union bound)");
+}
+
+/// Where the approximations of 3a (software after hardware), 3b (standby correlation) and 3e
+/// (rare tier events) stop being small, a note says so.
+void regime_note(const StrategyCosts& c, const CycleInputs& in, const Episodes& e, const SegmentTerms& sg, double w,
+                 AnalyticPrediction& p) {
+  std::vector<std::string> why;
+  if (e.load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", e.load));
+  if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.01)
+    why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
+  if (in.checkpoints && (1.0 - sg.q1) / sg.q1 * sg.cycle_mean > 0.1 * w)
+    why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");
+  if (why.empty()) return;
+  std::string text = "outside the regime where the tier and overlap terms are accurate (";
+  for (std::size_t i = 0; i < why.size(); ++i) text += (i ? "; " : "") + why[i];
+  p.notes.push_back(text + "): expect disagreements beyond the interval");
+}
+
+/// The metrics named like the run model's, from the accounts (times clamped where the
+/// first-order terms leave their regime: times cannot be negative).
+void set_metrics(const CycleInputs& in, const SegmentTerms& sg, const HorizonTerms& ht, RunAccounts a,
+                 AnalyticPrediction& p) {
+  const double w = a.w;
+  a.retrieval = std::max(0.0, a.retrieval);
+  a.segment_time = std::clamp(a.segment_time, 0.0, w);
+  const double stall_total = std::clamp(a.segment_time * in.lam * sg.estall + ht.stall, 0.0, a.segment_time);
+  a.training = std::clamp(a.training, 0.0, a.segment_time - stall_total);
+  const double lost = a.segment_time - stall_total - a.training;
+  p.ettr = w > 0 ? a.training / w : 0.0;
+  auto& m = p.metrics;
+  m["ettr"] = p.ettr;
+  m["wall_time_s"] = w;
+  m["failures.total"] = a.failures;
+  m["failures.software"] = a.failures * (1.0 - in.h);
+  m["failures.hardware"] = a.failures * in.h;
+  m["recoveries.local"] = a.rec_local;
+  m["recoveries.peer"] = a.rec_peer;
+  m["recoveries.storage"] = a.rec_storage;
+  m["recoveries.scratch"] = a.scratch;
+  m["wasted_time_per_failure_s"] = a.failures > 0 ? a.wasted / a.failures : 0.0;
+  m["time_breakdown_s.training"] = a.training;
+  m["time_breakdown_s.checkpoint_stall"] = stall_total;
+  m["time_breakdown_s.lost_progress"] = lost;
+  m["time_breakdown_s.detection"] = a.detection;
+  m["time_breakdown_s.replacement_wait"] = a.replacement;
+  m["time_breakdown_s.retrieval"] = a.retrieval;
+  m["time_breakdown_s.restart"] = a.restart;
+}
+
+/// `base` carries the failure rate (and its notes) found by cluster_failure_rate.
+AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, double sets_per_machine,
+                                const AnalyticPrediction& base) {
+  AnalyticPrediction p = base;
+  p.available = true;
+  const CycleInputs in = cycle_inputs(s, c, base.failure_rate);
+  set_intervals(in, p);
+  if (in.lam <= 0) return predict_without_failures(s, c, in, p);
+
+  const Episodes e = episodes_of(s, in, p);
+  const PhasesPerFailure ph = phases_per_failure(in, e);
+  const SegmentTerms sg = segment_terms(in, e);
+  p.ettr_asymptotic = sg.rate;
+  const HorizonTerms ht = horizon_terms(in, e, sg);
+  p.wall_variance_per_training_s = ht.wall_variance_per_training;
 
   double w = 0;
   if (s.run.duration) {
     w = s.run.duration->seconds();
   } else {
-    const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
-    if (r <= 0) {
+    const double target = static_cast<double>(s.run.iterations.value_or(0)) * in.t;
+    if (sg.rate <= 0) {
       p.available = false;
       p.reason = "no checkpoints and a run.iterations target: the run ends only when one segment survives it, and "
                  "the mean ETTR over replicas (a mean of ratios) has no closed form here";
       return p;
     }
-    w = std::max(0.0, (target - horizon) / r);
+    w = std::max(0.0, (target - ht.training) / sg.rate);
   }
   p.wall_time_s = w;
   // No checkpoint expected within the run: the time until a segment first survives a_1,
   // a_1 + (1 - q_1)/q_1 (E[X | X < a_1] + E[Y]), exceeds W. Every recovery then goes back to
   // scratch, which is the `none` model.
-  if (checkpoints && w > 0) {
-    const double short_segment = q1 < 1.0 ? ex - a1 * q1 / (1.0 - q1) : 0.0;
-    if (q1 <= 0.0 || a1 + (1.0 - q1) / q1 * (short_segment + ey) >= w) {
+  if (in.checkpoints && w > 0) {
+    const double short_segment = sg.q1 < 1.0 ? ht.ex - in.a1 * sg.q1 / (1.0 - sg.q1) : 0.0;
+    if (sg.q1 <= 0.0 || in.a1 + (1.0 - sg.q1) / sg.q1 * (short_segment + e.mean_length) >= w) {
       StrategyCosts none = c;
       none.tier = CheckpointTier::none;
       AnalyticPrediction r0 = predict_impl(s, none, sets_per_machine, base);
@@ -392,158 +668,21 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
       return r0;
     }
   }
-  double training = r * w + horizon;
-  const double failures = lam * w;
-  const double episodes = failures / ep_failures;
-  const double completed = std::max(0.0, episodes - (1.0 - std::exp(-load)));
-  double detection = failures * det_pf;
-  double replacement = failures * rep_pf;
-  double retrieval = failures * rtv_pf;
-  double restart = failures * rst_pf;
-  double segment_time = w - (detection + replacement + retrieval + restart);
-  const double training_per_segment_second = lam * t * k * eb;
-  double wasted = episodes * (ex - ecap) + retrieval;
-
-  // ---- tier corrections (3e) ----
-  const double retrieval_per_episode = rtv_pf * ep_failures;
-  double scratch = checkpoints ? std::min(completed, (1.0 - q1) / q1) : completed;
-  if (checkpoints && scratch > 0) {
-    const double saved = scratch * retrieval_per_episode;
-    retrieval -= saved;
-    segment_time += saved;
-    training += saved * training_per_segment_second;
-    wasted -= saved;
-  }
-  // Probability that an episode sees no hardware failure (psi of 3e).
-  const double l_sw = det + rho_sw + rst;
-  const double psi = std::exp(-lam * l_sw) / (h + (1.0 - h) * std::exp(-lam * l_sw));
-  const double p_local = (1.0 - h) * psi;
-  double rec_local = 0;
-  double rec_peer = 0;
-  double rec_storage = 0;
-  const double rest = std::max(0.0, completed - scratch);
+  RunAccounts a = run_accounts(in, e, ph, sg, ht, w);
   if (c.tier == CheckpointTier::memory) {
-    const int mrep = std::max(1, c.replicas);
-    double p_ep = 0;
-    if (mrep == 1) {
-      p.memory_loss_per_hardware_failure = 1.0;
-      p_ep = 1.0 - p_local;
-    } else {
-      const double lam_m = lam / s.cluster.machines;
-      const double rem_busy = std::expm1(lam * hw_mean) / lam;
-      const double ex_short = one_minus_q > 0 && q1 < 1 ? ex - a1 * q1 / (1.0 - q1) : 0.0;
-      const double window = rem_busy + a1 + (1.0 - q1) / q1 * (ex_short + ey);
-      const double pm = -std::expm1(-h * lam_m * window);
-      p.memory_loss_per_hardware_failure = std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
-      p_ep = std::min(1.0, h * ep_failures * p.memory_loss_per_hardware_failure);
-    }
-    p.memory_loss_per_episode = p_ep;
-    const double losses = rest * p_ep;
-    const double rho_storage = c.retrieval_storage.seconds();
-    const double rho_mem = p_local * rho_sw + (1.0 - p_local) * rho_hw;
-    const double follow_ups = (1.0 - q1) / q1;
-    double lost_lineage = 0;   // extra work lost per fallback (segment time)
-    double lost_training = 0;  // the training part of it
-    double first_window = 0;   // segment time until the first persistent checkpoint is usable
-    if (c.persistent_every_iterations > 0) {
-      // Age of the latest usable persistent checkpoint at the failure: c + U + I_p/2 when the
-      // upload phase is uniform; in a segment that starts from a storage recovery (or the start
-      // of the run) the age is X itself until the first upload lands at P0 = c + U + I_p.
-      const double ip = static_cast<double>(c.persistent_every_iterations) / k * dk;
-      const double up = completion + c.upload.seconds();
-      const double p0 = up + ip;
-      first_window = p0;
-      const double e_mod = ex - ip * std::exp(-lam * ip) / -std::expm1(-lam * ip);  // E[Y mod I_p]
-      const double age_reset = (-std::expm1(-lam * p0) - lam * p0 * std::exp(-lam * p0)) / lam + std::exp(-lam * p0) * (up + e_mod);
-      // An upload still in flight when a failure strikes after the in-memory checkpoint of the
-      // same state completed is lost for good (the state is never captured again): probability
-      // 1 - pi_u = e^{-Lambda c} (1 - e^{-Lambda U}) per capture. Successful captures are then
-      // I_p x Geometric(pi_u) apart: length-biased mean age c + U + I_p (2 - pi_u) / (2 pi_u).
-      const double pi_u = 1.0 - std::exp(-lam * completion) * -std::expm1(-lam * c.upload.seconds());
-      const double age_uniform = up + ip * (2.0 - pi_u) / (2.0 * pi_u);
-      const double reset_share = std::min(1.0, (losses * (1.0 + follow_ups) + 1.0) / (episodes + 1.0));
-      const double age = (1.0 - reset_share) * age_uniform + reset_share * age_reset;
-      lost_lineage = std::max(0.0, age - (ex - ecap));
-      lost_training = lost_lineage * kt / dk;
-    } else {
-      lost_training = 0.5 * training;
-      lost_lineage = lost_training * dk / kt;
-      p.notes.push_back("no persistent track: a memory loss restarts from scratch (lost work ~ half the progress)");
-    }
-    const double extra_time = losses * ((rho_storage - rho_hw) + follow_ups * (rho_storage - rho_mem));
-    retrieval += extra_time;
-    segment_time -= extra_time;
-    training -= extra_time * training_per_segment_second + losses * lost_training;
-    wasted += extra_time + losses * lost_lineage;
-    // Loss episodes are hardware episodes; follow-up storage recoveries replace local and peer
-    // recoveries in proportion.
-    const double clean = std::max(0.0, rest - losses);
-    const double follow = std::min(clean, losses * follow_ups);
-    const double keep = clean > 0 ? 1.0 - follow / clean : 0.0;
-    rec_storage = std::min(rest, losses) + follow;
-    rec_local = rest * p_local * keep;
-    rec_peer = std::max(0.0, rest * (1.0 - p_local) - losses) * keep;
-    // Losses before the first persistent checkpoint is usable go back to scratch (no retrieval).
-    if (first_window > 0 && w > 0) {
-      const double early = std::min(rec_storage, -std::expm1(-losses / w * first_window));
-      rec_storage -= early;
-      scratch += early;
-      retrieval -= early * rho_storage;
-      segment_time += early * rho_storage;
-      training += early * rho_storage * training_per_segment_second;
-      wasted -= early * rho_storage;
-    }
-    if (mrep >= 2)
-      p.notes.push_back("memory-loss probability is first order in h lambda W_r (group/ring union bound)");
+    memory_fallbacks(s, c, in, e, sg, ht, sets_per_machine, a, p);
   } else if (c.tier == CheckpointTier::storage) {
-    rec_storage = rest;
+    a.rec_storage = a.rest;
   }
-  // Guard the first-order terms where they leave their regime (times cannot be negative).
-  retrieval = std::max(0.0, retrieval);
-  segment_time = std::clamp(segment_time, 0.0, w);
-  const double stall_total = std::clamp(segment_time * lam * estall + stall_horizon, 0.0, segment_time);
-  training = std::clamp(training, 0.0, segment_time - stall_total);
-  const double lost = segment_time - stall_total - training;
-  // Where the approximations of 3a (software after hardware), 3b (standby correlation) and 3e
-  // (rare tier events) stop being small, say so.
-  {
-    std::vector<std::string> why;
-    if (load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", load));
-    if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.01)
-      why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
-    if (checkpoints && (1.0 - q1) / q1 * mu > 0.1 * w)
-      why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");
-    if (!why.empty()) {
-      std::string text = "outside the regime where the tier and overlap terms are accurate (";
-      for (std::size_t i = 0; i < why.size(); ++i) text += (i ? "; " : "") + why[i];
-      p.notes.push_back(text + "): expect disagreements beyond the interval");
-    }
-  }
-
-  p.ettr = w > 0 ? training / w : 0.0;
-  m["ettr"] = p.ettr;
-  m["wall_time_s"] = w;
-  m["failures.total"] = failures;
-  m["failures.software"] = failures * (1.0 - h);
-  m["failures.hardware"] = failures * h;
-  m["recoveries.local"] = rec_local;
-  m["recoveries.peer"] = rec_peer;
-  m["recoveries.storage"] = rec_storage;
-  m["recoveries.scratch"] = scratch;
-  m["wasted_time_per_failure_s"] = failures > 0 ? wasted / failures : 0.0;
-  m["time_breakdown_s.training"] = training;
-  m["time_breakdown_s.checkpoint_stall"] = stall_total;
-  m["time_breakdown_s.lost_progress"] = lost;
-  m["time_breakdown_s.detection"] = detection;
-  m["time_breakdown_s.replacement_wait"] = replacement;
-  m["time_breakdown_s.retrieval"] = retrieval;
-  m["time_breakdown_s.restart"] = restart;
+  regime_note(c, in, e, sg, w, p);
+  set_metrics(in, sg, ht, a, p);
 
   // Eq. 1 with this strategy's numbers.
-  if (checkpoints) {
-    const double mean_retrieval = c.tier == CheckpointTier::memory ? p_local * rho_sw + (1.0 - p_local) * rho_hw : rho_sw;
-    p.eq1_wasted_time_s = completion + 0.5 * dk + mean_retrieval;
-    if (dk < completion) p.notes.push_back("Eq. 2 does not hold (checkpoint longer than its interval); Eq. 1 shown anyway");
+  if (in.checkpoints) {
+    const double mean_retrieval =
+        c.tier == CheckpointTier::memory ? a.p_local * in.rho_sw + (1.0 - a.p_local) * in.rho_hw : in.rho_sw;
+    p.eq1_wasted_time_s = in.t_done + 0.5 * in.dk + mean_retrieval;
+    if (in.dk < in.t_done) p.notes.push_back("Eq. 2 does not hold (checkpoint longer than its interval); Eq. 1 shown anyway");
   }
   return p;
 }

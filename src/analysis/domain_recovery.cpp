@@ -75,7 +75,7 @@ std::vector<BigCount> component_counts(const std::vector<int>& domains, const st
 
 Placement spread_group_placement(int machines, int replicas) {
   if (replicas < 1 || machines < replicas || machines % replicas != 0)
-    throw PlacementError(fmt::format("domain-aware group placement needs the replica count ({}) to divide the machine "
+    throw PlacementError("--replicas", fmt::format("domain-aware group placement needs the replica count ({}) to divide the machine "
                                      "count ({})",
                                      replicas, machines));
   Placement p;
@@ -90,7 +90,7 @@ Placement spread_group_placement(int machines, int replicas) {
 }
 
 std::vector<BigCount> domain_recovery_counts(const Placement& placement, int domain_size) {
-  if (domain_size < 1) throw PlacementError(fmt::format("domain size must be at least 1, found {}", domain_size));
+  if (domain_size < 1) throw PlacementError("--domain-size", fmt::format("domain size must be at least 1, found {}", domain_size));
   const int domains = (placement.machines + domain_size - 1) / domain_size;
   const auto sets = domain_sets(placement, domain_size);
   std::vector<int> parent(static_cast<std::size_t>(domains));
@@ -106,7 +106,7 @@ std::vector<BigCount> domain_recovery_counts(const Placement& placement, int dom
     const auto& c = members[static_cast<std::size_t>(root)];
     if (c.empty()) continue;
     if (static_cast<int>(c.size()) > kMaxComponentDomains)
-      throw PlacementError(fmt::format("the holder sets link {} domains into one component; exact counting stops at {}",
+      throw PlacementError("--domain-size", fmt::format("the holder sets link {} domains into one component; exact counting stops at {}",
                                        c.size(), kMaxComponentDomains));
     total = multiply(total, component_counts(c, component_sets[static_cast<std::size_t>(root)]));
   }

@@ -7,7 +7,10 @@
 #include <map>
 #include <stdexcept>
 
+#include <boost/random/uniform_int_distribution.hpp>
 #include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -19,6 +22,7 @@ namespace ckptsim {
 namespace {
 
 constexpr int kMaxExactSets = 22;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kMaxEnumerationMachines = 22;
 
 std::size_t idx(long long i) { return static_cast<std::size_t>(i); }
@@ -140,10 +144,10 @@ std::vector<BigCount> ring_compositions(int machines, int replicas) {
     return (static_cast<int>(bits / 64.0) + 1 + 3) / 4 * 4;  // a multiple of 4 limbs
   };
   const std::size_t stride = idx((n / 64 + 2 + 3) / 4 * 4);
-  const double bytes = 2.0 * static_cast<double>(n + 1) * static_cast<double>(stride) * sizeof(Limb);
-  if (bytes > 2.0 * 1024 * 1024 * 1024)
-    throw std::invalid_argument(fmt::format("ring closed form for {} machines needs {:.1f} GiB; at most 2 GiB",
-                                            machines, bytes / (1024.0 * 1024 * 1024)));
+  const double bytes = ring_closed_form_bytes(machines);
+  if (bytes > kRingClosedFormMemoryLimit)
+    throw LimitError(fmt::format("ring closed form for {} machines needs {:.1f} GiB, above the {:.0f} GiB limit", machines,
+                                 bytes / kGiB, kRingClosedFormMemoryLimit / kGiB));
   // Temporal blocking: rows z0+1 .. z0+B are computed together, k outermost, so that a row
   // reads the entries k and k-m of the row above while they are still in cache. Rows inside a
   // block keep only a cyclic window of m+1 entries; the block's last row is written in full
@@ -235,10 +239,10 @@ struct SubsetWalk {
 
 void check_exact_placement(const Placement& p) {
   if (p.machines < 1 || static_cast<int>(p.holders.size()) != p.machines)
-    throw std::invalid_argument(fmt::format("placement \"{}\" has {} holder sets for {} machines", p.scheme,
-                                            p.holders.size(), p.machines));
+    throw ModelError("placement", fmt::format("placement \"{}\" has {} holder sets for {} machines", p.scheme,
+                                              p.holders.size(), p.machines));
   for (const auto& h : p.holders)
-    if (h.empty()) throw std::invalid_argument(fmt::format("placement \"{}\" has an empty holder set", p.scheme));
+    if (h.empty()) throw ModelError("placement", fmt::format("placement \"{}\" has an empty holder set", p.scheme));
 }
 
 /// prod_{j < s} (k - j) / (N - j) = C(N-s, k-s) / C(N, k): probability that s given machines all
@@ -345,8 +349,7 @@ RecoveryCounts inclusion_exclusion_recovery_counts(const Placement& placement) {
   const auto sets = distinct_sets(placement, true);
   const int d = static_cast<int>(sets.size());
   if (d > kMaxExactSets)
-    throw std::invalid_argument(fmt::format("inclusion-exclusion over {} distinct holder sets: at most {}", d,
-                                            kMaxExactSets));
+    throw LimitError(fmt::format("inclusion-exclusion over {} distinct holder sets: at most {}", d, kMaxExactSets));
   const std::size_t words = idx(n / 64 + 1);
   std::vector<std::vector<std::uint64_t>> bits(sets.size(), std::vector<std::uint64_t>(words, 0));
   for (std::size_t s = 0; s < sets.size(); ++s)
@@ -371,7 +374,7 @@ RecoveryCounts enumerate_recovery_counts(const Placement& placement) {
   check_exact_placement(placement);
   const int n = placement.machines;
   if (n > kMaxEnumerationMachines)
-    throw std::invalid_argument(fmt::format("enumeration over {} machines: at most {}", n, kMaxEnumerationMachines));
+    throw LimitError(fmt::format("enumeration over {} machines: at most {}", n, kMaxEnumerationMachines));
   std::vector<std::uint64_t> masks;
   for (const auto& h : placement.holders) masks.push_back(bit_mask(h));
   std::vector<long long> count(idx(n) + 1, 0);
@@ -400,7 +403,7 @@ std::optional<RecoveryCounts> component_counts(const Placement& sub) {
   const auto sets = distinct_sets(sub, true);
   const bool pairs = std::all_of(sets.begin(), sets.end(), [](const auto& s) { return s.size() == 2; });
   if (pairs && c == 2) return ring_recovery_counts(2, 2);
-  if (pairs && static_cast<int>(sets.size()) == c) {
+  if (pairs && static_cast<int>(sets.size()) == c && ring_closed_form_bytes(c) <= kRingClosedFormMemoryLimit) {
     std::vector<int> degree(idx(c), 0);
     for (const auto& s : sets)
       for (int x : s) ++degree[idx(x)];
@@ -430,7 +433,10 @@ std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) 
   for (const auto& h : placement.holders) uniform = uniform && static_cast<int>(h.size()) == m;
   if (uniform) {
     if (n % m == 0 && group_placement(n, m).holders == placement.holders) return group_recovery_counts(n, m);
-    if (ring_placement(n, m).holders == placement.holders) return ring_recovery_counts(n, m);
+    if (ring_placement(n, m).holders == placement.holders) {
+      if (ring_closed_form_bytes(n) > kRingClosedFormMemoryLimit) return std::nullopt;  // Monte Carlo instead
+      return ring_recovery_counts(n, m);
+    }
     if (n % m != 0 && mixed_placement(n, m).holders == placement.holders) return mixed_recovery_counts(n, m);
   }
   // Connected components (union-find over the members of each holder set).
@@ -503,7 +509,7 @@ std::vector<double> expected_lost_checkpoints_curve(const Placement& placement) 
 RecoveryCurve recovery_curve(const RecoveryCounts& counts, const Placement& placement) {
   const int n = counts.machines;
   if (placement.machines != n || static_cast<int>(counts.recoverable.size()) != n + 1)
-    throw std::invalid_argument("recovery_curve: counts and placement disagree on the machine count");
+    throw std::logic_error("recovery_curve: counts and placement disagree on the machine count");
   const auto binomials = binomial_row(n);
   RecoveryCurve c;
   c.machines = n;
@@ -531,6 +537,27 @@ Interval wilson_interval(std::size_t successes, std::size_t trials, double z) {
   const double half = z / denom * std::sqrt(phat * (1 - phat) / n + z2 / (4 * n * n));
   return {successes == 0 ? 0.0 : std::max(0.0, centre - half), successes == trials ? 1.0 : std::min(1.0, centre + half)};
 }
+
+namespace {
+
+/// P_k = Pr[T > k] for k = 0..last from the histogram of T (the number of failures at which a
+/// checkpoint is first lost), with Wilson intervals.
+MonteCarloRecovery curve_from_first_loss(const std::vector<long long>& first_loss, std::size_t samples, int last) {
+  MonteCarloRecovery out;
+  out.samples = samples;
+  std::size_t above = samples;  // samples with T > k, starting at k = 0 (T >= 1 always)
+  for (int k = 0; k <= last; ++k) {
+    above -= static_cast<std::size_t>(first_loss[idx(k)]);
+    const double phat = samples == 0 ? 0.0 : static_cast<double>(above) / static_cast<double>(samples);
+    const Interval ci = wilson_interval(above, samples);
+    out.probability.push_back(phat);
+    out.ci95_low.push_back(ci.low);
+    out.ci95_high.push_back(ci.high);
+  }
+  return out;
+}
+
+}  // namespace
 
 MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t samples, std::uint64_t seed) {
   check_exact_placement(placement);
@@ -564,24 +591,71 @@ MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t 
     for (int x = 0; x < n; ++x) t += key[idx(x)] <= first ? 1 : 0;
     ++first_loss[idx(t)];
   }
-  MonteCarloRecovery out;
-  out.samples = samples;
-  // P_k = Pr[T > k]
-  std::size_t above = samples;  // samples with T > k, starting at k = 0 (T >= 1 always)
-  for (int k = 0; k <= n; ++k) {
-    above -= static_cast<std::size_t>(first_loss[idx(k)]);
-    const double phat = samples == 0 ? 0.0 : static_cast<double>(above) / static_cast<double>(samples);
-    const Interval ci = wilson_interval(above, samples);
-    out.probability.push_back(phat);
-    out.ci95_low.push_back(ci.low);
-    out.ci95_high.push_back(ci.high);
+  return curve_from_first_loss(first_loss, samples, n);
+}
+
+MonteCarloRecovery monte_carlo_recovery_first(const Placement& placement, std::size_t samples, std::uint64_t seed,
+                                              int max_failures) {
+  check_exact_placement(placement);
+  const int n = placement.machines;
+  const int last = std::clamp(max_failures, 0, n);
+  RandomEngine engine = make_stream(seed, 0, RandomComponent::analysis);
+  const auto sets_of = placement.stored_on();  // sets_of[x]: machines i whose holder set contains x
+  std::vector<int> order(idx(n));
+  for (int x = 0; x < n; ++x) order[idx(x)] = x;
+  std::vector<char> failed(idx(n), 0);
+  std::vector<long long> first_loss(idx(n) + 2, 0);
+  for (std::size_t s = 0; s < samples; ++s) {
+    // The first `last` machines of a uniform random order (partial Fisher-Yates); T = the
+    // position at which some holder set has failed entirely, last + 1 when none has.
+    int t = last + 1;
+    for (int j = 0; j < last && t > last; ++j) {
+      const int pick = boost::random::uniform_int_distribution<int>(j, n - 1)(engine);
+      std::swap(order[idx(j)], order[idx(pick)]);
+      const int x = order[idx(j)];
+      failed[idx(x)] = 1;
+      for (int owner : sets_of[idx(x)]) {
+        const auto& h = placement.holders[idx(owner)];
+        if (std::all_of(h.begin(), h.end(), [&](int y) { return failed[idx(y)] != 0; })) t = j + 1;
+      }
+    }
+    for (int j = 0; j < last; ++j) failed[idx(order[idx(j)])] = 0;  // only the first `last` can be set
+    ++first_loss[idx(t)];
   }
-  return out;
+  return curve_from_first_loss(first_loss, samples, last);
+}
+
+WindowRecovery window_recovery_monte_carlo(const MonteCarloRecovery& mc, const Placement& placement, double p) {
+  if (!(p >= 0.0 && p <= 1.0))
+    throw ModelError("window probability p", fmt::format("a per-machine failure probability in [0, 1], found {}", p));
+  const int n = placement.machines;
+  if (static_cast<int>(mc.probability.size()) != n + 1)
+    throw std::logic_error("window_recovery_monte_carlo: the estimates must cover k = 0..N");
+  WindowRecovery w;
+  w.failure_probability_per_machine = p;
+  for (int k = 0; k <= n; ++k) w.probability += binomial_weight(n, k, p) * mc.probability[idx(k)];
+  w.failure_probability = 1.0 - w.probability;
+  w.expected_storage_machines = n * w.failure_probability;
+  for (const auto& h : placement.holders) w.expected_lost_checkpoints += std::pow(p, static_cast<double>(h.size()));
+  w.relative_error_bound = std::numeric_limits<double>::quiet_NaN();  // Monte Carlo: no bound
+  return w;
+}
+
+double binomial_weight(int n, int k, double p) {
+  if (p == 0.0) return k == 0 ? 1.0 : 0.0;
+  if (p == 1.0) return k == n ? 1.0 : 0.0;
+  const double log_c = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
+  return std::exp(log_c + k * std::log(p) + (n - k) * std::log1p(-p));
+}
+
+double ring_closed_form_bytes(int machines) {
+  const double limbs_per_entry = static_cast<double>((machines / 64 + 2 + 3) / 4 * 4);
+  return 2.0 * (machines + 1.0) * limbs_per_entry * sizeof(std::uint64_t);
 }
 
 WindowRecovery window_recovery(const RecoveryCounts& counts, const Placement& placement, double p) {
   if (!(p >= 0.0 && p <= 1.0))
-    throw std::invalid_argument(fmt::format("per-machine failure probability must lie in [0, 1], found {}", p));
+    throw ModelError("window probability p", fmt::format("a per-machine failure probability in [0, 1], found {}", p));
   const int n = counts.machines;
   const auto binomials = binomial_row(n);
   WindowRecovery w;

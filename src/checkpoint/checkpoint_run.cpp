@@ -31,7 +31,7 @@ struct UsePools {
 
 UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placement& placement, int copies, int g) {
   if (placement.machines != topology.machines()) {
-    throw std::invalid_argument("checkpoint: placement and cluster disagree on the number of machines");
+    throw std::logic_error("checkpoint: placement and cluster disagree on the number of machines");
   }
   const auto peers = ordered_peers(placement);
   UsePools pools;
@@ -41,7 +41,7 @@ UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placeme
     std::vector<ResourceUse> copy;
     for (int i = 0; i < n; ++i) {
       const auto& p = peers[static_cast<std::size_t>(i)];
-      if (static_cast<int>(p.size()) <= j) throw std::invalid_argument("checkpoint: a machine has fewer peers than copies");
+      if (static_cast<int>(p.size()) <= j) throw std::logic_error("checkpoint: a machine has fewer peers than copies");
       const int peer = p[static_cast<std::size_t>(j)];
       for (int r : topology.route(i, peer)) add_use(send, r, static_cast<double>(g));
       add_use(copy, topology.pcie(peer), 1.0);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
 
 namespace {
@@ -14,9 +16,9 @@ SimTime cost(double bytes, double bandwidth, SimTime alpha) { return alpha + tra
 }  // namespace
 
 Partition partition_checkpoint(const PartitionInput& in) {
-  if (in.bandwidth <= 0) throw std::invalid_argument("partition: bandwidth must be positive");
-  if (!(in.mu > 0 && in.mu <= 1)) throw std::invalid_argument("partition: span safety factor must be in (0, 1]");
-  if (!(in.chunk_bytes > 0)) throw std::invalid_argument("partition: chunk size must be positive");
+  if (in.bandwidth <= 0) throw ModelError("/cluster/network_bandwidth", "the checkpoint partition needs a positive bandwidth");
+  if (!(in.mu > 0 && in.mu <= 1)) throw ModelError("/strategy/span_safety", "the span safety factor must be in (0, 1]");
+  if (!(in.chunk_bytes > 0)) throw ModelError("/strategy/gpu_buffer", "the checkpoint chunk size must be positive");
   Partition out;
   if (in.copies <= 0 || in.shard_bytes <= 0) return out;
   int copy = 0;

@@ -16,10 +16,11 @@ namespace ckptsim {
 namespace {
 
 void check_counts(int machines, int replicas) {
-  if (machines < 1) throw PlacementError(fmt::format("at least 1 machine, found {}", machines));
-  if (replicas < 1) throw PlacementError(fmt::format("at least 1 replica, found {}", replicas));
+  if (machines < 1) throw PlacementError("/cluster/machines", fmt::format("at least 1 machine, found {}", machines));
+  if (replicas < 1) throw PlacementError("/strategy/replicas", fmt::format("at least 1 replica, found {}", replicas));
   if (replicas > machines)
-    throw PlacementError(fmt::format("at most as many replicas as machines ({}), found {}", machines, replicas));
+    throw PlacementError("/strategy/replicas",
+                         fmt::format("at most as many replicas as machines ({}), found {}", machines, replicas));
 }
 
 Placement empty_placement(std::string scheme, int machines, int replicas) {
@@ -119,7 +120,7 @@ int Placement::max_shards_per_machine() const {
 Placement group_placement(int machines, int replicas) {
   check_counts(machines, replicas);
   if (machines % replicas != 0)
-    throw PlacementError(fmt::format("group placement needs the replica count ({}) to divide the machine count ({}); "
+    throw PlacementError("/strategy/placement", fmt::format("group placement needs the replica count ({}) to divide the machine count ({}); "
                                      "use \"mixed\" otherwise",
                                      replicas, machines));
   Placement p = empty_placement("group", machines, replicas);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "ckptsim/checkpoint/partition.hpp"
+#include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
 
@@ -71,8 +72,8 @@ PartitionInput partition_input(const ScheduleInput& in) {
 }
 
 int checked_sub_buffers(const ScheduleInput& in) {
-  if (in.sub_buffers < 1) throw std::invalid_argument("scheduler: sub_buffers must be at least 1");
-  if (!(in.buffer_bytes > 0)) throw std::invalid_argument("scheduler: gpu_buffer must be positive");
+  if (in.sub_buffers < 1) throw ModelError("/strategy/sub_buffers", "the traffic scheduler needs at least 1 sub-buffer");
+  if (!(in.buffer_bytes > 0)) throw ModelError("/strategy/gpu_buffer", "the traffic scheduler needs a positive GPU buffer");
   return in.sub_buffers;
 }
 

@@ -1,6 +1,8 @@
 // ckptsim iteration: one ZeRO-3 training iteration on the flow-level network, its idle spans,
 // and what each checkpoint traffic scheduler costs (table, JSON, Chrome trace).
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -13,6 +15,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/loader.hpp"
@@ -120,9 +123,9 @@ nlohmann::json trace_json(const IterationStudy& study, const std::string& schedu
 
 void write_file(const std::string& path, const nlohmann::json& doc) {
   std::ofstream file(path);
-  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
+  if (!file) throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
   file << doc.dump() << '\n';
-  if (!file) throw std::runtime_error(fmt::format("cannot write {}", path));
+  if (!file) throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
 
 void print_table(std::ostream& out, const IterationStudy& study, const std::vector<Row>& rows) {

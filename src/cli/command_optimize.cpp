@@ -1,7 +1,9 @@
 // ckptsim optimize: the best ETTR over combinations of scenario values (analysis/optimizer.hpp).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -59,9 +61,16 @@ nlohmann::json candidate_json(const Candidate& c) {
   return j;
 }
 
-}  // namespace
+/// The command line of `ckptsim optimize`, checked.
+struct OptimizeArgs {
+  std::string scenario_path;
+  std::vector<VaryAxis> axes;
+  OptimizeOptions options;
+  bool json = false;
+};
 
-int command_optimize(const CommandContext& ctx) {
+/// nullopt after printing the help.
+std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   po::options_description visible(
       "usage: ckptsim optimize SCENARIO --vary POINTER=V1,V2,... [--vary ...] [options]\n\n"
       "Evaluates every combination of the values given for each JSON pointer of the scenario\n"
@@ -83,71 +92,43 @@ int command_optimize(const CommandContext& ctx) {
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
       ("jobs,j", po::value<int>(&jobs)->default_value(1), "worker threads for the replicas (0 = all cores)");
-  std::string scenario_path;
-  const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
-  if (!parsed) return 0;
+  OptimizeArgs args;
+  const auto parsed = parse_command_options(ctx, visible, "scenario", &args.scenario_path);
+  if (!parsed) return std::nullopt;
   const auto& vm = *parsed;
-  if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
+  if (args.scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (varies.empty()) throw UsageError("give at least one --vary POINTER=V1,V2,...");
   if (replicas < 0) throw UsageError(fmt::format("--replicas expects 0 or more, found {}", replicas));
   if (jobs < 0) throw UsageError(fmt::format("--jobs expects 0 (all cores) or more, found {}", jobs));
   if (vm.count("seed") && seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
   if (jobs == 0) jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const bool json = vm.count("json") > 0;
+  args.json = vm.count("json") > 0;
+  for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
+  args.options.replicas = replicas;
+  args.options.jobs = jobs;
+  if (vm.count("seed")) args.options.seed = static_cast<std::uint64_t>(seed);
+  return args;
+}
 
-  std::vector<VaryAxis> axes;
-  for (const auto& v : varies) axes.push_back(parse_vary_axis(v));
-  const nlohmann::json doc = read_document(scenario_path);
-  // The unedited scenario must load: its own problems are input errors, not "does not fit".
-  const Scenario base = load_scenario_json(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string());
+void print_optimize_json(const CommandContext& ctx, const Scenario& base, const OptimizeResult& result,
+                         const std::string& gpu_note) {
+  nlohmann::json out;
+  out["manifest"] = make_manifest(base, ctx.command_line);
+  out["ranking"] = result.ranking;
+  out["gpu_memory_checked"] = result.gpu_checked && !base.training.iteration_time;
+  if (!gpu_note.empty()) out["note"] = gpu_note;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& c : result.candidates) list.push_back(candidate_json(c));
+  out["candidates"] = list;
+  out["best"] = result.best ? nlohmann::json(candidate_json(result.candidates[*result.best])) : nlohmann::json(nullptr);
+  out["runner_up"] =
+      result.runner_up ? nlohmann::json(candidate_json(result.candidates[*result.runner_up])) : nlohmann::json(nullptr);
+  out["why_runner_up_lost"] = result.why_runner_up_lost;
+  ctx.out << out.dump(2) << '\n';
+}
 
-  OptimizeOptions options;
-  options.replicas = replicas;
-  options.jobs = jobs;
-  if (vm.count("seed")) options.seed = static_cast<std::uint64_t>(seed);
-  // GPU memory: the iteration model's `oom` for the in-memory strategies (their checkpoint
-  // chunks land in a GPU buffer). Its results are kept for the strategy costs of the same
-  // combination (the optimizer calls gpu_check, then costs, for each one in turn).
-  std::optional<IterationCosts> iteration;
-  options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
-    iteration = iteration_costs_for(s);
-    if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
-    return gpu_fit_problem(s, *iteration);
-  };
-  options.costs = [&iteration](const Scenario& s) {
-    return compute_strategy_costs(s, iteration ? &*iteration : nullptr);
-  };
-  OptimizeResult result;
-  try {
-    result = optimize(doc, scenario_path, std::filesystem::path(scenario_path).parent_path().string(), axes, options);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  const std::string gpu_note =
-      base.training.iteration_time ? "GPU memory not checked: training.iteration_time is given, the iteration model is not used"
-                                   : "";
-
-  if (json) {
-    nlohmann::json out;
-    out["manifest"] = make_manifest(base, ctx.command_line);
-    out["ranking"] = result.ranking;
-    out["gpu_memory_checked"] = result.gpu_checked && !base.training.iteration_time;
-    if (!gpu_note.empty()) out["note"] = gpu_note;
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& c : result.candidates) list.push_back(candidate_json(c));
-    out["candidates"] = list;
-    out["best"] = result.best ? nlohmann::json(candidate_json(result.candidates[*result.best])) : nlohmann::json(nullptr);
-    out["runner_up"] =
-        result.runner_up ? nlohmann::json(candidate_json(result.candidates[*result.runner_up])) : nlohmann::json(nullptr);
-    out["why_runner_up_lost"] = result.why_runner_up_lost;
-    ctx.out << out.dump(2) << '\n';
-    return 0;
-  }
-
-  auto& out = ctx.out;
-  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", base.name, result.candidates.size(), result.ranking);
-  if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
-  out << '\n';
+/// Candidates in table order: fitting ones by ETTR (best first), then the others as given.
+std::vector<std::size_t> table_order(const OptimizeResult& result) {
   std::vector<std::size_t> order(result.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -156,11 +137,15 @@ int command_optimize(const CommandContext& ctx) {
     if ((ca.status == CandidateStatus::ok) != (cb.status == CandidateStatus::ok)) return ca.status == CandidateStatus::ok;
     return ca.status == CandidateStatus::ok && ca.ettr > cb.ettr;
   });
+  return order;
+}
+
+void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, const OptimizeResult& result) {
   std::string header = "  rank";
   for (const auto& axis : axes) header += fmt::format(" {:>{}}", axis.pointer, std::max<std::size_t>(8, axis.pointer.size()));
   out << header << fmt::format(" {:>8} {:>10} {:>9} {:>9}  {}\n", "ETTR", "closed", "stall%", "lost%", "status");
   int rank = 0;
-  for (std::size_t i : order) {
+  for (std::size_t i : table_order(result)) {
     const auto& c = result.candidates[i];
     std::string line = c.status == CandidateStatus::ok ? fmt::format("  {:>4}", ++rank) : "     -";
     for (std::size_t a = 0; a < axes.size(); ++a)
@@ -176,21 +161,64 @@ int command_optimize(const CommandContext& ctx) {
     out << line << '\n';
   }
   out << '\n';
+}
+
+void print_optimize_table(std::ostream& out, const Scenario& base, const std::vector<VaryAxis>& axes,
+                          const OptimizeResult& result, const std::string& gpu_note) {
+  out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", base.name, result.candidates.size(), result.ranking);
+  if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
+  out << '\n';
+  print_candidates(out, axes, result);
   if (!result.best) {
     out << "no combination fits\n";
-    return 0;
+    return;
   }
   const auto& best = result.candidates[*result.best];
   out << fmt::format("best       {}  ETTR {:.4f}\n", best.label(), best.ettr);
-  if (result.runner_up) {
-    const auto& second = result.candidates[*result.runner_up];
-    out << fmt::format("runner-up  {}  ETTR {:.4f} ({:+.4f})\n", second.label(), second.ettr, second.ettr - best.ettr);
-    out << fmt::format("why        {}\n", result.why_runner_up_lost);
-    if (best.simulated && second.simulated) {
-      const double ci = std::hypot(best.simulated->at("ettr").ci95, second.simulated->at("ettr").ci95);
-      if (best.ettr - second.ettr <= ci)
-        out << fmt::format("caution    the gap is within the Monte Carlo noise (about ±{:.4f})\n", ci);
-    }
+  if (!result.runner_up) return;
+  const auto& second = result.candidates[*result.runner_up];
+  out << fmt::format("runner-up  {}  ETTR {:.4f} ({:+.4f})\n", second.label(), second.ettr, second.ettr - best.ettr);
+  out << fmt::format("why        {}\n", result.why_runner_up_lost);
+  if (best.simulated && second.simulated) {
+    const double ci = std::hypot(best.simulated->at("ettr").ci95, second.simulated->at("ettr").ci95);
+    if (best.ettr - second.ettr <= ci)
+      out << fmt::format("caution    the gap is within the Monte Carlo noise (about ±{:.4f})\n", ci);
+  }
+}
+
+}  // namespace
+
+int command_optimize(const CommandContext& ctx) {
+  auto args = parse_optimize_args(ctx);
+  if (!args) return 0;
+  const std::string& path = args->scenario_path;
+  const nlohmann::json doc = read_document(path);
+  const std::string base_dir = std::filesystem::path(path).parent_path().string();
+  // The unedited scenario must load: its own problems are input errors, not "does not fit".
+  const Scenario base = load_scenario_json(doc, path, base_dir);
+
+  // GPU memory: the iteration model's GPU-fit rule (checkpoint/iteration_costs.hpp). Its results
+  // are kept for the strategy costs of the same combination (the optimizer calls gpu_check,
+  // then costs, for each one in turn).
+  std::optional<IterationCosts> iteration;
+  args->options.gpu_check = [&iteration](const Scenario& s) -> std::optional<std::string> {
+    iteration = iteration_costs_for(s);
+    if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
+    return gpu_fit_problem(s, *iteration);
+  };
+  args->options.costs = [&iteration](const Scenario& s) {
+    return compute_strategy_costs(s, iteration ? &*iteration : nullptr);
+  };
+  // Typed errors (an unwritable --vary pointer is an InputError, a model that cannot answer a
+  // ModelError) reach dispatch's exit codes as they are; anything else is a bug, not a usage error.
+  const OptimizeResult result = optimize(doc, path, base_dir, args->axes, args->options);
+  const std::string gpu_note =
+      base.training.iteration_time ? "GPU memory not checked: training.iteration_time is given, the iteration model is not used"
+                                   : "";
+  if (args->json) {
+    print_optimize_json(ctx, base, result, gpu_note);
+  } else {
+    print_optimize_table(ctx.out, base, args->axes, result, gpu_note);
   }
   return 0;
 }

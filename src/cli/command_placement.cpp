@@ -71,7 +71,6 @@ struct SchemeResult {
   std::optional<RecoveryCurve> curve;
   std::optional<MonteCarloRecovery> mc;
   std::optional<WindowRecovery> window;
-  double window_mc_probability = 0;  ///< Monte Carlo window estimate (no exact counts)
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -99,6 +98,34 @@ int parse_nonnegative(const std::string& text, const std::string& what) {
 std::string registry_names() {
   std::string out;
   for (const auto& e : placement_registry().entries()) out += (out.empty() ? "" : ", ") + e.name;
+  return out;
+}
+
+/// The schemes named by --scheme (nullopt: not given): names of PlacementScheme, "all", or
+/// "file" with --placement-file.
+std::vector<std::string> parse_schemes(const std::optional<std::string>& scheme, bool from_file) {
+  std::vector<std::string> out;
+  if (!scheme) {
+    if (from_file) return {"file"};
+    for (const auto& e : EnumNames<PlacementScheme>::table) out.emplace_back(e.name);
+    return out;
+  }
+  const auto names = split_commas(*scheme);
+  if (names.empty()) throw UsageError("--scheme: expected at least one scheme name");
+  for (const auto& n : names) {
+    if (n == "all") {
+      for (const auto& e : EnumNames<PlacementScheme>::table) out.emplace_back(e.name);
+      if (from_file) out.emplace_back("file");
+    } else if (n == "file") {
+      if (!from_file) throw UsageError("--scheme file needs --placement-file");
+      out.push_back(n);
+    } else if (!parse_name<PlacementScheme>(n)) {
+      throw UsageError(fmt::format("--scheme: unknown placement scheme \"{}\": expected {}, \"all\" or \"file\"", n,
+                                   placement_registry().names_for_error()));
+    } else {
+      out.push_back(n);
+    }
+  }
   return out;
 }
 
@@ -192,28 +219,7 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
       throw UsageError(fmt::format("--failures: expected K or K1..K2 with 0 <= K1 <= K2 <= {}, found \"{}\"", o.machines,
                                    failures));
   }
-  if (vm.count("scheme")) {
-    const auto names = split_commas(scheme);
-    if (names.empty()) throw UsageError("--scheme: expected at least one scheme name");
-    for (const auto& n : names) {
-      if (n == "all") {
-        for (const auto& e : placement_registry().entries()) o.schemes.push_back(e.name);
-        if (from_file) o.schemes.emplace_back("file");
-      } else if (n == "file") {
-        if (!from_file) throw UsageError("--scheme file needs --placement-file");
-        o.schemes.push_back(n);
-      } else if (placement_registry().find(n) == nullptr) {
-        throw UsageError(fmt::format("--scheme: unknown placement scheme \"{}\": expected {}, \"all\" or \"file\"", n,
-                                     placement_registry().names_for_error()));
-      } else {
-        o.schemes.push_back(n);
-      }
-    }
-  } else if (from_file) {
-    o.schemes = {"file"};
-  } else {
-    for (const auto& e : placement_registry().entries()) o.schemes.push_back(e.name);
-  }
+  o.schemes = parse_schemes(vm.count("scheme") ? std::optional<std::string>(scheme) : std::nullopt, from_file.has_value());
   try {
     if (vm.count("window-probability")) o.window_p = parse_fraction(window);
     if (vm.count("shard-bytes")) o.shard_bytes = parse_bytes(shard);
@@ -225,13 +231,6 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   return o;
 }
 
-/// log C(n, k) p^k (1-p)^(n-k): binomial weights for the Monte Carlo window estimate.
-double binomial_weight(int n, int k, double p) {
-  if (p == 0.0) return k == 0 ? 1.0 : 0.0;
-  if (p == 1.0) return k == n ? 1.0 : 0.0;
-  const double log_c = std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0);
-  return std::exp(log_c + k * std::log(p) + (n - k) * std::log1p(-p));
-}
 
 SchemeResult place(const std::string& name, const Options& o, const std::optional<Placement>& from_file) {
   SchemeResult r;
@@ -241,9 +240,30 @@ SchemeResult place(const std::string& name, const Options& o, const std::optiona
     r.placement = name == "file" ? *from_file
                                  : make_placement(*parse_name<PlacementScheme>(name), o.machines, o.replicas, o.seed);
   } catch (const PlacementError& e) {
-    r.not_applicable = e.what();
+    r.not_applicable = e.message();
   }
   return r;
+}
+
+/// Element steps the whole-order Monte Carlo may take (samples x (N + sum |H_i|)): about a
+/// minute of one core.
+constexpr double kMonteCarloWorkLimit = 3e10;
+
+/// Monte Carlo estimates for k = 0..k_last: the first-failures estimator when fewer than N
+/// failures are asked for and no window needs every k, else the whole-order one (checked
+/// against kMonteCarloWorkLimit first).
+MonteCarloRecovery estimate(const Placement& placement, const Options& o) {
+  if (o.k_last < o.machines && !o.window_p) return monte_carlo_recovery_first(placement, o.samples, o.seed, o.k_last);
+  double members = 0;
+  for (const auto& h : placement.holders) members += static_cast<double>(h.size());
+  const double work = static_cast<double>(o.samples) * (o.machines + members);
+  if (work > kMonteCarloWorkLimit)
+    throw LimitError(fmt::format("placement --machines {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
+                                 "the {:.0g} limit; lower --samples, or ask for fewer --failures without "
+                                 "--window-probability",
+                                 o.machines, o.window_p ? "for --window-probability" : "up to N", work,
+                                 kMonteCarloWorkLimit));
+  return monte_carlo_recovery(placement, o.samples, o.seed);
 }
 
 void evaluate(SchemeResult& r, const Options& o) {
@@ -253,18 +273,8 @@ void evaluate(SchemeResult& r, const Options& o) {
     r.curve = recovery_curve(*r.counts, *r.placement);
     if (o.window_p) r.window = window_recovery(*r.counts, *r.placement, *o.window_p);
   }
-  if (!r.counts || o.monte_carlo) r.mc = monte_carlo_recovery(*r.placement, o.samples, o.seed);
-  if (!r.counts && o.window_p) {
-    WindowRecovery w;
-    w.failure_probability_per_machine = *o.window_p;
-    for (int k = 0; k <= o.machines; ++k)
-      w.probability += binomial_weight(o.machines, k, *o.window_p) * r.mc->probability[static_cast<std::size_t>(k)];
-    w.failure_probability = 1.0 - w.probability;
-    w.expected_storage_machines = o.machines * w.failure_probability;
-    for (const auto& h : r.placement->holders) w.expected_lost_checkpoints += std::pow(*o.window_p, double(h.size()));
-    w.relative_error_bound = std::numeric_limits<double>::quiet_NaN();  // Monte Carlo: no bound
-    r.window = w;
-  }
+  if (!r.counts || o.monte_carlo) r.mc = estimate(*r.placement, o);
+  if (!r.counts && o.window_p) r.window = window_recovery_monte_carlo(*r.mc, *r.placement, *o.window_p);
 }
 
 /// A probability for the table: "1-2.5e-07" when it is within 1e-3 of 1, "10^-523.41" when it

@@ -1,4 +1,6 @@
 // ckptsim run: Monte Carlo replicas of a whole training run under failures.
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <ostream>
@@ -11,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
@@ -80,12 +83,12 @@ int command_run(const CommandContext& ctx) {
     const std::string tmp = output + ".tmp";
     {
       std::ofstream file(tmp);
-      if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+      if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
       file << run_report_json(scenario, costs, summary, ctx.command_line).dump(2) << '\n';
-      if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+      if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
     }
     // Write-then-rename: a killed run never leaves a half-written report behind.
-    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw std::runtime_error(fmt::format("cannot write {}", output));
+    if (std::rename(tmp.c_str(), output.c_str()) != 0) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
   }
   if (format == "csv") {
     write_replica_csv(ctx.out, results);

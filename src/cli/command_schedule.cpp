@@ -1,5 +1,7 @@
 // ckptsim schedule: the checkpoint chunk plan of one iteration, per rank, with the iteration's
 // operations — the input of the replay tool (format: docs/plan-format.md).
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <optional>
 #include <ostream>
@@ -11,6 +13,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/loader.hpp"
@@ -170,9 +173,9 @@ int command_schedule(const CommandContext& ctx) {
     ctx.out << doc.dump(1) << '\n';
   } else {
     std::ofstream file(output);
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+    if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
     file << doc.dump(1) << '\n';
-    if (!file) throw std::runtime_error(fmt::format("cannot write {}", output));
+    if (!file) throw IoError(fmt::format("cannot write {}: {}", output, std::strerror(errno)));
     ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} each), written to {}\n",
                            name_of(planned), scenario.cluster.machines * scenario.cluster.gpus_per_machine,
                            outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), output);

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
 
 CollectiveAlgorithm parse_collective_algorithm(const std::string& name) {
   if (name == "ring") return CollectiveAlgorithm::ring;
   if (name == "hierarchical") return CollectiveAlgorithm::hierarchical;
-  throw std::invalid_argument("unknown collective algorithm \"" + name + "\" (expected \"ring\" or \"hierarchical\")");
+  throw ModelError("/cluster/network/collective",
+                   "unknown collective algorithm \"" + name + "\" (expected \"ring\" or \"hierarchical\")");
 }
 
 void add_use(std::vector<ResourceUse>& uses, int resource, double weight) {

@@ -6,11 +6,14 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
 
 Topology Topology::build(const ClusterSpec& cluster) {
-  if (cluster.machines < 1) throw std::invalid_argument("topology: cluster.machines must be at least 1");
-  if (cluster.network_bandwidth <= 0) throw std::invalid_argument("topology: cluster network bandwidth must be positive");
+  if (cluster.machines < 1) throw ModelError("/cluster/machines", "the network topology needs at least 1 machine");
+  if (cluster.network_bandwidth <= 0)
+    throw ModelError("/cluster/network_bandwidth", "the network topology needs a positive bandwidth");
   Topology t;
   t.kind_ = cluster.network.topology;
   t.machines_ = cluster.machines;
@@ -38,8 +41,9 @@ Topology Topology::build(const ClusterSpec& cluster) {
     t.graph_ = std::move(graph);
   } else if (t.kind_ == "leaf-spine") {
     const int per_leaf = cluster.network.machines_per_leaf;
-    if (per_leaf < 1) throw std::invalid_argument("topology: network.machines_per_leaf must be at least 1");
-    if (cluster.network.oversubscription < 1.0) throw std::invalid_argument("topology: oversubscription must be >= 1");
+    if (per_leaf < 1) throw ModelError("/cluster/network/machines_per_leaf", "a leaf-spine network needs at least 1");
+    if (cluster.network.oversubscription < 1.0)
+      throw ModelError("/cluster/network/oversubscription", "a leaf-spine network needs a ratio of at least 1");
     t.machines_per_leaf_ = per_leaf;
     t.leaves_ = (n + per_leaf - 1) / per_leaf;
     const int spine = n + t.leaves_;
@@ -60,8 +64,8 @@ Topology Topology::build(const ClusterSpec& cluster) {
     }
     t.graph_ = std::move(graph);
   } else {
-    throw std::invalid_argument("topology: unknown network topology \"" + t.kind_ +
-                                "\" (expected \"single-switch\" or \"leaf-spine\")");
+    throw ModelError("/cluster/network/topology",
+                     "unknown network topology \"" + t.kind_ + "\" (expected \"single-switch\" or \"leaf-spine\")");
   }
   for (const Resource& r : t.resources_) t.capacities_.push_back(r.capacity);
   return t;
@@ -77,7 +81,7 @@ int Topology::machine_of_nic(int resource) const {
 
 std::vector<int> Topology::route(int src, int dst) const {
   if (src == dst || src < 0 || dst < 0 || src >= machines_ || dst >= machines_) {
-    throw std::invalid_argument("topology: route needs two different machines in range");
+    throw std::logic_error("topology: route needs two different machines in range");
   }
   using Vertex = Graph::vertex_descriptor;
   const Graph& graph = *graph_;

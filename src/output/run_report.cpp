@@ -160,7 +160,15 @@ void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& resu
       header = true;
     }
     out << r;
-    for (const auto& [name, value] : metrics) out << ',' << fmt::format("{}", value);
+    for (const auto& [name, value] : metrics) {
+      // Wasted time per failure is undefined without a failure: an empty cell (NA), as the
+      // summary leaves such replicas out of its mean.
+      if (name == "wasted_time_per_failure_s" && results[r].failures() == 0) {
+        out << ',';
+        continue;
+      }
+      out << ',' << fmt::format("{}", value);
+    }
     out << '\n';
   }
 }

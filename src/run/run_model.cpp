@@ -55,6 +55,9 @@ class MemoryHealth {
     }
   }
   [[nodiscard]] bool recoverable() const { return !whole_set_lost_; }
+  /// Some machine lost its CPU memory since the latest complete checkpoint: a recovery from
+  /// memory must fetch that machine's shard from its peers.
+  [[nodiscard]] bool some_machine_empty() const { return !touched_.empty(); }
 
  private:
   const Placement* placement_;
@@ -203,7 +206,6 @@ class ReplicaSimulation {
       return;
     }
     ++result_.hardware_failures;
-    replaced_in_episode_ = true;
     const SimTime detected = f.time + causes_[static_cast<std::size_t>(f.cause)].detection;
     for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
   }
@@ -231,9 +233,13 @@ class ReplicaSimulation {
     }
   }
 
+  /// A recovery from memory is `peer` when any machine's CPU memory is empty since the latest
+  /// complete checkpoint: replaced in this episode, or in an earlier one (it got its own shard
+  /// back from its peers, but still holds none of the shards it stores for others, and its
+  /// own shard is only on its peers until the next checkpoint completes).
   std::pair<Version, RecoveryTier> choose_target() const {
     if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
-      return {*memory_, replaced_in_episode_ ? RecoveryTier::peer : RecoveryTier::local};
+      return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
     if (persistent_) return {*persistent_, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
@@ -256,7 +262,6 @@ class ReplicaSimulation {
   }
 
   Outcome recover(const FailureEvent& first, const std::optional<SimTime>& end_time) {
-    replaced_in_episode_ = false;
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
     apply_failure(first);
@@ -314,7 +319,6 @@ class ReplicaSimulation {
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
   SimTime episode_restart_;
-  bool replaced_in_episode_ = false;
   std::optional<Version> memory_;
   std::optional<Version> persistent_;
   SimTime compute_;

@@ -5,11 +5,19 @@
 #include <stdexcept>
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
+#include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
 namespace {
 
 std::int64_t ceil_div(SimTime a, SimTime b) { return (a.ns() + b.ns() - 1) / b.ns(); }
+
+/// The one rounding rule for a checkpoint interval given as a duration: the whole number of
+/// periods nearest to interval / period (halves round up), at least 1. Exact in integer
+/// nanoseconds: floor((2 interval + period) / (2 period)).
+std::int64_t periods_nearest(SimTime interval, SimTime period) {
+  return std::max<std::int64_t>(1, (2 * interval.ns() + period.ns()) / (2 * period.ns()));
+}
 
 /// Time ZeRO-3 keeps each machine's NIC busy per iteration, to first order: parameters are
 /// all-gathered twice (forward, backward) and gradients reduce-scattered once, each moving
@@ -44,8 +52,10 @@ void in_memory_common(const CostInputs& in, StrategyCosts& c) {
 void persistent_track(const CostInputs& in, StrategyCosts& c) {
   if (!in.s.strategy.persistent_interval) return;
   const SimTime block = in.t * c.every_iterations + c.stall;
-  const std::int64_t blocks = std::max<std::int64_t>(
-      {1, ceil_div(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block)});
+  // The interval rule of remote-periodic (periods_nearest), but never sooner than the previous
+  // upload can have finished.
+  const std::int64_t blocks =
+      std::max(periods_nearest(*in.s.strategy.persistent_interval, block), ceil_div(in.storage_transfer, block));
   c.persistent_every_iterations = blocks * c.every_iterations;
   c.upload = in.storage_transfer;
 }
@@ -90,7 +100,7 @@ void in_memory_blocking_costs(const CostInputs& in, StrategyCosts& c) {
 
 void remote_periodic_costs(const CostInputs& in, StrategyCosts& c) {
   c.tier = CheckpointTier::storage;
-  c.every_iterations = std::max<std::int64_t>(1, std::llround(in.s.strategy.interval.seconds() / in.t.seconds()));
+  c.every_iterations = periods_nearest(in.s.strategy.interval, in.t);
   c.stall = std::max(in.storage_transfer, in.load);
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
   c.completion = c.stall;
@@ -135,7 +145,8 @@ StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* it
   } else {
     c.iteration_time = first_order_iteration_time(s);
   }
-  if (c.iteration_time <= SimTime::zero()) throw std::invalid_argument("iteration time must be positive");
+  if (c.iteration_time <= SimTime::zero())
+    throw ModelError("/training/iteration_time", "the strategy costs need a positive iteration time");
   const double shard = s.checkpoint_bytes_per_machine();
   const CostInputs in{s, iteration, c.iteration_time, shard, transfer_time(s.checkpoint_bytes(), s.storage.bandwidth),
                       transfer_time(shard, s.training.serialization_bandwidth)};

@@ -2,12 +2,14 @@
 
 #include <stdexcept>
 
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
 
 TransformerShape TransformerShape::from(const Scenario& scenario) {
   const ModelSpec& m = scenario.model;
   if (m.layers < 1 || m.hidden < 1 || m.ffn < 1 || m.heads < 1 || m.vocabulary < 1) {
-    throw std::invalid_argument("iteration model: the model needs layers, hidden, ffn, heads and vocabulary");
+    throw ModelError("/model", "the iteration model needs layers, hidden, ffn, heads and vocabulary of at least 1");
   }
   TransformerShape s;
   s.layers = m.layers;

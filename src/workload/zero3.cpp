@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
 
 namespace {
@@ -37,10 +39,9 @@ int add_collective(Zero3Iteration& it, const std::vector<FlowPhase>& phases, con
 
 Zero3Iteration make_zero3_iteration(const Scenario& scenario, const Topology& topology, const Zero3Options& options) {
   const ClusterSpec& c = scenario.cluster;
-  if (c.gpu_peak_flops <= 0) throw std::invalid_argument("iteration model: cluster GPU peak FLOP/s must be positive");
-  if (scenario.training.compute_efficiency <= 0 || scenario.training.compute_efficiency > 1) {
-    throw std::invalid_argument("iteration model: training.compute_efficiency must be in (0, 1]");
-  }
+  if (c.gpu_peak_flops <= 0) throw ModelError("/cluster/gpu_peak_flops", "the iteration model needs a positive FLOP rate");
+  if (scenario.training.compute_efficiency <= 0 || scenario.training.compute_efficiency > 1)
+    throw ModelError("/training/compute_efficiency", "the iteration model needs a fraction in (0, 1]");
   Zero3Iteration it;
   it.shape = TransformerShape::from(scenario);
   it.compute_rate = c.gpu_peak_flops * scenario.training.compute_efficiency;

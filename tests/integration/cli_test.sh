@@ -6,7 +6,7 @@
 # Exits 1 when any check failed.
 # Usage: bash tests/integration/cli_test.sh [PATH/TO/ckptsim]   (default: $CKPTSIM, then
 #        build/src/cli/ckptsim)
-set -u
+set -uo pipefail
 bin=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
 [[ $bin == */* && $bin != /* ]] && bin=$PWD/$bin
 cd "$(dirname "$0")/../.."
@@ -71,12 +71,26 @@ check "run output is identical for --jobs 1 and --jobs 3" bash -c "
   '$bin' run $paper --replicas 30 --format csv --jobs 3 > '$tmp/j3.csv' && cmp '$tmp/j1.csv' '$tmp/j3.csv'"
 check "run --format csv prints a header and one row per replica" bash -c "
   test \$('$bin' run $paper --replicas 7 --format csv | wc -l) -eq 8"
+check "run --format csv: wasted time per failure is an empty cell (NA) for replicas without failures" bash -c "
+  python3 -c \"import json; d=json.load(open('scenarios/examples/p4d-remote-periodic.json')); d['run']['duration']='3d'; json.dump(d, open('$tmp/short.json', 'w'))\" &&
+  '$bin' run '$tmp/short.json' --replicas 20 --format csv > '$tmp/na.csv' &&
+  python3 -c \"
+import csv
+# 16 machines x 1.5%/day x 3 days: 0.72 failures expected, so about half the replicas
+# (e^-0.72 = 0.49) see none; the seed fixes which.
+rows = list(csv.DictReader(open('$tmp/na.csv')))
+assert len(rows) == 20
+for r in rows:
+    assert (r['wasted_time_per_failure_s'] == '') == (float(r['failures.total']) == 0), r
+empty = sum(r['wasted_time_per_failure_s'] == '' for r in rows)
+assert 0 < empty < 20, empty
+\""
 check "run --exact agrees with the closed form" bash -c "
   '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv > '$tmp/cf.csv' &&
   '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv --exact > '$tmp/ex.csv' &&
   cmp '$tmp/cf.csv' '$tmp/ex.csv'"
 check "run on a missing file exits 2 and names it" bash -c "
-  '$bin' run no/such/file.json 2>&1 >/dev/null | grep -q 'no/such/file.json'; test \${PIPESTATUS[0]} -eq 2 || exit 1"
+  '$bin' run no/such/file.json 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'no/such/file.json' '$tmp/e'"
 check "run on an invalid scenario exits 2 with a JSON pointer" bash -c "
   f=\$(ls scenarios/invalid/*.json | head -1); '$bin' run \"\$f\" 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q ': /' '$tmp/e'"
 check "run warns when an iteration target is out of reach (no checkpoints, 1 failure/machine/day)" bash -c "
@@ -88,7 +102,7 @@ check "run --help exits 0" exits_with 0 "$bin" run --help
 
 # --- every bundled scenario runs ---
 for f in scenarios/paper/*.json scenarios/examples/*.json; do
-  [[ $(basename "$f") == figures.json ]] && continue  # the figure list of scripts/reproduce-paper, not a scenario
+  [[ $(basename "$f") == figures.json ]] && continue  # scripts/reproduce-paper's figure list, not a scenario
   check "run $(basename "$f") gives ETTR in [0, 1]" bash -c "
     '$bin' run '$f' --replicas 4 --output '$tmp/x.json' >/dev/null &&
     python3 -c \"import json; e=json.load(open('$tmp/x.json'))['summary']['ettr']['mean']; assert 0 <= e <= 1, e\""
@@ -125,6 +139,11 @@ check "placement --domain-size: N=8 m=2 racks of 2; group loses at 1 rack, group
   python3 -c \"import json; d=json.load(open('$tmp/pd.json'))['schemes']; assert d['group']['probability'][1] == 0; assert abs(d['group-spread']['probability'][2] - 2/3) < 1e-12, d\""
 check "placement --domain-size 0 exits 2" exits_with 2 "$bin" placement --machines 8 --replicas 2 --domain-size 0
 check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
+check "placement: a ring beyond the closed form's memory falls back to Monte Carlo (exit 0, method monte carlo)" bash -c "
+  '$bin' placement --machines 200000 --replicas 3 --scheme ring --failures 3 --json > '$tmp/big.json' &&
+  python3 -c \"import json; d=json.load(open('$tmp/big.json'))['schemes']['ring']; assert d['method'] == 'monte carlo', d['method']; assert d['exact'] is False; assert d['k'] == [3]; assert 0.99 <= d['probability'][0] <= 1, d\""
+check "placement: Monte Carlo over every k of a huge placement is a limit error (exit 2), not a hang" bash -c "
+  '$bin' placement --machines 200000 --replicas 3 --scheme ring --samples 1000000 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'limit' '$tmp/e'"
 
 # --- trace synth / stats ---
 check "trace synth llama3-405b writes a trace whose header states its source" bash -c "

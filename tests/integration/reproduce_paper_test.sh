@@ -5,11 +5,10 @@
 # Output is TAP ("ok N - ...", "not ok N - ...", then the plan "1..N").
 # usage: tests/integration/reproduce_paper_test.sh [CKPTSIM_BINARY]
 set -uo pipefail
-ckptsim=${1:-${CKPTSIM:-}}
-# meson passes the binary relative to the build folder it runs in: make it absolute before cd.
-[[ -n $ckptsim && $ckptsim != /* ]] && ckptsim="$PWD/$ckptsim"
+ckptsim=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
+# meson test passes a path relative to the build folder: make it absolute before leaving it.
+[[ $ckptsim == */* && $ckptsim != /* ]] && ckptsim=$PWD/$ckptsim
 cd "$(dirname "$0")/../.."
-ckptsim=${ckptsim:-build/src/cli/ckptsim}
 python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 out=$(mktemp -d)

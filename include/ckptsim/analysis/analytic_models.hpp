@@ -19,15 +19,16 @@
 //   (cluster MTBF); in iterations k* = tau / T, at least 1 (Eq. 2).
 //
 // ---- 3. ETTR of the run model (exponential failures) ----
-// Notation: T iteration, k checkpoint every k iterations, S stall per checkpoint, c completion
-// (carrying-iteration start -> usable), D_k = kT + S, a_1 = kT + c (segment time until the first
+// Notation (names chosen not to clash with the scheduler's R = GPU buffer, mu = span safety
+// and c = shard size elsewhere): T iteration, k checkpoint every k iterations, S stall per checkpoint, t_done completion
+// (carrying-iteration start -> usable), D_k = kT + S, a_1 = kT + t_done (segment time until the first
 // checkpoint of a segment is usable), Lambda = N lambda (cluster failure rate), h hardware
-// fraction, D detection, R restart, rho_s / rho_h retrieval after a software / hardware failure
+// fraction, D detection, t_restart restart, rho_s / rho_h retrieval after a software / hardware failure
 // (memory tier: local / peer; storage tier: storage both; none: 0), P replacement delay.
 //
 // (a) Episodes are M/G/infinity busy periods. In the run model every failure at time s moves
-//   the episode's end to max(current end, s + L), where L = D + rho_s + R for a software failure
-//   and L = D + P_eff + rho_h + R for a hardware failure (P_eff = 0 when a standby machine is
+//   the episode's end to max(current end, s + L), where L = D + rho_s + t_restart for a software
+//   failure and L = D + P_eff + rho_h + t_restart for a hardware failure (P_eff = 0 when a standby machine is
 //   free): the replacement already requested keeps its ready time, detection restarts. That is
 //   exactly a queue with infinitely many servers fed by the Poisson failure process (rate
 //   Lambda), each failure a customer of service time L; an episode is a busy period and a
@@ -39,12 +40,13 @@
 //   after a hardware one in the same episode retrieves from a peer in the model, here local.
 // (b) Phases. Let V = (episode end - s) just after a failure at s. PASTA and the M/G/inf
 //   structure give its stationary law P(V <= v) = F_L(v) exp(-Lambda E[(L - v)^+]); the failure's
-//   phases are detection [0, D), replacement [D, V - rho* - R), retrieval, restart [V - R, V),
+//   phases are detection [0, D), replacement [D, V - rho* - t_restart), retrieval, restart
+//   [V - t_restart, V),
 //   cut by the next failure, an independent Exp(Lambda) gap. Expected time per failure:
 //     detection   (1 - e^{-Lambda D}) / Lambda
-//     replacement (e^{-Lambda D} - e^{Lambda R} E[e^{-Lambda V} e^{Lambda rho*}]) / Lambda
-//     retrieval   e^{Lambda R} E[e^{-Lambda V} (e^{Lambda rho*} - 1)] / Lambda
-//     restart     (e^{Lambda R} - 1) E[e^{-Lambda V}] / Lambda
+//     replacement (e^{-Lambda D} - e^{Lambda t_restart} E[e^{-Lambda V} e^{Lambda rho*}]) / Lambda
+//     retrieval   e^{Lambda t_restart} E[e^{-Lambda V} (e^{Lambda rho*} - 1)] / Lambda
+//     restart     (e^{Lambda t_restart} - 1) E[e^{-Lambda V}] / Lambda
 //   (sum (1 - E[e^{-Lambda V}]) / Lambda; E[e^{-Lambda V}] = e^{-Lambda Lbar} exactly). rho* is the
 //   retrieval of the failure that set the end; the expectations are sums of exponentials over
 //   the atoms of L and the pieces between them (exact; uniform and lognormal replacement delays
@@ -59,15 +61,15 @@
 //     E[B(X)]     = e^{-Lambda a_1} / (1 - q)
 //     E[stall(X)] = (1 - e^{-Lambda S}) e^{-Lambda kT} / (Lambda (1 - q))
 //     E[cap(X)]   = e^{-Lambda a_1} (kT + D_k q / (1 - q))  (segment time of the recovered capture)
-//   Renewal-reward over cycles (segment + episode, mean mu = e^{Lambda Lbar}/Lambda):
-//     ETTR_inf = T k E[B(X)] / mu = Lambda T k e^{-Lambda (Lbar + a_1)} / (1 - q),
+//   Renewal-reward over cycles (segment + episode, mean cycle_mean = e^{Lambda Lbar}/Lambda):
+//     ETTR_inf = T k E[B(X)] / cycle_mean = Lambda T k e^{-Lambda (Lbar + a_1)} / (1 - q),
 //   -> kT / D_k as Lambda -> 0. Work lost per episode (GEMINI's lost progress + in-flight
 //   checkpoint) E[X - cap(X)]; wasted time per failure = (E[X - cap] + retrieval per episode)
-//   / e^{Lambda Lbar}; for Lambda -> 0 this is c + D_k/2 + rho, Eq. 1 with t_ckpt = c, 1/f = D_k.
+//   / e^{Lambda Lbar}; for Lambda -> 0 this is t_done + D_k/2 + rho, Eq. 1 with t_ckpt = t_done, 1/f = D_k.
 // (d) Finite run of W. Training credited by time t is R(t) (compute of the current segment,
 //   reset to the checkpointed progress at a failure), the run model's exact accounting. The
-//   renewal theorem for cumulative rewards gives E[R(W)] = W g/mu + K + o(1) with
-//     K = g E[C^2]/(2 mu^2) - E[C G]/mu + E[int_0^C r]/mu,   g = E[G] = T k E[B(X)],
+//   renewal theorem for cumulative rewards gives E[R(W)] = W g/cycle_mean + K + o(1) with
+//     K = g E[C^2]/(2 cycle_mean^2) - E[C G]/cycle_mean + E[int_0^C r]/cycle_mean,   g = E[G] = T k E[B(X)],
 //   E[X B(X)] = e^{-Lambda a_1}((a_1 + 1/Lambda)/(1 - q) + D_k q/(1 - q)^2), E[int_0^X (u - stall)] =
 //   1/Lambda^2 - E[stall(X)]/Lambda, E[Y^2] from a fixed-length restart with L = Lbar plus Var(L)
 //   (that term of K is of order Lambda L^2, seconds). K is about the work not yet lost at the
@@ -96,12 +98,12 @@
 //     (probability that a software-started busy period sees no hardware failure).
 //     Each fallback costs rho_storage - rho_peer more retrieval and loses the work since the
 //     latest persistent checkpoint instead of the latest in-memory one (E[X - cap]): the age of
-//     that checkpoint is c + U + I_p (2 - pi_u)/(2 pi_u) (I_p = (kp/k) D_k, upload U; an upload
+//     that checkpoint is t_done + U + I_p (2 - pi_u)/(2 pi_u) (I_p = (kp/k) D_k, upload U; an upload
 //     in flight when a failure strikes after its state's in-memory checkpoint completed is lost,
-//     1 - pi_u = e^{-Lambda c}(1 - e^{-Lambda U}), so successful uploads are I_p x Geometric(pi_u)
+//     1 - pi_u = e^{-Lambda t_done}(1 - e^{-Lambda U}), so successful uploads are I_p x Geometric(pi_u)
 //     apart, length-biased); in a segment that starts from a storage recovery (or the run's
-//     start) the age is X until the first upload lands at P0 = c + U + I_p:
-//     E[X; X < P0] + e^{-Lambda P0}(c + U + E[X mod I_p]); the two mix by the share of such
+//     start) the age is X until the first upload lands at P0 = t_done + U + I_p:
+//     E[X; X < P0] + e^{-Lambda P0}(t_done + U + E[X mod I_p]); the two mix by the share of such
 //     segments. Without a persistent track all progress is lost (about W ETTR/2). Each fallback
 //     is followed by (1 - q_1)/q_1 further storage recoveries (memory empty until the next
 //     completion); fallbacks before the first upload lands go to `scratch` (no retrieval),

@@ -114,13 +114,14 @@ struct RecoveryCounts {
 [[nodiscard]] RecoveryCounts group_recovery_counts(int machines, int replicas);  ///< throws PlacementError unless m | N
 [[nodiscard]] RecoveryCounts ring_recovery_counts(int machines, int replicas);
 [[nodiscard]] RecoveryCounts mixed_recovery_counts(int machines, int replicas);
-/// Throws std::invalid_argument when there are more than 22 distinct minimal holder sets.
+/// Throws LimitError when there are more than 22 distinct minimal holder sets.
 [[nodiscard]] RecoveryCounts inclusion_exclusion_recovery_counts(const Placement& placement);
-/// Checks all 2^N failure sets; throws std::invalid_argument when N > 22.
+/// Checks all 2^N failure sets; throws LimitError when N > 22.
 [[nodiscard]] RecoveryCounts enumerate_recovery_counts(const Placement& placement);
 
 /// The best exact method for this placement (closed forms when the holders are those of
-/// group, ring or mixed), or nullopt when none is feasible.
+/// group, ring or mixed), or nullopt when none is feasible (including a ring beyond
+/// kRingClosedFormMemoryLimit).
 [[nodiscard]] std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement);
 
 /// Probabilities by k = 0..N derived from exact counts (see the header comment for errors).
@@ -152,6 +153,17 @@ struct MonteCarloRecovery {
 [[nodiscard]] MonteCarloRecovery monte_carlo_recovery(const Placement& placement, std::size_t samples,
                                                       std::uint64_t seed);
 
+/// Monte Carlo estimates of P_k for k = 0..max_failures only (vectors of max_failures + 1):
+/// each sample draws the first max_failures machines of a uniform random failure order
+/// (partial Fisher-Yates with Boost's uniform_int_distribution on the stream (seed, 0,
+/// analysis)) and checks, as each machine fails, the holder sets containing it. T is the
+/// position at which a set has entirely failed (max_failures + 1 when none has); P_k =
+/// Pr[T > k] with Wilson intervals as above. O(samples x max_failures x m^2): independent of
+/// N, so a few failures among 200,000 machines take milliseconds where the whole-order
+/// estimator above costs O(samples x N m).
+[[nodiscard]] MonteCarloRecovery monte_carlo_recovery_first(const Placement& placement, std::size_t samples,
+                                                            std::uint64_t seed, int max_failures);
+
 /// Wilson score interval of a binomial proportion (successes of trials) at z.
 struct Interval {
   double low = 0;
@@ -169,8 +181,24 @@ struct WindowRecovery {
   double relative_error_bound = 0;             ///< bound on the relative error of the two probabilities
 };
 
-/// Throws std::invalid_argument unless 0 <= p <= 1.
+/// Throws ModelError unless 0 <= p <= 1.
 [[nodiscard]] WindowRecovery window_recovery(const RecoveryCounts& counts, const Placement& placement, double p);
+
+/// The time-window probabilities from Monte Carlo estimates of every P_k (mc over k = 0..N):
+/// P(recover) = sum_k C(N,k) p^k (1-p)^(N-k) P^_k; relative_error_bound is NaN (no bound: the
+/// error is the estimates'). Throws ModelError unless 0 <= p <= 1.
+[[nodiscard]] WindowRecovery window_recovery_monte_carlo(const MonteCarloRecovery& mc, const Placement& placement,
+                                                         double p);
+
+/// C(n, k) p^k (1-p)^(n-k) as a double, through logarithms (lgamma).
+[[nodiscard]] double binomial_weight(int n, int k, double p);
+
+/// Working memory of the ring closed form (bytes): 2 (N+1) rows of N/64 + 2 limbs rounded up
+/// to a multiple of 4, 8 bytes each (about N^2/4 bytes).
+[[nodiscard]] double ring_closed_form_bytes(int machines);
+/// The most the ring closed form may use: ring_recovery_counts() throws LimitError above it,
+/// exact_recovery_counts() returns nullopt (callers fall back to Monte Carlo). About N = 92,000.
+inline constexpr double kRingClosedFormMemoryLimit = 2.0 * 1024 * 1024 * 1024;
 
 /// a / b as a double (see "Arithmetic" above); b > 0.
 [[nodiscard]] double ratio_to_double(const BigCount& a, const BigCount& b);

@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/core/registry.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 
@@ -55,9 +56,11 @@ struct Placement {
   [[nodiscard]] int max_shards_per_machine() const;
 };
 
-class PlacementError : public std::invalid_argument {
+/// A scheme cannot place the replicas on the machines; `parameter` names the input at fault
+/// (/strategy/replicas, /strategy/placement, /cluster/machines).
+class PlacementError : public ModelError {
  public:
-  using std::invalid_argument::invalid_argument;
+  using ModelError::ModelError;
 };
 
 /// Builds a named scheme. Throws PlacementError when the scheme cannot place m replicas on N

@@ -62,12 +62,15 @@ class LimitError : public std::runtime_error {
 /// caused it (a JSON pointer or an option such as "--replicas").
 class ModelError : public std::runtime_error {
  public:
-  ModelError(std::string parameter, const std::string& message)
-      : std::runtime_error(parameter + ": " + message), parameter_(std::move(parameter)) {}
+  ModelError(std::string parameter, std::string message)
+      : std::runtime_error(parameter + ": " + message), parameter_(std::move(parameter)), message_(std::move(message)) {}
   [[nodiscard]] const std::string& parameter() const { return parameter_; }
+  /// The message without the parameter in front (what() is "parameter: message").
+  [[nodiscard]] const std::string& message() const { return message_; }
 
  private:
   std::string parameter_;
+  std::string message_;
 };
 
 /// Reading or writing a file failed; `what` names the file and the reason (errno text).

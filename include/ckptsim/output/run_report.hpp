@@ -27,6 +27,8 @@ void print_run_table(std::ostream& out, const Scenario& scenario, const Strategy
                      const RunSummary& summary);
 
 /// Header line plus one row per replica: replica index then every metric of replica_metrics().
+/// `wasted_time_per_failure_s` is an empty cell (NA) for a replica without failures: it is
+/// undefined there, and the summary's mean leaves those replicas out too.
 void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& results);
 
 }  // namespace ckptsim

@@ -20,13 +20,16 @@
 //                       T_block the blocking send time, and S = 0 from the model's smallest
 //                       hiding k on (first order without the model: S = max(0, (m-1)c / B_n -
 //                       k (T - T_comm))); completion = k T + S (end of the block);
-//                       kp = k * ceil(interval / (k T + S)).
+//                       kp = k * max(round(interval / (k T + S)), ceil(U / (k T + S))).
 //   in-memory-blocking  S = (m-1) c / B_n (GEMINI's placement, copies sent while training
 //                       waits); completion = S.
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
 //   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
 //                       completion = S + U; k = max(1, ceil(U / T)) (paper §6 HighFreq).
 //   none                no checkpoints.
+// One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
+// is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
+// 506 iterations for both remote-periodic and GEMINI's persistent copies, not 506 and 507).
 // Retrieval (transfer into the machine's CPU memory, then load at B_ser):
 //   local = c / B_ser;  peer = c / B_n + c / B_ser;  storage = C / B_s + c / B_ser
 //   (every machine reads its shard at once, sharing B_s; GEMINI §5). Restarting from the

@@ -110,3 +110,42 @@ TEST_CASE("placement command: explicit placement file") {
 }
 
 }  // namespace ckptsim
+
+namespace ckptsim {
+
+TEST_CASE("placement command: a placement without an exact method gets a Monte Carlo window estimate") {
+  // Random placement, N = 60, m = 3: 60 distinct holder sets in one component (more than the
+  // 22 of inclusion-exclusion, more machines than enumeration takes): no exact counts, so the
+  // window probability comes from the Monte Carlo estimates of every P_k.
+  const Run r = run({"--machines", "60", "--replicas", "3", "--scheme", "random", "--failures", "3",
+                     "--window-probability", "1%", "--json"});
+  REQUIRE(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& s = doc["schemes"]["random"];
+  CHECK(s["exact"] == false);
+  CHECK(s["method"] == "monte carlo");
+  const auto& w = s["window"];
+  CHECK(w["relative_error_bound"].is_null());  // Monte Carlo: no error bound
+  const double p = w["probability"].get<double>();
+  CHECK(w["failure_probability"].get<double>() == doctest::Approx(1.0 - p));
+  CHECK(w["expected_storage_machines"].get<double>() == doctest::Approx(60 * (1.0 - p)));
+  // 60 holder sets of 3: sum p^3 = 60 x 1e-6.
+  CHECK(w["expected_lost_checkpoints"].get<double>() == doctest::Approx(6e-5));
+  // P(some set of 3 all failed) <= 60 x 1e-6 (union bound), so P(recover) >= 0.99994; the
+  // estimate of P_k is 1 for the k that carry the weight (k <= 3 with ~98% of it), so it is near 1.
+  CHECK(p >= 0.999);
+  CHECK(p <= 1.0);
+}
+
+TEST_CASE("placement command: a ring past the closed form's memory limit falls back to Monte Carlo") {
+  const Run r = run({"--machines", "200000", "--replicas", "3", "--scheme", "ring", "--failures", "3", "--json"});
+  REQUIRE(r.code == 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& s = doc["schemes"]["ring"];
+  CHECK(s["method"] == "monte carlo");
+  CHECK(s["k"] == nlohmann::json::array({3}));
+  // P_3 = 1 - 6 / ((N-1)(N-2)) = 1 - 1.5e-10: every one of the 10,000 samples recovers.
+  CHECK(s["probability"][0].get<double>() == 1.0);
+}
+
+}  // namespace ckptsim

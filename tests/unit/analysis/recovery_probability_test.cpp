@@ -376,7 +376,7 @@ TEST_CASE("recovery: probability over a window with independent failures") {
   // Edges.
   CHECK(window_recovery(ring_recovery_counts(5, 2), ring_placement(5, 2), 0.0).probability == 1.0);
   CHECK(window_recovery(ring_recovery_counts(5, 2), ring_placement(5, 2), 1.0).probability == 0.0);
-  CHECK_THROWS_AS((void)window_recovery(ring_recovery_counts(5, 2), ring_placement(5, 2), 1.5), std::invalid_argument);
+  CHECK_THROWS_AS((void)window_recovery(ring_recovery_counts(5, 2), ring_placement(5, 2), 1.5), ModelError);
   // Large N: the tiny loss probability keeps its precision. Group N=4095, m=3, p=1e-4:
   // P(lost) = 1 - (1 - p^3)^1365 ~= 1365 p^3 = 1.365e-9 (second order 1e-24).
   const auto big = window_recovery(group_recovery_counts(4095, 3), group_placement(4095, 3), 1e-4);
@@ -395,6 +395,68 @@ TEST_CASE("recovery: ratios of huge counts") {
   CHECK(ratio_to_double(row[1], row[2]) == doctest::Approx(4096.0 / (4096.0 * 4095 / 2)).epsilon(1e-15));
   CHECK(ratio_to_double(BigCount(1), row[2048]) == 0.0);  // below the double range
   CHECK(log10_ratio(BigCount(1), row[2048]) < -1231);
+}
+
+}  // namespace ckptsim
+
+namespace ckptsim {
+
+TEST_CASE("recovery: the first-failures Monte Carlo estimator agrees with the exact values for small k") {
+  // Only k = 0..6 are estimated (vectors of 7); each must lie in the z = 4.5 Wilson interval
+  // of its estimate (miss ~7e-6 per k), and k = 0, 1 are exactly 1 (no set of 2 or more fails).
+  for (const auto& p : {ring_placement(30, 3), group_placement(24, 2), mixed_placement(40, 3)}) {
+    CAPTURE(p.scheme);
+    const auto exact = recovery_curve(*exact_recovery_counts(p), p);
+    const auto mc = monte_carlo_recovery_first(p, 20000, 5, 6);
+    REQUIRE(mc.probability.size() == 7);
+    CHECK(mc.probability[0] == 1.0);
+    CHECK(mc.probability[1] == 1.0);
+    for (std::size_t k = 0; k <= 6; ++k) {
+      CAPTURE(k);
+      const auto wide = wilson_interval(static_cast<std::size_t>(std::llround(mc.probability[k] * 20000)), 20000, 4.5);
+      CHECK(exact.probability[k] >= wide.low - 1e-12);
+      CHECK(exact.probability[k] <= wide.high + 1e-12);
+    }
+  }
+  // Independent of N: 200,000 machines, 3 failures, in a blink. A ring with m = 3 loses a
+  // checkpoint at k = 3 only when the 3 failures are 3 consecutive machines: N of the C(N, 3)
+  // sets, P_3 = 1 - N / C(N, 3) = 1 - 6 / ((N-1)(N-2)) = 1 - 1.5e-10, so every sample recovers.
+  const auto big = monte_carlo_recovery_first(ring_placement(200000, 3), 1000, 1, 3);
+  REQUIRE(big.probability.size() == 4);
+  CHECK(big.probability[3] == 1.0);
+}
+
+TEST_CASE("recovery: the Monte Carlo window estimate weighs the estimates binomially") {
+  // Group N = 12, m = 3 with p = 0.2: exact window probability from the counts, against the
+  // same weights over whole-order Monte Carlo estimates of every P_k (20,000 samples: each
+  // P_k has sd <= 0.0035, and the weighted sum no more than that).
+  const Placement p = group_placement(12, 3);
+  const auto counts = *exact_recovery_counts(p);
+  const WindowRecovery exact = window_recovery(counts, p, 0.2);
+  const auto mc = monte_carlo_recovery(p, 20000, 9);
+  const WindowRecovery estimate = window_recovery_monte_carlo(mc, p, 0.2);
+  // By hand: a group survives unless all 3 fail (0.2^3 = 0.008); 4 groups: 0.992^4 = 0.968382.
+  CHECK(exact.probability == doctest::Approx(0.968382).epsilon(1e-5));
+  CHECK(std::fabs(estimate.probability - exact.probability) <= 4 * 0.0035);
+  CHECK(estimate.failure_probability == doctest::Approx(1.0 - estimate.probability));
+  CHECK(estimate.expected_storage_machines == doctest::Approx(12 * estimate.failure_probability));
+  // sum_i p^|H_i| = 12 x 0.008 = 0.096, the same with or without counts.
+  CHECK(estimate.expected_lost_checkpoints == doctest::Approx(0.096));
+  CHECK(std::isnan(estimate.relative_error_bound));
+  // The binomial weights sum to 1 and match C(n, k) p^k (1-p)^(n-k) by hand: C(12, 2) 0.04 0.8^10.
+  double total = 0;
+  for (int k = 0; k <= 12; ++k) total += binomial_weight(12, k, 0.2);
+  CHECK(total == doctest::Approx(1.0).epsilon(1e-12));
+  CHECK(binomial_weight(12, 2, 0.2) == doctest::Approx(66 * 0.04 * std::pow(0.8, 10)).epsilon(1e-12));
+  CHECK_THROWS_AS((void)window_recovery_monte_carlo(mc, p, 1.5), ModelError);
+}
+
+TEST_CASE("recovery: a ring beyond the closed form's memory limit has no exact counts") {
+  // ring_closed_form_bytes ~ N^2 / 4: 2 GiB at about N = 92,000. 4096 is exact; 200,000 is not.
+  CHECK(ring_closed_form_bytes(4096) < kRingClosedFormMemoryLimit);
+  CHECK(ring_closed_form_bytes(200000) > kRingClosedFormMemoryLimit);
+  CHECK_FALSE(exact_recovery_counts(ring_placement(200000, 3)).has_value());
+  CHECK_THROWS_AS((void)ring_recovery_counts(200000, 3), LimitError);
 }
 
 }  // namespace ckptsim

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/network/topology.hpp"
 
 using namespace ckptsim;
@@ -48,5 +49,5 @@ TEST_CASE("unknown topologies are rejected") {
   c.machines = 2;
   c.network_bandwidth = 1.0;
   c.network.topology = "torus";
-  CHECK_THROWS_AS(Topology::build(c), std::invalid_argument);
+  CHECK_THROWS_AS(Topology::build(c), ModelError);
 }

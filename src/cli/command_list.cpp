@@ -1,5 +1,6 @@
 // ckptsim list: every name a scenario can use (presets, strategies, placements, failure
 // processes, traffic schedulers) and every scenario parameter with its unit and default.
+#include <array>
 #include <ostream>
 #include <string>
 
@@ -12,6 +13,7 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -36,6 +38,29 @@ void print_presets(std::ostream& out) {
   for (const auto& p : model_presets())
     out << fmt::format("  {:<20} {:.1f}B parameters, {} layers, hidden {}, FFN {}, {} heads — {}\n", p.name,
                        preset_parameters(p) / 1e9, p.layers, p.hidden, p.ffn, p.heads, p.description);
+  out << '\n';
+}
+
+void print_lemon_models(std::ostream& out) {
+  out << "lemon models (failures.lemons.model)\n";
+  const auto names = lemon_model_names();
+  const std::array<const char*, 3> what{"every machine fails at the base rate",
+                                        "a fraction of machines fails at a multiple of the base rate",
+                                        "each machine's rate multiplier is drawn from Gamma(k, 1/k), mean 1"};
+  for (std::size_t i = 0; i < names.size() && i < what.size(); ++i)
+    out << fmt::format("  {:<20} {}\n", names[i], what[i]);
+  out << '\n';
+}
+
+void print_cause_presets(std::ostream& out) {
+  out << "failure cause tables (failures.causes)\n";
+  for (const auto& p : cause_presets()) {
+    double total = 0;
+    for (const auto& c : p.causes) total += c.share;
+    out << fmt::format("  {:<20} {} causes — {}\n", p.name, p.causes.size(), p.source);
+    for (const auto& c : p.causes)
+      out << fmt::format("    {:<26} {:>5.1f}%  {}\n", c.name, 100.0 * c.share / total, c.hardware ? "hardware" : "software");
+  }
   out << '\n';
 }
 
@@ -66,7 +91,12 @@ int command_list(const CommandContext& ctx) {
   if (want("presets")) print_presets(ctx.out);
   if (want("strategies")) print_registry(ctx.out, "strategies (strategy.kind)", strategy_registry());
   if (want("placements")) print_registry(ctx.out, "placements (strategy.placement)", placement_registry());
-  if (want("failures")) print_registry(ctx.out, "failure processes (failures.process)", failure_process_registry());
+  if (want("failures")) {
+    print_registry(ctx.out, "failure processes (failures.process)", failure_process_registry());
+    print_registry(ctx.out, "failure domains (failures.domains)", failure_domain_registry());
+    print_lemon_models(ctx.out);
+    print_cause_presets(ctx.out);
+  }
   if (want("schedulers")) print_registry(ctx.out, "traffic schedulers (strategy.scheduler)", scheduler_registry());
   if (want("parameters")) print_parameters(ctx.out);
   if (!printed)

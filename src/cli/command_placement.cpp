@@ -19,6 +19,7 @@
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "placement_domains.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/output/manifest.hpp"
@@ -33,13 +34,16 @@ constexpr const char* kUsage =
     "usage: ckptsim placement --machines N --replicas M [--failures K | --failures K1..K2]\n"
     "                         [--scheme NAME[,NAME...] | --scheme all] [--placement-file PATH]\n"
     "                         [--window-probability P] [--shard-bytes B --cpu-memory C]\n"
-    "                         [--bounds] [--monte-carlo] [--samples S] [--seed S] [--json]\n\n"
+    "                         [--bounds] [--monte-carlo] [--samples S] [--seed S] [--json]\n"
+    "                         [--domain-size S]\n\n"
     "Probability that every machine's checkpoint can still be recovered from CPU memory when k\n"
     "machines fail at once (uniformly among the C(N, k) failure sets), for each placement\n"
     "scheme. Exact (big-integer counting) for group, ring, mixed and small explicit placements;\n"
     "Monte Carlo with 95% Wilson intervals for placements with no exact method (e.g. random at\n"
     "large N). When any checkpoint is lost, GEMINI restarts every machine from persistent\n"
-    "storage, so machines reading from storage = N x P(not recoverable).\n";
+    "storage, so machines reading from storage = N x P(not recoverable).\n"
+    "With --domain-size S: j whole domains (racks) of S consecutive machines fail instead of k\n"
+    "machines (--failures then gives j), with the domain-aware group placement group-spread.\n";
 
 struct Options {
   int machines = 0;
@@ -57,6 +61,8 @@ struct Options {
   std::uint64_t seed = 1;
   bool force = false;  ///< --force: skip the work limits
   bool json = false;
+  std::optional<int> domain_size;
+  bool failures_given = false;
 };
 
 /// One scheme's result: exact curve, Monte Carlo estimate, or the reason it does not apply.
@@ -142,6 +148,7 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   long long samples = 10000;
   long long seed = 1;
   std::string file;
+  long long domain_size = 0;
   desc.add_options()
       ("help,h", "print this help")
       ("machines", po::value<long long>(&machines), "number of machines N (>= 1)")
@@ -161,7 +168,9 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
       ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
       ("seed", po::value<long long>(&seed), "seed of the random placement and of Monte Carlo (0 .. 2^63-1, default 1)")
       ("force", "run even when the estimated memory exceeds the limits of docs/limits.md")
-      ("json", "print JSON instead of a table");
+      ("json", "print JSON instead of a table")
+      ("domain-size", po::value<long long>(&domain_size),
+       "machines per failure domain: whole domains fail (--failures counts domains)");
   po::variables_map vm;
   po::store(po::command_line_parser(ctx.args).options(desc).run(), vm);
   po::notify(vm);
@@ -172,6 +181,11 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
     return o;
   }
   o.json = vm.count("json") > 0;
+  if (vm.count("domain-size")) {
+    if (domain_size < 1 || domain_size > 1'000'000)
+      throw UsageError(fmt::format("--domain-size: expected 1..1000000, found {}", domain_size));
+    o.domain_size = static_cast<int>(domain_size);
+  }
   o.bounds = vm.count("bounds") > 0;
   o.monte_carlo = vm.count("monte-carlo") > 0;
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
@@ -202,6 +216,7 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
     throw UsageError(fmt::format("--placement-file {} has {} machines and {} replicas, but --machines {} --replicas {}",
                                  *o.placement_file, from_file->machines, from_file->replicas, o.machines, o.replicas));
   o.k_last = o.machines;
+  o.failures_given = vm.count("failures") > 0;
   if (vm.count("failures")) {
     const auto dots = failures.find("..");
     if (dots == std::string::npos) {
@@ -455,6 +470,12 @@ int command_placement(const CommandContext& ctx) {
                       o.force);
   std::vector<SchemeResult> results;
   for (const auto& name : o.schemes) results.push_back(place(name, o, from_file));
+  if (o.domain_size) {
+    DomainTableRequest rq{o.machines, o.replicas, *o.domain_size, o.k_first, o.failures_given ? o.k_last : -1, o.json, {}};
+    for (const auto& r : results) rq.placements.emplace_back(r.name, r.placement);
+    print_domain_failures(ctx, rq);
+    return 0;
+  }
   if (o.cpu_memory) {
     std::vector<Problem> problems;
     for (const auto& r : results) {

@@ -32,6 +32,7 @@ constexpr CommandEntry kCommands[] = {
     {"calibrate", "fit latency, bandwidth, FLOP/s and copy rate to replay measurements", command_calibrate},
     {"sweep", "run a parameter study (threads, MPI ranks, Slurm shards; resumable)", command_sweep},
     {"merge", "join the output folders of a sharded sweep", command_merge},
+    {"trace", "synthesize a failure trace from published data (synth), or describe one (stats)", command_trace},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
     {"schema", "print the JSON Schema of scenario files", command_schema},
 };

@@ -1,6 +1,7 @@
-// The failure processes of failure_process.hpp: exponential, weibull, trace, none.
+// The failure processes of failure_process.hpp: exponential, weibull, trace, none, with cause
+// tables, lemon nodes and failure domains merged in.
+#include <algorithm>
 #include <cmath>
-#include <queue>
 #include <stdexcept>
 
 #include <boost/random/exponential_distribution.hpp>
@@ -12,24 +13,54 @@
 #include "ckptsim/core/event_queue.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/failure/failure_process.hpp"
+#include "machine_rates.hpp"
 
 namespace ckptsim {
 namespace {
 
-/// Draws hardware vs software from its own stream.
-class TypeDrawer {
+/// `now` plus a gap in seconds, at least 1 ns later (time strictly increases), saturating at
+/// SimTime::max() (a gap beyond the int64-ns clock means "never").
+SimTime after(SimTime now, double gap_seconds) {
+  const double limit = static_cast<double>(SimTime::max().ns() - now.ns()) * 1e-9;
+  if (!(gap_seconds < limit)) return SimTime::max();
+  return now + std::max(SimTime::from_ns(1), SimTime::from_seconds(gap_seconds));
+}
+
+/// Draws a machine failure's cause (and so its outcome) from its own stream: from the cause
+/// table's normalized shares, or hardware with probability hardware_fraction (causes 1 / 0).
+class CauseDrawer {
  public:
-  TypeDrawer(double hardware_fraction, std::uint64_t seed, std::uint64_t replica)
-      : fraction_(hardware_fraction), engine_(make_stream(seed, replica, RandomComponent::failure_types)) {}
-  FailureType draw() {
+  CauseDrawer(const FailureSpec& spec, std::uint64_t seed, std::uint64_t replica)
+      : fraction_(spec.hardware_fraction), engine_(make_stream(seed, replica, RandomComponent::failure_types)) {
+    double sum = 0;
+    for (const auto& c : spec.causes.causes) {
+      sum += c.share;
+      cumulative_.push_back(sum);
+      hardware_.push_back(c.hardware);
+    }
+  }
+  /// (cause index, type)
+  std::pair<int, FailureType> draw() {
     boost::random::uniform_real_distribution<double> u(0.0, 1.0);
-    return u(engine_) < fraction_ ? FailureType::hardware : FailureType::software;
+    const double x = u(engine_);
+    if (cumulative_.empty())
+      return x < fraction_ ? std::pair{1, FailureType::hardware} : std::pair{0, FailureType::software};
+    const auto it = std::upper_bound(cumulative_.begin(), cumulative_.end(), x * cumulative_.back());
+    const auto i = static_cast<int>(std::min<std::ptrdiff_t>(it - cumulative_.begin(),
+                                                             static_cast<std::ptrdiff_t>(cumulative_.size()) - 1));
+    return {i, hardware_[static_cast<std::size_t>(i)] ? FailureType::hardware : FailureType::software};
   }
 
  private:
   double fraction_;
   RandomEngine engine_;
+  std::vector<double> cumulative_;
+  std::vector<bool> hardware_;
 };
+
+FailureEvent machine_event(SimTime t, int machine, std::pair<int, FailureType> cause, bool quarantined) {
+  return FailureEvent{t, machine, 1, quarantined ? FailureType::hardware : cause.second, cause.first};
+}
 
 class NoFailures final : public FailureSource {
  public:
@@ -40,24 +71,45 @@ class ExponentialFailures final : public FailureSource {
  public:
   explicit ExponentialFailures(const FailureSourceContext& ctx)
       : machines_(ctx.machines),
+        base_rate_(ctx.spec.rate),
         cluster_rate_(ctx.spec.rate * ctx.machines),
         engine_(make_stream(ctx.seed, ctx.replica, RandomComponent::failures)),
-        types_(ctx.spec.hardware_fraction, ctx.seed, ctx.replica) {}
+        causes_(ctx.spec, ctx.seed, ctx.replica),
+        quarantine_(ctx.spec.lemons, ctx.machines) {
+    if (ctx.spec.lemons.model != LemonModel::none) {
+      auto x = draw_rate_multipliers(ctx.spec.lemons, ctx.machines, ctx.seed, ctx.replica);
+      weights_.emplace(x);
+    }
+  }
 
   std::optional<FailureEvent> next() override {
-    if (!(cluster_rate_ > 0)) return std::nullopt;
-    boost::random::exponential_distribution<double> gap(cluster_rate_);
-    boost::random::uniform_int_distribution<int> machine(0, machines_ - 1);
-    // At least 1 ns between failures keeps time strictly increasing.
-    now_ = saturating_add(now_, std::max(SimTime::from_ns(1), saturating_seconds(gap(engine_))));
-    return FailureEvent{now_, machine(engine_), types_.draw()};
+    const double rate = weights_ ? weights_->total() * base_rate_ : cluster_rate_;
+    if (!(rate > 0) || now_ == SimTime::max()) return std::nullopt;
+    boost::random::exponential_distribution<double> gap(rate);
+    now_ = after(now_, gap(engine_));
+    if (now_ == SimTime::max()) return std::nullopt;
+    int m = 0;
+    if (weights_) {
+      boost::random::uniform_real_distribution<double> u(0.0, weights_->total());
+      m = weights_->pick(u(engine_));
+    } else {
+      boost::random::uniform_int_distribution<int> machine(0, machines_ - 1);
+      m = machine(engine_);
+    }
+    const bool quarantined = quarantine_.record(m, now_);
+    // Memorylessness: the replacement's rate applies from now on.
+    if (quarantined && weights_) weights_->set(m, 1.0);
+    return machine_event(now_, m, causes_.draw(), quarantined);
   }
 
  private:
   int machines_;
+  double base_rate_;
   double cluster_rate_;
   RandomEngine engine_;
-  TypeDrawer types_;
+  CauseDrawer causes_;
+  Quarantine quarantine_;
+  std::optional<WeightTree> weights_;
   SimTime now_;
 };
 
@@ -66,53 +118,169 @@ class WeibullFailures final : public FailureSource {
   explicit WeibullFailures(const FailureSourceContext& ctx)
       : shape_(ctx.spec.weibull_shape),
         scale_s_(ctx.spec.weibull_scale.seconds()),
-        types_(ctx.spec.hardware_fraction, ctx.seed, ctx.replica) {
+        causes_(ctx.spec, ctx.seed, ctx.replica),
+        quarantine_(ctx.spec.lemons, ctx.machines) {
+    if (ctx.spec.lemons.model != LemonModel::none) {
+      // Scale / x: the machine's lifetimes shrink by x, so its long-run renewal rate is x times
+      // the base (1 / (scale Gamma(1 + 1/k)) per machine).
+      for (double x : draw_rate_multipliers(ctx.spec.lemons, ctx.machines, ctx.seed, ctx.replica))
+        scale_factor_.push_back(x > 0 ? 1.0 / x : 0.0);
+    }
     engines_.reserve(static_cast<std::size_t>(ctx.machines));
     queue_.reserve(static_cast<std::size_t>(ctx.machines));
     for (int m = 0; m < ctx.machines; ++m) {
       engines_.push_back(make_stream(ctx.seed, ctx.replica, RandomComponent::failures, static_cast<std::uint64_t>(m)));
-      queue_.schedule(draw_gap(m), m);
+      const SimTime first = draw_next(SimTime::zero(), m);
+      if (first != SimTime::max()) queue_.schedule(first, m);
     }
   }
 
   std::optional<FailureEvent> next() override {
     if (queue_.empty()) return std::nullopt;
     auto event = queue_.pop();
+    const int m = event.payload;
+    const bool quarantined = quarantine_.record(m, event.time);
+    if (quarantined && !scale_factor_.empty()) scale_factor_[static_cast<std::size_t>(m)] = 1.0;
     // Renewal: the machine (or its replacement) starts a fresh lifetime at its failure.
-    queue_.schedule(saturating_add(event.time, draw_gap(event.payload)), event.payload);
-    return FailureEvent{event.time, event.payload, types_.draw()};
+    const SimTime again = draw_next(event.time, m);
+    if (again != SimTime::max()) queue_.schedule(again, m);
+    return machine_event(event.time, m, causes_.draw(), quarantined);
   }
 
  private:
-  SimTime draw_gap(int machine) {
-    boost::random::weibull_distribution<double> life(shape_, scale_s_);
-    return std::max(SimTime::from_ns(1), saturating_seconds(life(engines_[static_cast<std::size_t>(machine)])));
+  SimTime draw_next(SimTime now, int machine) {
+    const double factor = scale_factor_.empty() ? 1.0 : scale_factor_[static_cast<std::size_t>(machine)];
+    if (!(factor > 0)) return SimTime::max();  // a machine with rate multiplier 0 never fails
+    boost::random::weibull_distribution<double> life(shape_, scale_s_ * factor);
+    return after(now, life(engines_[static_cast<std::size_t>(machine)]));
   }
 
   double shape_;
   double scale_s_;
+  std::vector<double> scale_factor_;
   std::vector<RandomEngine> engines_;
   EventQueue<int> queue_;
-  TypeDrawer types_;
+  CauseDrawer causes_;
+  Quarantine quarantine_;
 };
 
 class TraceFailures final : public FailureSource {
  public:
-  explicit TraceFailures(const FailureSourceContext& ctx) : records_(ctx.trace) {
+  explicit TraceFailures(const FailureSourceContext& ctx) : records_(ctx.trace), table_(&ctx.spec.causes.causes) {
     if (records_ == nullptr) throw std::logic_error("trace failure process built without a loaded trace");
   }
   std::optional<FailureEvent> next() override {
     if (index_ >= records_->size()) return std::nullopt;
     const auto& r = (*records_)[index_++];
-    return FailureEvent{r.time, r.machine, r.type};
+    return FailureEvent{r.time, r.machine, 1, r.type, trace_cause_index(r, *table_)};
   }
 
  private:
   const std::vector<TraceRecord>* records_;
+  const std::vector<FailureCauseSpec>* table_;
   std::size_t index_ = 0;
 };
 
+/// All machines of one domain kind fail together (failure_process.hpp).
+class DomainFailures final : public FailureSource {
+ public:
+  DomainFailures(const FailureSourceContext& ctx, DomainKind kind, int cause)
+      : machines_(ctx.machines),
+        size_(ctx.spec.domain(kind).machines),
+        domains_((ctx.machines + size_ - 1) / size_),
+        rate_(ctx.spec.domain(kind).rate * domains_),
+        hardware_fraction_(ctx.spec.domain(kind).hardware_fraction),
+        cause_(cause),
+        engine_(make_stream(ctx.seed, ctx.replica, RandomComponent::domains, static_cast<std::uint64_t>(kind))) {}
+
+  std::optional<FailureEvent> next() override {
+    if (!(rate_ > 0) || now_ == SimTime::max()) return std::nullopt;
+    boost::random::exponential_distribution<double> gap(rate_);
+    now_ = after(now_, gap(engine_));
+    if (now_ == SimTime::max()) return std::nullopt;
+    boost::random::uniform_int_distribution<int> domain(0, domains_ - 1);
+    boost::random::uniform_real_distribution<double> u(0.0, 1.0);
+    const int first = domain(engine_) * size_;
+    const FailureType type = u(engine_) < hardware_fraction_ ? FailureType::hardware : FailureType::software;
+    return FailureEvent{now_, first, std::min(size_, machines_ - first), type, cause_};
+  }
+
+ private:
+  int machines_;
+  int size_;
+  int domains_;
+  double rate_;
+  double hardware_fraction_;
+  int cause_;
+  RandomEngine engine_;
+  SimTime now_;
+};
+
+/// Several sources merged in time order; ties go to the earlier source.
+class MergedFailures final : public FailureSource {
+ public:
+  explicit MergedFailures(std::vector<std::unique_ptr<FailureSource>> sources) : sources_(std::move(sources)) {
+    for (auto& s : sources_) heads_.push_back(s->next());
+  }
+  std::optional<FailureEvent> next() override {
+    std::size_t best = heads_.size();
+    for (std::size_t i = 0; i < heads_.size(); ++i)
+      if (heads_[i] && (best == heads_.size() || heads_[i]->time < heads_[best]->time)) best = i;
+    if (best == heads_.size()) return std::nullopt;
+    auto out = heads_[best];
+    heads_[best] = sources_[best]->next();
+    return out;
+  }
+
+ private:
+  std::vector<std::unique_ptr<FailureSource>> sources_;
+  std::vector<std::optional<FailureEvent>> heads_;
+};
+
+bool domain_modelled(const DomainSpec& d) { return d.machines > 0 && d.rate > 0; }
+
+constexpr std::array<const char*, kDomainKinds> kDomainCauseNames{"rack", "leaf", "power"};
+
 }  // namespace
+
+int trace_cause_index(const TraceRecord& r, const std::vector<FailureCauseSpec>& table) {
+  if (table.empty()) return r.type == FailureType::hardware ? 1 : 0;
+  for (std::size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == r.cause) return static_cast<int>(i);
+  return -1;
+}
+
+std::vector<FailureCause> failure_causes(const FailureSpec& spec) {
+  std::vector<FailureCause> out;
+  if (spec.causes.causes.empty()) {
+    out.push_back({"software", spec.detection, spec.restart});
+    out.push_back({"hardware", spec.detection, spec.restart});
+  }
+  for (const auto& c : spec.causes.causes)
+    out.push_back({c.name, c.detection.value_or(spec.detection), c.restart.value_or(spec.restart)});
+  for (int k = 0; k < kDomainKinds; ++k)
+    if (domain_modelled(spec.domains[static_cast<std::size_t>(k)]))
+      out.push_back({kDomainCauseNames[static_cast<std::size_t>(k)], spec.detection, spec.restart});
+  return out;
+}
+
+int domain_cause_base(const FailureSpec& spec) {
+  return spec.causes.causes.empty() ? 2 : static_cast<int>(spec.causes.causes.size());
+}
+
+double expected_failure_events(const FailureSpec& spec, int machines, SimTime horizon) {
+  const double t = horizon.seconds();
+  double mean_multiplier = 1.0;
+  if (spec.lemons.model == LemonModel::fraction)
+    mean_multiplier = spec.lemons.fraction * spec.lemons.multiple + 1.0 - spec.lemons.fraction;
+  double events = 0;
+  if (spec.process == FailureProcessKind::exponential) events = spec.rate * machines * t * mean_multiplier;
+  if (spec.process == FailureProcessKind::weibull)
+    events = machines * t / (spec.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / spec.weibull_shape)) * mean_multiplier;
+  for (const auto& d : spec.domains)
+    if (domain_modelled(d)) events += d.rate * ((machines + d.machines - 1) / d.machines) * t;
+  return events;
+}
 
 const Registry<FailureSourceFactory>& failure_process_registry() {
   static const Registry<FailureSourceFactory> registry = [] {
@@ -126,7 +294,7 @@ const Registry<FailureSourceFactory>& failure_process_registry() {
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<WeibullFailures>(c);
           });
-    r.add(name(FailureProcessKind::trace), "failures replayed from a CSV trace (time, machine, type)",
+    r.add(name(FailureProcessKind::trace), "failures replayed from a CSV trace (time, machine, type[, cause])",
           [](const FailureSourceContext& c) -> std::unique_ptr<FailureSource> {
             return std::make_unique<TraceFailures>(c);
           });
@@ -137,8 +305,29 @@ const Registry<FailureSourceFactory>& failure_process_registry() {
   return registry;
 }
 
+const Registry<DomainKind>& failure_domain_registry() {
+  static const Registry<DomainKind> registry = [] {
+    Registry<DomainKind> r("failure domain");
+    r.add("rack", "failures/domains/rack: every machine of a rack down at once (power, cooling, top-of-rack switch)",
+          DomainKind::rack);
+    r.add("leaf", "failures/domains/leaf: every machine under a leaf switch down at once", DomainKind::leaf);
+    r.add("power", "failures/domains/power: every machine of a power domain down at once", DomainKind::power);
+    return r;
+  }();
+  return registry;
+}
+
 std::unique_ptr<FailureSource> make_failure_source(const FailureSourceContext& ctx) {
-  return failure_process_registry().at(name_of(ctx.spec.process)).factory(ctx);
+  auto machine_failures = failure_process_registry().at(name_of(ctx.spec.process)).factory(ctx);
+  std::vector<std::unique_ptr<FailureSource>> sources;
+  int cause = domain_cause_base(ctx.spec);
+  for (int k = 0; k < kDomainKinds; ++k) {
+    if (!domain_modelled(ctx.spec.domains[static_cast<std::size_t>(k)])) continue;
+    sources.push_back(std::make_unique<DomainFailures>(ctx, static_cast<DomainKind>(k), cause++));
+  }
+  if (sources.empty()) return machine_failures;
+  sources.insert(sources.begin(), std::move(machine_failures));
+  return std::make_unique<MergedFailures>(std::move(sources));
 }
 
 }  // namespace ckptsim

@@ -42,23 +42,42 @@ std::vector<TraceRecord> load_failure_trace(const std::string& path, int machine
   std::string line;
   int line_number = 0;
   bool header_seen = false;
+  std::size_t columns = 3;
   while (std::getline(in, line)) {
     ++line_number;
+    if (records.size() >= kMaxTraceRecords) {
+      problems.add(fmt::format("/line/{}", line_number), fmt::format("at most {} failures in a trace", kMaxTraceRecords),
+                   "more");
+      break;
+    }
     const std::string text = trim(line);
     if (text.empty() || text.front() == '#') continue;
     const auto cells = split_commas(text);
     const std::string where = fmt::format("/line/{}", line_number);
     if (!header_seen) {
       header_seen = true;
-      if (cells != std::vector<std::string>{"time", "machine", "type"})
-        problems.add(where, "the header \"time,machine,type\"", fmt::format("\"{}\"", text));
-      continue;
-    }
-    if (cells.size() != 3) {
-      problems.add(where, "3 comma-separated cells (time,machine,type)", fmt::format("{} cells", cells.size()));
+      if (cells == std::vector<std::string>{"time", "machine", "type", "cause"}) {
+        columns = 4;
+      } else if (cells != std::vector<std::string>{"time", "machine", "type"}) {
+        problems.add(where, "the header \"time,machine,type\" or \"time,machine,type,cause\"", fmt::format("\"{}\"", text));
+      }
       continue;
     }
     TraceRecord r;
+    if (cells.size() != columns) {
+      problems.add(where, fmt::format("{} comma-separated cells ({})", columns,
+                                      columns == 4 ? "time,machine,type,cause" : "time,machine,type"),
+                   fmt::format("{} cells", cells.size()));
+      continue;
+    }
+    if (columns == 4) {
+      const auto& c = cells[3];
+      const bool valid = !c.empty() && c.size() <= 64 && std::all_of(c.begin(), c.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' || ch == '_';
+      });
+      if (!valid) problems.add(where + "/cause", "a cause name of 1-64 characters a-z 0-9 - _", fmt::format("\"{}\"", c));
+      r.cause = c;
+    }
     const std::size_t problems_before = problems.problems().size();
     try {
       const bool bare = cells[0].find_first_not_of("0123456789.eE+-") == std::string::npos;

@@ -1,12 +1,15 @@
 #include "ckptsim/output/run_report.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/printable.hpp"
 
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/run/run_model.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -24,6 +27,36 @@ const char* tier_name(CheckpointTier t) {
     case CheckpointTier::storage: return "storage";
   }
   return "none";
+}
+
+/// Time lost (rolled-back work + downtime) by recovery tier and by cause, with each cause's
+/// failure count; causes that never occurred are left out.
+void print_lost_time(std::ostream& out, const RunSummary& summary) {
+  out << "\n  time lost by recovery tier (s)\n";
+  for (const char* tier : kRecoveryTierNames) {
+    const auto it = summary.metrics.find(std::string("time_lost_by_tier_s.") + tier);
+    if (it == summary.metrics.end()) continue;
+    out << fmt::format("    {:<28} {:>14.1f} ± {:<12.1f}\n", tier, it->second.mean, it->second.ci95);
+  }
+  // Causes that occurred, the costliest first (ties by name, so the order is deterministic).
+  const std::string failures_prefix = "failures_by_cause.";
+  struct Row {
+    std::string cause;
+    double failures;
+    Summary lost;
+  };
+  std::vector<Row> rows;
+  for (const auto& [name, count] : summary.metrics) {
+    if (name.rfind(failures_prefix, 0) != 0 || !(count.mean > 0)) continue;
+    const std::string cause = name.substr(failures_prefix.size());
+    const auto lost = summary.metrics.find("time_lost_by_cause_s." + cause);
+    if (lost != summary.metrics.end()) rows.push_back({cause, count.mean, lost->second});
+  }
+  if (rows.empty()) return;
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.lost.mean > b.lost.mean; });
+  out << fmt::format("\n  {:<30} {:>10} {:>14}   {:<12}\n", "time lost by cause (s)", "failures", "mean", "ci95");
+  for (const auto& r : rows)
+    out << fmt::format("    {:<28} {:>10.2f} {:>14.1f} ± {:<12.1f}\n", r.cause, r.failures, r.lost.mean, r.lost.ci95);
 }
 
 }  // namespace
@@ -120,6 +153,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   for (const char* part : {"training", "checkpoint_stall", "lost_progress", "detection", "replacement_wait",
                            "retrieval", "restart"})
     row(std::string("  ") + part, std::string("time_breakdown_s.") + part, 1);
+  print_lost_time(out, summary);
 }
 
 void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& results) {

@@ -54,7 +54,7 @@ std::vector<ReplicaResult> run_replicas(const RunModel& model, const MonteCarloO
 
 std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult& r) {
   const auto& b = r.breakdown;
-  return {
+  std::vector<std::pair<std::string, double>> out{
       {"ettr", r.ettr()},
       {"wall_time_s", r.wall_time.seconds()},
       {"iterations", static_cast<double>(r.iterations)},
@@ -74,7 +74,18 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
       {"time_breakdown_s.replacement_wait", b.replacement_wait.seconds()},
       {"time_breakdown_s.retrieval", b.retrieval.seconds()},
       {"time_breakdown_s.restart", b.restart.seconds()},
+      {"machines_replaced", static_cast<double>(r.machines_replaced)},
   };
+  for (std::size_t t = 0; t < r.lost_by_tier.size(); ++t)
+    out.emplace_back(std::string("time_lost_by_tier_s.") + kRecoveryTierNames[t], r.lost_by_tier[t].seconds());
+  if (r.causes) {
+    for (std::size_t c = 0; c < r.causes->size(); ++c) {
+      const std::string& name = (*r.causes)[c].name;
+      out.emplace_back("failures_by_cause." + name, static_cast<double>(r.failures_by_cause[c]));
+      out.emplace_back("time_lost_by_cause_s." + name, r.lost_by_cause[c].seconds());
+    }
+  }
+  return out;
 }
 
 RunSummary summarize(const std::vector<ReplicaResult>& results) {

@@ -9,8 +9,12 @@
 #include <boost/random/lognormal_distribution.hpp>
 #include <boost/random/uniform_real_distribution.hpp>
 
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
+#include "ckptsim/scenario/units.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
 namespace ckptsim {
@@ -73,8 +77,9 @@ class ReplicaSimulation {
  public:
   ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const Placement* placement,
                     const std::vector<std::vector<int>>* stored_on, const std::vector<TraceRecord>* trace,
-                    std::uint64_t replica)
+                    const std::shared_ptr<const std::vector<FailureCause>>& causes, std::uint64_t replica)
       : s_(s),
+        causes_(*causes),
         c_(c),
         pattern_(SegmentPattern::from_costs(c)),
         memory_health_(placement, stored_on),
@@ -82,6 +87,9 @@ class ReplicaSimulation {
     failures_ = make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace});
     pending_failure_ = failures_->next();
     standby_free_ = s.cluster.standby_machines;
+    result_.causes = causes;
+    result_.failures_by_cause.assign(causes_.size(), 0);
+    result_.lost_by_cause.assign(causes_.size(), SimTime::zero());
   }
 
   ReplicaResult run() {
@@ -130,7 +138,10 @@ class ReplicaSimulation {
       const SimTime lineage_at_failure = lineage0 + e;
       // Recovery episode.
       const auto outcome = recover(f, end_time);
-      result_.wasted_time += lineage_at_failure - outcome.target.lineage + outcome.retrieval_spent;
+      const SimTime rolled_back = lineage_at_failure - outcome.target.lineage;
+      result_.wasted_time += rolled_back + outcome.retrieval_spent;
+      cause_lost(f.cause) += rolled_back;
+      result_.lost_by_tier[static_cast<std::size_t>(outcome.tier)] += rolled_back + outcome.downtime;
       if (outcome.run_ended) {
         result_.iterations = outcome.target.iteration;
         result_.wall_time = *end_time;
@@ -158,7 +169,11 @@ class ReplicaSimulation {
     SimTime retrieval_spent;
     SimTime resume_at;
     bool run_ended = false;
+    RecoveryTier tier = RecoveryTier::scratch;
+    SimTime downtime;  ///< from the first failure until the restart (or the run's end)
   };
+
+  SimTime& cause_lost(int cause) { return result_.lost_by_cause[static_cast<std::size_t>(cause)]; }
 
   void note_completed_checkpoints(const Clock& clock, SimTime e, SimTime lineage0) {
     if (c_.tier == CheckpointTier::memory) {
@@ -192,19 +207,28 @@ class ReplicaSimulation {
     throw std::logic_error("replacement distribution outside its enum");
   }
 
-  /// Counts the failure and, for hardware, empties the machine and requests its replacement.
+  /// Counts the failure and, for hardware, empties its machines and requests their replacements.
   void apply_failure(const FailureEvent& f) {
     pending_failure_ = failures_->next();
+    ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
+    episode_restart_ = std::max(episode_restart_, causes_[static_cast<std::size_t>(f.cause)].restart);
     if (f.type == FailureType::software) {
       ++result_.software_failures;
       return;
     }
     ++result_.hardware_failures;
-    memory_health_.lose(f.machine);
-    const SimTime detected = f.time + s_.failures.detection;
+    const SimTime detected = f.time + causes_[static_cast<std::size_t>(f.cause)].detection;
+    for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
+  }
+
+  /// Machine j's CPU memory is gone; a standby takes its place at detection if one is free,
+  /// else its replacement arrives one replacement delay after detection.
+  void replace_machine(int j, SimTime failed_at, SimTime detected) {
+    ++result_.machines_replaced;
+    memory_health_.lose(j);
     // Standby machines come back to the pool once their replacement arrives.
     std::erase_if(standby_returns_, [&](SimTime r) {
-      if (r <= f.time) {
+      if (r <= failed_at) {
         ++standby_free_;
         return true;
       }
@@ -250,16 +274,18 @@ class ReplicaSimulation {
 
   Outcome recover(const FailureEvent& first, const std::optional<SimTime>& end_time) {
     replacements_ready_ = SimTime::zero();
+    episode_restart_ = SimTime::zero();
     apply_failure(first);
     SimTime start = first.time;
+    int cause = first.cause;
     SimTime retrieval_spent;
     auto& b = result_.breakdown;
     for (;;) {
       const auto [target, tier] = choose_target();
-      const SimTime detected = start + s_.failures.detection;
+      const SimTime detected = start + causes_[static_cast<std::size_t>(cause)].detection;
       const SimTime replaced = std::max(detected, replacements_ready_);
       const SimTime retrieved = replaced + retrieval_time(tier);
-      const SimTime restarted = retrieved + s_.failures.restart;
+      const SimTime restarted = retrieved + episode_restart_;
       SimTime stop = restarted;
       bool interrupted = false;
       if (pending_failure_ && pending_failure_->time < stop) {
@@ -275,22 +301,25 @@ class ReplicaSimulation {
       b.retrieval += r;
       retrieval_spent += r;
       account(b.restart, start, stop, retrieved, restarted);
-      if (ends_run) return Outcome{target, retrieval_spent, stop, true};
+      cause_lost(cause) += stop - start;
+      if (ends_run) return Outcome{target, retrieval_spent, stop, true, tier, stop - first.time};
       if (interrupted) {
         const FailureEvent next = *pending_failure_;
         apply_failure(next);
         start = next.time;
+        cause = next.cause;
         continue;
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
       if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) memory_.reset();
       // Recovering to an older state discards newer persistent/in-memory versions' relevance:
       // persistent_ stays (it is still in storage); memory_ is kept only after a memory recovery.
-      return Outcome{target, retrieval_spent, restarted, false};
+      return Outcome{target, retrieval_spent, restarted, false, tier, restarted - first.time};
     }
   }
 
   const Scenario& s_;
+  const std::vector<FailureCause>& causes_;
   const StrategyCosts& c_;
   SegmentPattern pattern_;
   MemoryHealth memory_health_;
@@ -300,6 +329,7 @@ class ReplicaSimulation {
   int standby_free_ = 0;
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
+  SimTime episode_restart_;
   std::optional<Version> memory_;
   std::optional<Version> persistent_;
   SimTime compute_;
@@ -317,13 +347,40 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   }
   if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
+  check_trace_causes();
+  causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
+  check_work_limit();
+}
+
+void RunModel::check_trace_causes() const {
+  const auto& table = scenario_.failures.causes.causes;
+  for (const auto& r : trace_) {
+    if (trace_cause_index(r, table) >= 0) continue;
+    throw ModelError("/failures/causes",
+                     fmt::format("the trace {} has a failure at {} with cause \"{}\", which the cause table does not "
+                                 "name (with a cause table every trace line needs a cause column naming a row)",
+                                 scenario_.failures.trace_file, format_duration(r.time), r.cause));
+  }
+}
+
+void RunModel::check_work_limit() const {
+  const SimTime horizon = scenario_.run.duration
+                              ? *scenario_.run.duration
+                              : SimTime::from_seconds(std::min(9.2e9, costs_.iteration_time.seconds() *
+                                                                          static_cast<double>(*scenario_.run.iterations) *
+                                                                          kIterationRunTimeLimit));
+  const double events = expected_failure_events(scenario_.failures, scenario_.cluster.machines, horizon);
+  if (events > kMaxFailureEventsPerReplica)
+    throw LimitError(fmt::format("the failure rates ask for ~{:.3g} failure events per replica over {}, above the "
+                                 "limit of {:.0g}; lower /failures/rate, the domain rates or the run's length",
+                                 events, format_duration(horizon), kMaxFailureEventsPerReplica));
 }
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
   const Placement* p = has_placement_ ? &placement_ : nullptr;
   if (mode == AdvanceMode::exact)
-    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, &trace_, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, &trace_, replica).run();
+    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
 }
 
 }  // namespace ckptsim

@@ -6,6 +6,7 @@
 // bytes, so 2 x m x shard must fit in cluster.cpu_memory.
 #include "checks.hpp"
 
+#include <array>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
@@ -93,6 +94,16 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
       !any_bad(ctx, {"/failures/replacement/low", "/failures/replacement/high"}) && r.low > r.high)
     add(ctx, "/failures/replacement/high",
         fmt::format("a duration no shorter than /failures/replacement/low ({})", format_duration(r.low)));
+
+  constexpr std::array<const char*, kDomainKinds> kDomainPointers{"/failures/domains/rack/machines",
+                                                                 "/failures/domains/leaf/machines",
+                                                                 "/failures/domains/power/machines"};
+  for (std::size_t k = 0; k < kDomainPointers.size(); ++k) {
+    if (any_bad(ctx, {kDomainPointers[k], "/cluster/machines"}) || s.cluster.machines < 1) continue;
+    if (s.failures.domains[k].machines > s.cluster.machines)
+      add(ctx, kDomainPointers[k],
+          fmt::format("at most /cluster/machines ({}) machines per domain", s.cluster.machines));
+  }
 
   if (s.failures.process == FailureProcessKind::trace && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
     std::error_code ec;

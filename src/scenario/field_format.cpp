@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cause_table.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -132,6 +133,8 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
           if (!*p) return field.unit == Unit::duration_or_never ? nlohmann::json("never") : nlohmann::json(nullptr);
           return format_duration_exact(**p);
+        } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
+          return format_cause_table(*p);
         } else {
           static_assert(std::is_same_v<T, std::optional<std::int64_t>>);
           if (!*p) return nullptr;

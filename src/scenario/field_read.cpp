@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "cause_table.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -203,6 +204,14 @@ std::optional<std::string> read_field_value(const Field& f, const json& v, Scena
       case Unit::bandwidth:
       case Unit::failure_rate:
       case Unit::flop_rate: ok = read_quantity(f, v, s); break;
+      case Unit::cause_table: {
+        // The loader reads cause tables itself, to report each row's pointer
+        // (read_cause_table); here only the first problem can be told.
+        const auto problems = read_cause_table(v, *std::get<FailureCauseTable*>(f.bind(s)));
+        if (problems.empty()) return std::nullopt;
+        return problems.front().pointer.empty() ? problems.front().expected
+                                                : "at " + problems.front().pointer + ": " + problems.front().expected;
+      }
     }
     if (ok) return std::nullopt;
     return field_expectation(f);

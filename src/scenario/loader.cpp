@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <set>
 
+#include "cause_table.hpp"
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/parameters.hpp"
@@ -204,11 +205,27 @@ class Reader {
   /// not fit.
   bool store(const Field& f, const json& v) {
     present_.insert(std::string(f.pointer));
+    if (f.unit == Unit::cause_table) {
+      const auto problems = read_cause_table(v, *std::get<FailureCauseTable*>(f.bind(s_)));
+      for (const auto& p : problems)
+        problem(std::string(f.pointer) + p.pointer, p.expected, p.pointer.empty() ? shown_value(v) : shown_at(v, p.pointer));
+      return problems.empty();
+    }
     if (auto expected = read_field_value(f, v, s_)) {
       problem(f.pointer, std::move(*expected), shown_value(v));
       return false;
     }
     return true;
+  }
+
+  /// The value at a relative pointer inside `v` (escaped tokens), or "nothing".
+  static std::string shown_at(const json& v, const std::string& relative) {
+    try {
+      const json::json_pointer p(relative);
+      if (v.contains(p)) return shown_value(v.at(p));
+    } catch (const json::exception&) {
+    }
+    return std::string(kNothing);
   }
 
   void finish() {

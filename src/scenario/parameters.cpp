@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "field_format.hpp"
 
@@ -16,6 +17,7 @@ std::vector<std::string> collective_names() { return {"ring", "hierarchical"}; }
 std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }
 std::vector<std::string> parallelism_names() { return {"zero3"}; }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
+std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
 
 namespace {
 
@@ -166,6 +168,39 @@ std::vector<Field> make_fields() {
     {"/failures/replacement/sigma", U::number, C::non_negative, P::defaulted, "log-space standard deviation (lognormal)",
      [](Scenario& s) -> FieldRef { return &s.failures.replacement.sigma; }},
 
+    {"/failures/causes", U::cause_table, C::none, P::optional, "cause table: a preset name or [{name, share, outcome, detection, restart}]; sets each failure's outcome instead of hardware_fraction",
+     [](Scenario& s) -> FieldRef { return &s.failures.causes; }},
+    {"/failures/domains/rack/machines", U::integer, C::non_negative, P::defaulted, "machines per rack (consecutive indices); 0 = no rack failures",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[0].machines; }},
+    {"/failures/domains/rack/rate", U::failure_rate, C::non_negative, P::defaulted, "failures per rack per unit time (all its machines at once)",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[0].rate; }},
+    {"/failures/domains/rack/hardware_fraction", U::fraction, C::none, P::defaulted, "share of rack failures whose machines lose CPU memory and are replaced",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[0].hardware_fraction; }},
+    {"/failures/domains/leaf/machines", U::integer, C::non_negative, P::defaulted, "machines per leaf switch (consecutive indices); 0 = no switch failures",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[1].machines; }},
+    {"/failures/domains/leaf/rate", U::failure_rate, C::non_negative, P::defaulted, "failures per leaf switch per unit time (all its machines at once)",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[1].rate; }},
+    {"/failures/domains/leaf/hardware_fraction", U::fraction, C::none, P::defaulted, "share of switch failures whose machines lose CPU memory (a switch failure alone keeps it)",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[1].hardware_fraction; }},
+    {"/failures/domains/power/machines", U::integer, C::non_negative, P::defaulted, "machines per power domain (consecutive indices); 0 = no power failures",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[2].machines; }},
+    {"/failures/domains/power/rate", U::failure_rate, C::non_negative, P::defaulted, "failures per power domain per unit time (all its machines at once)",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[2].rate; }},
+    {"/failures/domains/power/hardware_fraction", U::fraction, C::none, P::defaulted, "share of power failures whose machines lose CPU memory and are replaced",
+     [](Scenario& s) -> FieldRef { return &s.failures.domains[2].hardware_fraction; }},
+    {"/failures/lemons/model", U::name, C::none, P::defaulted, "per-machine rate heterogeneity (exponential and weibull processes)",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.model; }, &lemon_model_names},
+    {"/failures/lemons/fraction", U::fraction, C::none, P::defaulted, "share of machines that are lemons (fraction model)",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.fraction; }},
+    {"/failures/lemons/multiple", U::number, C::at_least_one, P::defaulted, "a lemon's failure rate / the base rate (fraction model)",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.multiple; }},
+    {"/failures/lemons/gamma_shape", U::number, C::positive, P::defaulted, "shape k of the Gamma(k, 1/k) rate multiplier per machine (gamma model)",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.gamma_shape; }},
+    {"/failures/lemons/quarantine_failures", U::integer, C::non_negative, P::defaulted, "replace a machine by a fresh one (base rate) at its k-th failure within the window; 0 = never",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.quarantine_failures; }},
+    {"/failures/lemons/quarantine_window", U::duration, C::positive, P::defaulted, "window of the quarantine rule",
+     [](Scenario& s) -> FieldRef { return &s.failures.lemons.quarantine_window; }},
+
     {"/run/duration", U::duration, C::positive, P::optional, "simulated wall-clock length (give duration or iterations)",
      [](Scenario& s) -> FieldRef { return &s.run.duration; }},
     {"/run/iterations", U::integer, C::at_least_one, P::optional, "training iterations to complete (give duration or iterations)",
@@ -206,6 +241,7 @@ std::string unit_label(const Field& f) {
     case Unit::bandwidth: return "bandwidth";
     case Unit::failure_rate: return "failure rate";
     case Unit::flop_rate: return "FLOP rate";
+    case Unit::cause_table: return "cause preset name | array";
   }
   return "";
 }
@@ -262,6 +298,9 @@ std::string unit_expectation(Unit unit) {
     case Unit::bandwidth: return "a bandwidth such as \"400Gbps\" or \"25GB/s\"";
     case Unit::failure_rate: return "a failure rate such as \"1.5%/machine/day\"";
     case Unit::flop_rate: return "a FLOP rate such as \"312TFLOPS\"";
+    case Unit::cause_table:
+      return "a cause preset name (" + join_names(cause_preset_names()) +
+             ") or an array of {\"name\", \"share\", \"outcome\": \"software\"|\"hardware\", \"detection\", \"restart\"}";
   }
   return "";
 }

@@ -150,12 +150,41 @@ check "schedule without -o is a usage error" exits_with 2 "$bin" schedule $paper
 check "placement --json: group N=4 m=2 k=2 recovers with probability 4/6" bash -c "
   '$bin' placement --machines 4 --replicas 2 --failures 2 --scheme group --json > '$tmp/pl.json' &&
   python3 -c \"import json; d=json.load(open('$tmp/pl.json'))['schemes']['group']; assert d['k'] == [2]; assert abs(d['probability'][0] - 4/6) < 1e-12, d\""
+check "placement --domain-size: N=8 m=2 racks of 2; group loses at 1 rack, group-spread P_2 = 1 - 2/C(4,2) = 2/3" bash -c "
+  '$bin' placement --machines 8 --replicas 2 --domain-size 2 --scheme group --json > '$tmp/pd.json' &&
+  python3 -c \"import json; d=json.load(open('$tmp/pd.json'))['schemes']; assert d['group']['probability'][1] == 0; assert abs(d['group-spread']['probability'][2] - 2/3) < 1e-12, d\""
+check "placement --domain-size 0 exits 2" exits_with 2 "$bin" placement --machines 8 --replicas 2 --domain-size 0
 check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
 check "placement: a ring beyond the closed form's memory falls back to Monte Carlo (exit 0, method monte carlo)" bash -c "
   '$bin' placement --machines 200000 --replicas 3 --scheme ring --failures 3 --json > '$tmp/big.json' &&
   python3 -c \"import json; d=json.load(open('$tmp/big.json'))['schemes']['ring']; assert d['method'] == 'monte carlo', d['method']; assert d['exact'] is False; assert d['k'] == [3]; assert 0.99 <= d['probability'][0] <= 1, d\""
 check "placement: Monte Carlo over every k of a huge placement is a limit error (exit 2), not a hang" bash -c "
   '$bin' placement --machines 200000 --replicas 3 --scheme ring --samples 1000000 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'limit' '$tmp/e'"
+
+# --- trace synth / stats ---
+check "trace synth llama3-405b writes a trace whose header states its source" bash -c "
+  '$bin' trace synth llama3-405b --machines 64 --duration 30d -o '$tmp/t.csv' >/dev/null &&
+  grep -q 'arXiv 2407.21783' '$tmp/t.csv' && grep -q '^# machines: 64' '$tmp/t.csv' && grep -q '^time,machine,type,cause' '$tmp/t.csv'"
+check "trace stats --json reads machines and duration from the header" bash -c "
+  '$bin' trace stats '$tmp/t.csv' --json > '$tmp/ts.json'" 
+check "trace stats: rate = failures / (64 x 30 machine-days)" json_has "$tmp/ts.json" \
+  "d['machines'] == 64 and abs(d['rate_per_machine_day'] - d['failures'] / (64 * 30)) < 1e-12"
+check "trace stats of every shipped synthetic trace" bash -c "
+  for f in traces/llama3-405b-synth.csv traces/opt-175b-synth.csv traces/lanl-weibull-synth.csv; do
+    '$bin' trace stats \$f >/dev/null || exit 1; done"
+check "trace synth with --machines 0 exits 2" exits_with 2 "$bin" trace synth opt-175b --machines 0 --duration 1d -o "$tmp/x.csv"
+check "trace synth with an unknown preset exits 2" exits_with 2 "$bin" trace synth llama4 --machines 4 --duration 1d -o "$tmp/x.csv"
+check "trace synth beyond the record limit exits 2 (LimitError) before writing" bash -c "
+  '$bin' trace synth exponential:rate=100/machine/day --machines 1000000 --duration 1000d -o '$tmp/big.csv'; rc=\$?;
+  [[ \$rc -eq 2 && ! -e '$tmp/big.csv' ]]"
+check "trace synth weibull on a million machines is refused before allocating (exit 2)" exits_with 2 "$bin" trace synth lanl-weibull --machines 1000000 --duration 1d -o "$tmp/w.csv"
+check "trace stats of a directory exits 2" exits_with 2 "$bin" trace stats "$tmp"
+check "run with causes and racks: JSON has time lost by cause and by tier, and they add up" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-causes-racks.json --replicas 4 -o '$tmp/cr.json' >/dev/null"
+check "  ... the cause means add up to the tier means (same episodes, two bookkeepings)" json_has "$tmp/cr.json" \
+  "abs(sum(v['mean'] for v in d['summary']['time_lost_by_cause_s'].values()) - sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values())) < 1e-6 * sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values()) and 'rack' in d['summary']['failures_by_cause'] and d['scenario']['failures']['causes'][0]['name'] == 'faulty-gpu'"
+check "list failures names the domain kinds, lemon models and cause tables" bash -c "
+  out=\$('$bin' list failures); for s in rack leaf power fraction gamma llama3-405b; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
 # --- list ---
 check "list names every strategy" bash -c "

@@ -35,6 +35,7 @@ int command_calibrate(const CommandContext& ctx);
 int command_schema(const CommandContext& ctx);
 int command_sweep(const CommandContext& ctx);
 int command_merge(const CommandContext& ctx);
+int command_trace(const CommandContext& ctx);
 
 /// Runs `ckptsim ARGS...` in-process (argv[0] excluded) and maps exceptions to exit codes,
 /// printing errors to ctx.err. Used by main() and by the integration tests.

@@ -22,6 +22,9 @@ enum class RandomComponent : std::uint64_t {
   placement = 4,
   analysis = 5,
   workload = 6,
+  lemons = 7,
+  domains = 8,
+  trace_synthesis = 9,
 };
 
 /// SplitMix64 finaliser (Steele, Lea, Flood, OOPSLA 2014): a bijective 64-bit mix.

@@ -17,6 +17,22 @@
 // Types: each failure is hardware with probability `hardware_fraction`, drawn from its own
 // stream, unless the trace gives the type. Streams: (seed, replica, failures, machine or 0) and
 // (seed, replica, failure_types).
+//
+// Causes (failures/causes): with a cause table, each machine failure draws its cause from the
+// table's normalized shares (stream failure_types) and takes the cause's outcome; the causes of a
+// run are indexed as failure_causes() lists them.
+// Failure domains (failures/domains): each kind (rack, leaf, power) with machines-per-domain s
+// and rate r per domain adds a Poisson process of rate ceil(N/s) x r whose domain d is uniform;
+// the event takes machines [d*s, min(N, (d+1)*s)) down at the same instant, hardware with the
+// kind's probability. Stream (seed, replica, domains, kind). Merged in time order with the machine
+// failures (ties: machine failures first, then kinds in rack, leaf, power order).
+// Lemon nodes (failures/lemons): machine i's rate is x_i times the base: x_i = multiple for a
+// `fraction` of machines (which ones drawn per replica), or x_i ~ Gamma(k, 1/k) (mean 1).
+// Exponential: the cluster process has rate sum_i x_i lambda and picks machine i with
+// probability x_i / sum x (a Fenwick tree: O(log N) per failure). Weibull: machine i's scale is
+// lambda / x_i, so its long-run renewal rate is x_i times the base. Quarantine: a machine's k-th failure within the window
+// makes it hardware (replaced) and its replacement is a fresh machine with x = 1.
+// Stream (seed, replica, lemons).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,9 +49,30 @@ enum class FailureType { software, hardware };
 
 struct FailureEvent {
   SimTime time;
-  int machine = 0;
+  int machine = 0;     ///< the first machine down
+  int machines = 1;    ///< machines machine .. machine+machines-1 go down at once (a domain failure)
   FailureType type = FailureType::software;
+  int cause = 0;       ///< index into failure_causes()
 };
+
+/// A cause a failure can be attributed to, with the times the run model uses for it.
+struct FailureCause {
+  std::string name;
+  SimTime detection;
+  SimTime restart;
+};
+
+/// The causes of a run, in index order: the cause table's rows (or "software", "hardware" without
+/// one), then each modelled domain kind ("rack", "leaf", "power").
+std::vector<FailureCause> failure_causes(const FailureSpec& spec);
+
+/// Index of the first domain cause in failure_causes().
+int domain_cause_base(const FailureSpec& spec);
+
+/// Failure events one replica should expect over `horizon` (machine and domain failures; the
+/// lemon multipliers have mean 1 in the gamma model, and fraction x multiple + 1 - fraction in the
+/// fraction model). Used to refuse runs beyond a stated work limit before they start.
+double expected_failure_events(const FailureSpec& spec, int machines, SimTime horizon);
 
 class FailureSource {
  public:
@@ -48,12 +85,17 @@ struct TraceRecord {
   SimTime time;
   int machine = 0;
   FailureType type = FailureType::software;
+  std::string cause;   ///< the optional fourth column; "" when absent
 };
 
-/// Reads a failure trace CSV: optional '#' comment lines, a header `time,machine,type`, then one
-/// failure per line (time as seconds or a duration string, machine index, software|hardware).
+/// Reads a failure trace CSV: optional '#' comment lines, a header `time,machine,type` (or
+/// `time,machine,type,cause`), then one failure per line (time as seconds or a duration string,
+/// machine index, software|hardware, and a cause name [a-z0-9_-] with the fourth column).
+/// A domain failure is one line per machine at the same time. At most kMaxTraceRecords lines.
 /// Throws InputError naming the file, the line (as pointer "/line/N") and what was wrong.
 std::vector<TraceRecord> load_failure_trace(const std::string& path, int machines);
+
+constexpr std::size_t kMaxTraceRecords = 10'000'000;
 
 struct FailureSourceContext {
   const FailureSpec& spec;
@@ -68,7 +110,15 @@ struct FailureSourceContext {
 using FailureSourceFactory = std::unique_ptr<FailureSource> (*)(const FailureSourceContext&);
 const Registry<FailureSourceFactory>& failure_process_registry();
 
-/// Builds the source of spec.process.
+/// Failure domain kinds, for `ckptsim list`.
+const Registry<DomainKind>& failure_domain_registry();
+
+/// The cause index of a trace record: the table row named by its cause column, or software (0)
+/// / hardware (1) without a table; -1 when a table exists and has no such row.
+int trace_cause_index(const TraceRecord& r, const std::vector<FailureCauseSpec>& table);
+
+/// Builds the source named by spec.process, merged with the domain failures the spec models.
+/// The name must exist (the loader checked it).
 std::unique_ptr<FailureSource> make_failure_source(const FailureSourceContext& ctx);
 
 }  // namespace ckptsim

@@ -30,11 +30,21 @@
 //   ETTR = training / wall.
 // A run.iterations target that failures keep out of reach stops at 100x its failure-free time
 // (ReplicaResult::finished = false), so no replica runs forever.
+// Domain failures take machines [first, first+count) down at one instant: each of them, when
+// hardware, loses its CPU memory and needs a replacement (a standby each while any is free).
+// Causes (failure_causes()): an episode phase started by a failure uses that failure's cause's
+// detection time; the restart warm-up is the longest restart of the episode's causes.
+// Time lost by cause: each phase of an episode (from a failure until the next failure or the
+// restart) counts to the cause of the failure that started it; the work rolled back (lineage at
+// the failure minus that of the state recovered) counts to the episode's first failure.
+// Time lost by tier: the episode's rolled-back work and downtime count to the tier it recovered
+// from (or would have, when the run ended during it).
 //   Wasted time of an episode (GEMINI's metric, Eq. 1) = work (compute + stall) done since the
 //   recovered state was captured + retrieval time spent in the episode; per failure = the
 //   replica's total over its failures.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "ckptsim/checkpoint/placement.hpp"
@@ -69,7 +79,12 @@ struct ReplicaResult {
   bool finished = true;
   std::int64_t software_failures = 0;
   std::int64_t hardware_failures = 0;
+  std::int64_t machines_replaced = 0;         ///< machines that lost CPU memory (hardware, per machine)
   std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier
+  std::array<SimTime, 4> lost_by_tier{};     ///< rolled-back work + downtime, by RecoveryTier
+  std::vector<std::int64_t> failures_by_cause;  ///< indexed like causes
+  std::vector<SimTime> lost_by_cause;           ///< rolled-back work + downtime, indexed like causes
+  std::shared_ptr<const std::vector<FailureCause>> causes;
   SimTime wasted_time;                       ///< summed over episodes
   TimeBreakdown breakdown;
   [[nodiscard]] std::int64_t failures() const { return software_failures + hardware_failures; }
@@ -92,12 +107,19 @@ class RunModel {
   [[nodiscard]] const Placement* placement() const { return has_placement_ ? &placement_ : nullptr; }
 
  private:
+  void check_trace_causes() const;
+  void check_work_limit() const;
+
   Scenario scenario_;
   StrategyCosts costs_;
   bool has_placement_ = false;
   Placement placement_;
   std::vector<std::vector<int>> stored_on_;
   std::vector<TraceRecord> trace_;
+  std::shared_ptr<const std::vector<FailureCause>> causes_;
 };
+
+/// Failure events one replica may draw before the run is refused (LimitError).
+constexpr double kMaxFailureEventsPerReplica = 1e7;
 
 }  // namespace ckptsim

@@ -26,6 +26,8 @@ enum class SchedulerKind { blocking, naive, single_buffer, gemini };
 enum class FailureProcessKind { exponential, weibull, trace, none };
 /// Replacement-time distribution (failures.replacement.distribution).
 enum class ReplacementDistribution { fixed, uniform, lognormal };
+/// Heterogeneous per-machine failure rates, "lemon nodes" (failures.lemons.model).
+enum class LemonModel { none, fraction, gamma };
 
 template <typename Enum>
 struct EnumName {
@@ -76,6 +78,12 @@ struct EnumNames<ReplacementDistribution> {
       {{ReplacementDistribution::fixed, "fixed"},
        {ReplacementDistribution::uniform, "uniform"},
        {ReplacementDistribution::lognormal, "lognormal"}}};
+};
+
+template <>
+struct EnumNames<LemonModel> {
+  static constexpr std::array<EnumName<LemonModel>, 3> table{
+      {{LemonModel::none, "none"}, {LemonModel::fraction, "fraction"}, {LemonModel::gamma, "gamma"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -36,6 +36,7 @@ enum class Unit {
   bandwidth,          ///< "400Gbps" "25GB/s"
   failure_rate,       ///< "1.5%/machine/day"
   flop_rate,          ///< "312TFLOPS"
+  cause_table,        ///< a cause preset name, or an array of {name, share, outcome, detection?, restart?}
 };
 
 /// Range check applied after a value was read.
@@ -63,7 +64,8 @@ enum class Presence {
 /// preset name) or one of the enums of kinds.hpp (parsed by its name table).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                               std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
-                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*>;
+                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*,
+                              LemonModel*, FailureCauseTable*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -92,6 +94,7 @@ std::vector<std::string> collective_names();
 std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
+std::vector<std::string> lemon_model_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -6,6 +6,7 @@
 // Presets have been applied and every default filled in by the loader (scenario/loader.hpp);
 // models below never see JSON. Bandwidths per machine are unidirectional (each direction of a
 // full-duplex NIC carries this much).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -81,6 +82,47 @@ struct ReplacementSpec {
   double sigma = 0.25;                     ///< lognormal shape
 };
 
+/// One row of a failure cause table (failures/causes): what share of the machine failures it
+/// accounts for, whether the machine loses its CPU memory and needs a replacement (hardware) or
+/// only its processes restart (software), and how long detection and restart take for it.
+struct FailureCauseSpec {
+  std::string name;                        ///< [a-z0-9_-]+, unique in the table
+  double share = 0;                        ///< relative weight (> 0); the table is normalized
+  bool hardware = true;
+  std::optional<SimTime> detection;        ///< nullopt: failures.detection
+  std::optional<SimTime> restart;          ///< nullopt: failures.restart
+  bool operator==(const FailureCauseSpec&) const = default;
+};
+
+/// The cause table: empty = no causes (hardware_fraction decides the outcome). `preset` names
+/// the published table it was filled from ("" when written out in the scenario).
+struct FailureCauseTable {
+  std::string preset;
+  std::vector<FailureCauseSpec> causes;
+  /// The same table in effect (where it came from aside: the effective scenario writes rows).
+  bool operator==(const FailureCauseTable& other) const { return causes == other.causes; }
+};
+
+/// One kind of failure domain (rack, leaf switch, power domain): consecutive machine indices
+/// [d*machines, (d+1)*machines) form domain d; a domain failure takes all of them down at once.
+struct DomainSpec {
+  int machines = 0;                        ///< machines per domain; 0 = this kind is not modelled
+  double rate = 0;                         ///< failures per domain per second
+  double hardware_fraction = 1.0;          ///< share of domain failures whose machines lose CPU memory
+};
+
+enum class DomainKind { rack = 0, leaf = 1, power = 2 };
+constexpr int kDomainKinds = 3;
+
+struct LemonSpec {
+  LemonModel model = LemonModel::none;
+  double fraction = 0.05;                  ///< fraction model: share of machines that are lemons
+  double multiple = 10;                    ///< fraction model: a lemon's rate / the base rate
+  double gamma_shape = 1.0;                ///< gamma model: rate multiplier ~ Gamma(k, 1/k) (mean 1)
+  int quarantine_failures = 0;             ///< k: replace a machine failing k times within the window; 0 = never
+  SimTime quarantine_window = days(7);
+};
+
 struct FailureSpec {
   FailureProcessKind process = FailureProcessKind::exponential;
   double rate = 0;                         ///< failures per machine per second (exponential)
@@ -91,6 +133,11 @@ struct FailureSpec {
   SimTime detection = seconds(15);
   SimTime restart = seconds(253);          ///< warm-up after processes restart
   ReplacementSpec replacement;
+  FailureCauseTable causes;
+  std::array<DomainSpec, kDomainKinds> domains{
+      DomainSpec{0, 0, 1.0}, DomainSpec{0, 0, 0.0}, DomainSpec{0, 0, 1.0}};  ///< by DomainKind
+  LemonSpec lemons;
+  [[nodiscard]] const DomainSpec& domain(DomainKind k) const { return domains[static_cast<std::size_t>(k)]; }
 };
 
 struct RunSpec {

@@ -63,7 +63,12 @@ const std::vector<std::string> kColumns{"replica",
                                         "time_breakdown_s.detection",
                                         "time_breakdown_s.replacement_wait",
                                         "time_breakdown_s.retrieval",
-                                        "time_breakdown_s.restart"};
+                                        "time_breakdown_s.restart",
+                                        "machines_replaced",
+                                        "time_lost_by_tier_s.local",
+                                        "time_lost_by_tier_s.peer",
+                                        "time_lost_by_tier_s.storage",
+                                        "time_lost_by_tier_s.scratch"};
 
 }  // namespace
 

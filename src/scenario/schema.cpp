@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "field_format.hpp"
@@ -92,6 +93,22 @@ json seconds_number(Check check) {
   return schema;
 }
 
+/// /failures/causes: a cause preset's name, or rows {name, share, outcome, detection?, restart?}
+/// as read_cause_table accepts them (cause_table.cpp).
+json cause_table_schema() {
+  const json time{{"anyOf", {seconds_number(Check::non_negative), unit_string(duration_suffixes(), false)}}};
+  const json row{{"type", "object"},
+                 {"properties",
+                  {{"name", {{"type", "string"}, {"pattern", "^[a-z0-9_-]{1,64}$"}}},
+                   {"share", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e12}}},
+                   {"outcome", {{"enum", {"software", "hardware"}}}},
+                   {"detection", time},
+                   {"restart", time}}},
+                 {"required", {"name", "share", "outcome"}},
+                 {"additionalProperties", false}};
+  return {{"anyOf", {{{"type", "string"}, {"enum", cause_preset_names()}}, {{"type", "array"}, {"minItems", 1}, {"items", row}}}}};
+}
+
 json value_schema(const Field& f) {
   // Bandwidths and FLOP rates are positive whatever the field's check (units.cpp).
   const bool positive = f.check == Check::positive || f.unit == Unit::bandwidth || f.unit == Unit::flop_rate;
@@ -105,7 +122,7 @@ json value_schema(const Field& f) {
       return schema;
     }
     case Unit::seed:
-      return {{"type", "integer"}, {"minimum", 0}, {"maximum", std::numeric_limits<std::uint64_t>::max()}};
+      return {{"type", "integer"}, {"minimum", 0}, {"maximum", std::numeric_limits<std::int64_t>::max()}};
     case Unit::number: {
       json schema{{"type", "number"}};
       add_range(schema, f.check);
@@ -124,6 +141,7 @@ json value_schema(const Field& f) {
     case Unit::bandwidth: return unit_string(bandwidth_suffixes(), true);
     case Unit::failure_rate: return failure_rate_string();
     case Unit::flop_rate: return unit_string(flop_rate_suffixes(), true);
+    case Unit::cause_table: return cause_table_schema();
   }
   return json::object();
 }

@@ -80,8 +80,10 @@ TEST_CASE("units: a number times its unit must stay finite (fuzz/fuzz_units find
   CHECK_THROWS_AS(parse_bandwidth("41e300GiB/s"), UnitError);
   CHECK_THROWS_AS(parse_bandwidth("1e300 TiB/s"), UnitError);
   CHECK_THROWS_AS(parse_flop_rate("01e300PFLOPS"), UnitError);
-  // The largest values still below the limit are accepted: 1e290 x 1e15 = 1e305.
-  CHECK(parse_flop_rate("1e290PFLOPS") == doctest::Approx(1e305));
+  // Finite products are still refused above the plausibility limit of 1e21 FLOPS per GPU
+  // (docs/limits.md): 1e290 x 1e15 = 1e305. A data-sheet value passes: 312 TFLOPS = 3.12e14.
+  CHECK_THROWS_AS(parse_flop_rate("1e290PFLOPS"), UnitError);
+  CHECK(parse_flop_rate("312TFLOPS") == doctest::Approx(3.12e14));
 }
 
 TEST_SUITE_END();

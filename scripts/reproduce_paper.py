@@ -168,7 +168,7 @@ def fig7_8_13(ck, spec, out, quick):
                 rows.append({"testbed": tb, "family": family, "model": preset, "fits": fits,
                              "iteration_s": it["iteration_time_s"] if fits else None,
                              "iteration_with_gemini_s": g["iteration_time_with_checkpoint_s"] if fits else None,
-                             "slowdown_pct": 100 * g["slowdown"] if fits else None,
+                             "slowdown_pct": round(100 * g["slowdown"], 6) + 0.0 if fits else None,  # ns rounding gives -4e-8
                              "idle_s": it["idle_time_s"] if fits else None,
                              "checkpoint_network_s": ckpt_net if fits else None})
     write_csv(os.path.join(out, "fig07_08_13.csv"), rows)
@@ -588,7 +588,7 @@ def fig16(ck, spec, out, quick):
     for name in f["schedulers"]:
         s = it["schedulers"][name]
         rows.append({"scheme": name, "iteration_s": s["iteration_time_with_checkpoint_s"],
-                     "slowdown_pct": 100 * s["slowdown"], "gpu_buffer_mib": s["gpu_buffer_bytes"] / 2**20,
+                     "slowdown_pct": round(100 * s["slowdown"], 6) + 0.0, "gpu_buffer_mib": s["gpu_buffer_bytes"] / 2**20,
                      "oom": s["oom"]})
     write_csv(os.path.join(out, "fig16.csv"), rows)
     fig, ax = plt.subplots(figsize=(7, 3.8))

@@ -17,6 +17,7 @@
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
 
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "microbench.hpp"
@@ -111,17 +112,6 @@ Args parse_args(int argc, char** argv) {
   return a;
 }
 
-void write_text(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    f << text;
-    f.flush();
-    if (!f) throw IoError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw IoError(fmt::format("cannot rename {} to {}: {}", tmp, path, std::strerror(errno)));
-}
-
 // Gathers every rank's record on rank 0 (serialized JSON, variable length).
 nlohmann::json gather_records(const ReplayPlan& plan, const RankRecord& mine, MPI_Comm world, int rank, int size) {
   const std::string text = rank_record_json(plan, mine).dump();
@@ -148,7 +138,7 @@ int run_microbench_mode(const Args& a, int rank) {
   o.matmul_n = a.engine.matmul_n;
   const nlohmann::json doc = run_microbench(o, MPI_COMM_WORLD);
   if (rank == 0) {
-    write_text(a.output, doc.dump(1) + "\n");
+    write_output_file(a.output, doc.dump(1) + "\n");
     std::cerr << fmt::format("ckptsim-replay: microbenchmarks ({} samples) written to {}\n", doc.at("samples").size(), a.output);
   }
   return 0;
@@ -179,8 +169,8 @@ int run_replay(const Args& a, int rank, int size) {
   const nlohmann::json ranks = gather_records(plan, mine, MPI_COMM_WORLD, rank, size);
   if (any_bad) return 1;
   if (rank == 0) {
-    write_text(a.output, timeline_json(plan, a.backend, engine.bandwidth, ranks, a.command_line).dump(1) + "\n");
-    if (!a.trace.empty()) write_text(a.trace, chrome_trace_json(plan, ranks).dump() + "\n");
+    write_output_file(a.output, timeline_json(plan, a.backend, engine.bandwidth, ranks, a.command_line).dump(1) + "\n");
+    if (!a.trace.empty()) write_output_file(a.trace, chrome_trace_json(plan, ranks).dump() + "\n");
     double sum = 0;
     for (const auto& it : ranks[0].at("iterations")) sum += it.at("iteration_time_s").get<double>();
     std::cerr << fmt::format("ckptsim-replay: {} plan on {} ranks, {} iterations (mean {:.4f} s on rank 0; plan predicts {:.4f} s), "

@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
@@ -214,9 +215,7 @@ int command_calibrate(const CommandContext& ctx) {
     doc["name"] = doc.value("name", std::string("scenario")) + "-calibrated";
   }
   merge_into(doc, scenario_fields(fits, c.ranks, g));
-  std::ofstream out(output);
-  out << doc.dump(2) << '\n';
-  if (!out) throw IoError(fmt::format("cannot write {}", output));
+  write_output_file(output, doc.dump(2) + '\n');
   if (vm.count("json")) {
     ctx.out << report.dump(2) << '\n';
     return 0;

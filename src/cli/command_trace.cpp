@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
@@ -33,20 +34,6 @@ SimTime parse_duration_option(const std::string& option, const std::string& text
   } catch (const UnitError&) {
   }
   throw UsageError(fmt::format("{} expects a duration greater than zero such as \"30d\", found \"{}\"", option, text));
-}
-
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream file(tmp);
-    if (!file) throw IoError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-    file << text;
-    file.flush();
-    if (!file) throw IoError(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  }
-  // Write-then-rename: an interrupted synth never leaves half a trace behind.
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw IoError(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
 }
 
 int trace_synth(const CommandContext& ctx) {
@@ -83,7 +70,7 @@ int trace_synth(const CommandContext& ctx) {
   header.insert(header.end(), spec.provenance.begin(), spec.provenance.end());
   std::ostringstream text;
   write_trace_csv(text, records, header, machines, duration, static_cast<std::uint64_t>(seed));
-  write_file_atomically(output, text.str());
+  write_output_file(output, text.str());
   ctx.out << fmt::format("wrote {} failures on {} machines over {} to {}\n", records.size(), machines,
                          format_duration(duration), output);
   return 0;

@@ -1,4 +1,5 @@
 // The sweep journal (journal.hpp).
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/sweep/journal.hpp"
 
 #include <fcntl.h>
@@ -94,7 +95,7 @@ JournalWriter::JournalWriter(const std::string& path, const nlohmann::json& head
   for (const auto& [index, record] : records)
     text += record.text.empty() ? journal_line(record_to_json(record))
                                 : fmt::format("{:016x} {}\n", fnv1a_64(record.text), record.text);
-  write_file_atomically(path, text);
+  write_output_file(path, text);
   fd_ = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
   if (fd_ < 0) throw IoError(fmt::format("{}: cannot open the sweep journal: {}", path, std::strerror(errno)));
 }

@@ -1,4 +1,5 @@
 // Sweep outputs: points.csv, points.jsonl, manifest.json (results.hpp).
+#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/sweep/results.hpp"
 
 #include <fcntl.h>
@@ -51,20 +52,6 @@ std::vector<bool> ci95_columns(const SweepTable& table, const std::vector<PointR
       }
     }
   return has;
-}
-
-void write_fully(int fd, const std::string& content, const std::string& path) {
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const std::string reason = std::strerror(errno);
-      ::close(fd);
-      throw IoError(fmt::format("{}: cannot write: {}", path, reason));
-    }
-    written += static_cast<std::size_t>(n);
-  }
 }
 
 }  // namespace
@@ -128,17 +115,6 @@ std::string points_jsonl(const std::vector<PointRecord>& records) {
   return out;
 }
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw IoError(fmt::format("{}: cannot create: {}", tmp, std::strerror(errno)));
-  write_fully(fd, content, tmp);
-  if (::fsync(fd) != 0 || ::close(fd) != 0)
-    throw IoError(fmt::format("{}: cannot write: {}", tmp, std::strerror(errno)));
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    throw IoError(fmt::format("{}: cannot rename into place: {}", path, std::strerror(errno)));
-}
-
 void write_outputs(const std::string& dir, const SweepTable& table, const OutputInfo& info,
                    const std::vector<PointRecord>& records) {
   std::map<std::string, std::int64_t> status_counts;
@@ -155,9 +131,9 @@ void write_outputs(const std::string& dir, const SweepTable& table, const Output
       {"points", records.size()},             {"shard", info.shard.empty() ? nlohmann::json() : nlohmann::json(info.shard)},
       {"status_counts", status_counts},       {"axes", axes},
       {"metrics", metrics},                   {"spec", info.normalized_spec}};
-  write_file_atomically(dir + "/points.jsonl", points_jsonl(records));
-  write_file_atomically(dir + "/points.csv", points_csv(table, records));
-  write_file_atomically(dir + "/manifest.json", manifest.dump(2) + "\n");
+  write_output_file(dir + "/points.jsonl", points_jsonl(records));
+  write_output_file(dir + "/points.csv", points_csv(table, records));
+  write_output_file(dir + "/manifest.json", manifest.dump(2) + "\n");
 }
 
 }  // namespace ckptsim::sweep

@@ -42,9 +42,6 @@ void compact_record(PointRecord& r, const std::vector<Column>& metrics);
 std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& records);
 std::string points_jsonl(const std::vector<PointRecord>& records);
 
-/// Writes `content` to `path` through `path`.tmp, fsync and rename. Throws IoError.
-void write_file_atomically(const std::string& path, const std::string& content);
-
 struct OutputInfo {
   std::string spec_file;
   std::string spec_hash;

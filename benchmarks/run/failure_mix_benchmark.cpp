@@ -8,33 +8,18 @@
 // rack-day (hardware), 16 standby machines, uniform 4-7 min replacements.
 #include <benchmark/benchmark.h>
 
-#include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/scenario/cause_presets.hpp"
-#include "ckptsim/scenario/scenario.hpp"
+#include "run_fixtures.hpp"
 
 namespace {
 
 ckptsim::Scenario domains_and_lemons_scenario() {
   using namespace ckptsim;
-  Scenario s;
-  s.name = "bench-4096-domains-lemons";
-  s.cluster.machines = 4096;
+  Scenario s = bench::dgx_h100_scenario("bench-4096-domains-lemons", 4096);
   s.cluster.standby_machines = 16;
-  s.cluster.gpus_per_machine = 8;
-  s.cluster.gpu_memory_bytes = 80e9;
-  s.cluster.cpu_memory_bytes = 2e12;
-  s.cluster.network_bandwidth = 400e9;
-  s.cluster.gpu_cpu_bandwidth = 50e9;
-  s.cluster.nvlink_bandwidth = 900e9;
-  s.cluster.gpu_peak_flops = 989e12;
   s.storage.bandwidth = 200e9;
   s.model.parameters = 405e9;
   s.training.serialization_bandwidth = 2e9;
-  s.training.iteration_time = seconds(60);
-  s.strategy.kind = StrategyKind::gemini;
-  s.strategy.replicas = 2;
-  s.strategy.placement = PlacementScheme::group;
-  s.failures.process = FailureProcessKind::exponential;
   const CausePreset* llama = find_cause_preset("llama3-405b");
   s.failures.rate = llama->rate_per_machine;
   s.failures.causes = FailureCauseTable{llama->name, llama->causes};
@@ -43,27 +28,11 @@ ckptsim::Scenario domains_and_lemons_scenario() {
   s.failures.lemons.multiple = 10;
   s.failures.lemons.quarantine_failures = 2;
   s.failures.domains[static_cast<std::size_t>(DomainKind::rack)] = DomainSpec{2, 0.000633 / 86400.0, 1.0};
-  s.failures.replacement.distribution = ReplacementDistribution::uniform;
-  s.run.duration = days(30);
-  s.run.replicas = 1000;
   return s;
 }
 
 void BM_RunModel4096MachinesDomainsLemons30Days(benchmark::State& state) {
-  const auto s = domains_and_lemons_scenario();
-  const ckptsim::RunModel model(s, ckptsim::compute_strategy_costs(s, nullptr));
-  ckptsim::MonteCarloOptions options;
-  options.replicas = static_cast<int>(state.range(0));
-  options.jobs = 1;
-  std::int64_t failures = 0;
-  for (auto _ : state) {
-    const auto results = ckptsim::run_replicas(model, options);
-    for (const auto& r : results) failures += r.failures();
-    benchmark::DoNotOptimize(results.data());
-  }
-  state.counters["failures_per_replica"] =
-      static_cast<double>(failures) / static_cast<double>(state.iterations() * options.replicas);
-  state.SetItemsProcessed(state.iterations() * options.replicas);
+  ckptsim::bench::run_replica_batch(state, domains_and_lemons_scenario());
 }
 BENCHMARK(BM_RunModel4096MachinesDomainsLemons30Days)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 

@@ -1,5 +1,7 @@
 // Closed forms of analysis/analytic_models.hpp; the derivation is in the header.
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/multi_level_model.hpp"
+#include "ckptsim/run/interval_policy.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -31,11 +33,7 @@ double young_interval(double checkpoint_cost_s, double mtbf_s) {
 }
 
 double daly_interval(double checkpoint_cost_s, double mtbf_s) {
-  if (checkpoint_cost_s < 0 || !(mtbf_s > 0))
-    throw ModelError("checkpoint cost delta, MTBF M", "Daly's interval needs delta >= 0 and M > 0");
-  if (checkpoint_cost_s >= 2.0 * mtbf_s) return mtbf_s;
-  const double x = checkpoint_cost_s / (2.0 * mtbf_s);
-  return std::sqrt(2.0 * checkpoint_cost_s * mtbf_s) * (1.0 + std::sqrt(x) / 3.0 + x / 9.0) - checkpoint_cost_s;
+  return daly_optimal_interval(checkpoint_cost_s, mtbf_s);  // run/interval_policy.hpp
 }
 
 double restart_expected_duration(double rate, double length_s) {
@@ -710,6 +708,7 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
 }  // namespace
 
 AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
+  if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
   AnalyticPrediction first = predict_impl(scenario, costs, prep.sets, prep.base);
@@ -751,6 +750,10 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
 }
 
 EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {
+  if (costs.tier == CheckpointTier::multi_level) {  // its own best periods: multi_level_model.hpp
+    const MultiLevelPrediction m = predict_multi_level(scenario, costs);
+    return EveryIterationsChoice{m.available ? m.best_every[0] : costs.every_iterations, m.best_ettr};
+  }
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return EveryIterationsChoice{costs.every_iterations, 0.0};
   EveryIterationsChoice best;

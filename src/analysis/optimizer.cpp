@@ -111,6 +111,10 @@ std::string to_string(CandidateStatus status) {
   return "invalid";
 }
 
+double objective_value(const Candidate& c, OptimizeObjective objective) {
+  return objective == OptimizeObjective::ettr ? c.ettr : c.goodput_per_machine_hour;
+}
+
 std::string Candidate::label() const {
   std::string out;
   for (const auto& [pointer, value] : settings) {
@@ -127,6 +131,8 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
   result.gpu_checked = static_cast<bool>(options.gpu_check);
   result.ranking = options.replicas > 0 ? "Monte Carlo mean (" + std::to_string(options.replicas) + " replicas)"
                                         : "closed form";
+  if (options.objective == OptimizeObjective::goodput_per_machine_hour)
+    result.ranking = "goodput per machine-hour, ETTR x N / (N + standby), ETTR from the " + result.ranking;
   std::size_t total = 1;
   for (const auto& axis : axes) {
     if (axis.values.empty())
@@ -164,6 +170,9 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     if (scenario) {
       try {
         evaluate(*scenario, options, cand);
+        cand.machines = scenario->cluster.machines;
+        cand.standby = scenario->cluster.standby_machines;
+        cand.goodput_per_machine_hour = cand.ettr * cand.machines / static_cast<double>(cand.machines + cand.standby);
       } catch (const ModelError& e) {  // a derived time beyond the clock, named by its field
         cand.status = CandidateStatus::invalid;
         cand.reason = e.what();
@@ -177,12 +186,13 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     result.candidates.push_back(std::move(cand));
   }
   // Rank the fitting combinations.
+  const auto score = [&](std::size_t i) { return objective_value(result.candidates[i], options.objective); };
   for (std::size_t i = 0; i < result.candidates.size(); ++i) {
     if (result.candidates[i].status != CandidateStatus::ok) continue;
-    if (!result.best || result.candidates[i].ettr > result.candidates[*result.best].ettr) {
+    if (!result.best || score(i) > score(*result.best)) {
       result.runner_up = result.best;
       result.best = i;
-    } else if (!result.runner_up || result.candidates[i].ettr > result.candidates[*result.runner_up].ettr) {
+    } else if (!result.runner_up || score(i) > score(*result.runner_up)) {
       result.runner_up = i;
     }
   }
@@ -198,7 +208,12 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
         why = fmt::format("{} (+{:.3f}% of the wall time in {})", meaning, d * 100.0, name);
       }
     }
-    if (std::abs(b.ettr - r.ettr) <= 1e-12 * std::max(1.0, std::abs(b.ettr)))
+    if (options.objective == OptimizeObjective::goodput_per_machine_hour && r.ettr >= b.ettr && r.standby > b.standby)
+      result.why_runner_up_lost = fmt::format(
+          "its {} standby machine(s) cost more machine-hours than the replacement waits they saved (ETTR {:+.4f}, "
+          "machines {:+d})",
+          r.standby, r.ettr - b.ettr, r.machines + r.standby - b.machines - b.standby);
+    else if (std::abs(b.ettr - r.ettr) <= 1e-12 * std::max(1.0, std::abs(b.ettr)))
       result.why_runner_up_lost = "it did not: the same ETTR (these settings do not change the modelled costs); "
                                   "the first in combination order is shown as best";
     else

@@ -13,6 +13,7 @@
 
 #include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
@@ -102,6 +103,40 @@ std::vector<Comparison> compare_metrics(const AnalyticPrediction& p, const std::
   return rows;
 }
 
+/// The multi-level model's levels (analysis/multi_level_model.hpp), lowest first.
+nlohmann::json multi_level_json(const MultiLevelPrediction& m) {
+  nlohmann::json levels = nlohmann::json::array();
+  constexpr const char* kNames[] = {"local", "partner", "storage"};
+  for (std::size_t i = 0; i < 3; ++i)
+    levels.push_back({{"level", kNames[i]},
+                      {"failure_rate_per_s", m.rate[i]},
+                      {"every_iterations", m.every[i]},
+                      {"stall_s", m.stall_s[i]},
+                      {"period_s", m.period_s[i]},
+                      {"rollback_s", m.rollback_s[i]},
+                      {"retrieval_s", m.retrieval_s[i]},
+                      {"best_period_s", m.best_period_s[i]},
+                      {"best_every_iterations", m.best_every[i]}});
+  return {{"levels", levels},
+          {"checkpoint_overhead", m.checkpoint_overhead},
+          {"ettr", m.ettr},
+          {"best_ettr", m.best_ettr}};
+}
+
+/// The level table of a multi-level scenario: rates, periods, rollbacks and the best periods.
+void print_multi_level(std::ostream& out, const MultiLevelPrediction& m) {
+  out << "levels     first-order model (analysis/multi_level_model.hpp): P_i* = sqrt(2 (S_i - S_i-1) / lambda_i)\n";
+  out << fmt::format("  {:<9} {:>14} {:>8} {:>10} {:>11} {:>12} {:>11} {:>12} {:>8}\n", "level", "failures/day",
+                     "every", "stall (s)", "period (s)", "rollback (s)", "retrieve (s)", "best period", "best k");
+  constexpr const char* kNames[] = {"local", "partner", "storage"};
+  for (std::size_t i = 0; i < 3; ++i)
+    out << fmt::format("  {:<9} {:>14.3f} {:>8} {:>10.2f} {:>11.1f} {:>12.1f} {:>11.2f} {:>12.1f} {:>8}\n", kNames[i],
+                       m.rate[i] * 86400.0, m.every[i], m.stall_s[i], m.period_s[i], m.rollback_s[i], m.retrieval_s[i],
+                       m.best_period_s[i], m.best_every[i]);
+  out << fmt::format("  checkpoint overhead {:.4f}; first-order ETTR {:.4f} now, {:.4f} at the best periods\n",
+                     m.checkpoint_overhead, m.ettr, m.best_ettr);
+}
+
 /// The JSON document of `analyze --json`.
 nlohmann::json analyze_json(const CommandContext& ctx, const Scenario& scenario, const StrategyCosts& costs,
                             const AnalyticPrediction& p, const std::optional<RunSummary>& summary,
@@ -131,6 +166,7 @@ nlohmann::json analyze_json(const CommandContext& ctx, const Scenario& scenario,
                            {"daly_every_iterations", p.daly_every_iterations},
                            {"closed_form_best_every_iterations", best_every}};
   }
+  if (costs.tier == CheckpointTier::multi_level) closed["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
   doc["closed_form"] = closed;
   nlohmann::json metrics = nlohmann::json::object();
   for (const auto& c : rows) {
@@ -163,7 +199,9 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
                        "{:.4f} failures per episode\n",
                        p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
                        p.episode_mean_s, p.failures_per_episode);
-    if (costs.tier != CheckpointTier::none) {
+    if (costs.tier == CheckpointTier::multi_level) {
+      print_multi_level(out, predict_multi_level(scenario, costs));
+    } else if (costs.tier != CheckpointTier::none) {
       out << fmt::format("Eq. 1      t_ckpt + 1/(2f) + t_rtvl = {:.1f} s per failure (GEMINI SOSP '23 §2)\n",
                          p.eq1_wasted_time_s);
       if (p.mtbf_s > 0 && p.checkpoint_cost_s <= 0)

@@ -51,6 +51,8 @@ nlohmann::json candidate_json(const Candidate& c) {
     return j;
   }
   j["ettr"] = c.ettr;
+  j["standby_machines"] = c.standby;
+  j["goodput_per_machine_hour"] = c.goodput_per_machine_hour;
   if (c.closed.available) j["closed_form"] = {{"ettr", c.closed.ettr}, {"ettr_asymptotic", c.closed.ettr_asymptotic}};
   if (c.simulated) j["simulated"] = {{"ettr", c.simulated->at("ettr").mean}, {"ci95", c.simulated->at("ettr").ci95}};
   j["wall_time_shares"] = c.shares;
@@ -79,13 +81,19 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
       "in-memory strategies), and reports the best effective training time ratio (ETTR), the\n"
       "runner-up and the time-breakdown part that made it lose.\n"
       "Ranking: the ETTR closed form (analysis/analytic_models.hpp) by default; with\n"
-      "--replicas N > 0 the run model's Monte Carlo mean (closed form shown beside it).\n\n"
+      "--replicas N > 0 the run model's Monte Carlo mean (closed form shown beside it).\n"
+      "Standby pool sizing: every combination reports its goodput per machine-hour,\n"
+      "ETTR x N / (N + standby machines); --objective goodput ranks by it, so\n"
+      "--vary /cluster/standby_machines=0,1,2,4,8 --objective goodput chooses the pool size.\n\n"
       "options");
   std::vector<std::string> varies;
   int replicas = 0;
   long long seed = -1;
   int jobs = 1;
+  std::string objective = "ettr";
   visible.add_options()("help,h", "print this help")
+      ("objective", po::value<std::string>(&objective)->default_value("ettr"),
+       "what to maximise: ettr, or goodput (goodput per machine-hour, standby machines counted)")
       ("vary,v", po::value<std::vector<std::string>>(&varies), "POINTER=V1,V2,...: values to try at a JSON pointer (repeatable)")
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
@@ -108,6 +116,11 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   for (const auto& axis : args.axes) combinations *= static_cast<double>(axis.values.size());
   enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, "combinations"}},
                       args.force);
+  if (objective == "goodput") {
+    args.options.objective = OptimizeObjective::goodput_per_machine_hour;
+  } else if (objective != "ettr") {
+    throw UsageError(fmt::format("--objective expects ettr or goodput, found \"{}\"", objective));
+  }
   args.options.replicas = replicas;
   args.options.jobs = jobs;
   if (vm.count("seed")) args.options.seed = static_cast<std::uint64_t>(seed);
@@ -132,24 +145,26 @@ void print_optimize_json(const CommandContext& ctx, const Scenario& base, const 
 }
 
 /// Candidates in table order: fitting ones by ETTR (best first), then the others as given.
-std::vector<std::size_t> table_order(const OptimizeResult& result) {
+std::vector<std::size_t> table_order(const OptimizeResult& result, OptimizeObjective objective) {
   std::vector<std::size_t> order(result.candidates.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const auto& ca = result.candidates[a];
     const auto& cb = result.candidates[b];
     if ((ca.status == CandidateStatus::ok) != (cb.status == CandidateStatus::ok)) return ca.status == CandidateStatus::ok;
-    return ca.status == CandidateStatus::ok && ca.ettr > cb.ettr;
+    return ca.status == CandidateStatus::ok && objective_value(ca, objective) > objective_value(cb, objective);
   });
   return order;
 }
 
-void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, const OptimizeResult& result) {
+void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, const OptimizeResult& result,
+                      OptimizeObjective objective) {
   std::string header = "  rank";
   for (const auto& axis : axes) header += fmt::format(" {:>{}}", axis.pointer, std::max<std::size_t>(8, axis.pointer.size()));
-  out << header << fmt::format(" {:>8} {:>10} {:>9} {:>9}  {}\n", "ETTR", "closed", "stall%", "lost%", "status");
+  out << header << fmt::format(" {:>8} {:>10} {:>10} {:>9} {:>9}  {}\n", "ETTR", "closed", "goodput/mh", "stall%", "lost%",
+                               "status");
   int rank = 0;
-  for (std::size_t i : table_order(result)) {
+  for (std::size_t i : table_order(result, objective)) {
     const auto& c = result.candidates[i];
     std::string line = c.status == CandidateStatus::ok ? fmt::format("  {:>4}", ++rank) : "     -";
     for (std::size_t a = 0; a < axes.size(); ++a)
@@ -157,10 +172,12 @@ void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, cons
     if (c.status == CandidateStatus::ok) {
       const double stall = c.shares.count("checkpoint_stall") ? c.shares.at("checkpoint_stall") * 100.0 : 0.0;
       const double lost = c.shares.count("lost_progress") ? c.shares.at("lost_progress") * 100.0 : 0.0;
-      line += fmt::format(" {:>8.4f} {:>10} {:>9.3f} {:>9.3f}  ok", c.ettr,
-                          c.closed.available ? fmt::format("{:.4f}", c.closed.ettr) : "-", stall, lost);
+      line += fmt::format(" {:>8.4f} {:>10} {:>10.4f} {:>9.3f} {:>9.3f}  ok", c.ettr,
+                          c.closed.available ? fmt::format("{:.4f}", c.closed.ettr) : "-", c.goodput_per_machine_hour,
+                          stall, lost);
     } else {
-      line += fmt::format(" {:>8} {:>10} {:>9} {:>9}  {}: {}", "-", "-", "-", "-", to_string(c.status), c.reason);
+      line += fmt::format(" {:>8} {:>10} {:>10} {:>9} {:>9}  {}: {}", "-", "-", "-", "-", "-", to_string(c.status),
+                          c.reason);
     }
     out << line << '\n';
   }
@@ -168,20 +185,22 @@ void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, cons
 }
 
 void print_optimize_table(std::ostream& out, const Scenario& base, const std::vector<VaryAxis>& axes,
-                          const OptimizeResult& result, const std::string& gpu_note) {
+                          const OptimizeResult& result, const std::string& gpu_note, OptimizeObjective objective) {
   out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", printable(base.name), result.candidates.size(), result.ranking);
   if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
   out << '\n';
-  print_candidates(out, axes, result);
+  print_candidates(out, axes, result, objective);
   if (!result.best) {
     out << "no combination fits\n";
     return;
   }
   const auto& best = result.candidates[*result.best];
-  out << fmt::format("best       {}  ETTR {:.4f}\n", best.label(), best.ettr);
+  out << fmt::format("best       {}  ETTR {:.4f}, goodput per machine-hour {:.4f}\n", best.label(), best.ettr,
+                     best.goodput_per_machine_hour);
   if (!result.runner_up) return;
   const auto& second = result.candidates[*result.runner_up];
-  out << fmt::format("runner-up  {}  ETTR {:.4f} ({:+.4f})\n", second.label(), second.ettr, second.ettr - best.ettr);
+  out << fmt::format("runner-up  {}  ETTR {:.4f} ({:+.4f}), goodput per machine-hour {:.4f}\n", second.label(),
+                     second.ettr, second.ettr - best.ettr, second.goodput_per_machine_hour);
   out << fmt::format("why        {}\n", result.why_runner_up_lost);
   if (best.simulated && second.simulated) {
     const double ci = std::hypot(best.simulated->at("ettr").ci95, second.simulated->at("ettr").ci95);
@@ -223,7 +242,7 @@ int command_optimize(const CommandContext& ctx) {
   if (args->json) {
     print_optimize_json(ctx, base, result, gpu_note);
   } else {
-    print_optimize_table(ctx.out, base, args->axes, result, gpu_note);
+    print_optimize_table(ctx.out, base, args->axes, result, gpu_note, args->options.objective);
   }
   return 0;
 }

@@ -25,6 +25,7 @@ const char* tier_name(CheckpointTier t) {
     case CheckpointTier::none: return "none";
     case CheckpointTier::memory: return "memory";
     case CheckpointTier::storage: return "storage";
+    case CheckpointTier::multi_level: return "multi-level";
   }
   return "none";
 }
@@ -76,7 +77,7 @@ nlohmann::json summary_json(const RunSummary& summary) {
 }
 
 nlohmann::json costs_json(const StrategyCosts& c) {
-  return nlohmann::json{{"strategy", name_of(c.strategy)},
+  nlohmann::json out{{"strategy", name_of(c.strategy)},
                         {"tier", tier_name(c.tier)},
                         {"iteration_time_s", c.iteration_time.seconds()},
                         {"every_iterations", c.every_iterations},
@@ -87,6 +88,13 @@ nlohmann::json costs_json(const StrategyCosts& c) {
                         {"retrieval_local_s", c.retrieval_local.seconds()},
                         {"retrieval_peer_s", c.retrieval_peer.seconds()},
                         {"retrieval_storage_s", c.retrieval_storage.seconds()}};
+  if (c.tier == CheckpointTier::multi_level) {
+    out["partner_every_iterations"] = c.partner_every_iterations;
+    out["partner_stall_s"] = c.partner_stall.seconds();
+    out["persistent_stall_s"] = c.persistent_stall.seconds();
+  }
+  if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
+  return out;
 }
 
 nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
@@ -108,7 +116,11 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
     strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, name_of(c.placement),
                             c.every_iterations);
   else if (c.tier == CheckpointTier::storage)
-    strategy += fmt::format(" (every {} iteration(s))", c.every_iterations);
+    strategy += fmt::format(" (every {} iteration(s){})", c.every_iterations, c.adaptive_interval ? " at first, adaptive" : "");
+  else if (c.tier == CheckpointTier::multi_level)
+    strategy += fmt::format(" (local every {}, partners ({} replicas, {} placement) every {}, storage every {}{} iteration(s))",
+                            c.every_iterations, c.replicas, name_of(c.placement), c.partner_every_iterations,
+                            c.persistent_every_iterations, c.adaptive_interval ? " at first, adaptive" : "");
   out << fmt::format("strategy   {}\n", strategy);
   if (c.tier == CheckpointTier::none) {
     out << fmt::format("costs      iteration {}, no checkpoints\n", format_duration(c.iteration_time));
@@ -117,6 +129,9 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
         c.stall == SimTime::zero() ? "no stall" : fmt::format("stall {} per checkpoint", format_duration(c.stall));
     out << fmt::format("costs      iteration {}, {}, complete after {}\n", format_duration(c.iteration_time), stall,
                        format_duration(c.completion));
+    if (c.tier == CheckpointTier::multi_level)
+      out << fmt::format("levels     stall: local {}, partner {}, storage {}\n", format_duration(c.stall),
+                         format_duration(c.partner_stall), format_duration(c.persistent_stall));
   }
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));

@@ -15,6 +15,8 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "ckptsim/run/interval_policy.hpp"
+#include "ckptsim/run/level_clock.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
 namespace ckptsim {
@@ -109,6 +111,7 @@ class ReplicaSimulation {
                      : SimTime::from_ns(cap_ns);
     }
     for (;;) {
+      if (c_.adaptive_interval) adapt_persistent_period(t);
       Clock clock(pattern_, n0);
       // When training alone would end the run.
       SimTime target_end = SimTime::max();
@@ -157,6 +160,7 @@ class ReplicaSimulation {
         break;
       }
     }
+    result_.final_persistent_every = c_.tier == CheckpointTier::storage ? pattern_.every : pattern_.persistent_every;
     auto& b = result_.breakdown;
     b.training = c_.iteration_time * result_.iterations + partial_training_;
     b.lost_progress = compute_ - b.training;
@@ -175,8 +179,25 @@ class ReplicaSimulation {
 
   SimTime& cause_lost(int cause) { return result_.lost_by_cause[static_cast<std::size_t>(cause)]; }
 
+  /// The adaptive policy (run/interval_policy.hpp): Daly's period for the failures seen by
+  /// wall time t. remote-periodic: every failure, its checkpoint stall, in iterations;
+  /// multi-level: the failures no memory level could absorb, the level-3 cost above level 2,
+  /// in multiples of the level-2 period.
+  void adapt_persistent_period(SimTime t) {
+    if (c_.tier == CheckpointTier::storage) {
+      pattern_.every = adaptive_period_iterations(c_.stall, c_.iteration_time, 1, result_.failures(), t,
+                                                  c_.adaptive_prior_mtbf);
+    } else if (c_.tier == CheckpointTier::multi_level && pattern_.persistent_every > 0) {
+      pattern_.persistent_every =
+          adaptive_period_iterations(c_.persistent_stall - c_.partner_stall, c_.iteration_time, c_.partner_every_iterations,
+                                     needed_persistent_, t, c_.adaptive_prior_mtbf);
+    }
+  }
+
   void note_completed_checkpoints(const Clock& clock, SimTime e, SimTime lineage0) {
-    if (c_.tier == CheckpointTier::memory) {
+    if (c_.tier == CheckpointTier::multi_level) {
+      note_completed_levels(clock, e, lineage0);
+    } else if (c_.tier == CheckpointTier::memory) {
       if (auto ck = clock.latest_checkpoint(e)) {
         memory_ = Version{ck->version, lineage0 + ck->captured_at};
         memory_health_.refill();
@@ -184,6 +205,24 @@ class ReplicaSimulation {
       if (auto ck = clock.latest_persistent(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
     } else if (c_.tier == CheckpointTier::storage) {
       if (auto ck = clock.latest_checkpoint(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+    }
+  }
+
+  /// Multi-level: the latest checkpoint of each level that completed in this segment. A
+  /// level-1 (or higher) completion restores every machine's local copy; a level-2 (or higher)
+  /// completion refills the partner copies.
+  void note_completed_levels(const Clock& clock, SimTime e, SimTime lineage0) {
+    if constexpr (requires { clock.latest_at_level(e, CheckpointLevel::partner); }) {
+      if (auto ck = clock.latest_at_level(e, CheckpointLevel::local)) {
+        memory_ = Version{ck->version, lineage0 + ck->captured_at};
+        local_lost_ = false;
+      }
+      if (auto ck = clock.latest_at_level(e, CheckpointLevel::partner)) {
+        partner_ = Version{ck->version, lineage0 + ck->captured_at};
+        memory_health_.refill();
+      }
+      if (auto ck = clock.latest_at_level(e, CheckpointLevel::persistent))
+        persistent_ = Version{ck->version, lineage0 + ck->captured_at};
     }
   }
 
@@ -226,6 +265,7 @@ class ReplicaSimulation {
   void replace_machine(int j, SimTime failed_at, SimTime detected) {
     ++result_.machines_replaced;
     memory_health_.lose(j);
+    local_lost_ = true;
     // Standby machines come back to the pool once their replacement arrives.
     std::erase_if(standby_returns_, [&](SimTime r) {
       if (r <= failed_at) {
@@ -249,8 +289,21 @@ class ReplicaSimulation {
   /// back from its peers, but still holds none of the shards it stores for others, and its
   /// own shard is only on its peers until the next checkpoint completes).
   std::pair<Version, RecoveryTier> choose_target() const {
+    if (c_.tier == CheckpointTier::multi_level) return choose_level();
     if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
       return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
+    if (persistent_) return {*persistent_, RecoveryTier::storage};
+    return {Version{}, RecoveryTier::scratch};
+  }
+
+  /// Multi-level: the cheapest level that survived. Level 1 (`local`) unless some machine lost
+  /// its CPU memory since the latest level-1 completion; then level 2 (`peer`) unless every
+  /// holder of some machine's partner copies was replaced since the latest level-2 completion;
+  /// then level 3 (`storage`); else the initial state. The levels nest (a level-2 checkpoint is
+  /// a level-1 one too), so the cheapest surviving level is also the newest surviving state.
+  std::pair<Version, RecoveryTier> choose_level() const {
+    if (memory_ && !local_lost_) return {*memory_, RecoveryTier::local};
+    if (partner_ && memory_health_.recoverable()) return {*partner_, RecoveryTier::peer};
     if (persistent_) return {*persistent_, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
@@ -311,7 +364,16 @@ class ReplicaSimulation {
         continue;
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
-      if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) memory_.reset();
+      if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) {
+        memory_.reset();
+        partner_.reset();
+        ++needed_persistent_;
+      } else if (tier == RecoveryTier::peer && c_.tier == CheckpointTier::multi_level) {
+        // Every machine loaded the recovered state into its CPU memory (the replaced ones from
+        // their partners): level 1 holds it again; the partner copies stay as they are.
+        memory_ = target;
+        local_lost_ = false;
+      }
       // Recovering to an older state discards newer persistent/in-memory versions' relevance:
       // persistent_ stays (it is still in storage); memory_ is kept only after a memory recovery.
       return Outcome{target, retrieval_spent, restarted, false, tier, restarted - first.time};
@@ -330,8 +392,11 @@ class ReplicaSimulation {
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
   SimTime episode_restart_;
-  std::optional<Version> memory_;
+  std::optional<Version> memory_;     ///< memory tier; multi-level: level 1
+  std::optional<Version> partner_;    ///< multi-level: level 2
   std::optional<Version> persistent_;
+  bool local_lost_ = false;           ///< multi-level: a machine lost its memory since level 1 completed
+  std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
   SimTime compute_;
   SimTime partial_training_;
   ReplicaResult result_;
@@ -340,7 +405,7 @@ class ReplicaSimulation {
 }  // namespace
 
 RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(scenario), costs_(std::move(costs)) {
-  if (costs_.tier == CheckpointTier::memory) {
+  if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
     placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);
     stored_on_ = placement_.stored_on();
     has_placement_ = true;
@@ -378,6 +443,11 @@ void RunModel::check_work_limit() const {
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
   const Placement* p = has_placement_ ? &placement_ : nullptr;
+  if (costs_.tier == CheckpointTier::multi_level) {
+    if (mode == AdvanceMode::exact)
+      return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
+    return ReplicaSimulation<LevelClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
+  }
   if (mode == AdvanceMode::exact)
     return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
   return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();

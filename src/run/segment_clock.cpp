@@ -11,8 +11,12 @@ SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) {
   p.every = std::max<std::int64_t>(1, c.every_iterations);
   p.stall = p.checkpoints ? c.stall : SimTime::zero();
   p.completion = c.completion;
-  p.persistent_every = c.tier == CheckpointTier::memory ? c.persistent_every_iterations : 0;
+  const bool levels = c.tier == CheckpointTier::multi_level;
+  p.persistent_every = c.tier == CheckpointTier::memory || levels ? c.persistent_every_iterations : 0;
   p.upload = c.upload;
+  p.partner_every = levels ? c.partner_every_iterations : 0;
+  p.partner_stall = c.partner_stall;
+  p.persistent_stall = c.persistent_stall;
   return p;
 }
 

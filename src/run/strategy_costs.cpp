@@ -137,6 +137,34 @@ void remote_highfreq_costs(const CostInputs& in, StrategyCosts& c) {
   c.every_iterations = std::max<std::int64_t>(1, ceil_div(in.storage_transfer, in.t));
 }
 
+/// The number of `period`-long steps nearest to `interval`, as a multiple of `unit` iterations
+/// (at least one unit), checked against overflow.
+std::int64_t nested_period(SimTime interval, SimTime unit_time, std::int64_t unit, const std::string& pointer) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(periods_nearest(interval, unit_time), unit, &out))
+    throw ModelError(pointer, "the checkpoint period in iterations overflows");
+  return out;
+}
+
+void multi_level_costs(const CostInputs& in, StrategyCosts& c) {
+  c.tier = CheckpointTier::multi_level;
+  const auto& st = in.s.strategy;
+  // strategy.checkpoint_stall replaces S_1; the levels above add their copies to it.
+  c.stall = st.checkpoint_stall.value_or(in.load);
+  c.partner_stall = checked_add(c.stall, network_copies(in), "/cluster/network_bandwidth", "a level-2 checkpoint");
+  c.persistent_stall = checked_add(c.partner_stall, in.storage_transfer, "/storage/bandwidth", "a level-3 checkpoint");
+  c.completion = c.stall;
+  c.every_iterations = periods_nearest(st.local_interval, in.t);
+  const SimTime level1_block = checked_multiply(in.t, c.every_iterations, "/strategy/local_interval", "the level-1 period");
+  c.partner_every_iterations = nested_period(st.partner_interval, level1_block, c.every_iterations, "/strategy/partner_interval");
+  if (st.persistent_interval) {
+    const SimTime level2_block =
+        checked_multiply(in.t, c.partner_every_iterations, "/strategy/partner_interval", "the level-2 period");
+    c.persistent_every_iterations =
+        nested_period(*st.persistent_interval, level2_block, c.partner_every_iterations, "/strategy/persistent_interval");
+  }
+}
+
 void no_checkpoint_costs(const CostInputs&, StrategyCosts& c) { c.tier = CheckpointTier::none; }
 
 }  // namespace
@@ -152,6 +180,8 @@ const Registry<StrategyCostFunction>& strategy_registry() {
     r.add(name(StrategyKind::remote_highfreq), "HighFreq: blocking snapshot to CPU memory, background upload; next one when it lands",
           &remote_highfreq_costs);
     r.add(name(StrategyKind::in_memory_blocking), "GEMINI's placement, but copies sent while training waits", &in_memory_blocking_costs);
+    r.add(name(StrategyKind::multi_level), "SCR-style multi-level: own CPU memory / partners' CPU memory / storage, each with its "
+                    "own interval; a failure recovers from the cheapest level that survived", &multi_level_costs);
     r.add(name(StrategyKind::none), "no checkpoints: every failure restarts from the initial state", &no_checkpoint_costs);
     return r;
   }();
@@ -192,6 +222,8 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
+  c.adaptive_interval = s.strategy.adaptive_interval;
+  c.adaptive_prior_mtbf = s.strategy.adaptive_prior_mtbf;
 
   strategy_registry().at(name_of(s.strategy.kind)).factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);

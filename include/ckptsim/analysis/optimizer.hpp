@@ -14,6 +14,13 @@
 // Monte Carlo mean when replicas > 0, else the closed form. The runner-up "lost because of" the
 // time-breakdown part (stall, lost progress, detection, replacement wait, retrieval, restart)
 // whose share of the wall time exceeds the winner's by the most.
+// Standby pool sizing: every candidate also reports its goodput per machine-hour,
+//   G = ETTR x N / (N + s),
+// the training machine-hours bought per machine-hour paid when N machines train and s standby
+// machines (cluster.standby_machines) wait idle for the whole run: a standby machine shortens
+// the replacement waits of hardware failures (the run model, and the closed form's Erlang-loss
+// term) and costs a machine-hour per hour. With objective goodput_per_machine_hour the ranking
+// uses G, so `--vary /cluster/standby_machines=0,1,2,4,8` chooses the pool size.
 // Cost: combinations x (loader + closed form [+ replicas x failures per replica]).
 #include <cstdint>
 #include <functional>
@@ -47,13 +54,20 @@ struct Candidate {
   StrategyCosts costs;
   AnalyticPrediction closed;
   std::optional<RunSummary> simulated;
-  double ettr = 0;     ///< the ranking value
+  double ettr = 0;     ///< from the ranking source (Monte Carlo mean or closed form)
+  int machines = 0;    ///< N, training machines
+  int standby = 0;     ///< s, standby machines
+  double goodput_per_machine_hour = 0;  ///< ETTR x N / (N + s)
   /// Share of the wall time per breakdown part, from the ranking source.
   std::map<std::string, double> shares;
   [[nodiscard]] std::string label() const;  ///< "/strategy/replicas=2 /strategy/every_iterations=1"
 };
 
+/// What the search maximises.
+enum class OptimizeObjective { ettr, goodput_per_machine_hour };
+
 struct OptimizeOptions {
+  OptimizeObjective objective = OptimizeObjective::ettr;
   int replicas = 0;  ///< Monte Carlo replicas per combination; 0 = closed form only
   int jobs = 1;
   std::optional<std::uint64_t> seed;
@@ -67,7 +81,7 @@ struct OptimizeResult {
   std::vector<Candidate> candidates;  ///< in combination order
   std::optional<std::size_t> best;
   std::optional<std::size_t> runner_up;
-  std::string ranking;                ///< "closed form" or "Monte Carlo mean (N replicas)"
+  std::string ranking;                ///< "closed form" or "Monte Carlo mean (N replicas)", and the objective
   std::string why_runner_up_lost;     ///< "" without a runner-up
   bool gpu_checked = false;
 };
@@ -77,6 +91,9 @@ struct OptimizeResult {
 /// (its parent is not an object or array) or there are no axes.
 OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir,
                         const std::vector<VaryAxis>& axes, const OptimizeOptions& options);
+
+/// The value a candidate is ranked by under `objective`.
+[[nodiscard]] double objective_value(const Candidate& c, OptimizeObjective objective);
 
 /// Names of the breakdown parts compared by "why it lost", with their readable meaning.
 const std::vector<std::pair<std::string, std::string>>& loss_parts();

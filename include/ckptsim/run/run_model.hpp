@@ -23,6 +23,12 @@
 //             (`scratch`, nothing to retrieve). Storage strategies: `storage` or `scratch`.
 //             After a storage recovery, CPU memory holds nothing usable until the next
 //             in-memory checkpoint completes.
+//             Multi-level (level_clock.hpp): `local` from level 1 unless a machine lost its
+//             CPU memory since the latest level-1 completion, else `peer` from level 2 unless
+//             every holder of some machine's partner copies was replaced since the latest
+//             level-2 completion, else `storage` from level 3, else `scratch`.
+//   adaptive  strategy.adaptive_interval: before each segment the persistent period is set by
+//             the policy of interval_policy.hpp from the failures seen so far.
 // Accounting (all int64 ns, so the parts add up to the wall time exactly):
 //   wall = compute + checkpoint_stall + detection + replacement_wait + retrieval + restart,
 //   training = final progress x T (+ the compute of a final partial iteration),
@@ -86,6 +92,9 @@ struct ReplicaResult {
   std::vector<SimTime> lost_by_cause;           ///< rolled-back work + downtime, indexed like causes
   std::shared_ptr<const std::vector<FailureCause>> causes;
   SimTime wasted_time;                       ///< summed over episodes
+  /// The persistent period in force at the end, in iterations (remote-periodic: its checkpoint
+  /// period; memory tiers: the persistent track; 0 = none). Moves with strategy.adaptive_interval.
+  std::int64_t final_persistent_every = 0;
   TimeBreakdown breakdown;
   [[nodiscard]] std::int64_t failures() const { return software_failures + hardware_failures; }
   [[nodiscard]] double ettr() const {

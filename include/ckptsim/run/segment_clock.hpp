@@ -39,6 +39,11 @@ struct SegmentPattern {
   bool checkpoints = false;
   std::int64_t persistent_every = 0;  ///< kp, 0 = none
   SimTime upload;
+  /// Multi-level (LevelClock, level_clock.hpp): level 2 every partner_every iterations (0 =
+  /// none) and the stalls of level-2 and level-3 checkpoints.
+  std::int64_t partner_every = 0;
+  SimTime partner_stall;
+  SimTime persistent_stall;
 
   static SegmentPattern from_costs(const StrategyCosts& c);
 };

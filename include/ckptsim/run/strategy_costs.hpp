@@ -26,6 +26,14 @@
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
 //   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
 //                       completion = S + U; k = max(1, ceil(U / T)) (paper §6 HighFreq).
+//   multi-level         SCR-style levels (Moody et al., SC '10): level 1 = a snapshot into the
+//                       machine's own CPU memory, S_1 = c / B_ser; level 2 = level 1 plus copies
+//                       to the m - 1 partner holders of the placement, S_2 = S_1 + (m-1) c / B_n;
+//                       level 3 = level 2 plus the write to storage, S_3 = S_2 + C / B_s. Every
+//                       checkpoint blocks (completion = its stall); a level-i checkpoint is also
+//                       a checkpoint of every level below it. Periods nest: k_1 = round(
+//                       local_interval / T), k_2 = k_1 round(partner_interval / (k_1 T)), k_3 =
+//                       k_2 round(persistent_interval / (k_2 T)) (no level 3 when "never").
 //   none                no checkpoints.
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
@@ -47,7 +55,9 @@ namespace ckptsim {
 
 struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's results)
 
-enum class CheckpointTier { none, memory, storage };
+/// Where a strategy's checkpoints land: none, CPU memory (+ a persistent upload track),
+/// storage, or the three levels of multi-level checkpointing.
+enum class CheckpointTier { none, memory, storage, multi_level };
 
 struct StrategyCosts {
   StrategyKind strategy = StrategyKind::none;
@@ -62,6 +72,16 @@ struct StrategyCosts {
   SimTime retrieval_peer;
   SimTime retrieval_storage;
   int replicas = 1;                       ///< m (memory tier)
+  /// Multi-level: level 1 every k (every_iterations, stall S), level 2 every k2 (a multiple of
+  /// k, stall partner_stall), level 3 every kp (persistent_every_iterations, a multiple of k2,
+  /// stall persistent_stall); 0 = the level is not used. Stalls are cumulative (S <= S2 <= S3).
+  std::int64_t partner_every_iterations = 0;
+  SimTime partner_stall;
+  SimTime persistent_stall;
+  /// remote-periodic / multi-level: the persistent period follows Daly's interval for the
+  /// failure rate seen so far (run/interval_policy.hpp), from this prior cluster MTBF.
+  bool adaptive_interval = false;
+  SimTime adaptive_prior_mtbf;
   PlacementScheme placement = PlacementScheme::group;  ///< memory tier
 };
 

@@ -17,7 +17,7 @@
 namespace ckptsim {
 
 /// Checkpoint and recovery strategy (strategy.kind).
-enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, none };
+enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, multi_level, none };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
 enum class PlacementScheme { group, ring, mixed, random };
 /// How checkpoint traffic is laid into an iteration (strategy.scheduler).
@@ -41,10 +41,11 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 5> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 6> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
+                                                                 {StrategyKind::multi_level, "multi-level"},
                                                                  {StrategyKind::none, "none"}}};
 };
 
@@ -111,11 +112,12 @@ std::vector<std::string> names_of() {
 }
 
 /// Strategies that keep checkpoints in CPU memory of m holders (replicas, placement and the
-/// GPU buffer of the traffic scheduler apply to them).
+/// GPU buffer of the traffic scheduler apply to them; multi-level: its partner level).
 constexpr bool keeps_checkpoints_in_memory(StrategyKind kind) {
   switch (kind) {
     case StrategyKind::gemini:
-    case StrategyKind::in_memory_blocking: return true;
+    case StrategyKind::in_memory_blocking:
+    case StrategyKind::multi_level: return true;
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:
     case StrategyKind::none: return false;

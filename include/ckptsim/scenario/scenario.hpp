@@ -67,6 +67,12 @@ struct StrategySpec {
   SchedulerKind scheduler = SchedulerKind::gemini;  ///< traffic scheduler (iteration model)
   std::optional<SimTime> persistent_interval = hours(3);  ///< gemini / in-memory-blocking; nullopt = never
   SimTime interval = hours(3);             ///< remote-periodic checkpoint interval
+  SimTime local_interval = minutes(10);    ///< multi-level: level 1 (own CPU memory) interval
+  SimTime partner_interval = minutes(30);  ///< multi-level: level 2 (partners' CPU memory) interval
+  /// Adaptive persistent interval (remote-periodic's interval, multi-level's level 3): at every
+  /// restart, Daly's interval for the failure rate estimated from the failures seen so far.
+  bool adaptive_interval = false;
+  SimTime adaptive_prior_mtbf = days(1);   ///< cluster MTBF the estimate starts from (weight: one failure)
   /// Explicit costs that bypass the first-order formulas / iteration model:
   std::optional<SimTime> checkpoint_stall;      ///< training blocked per checkpoint
   std::optional<SimTime> checkpoint_duration;   ///< from start until the checkpoint is complete

@@ -57,7 +57,7 @@ TEST_CASE("Eq. 1: periodic remote checkpoints under exponential failures") {
 }
 
 TEST_CASE("no failures: ETTR is exactly 1 minus the checkpoint-stall fraction") {
-  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::multi_level, StrategyKind::none}) {
     CAPTURE(kind);
     Scenario s = small_scenario(kind);
     s.strategy.checkpoint_stall = seconds(7);  // give gemini a stall too
@@ -118,7 +118,7 @@ TEST_CASE("GEMINI falls back to storage exactly when a whole group is lost") {
 }
 
 TEST_CASE("breakdown adds up to the wall time and ETTR lies in [0, 1], in every replica") {
-  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::multi_level, StrategyKind::none}) {
     for (double rate_per_day : {0.5, 5.0, 50.0}) {
       CAPTURE(kind);
       CAPTURE(rate_per_day);
@@ -149,7 +149,7 @@ TEST_CASE("closed form and iteration-by-iteration stepping agree exactly") {
   // enough that failures strike during checkpoints and during other failures' recoveries, a
   // Weibull process, iteration-count and duration targets.
   int compared = 0;
-  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::none}) {
+  for (const StrategyKind kind : {StrategyKind::gemini, StrategyKind::in_memory_blocking, StrategyKind::remote_periodic, StrategyKind::remote_highfreq, StrategyKind::multi_level, StrategyKind::none}) {
     for (const FailureProcessKind process : {FailureProcessKind::exponential, FailureProcessKind::weibull}) {
       for (double hardware : {0.0, 1.0, 0.5}) {
         Scenario s = small_scenario(kind);
@@ -158,6 +158,8 @@ TEST_CASE("closed form and iteration-by-iteration stepping agree exactly") {
         s.strategy.checkpoint_stall = seconds(9);
         s.strategy.interval = minutes(10);
         s.strategy.persistent_interval = minutes(20);
+        s.strategy.local_interval = minutes(2);    // multi-level: levels every 2, 6, 18 iterations
+        s.strategy.partner_interval = minutes(6);
         s.failures.process = process;
         s.failures.rate = 20.0 / 86400.0;
         s.failures.weibull_shape = 0.7;
@@ -193,7 +195,7 @@ TEST_CASE("closed form and iteration-by-iteration stepping agree exactly") {
       }
     }
   }
-  CHECK(compared == 30);
+  CHECK(compared == 36);
 }
 
 TEST_CASE("Monte Carlo output is identical for every thread count") {

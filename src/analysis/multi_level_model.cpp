@@ -1,0 +1,265 @@
+// The first-order multi-level checkpointing model of multi_level_model.hpp.
+#include "ckptsim/analysis/multi_level_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "ckptsim/checkpoint/placement.hpp"
+
+namespace ckptsim {
+namespace {
+
+/// Failure classes and the per-failure times of the model.
+struct ClassRates {
+  std::array<double, 3> rate{};
+  std::array<double, 3> downtime{};  ///< detection + restart (+ replacement wait for hardware)
+  double total = 0;
+};
+
+double mean_replacement_delay(const ReplacementSpec& r) {
+  switch (r.distribution) {
+    case ReplacementDistribution::fixed: return r.fixed.seconds();
+    case ReplacementDistribution::uniform: return 0.5 * (r.low.seconds() + r.high.seconds());
+    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+  }
+  return 0;
+}
+
+/// Share of the domains of size s that hold every holder of some machine's checkpoint.
+double domains_losing_memory(const Placement& p, int s) {
+  const int domains = (p.machines + s - 1) / s;
+  int losing = 0;
+  for (int d = 0; d < domains; ++d) {
+    const int lo = d * s;
+    const int hi = std::min(p.machines, lo + s);
+    for (int i = lo; i < hi; ++i) {
+      const auto& h = p.holders[static_cast<std::size_t>(i)];
+      if (std::all_of(h.begin(), h.end(), [&](int j) { return j >= lo && j < hi; })) {
+        ++losing;
+        break;
+      }
+    }
+  }
+  return static_cast<double>(losing) / domains;
+}
+
+/// Machine-failure rate of the cluster and its hardware share; false for traces.
+bool machine_rate(const Scenario& s, double& rate, double& hardware, std::vector<std::string>& notes) {
+  const auto& f = s.failures;
+  const double n = s.cluster.machines;
+  switch (f.process) {
+    case FailureProcessKind::exponential: rate = n * f.rate; break;
+    case FailureProcessKind::none: rate = 0; break;
+    case FailureProcessKind::weibull:
+      rate = n / (f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape));
+      notes.push_back("weibull failures treated as Poisson with the stationary rate N / MTBF (approximate)");
+      break;
+    case FailureProcessKind::trace: return false;
+  }
+  if (f.lemons.model == LemonModel::fraction) rate *= 1.0 + f.lemons.fraction * (f.lemons.multiple - 1.0);
+  hardware = f.hardware_fraction;
+  if (!f.causes.causes.empty()) {
+    double all = 0;
+    double hw = 0;
+    for (const auto& c : f.causes.causes) {
+      all += c.share;
+      if (c.hardware) hw += c.share;
+    }
+    hardware = all > 0 ? hw / all : 0.0;
+    notes.push_back("cause table: its hardware share is used; detection and restart are failures.detection / restart");
+  }
+  return true;
+}
+
+ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<std::string>& notes, bool& ok) {
+  ClassRates out;
+  double machines = 0;
+  double h = 0;
+  ok = machine_rate(s, machines, h, notes);
+  if (!ok) return out;
+  const double detect_restart = s.failures.detection.seconds() + s.failures.restart.seconds();
+  const double wait = s.cluster.standby_machines > 0 ? 0.0 : mean_replacement_delay(s.failures.replacement);
+  if (s.cluster.standby_machines > 0) notes.push_back("standby machines: replacement waits taken as zero (first order)");
+  out.rate[0] = machines * (1.0 - h);
+  out.rate[1] = machines * h;
+  const Placement placement = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
+  for (const auto& d : s.failures.domains) {
+    if (d.machines <= 0 || d.rate <= 0) continue;
+    const double r = std::ceil(static_cast<double>(s.cluster.machines) / d.machines) * d.rate;
+    const double lost = domains_losing_memory(placement, d.machines);
+    out.rate[0] += r * (1.0 - d.hardware_fraction);
+    out.rate[1] += r * d.hardware_fraction * (1.0 - lost);
+    out.rate[2] += r * d.hardware_fraction * lost;
+  }
+  out.downtime = {detect_restart, detect_restart + wait, detect_restart + wait};
+  out.total = out.rate[0] + out.rate[1] + out.rate[2];
+  return out;
+}
+
+struct Pattern {
+  double t = 0;
+  std::array<std::int64_t, 3> every{};  ///< k_i, 0 = not used
+  std::array<double, 3> stall{};
+};
+
+int level_of(const Pattern& p, std::int64_t version) {
+  if (p.every[2] > 0 && version % p.every[2] == 0) return 3;
+  if (p.every[1] > 0 && version % p.every[1] == 0) return 2;
+  return 1;
+}
+
+/// Walks one super-period: periods P_i, rollbacks E[rollback_i], overhead.
+void walk(const Pattern& p, MultiLevelPrediction& out) {
+  const std::int64_t top = p.every[2] > 0 ? p.every[2] : (p.every[1] > 0 ? p.every[1] : p.every[0]);
+  const std::int64_t blocks = top / p.every[0];
+  constexpr std::int64_t kMaxBlocks = 1000000;
+  const double k1t = static_cast<double>(p.every[0]) * p.t;
+  double stall_total = 0;
+  std::array<double, 3> count{};
+  if (blocks <= kMaxBlocks) {
+    for (int level = 1; level <= 3; ++level) {
+      if (p.every[static_cast<std::size_t>(level - 1)] <= 0) continue;
+      // Captures of level >= `level` in one super-period: stall s_j and length L_j to the next.
+      std::vector<double> stalls;
+      std::vector<double> lengths;
+      for (std::int64_t b = 1; b <= blocks; ++b) {
+        const int l = level_of(p, b * p.every[0]);
+        const double s = p.stall[static_cast<std::size_t>(l - 1)];
+        if (l >= level) {
+          stalls.push_back(s);
+          lengths.push_back(0);
+        }
+        if (!lengths.empty()) lengths.back() += s + k1t;
+        if (level == 1) stall_total += s;
+      }
+      // The blocks before the first capture of this level close the cyclic last period.
+      for (std::int64_t b = 1; b <= blocks; ++b) {
+        const int l = level_of(p, b * p.every[0]);
+        if (l >= level) break;
+        lengths.back() += p.stall[static_cast<std::size_t>(l - 1)] + k1t;
+      }
+      double num = 0;
+      double den = 0;
+      for (std::size_t j = 0; j < lengths.size(); ++j) {
+        const double prev = lengths[(j + lengths.size() - 1) % lengths.size()];
+        num += 0.5 * lengths[j] * lengths[j] + stalls[j] * prev;
+        den += lengths[j];
+      }
+      out.rollback_s[static_cast<std::size_t>(level - 1)] = num / den;
+      count[static_cast<std::size_t>(level - 1)] = static_cast<double>(lengths.size());
+    }
+  } else {
+    for (int i = 0; i < 3; ++i)
+      count[static_cast<std::size_t>(i)] = p.every[static_cast<std::size_t>(i)] > 0
+                                               ? static_cast<double>(top / p.every[static_cast<std::size_t>(i)])
+                                               : 0.0;
+    stall_total = p.stall[0] * (count[0] - count[1]) + p.stall[1] * (count[1] - count[2]) + p.stall[2] * count[2];
+  }
+  const double wall = static_cast<double>(top) * p.t + stall_total;
+  out.checkpoint_overhead = stall_total / wall;
+  for (std::size_t i = 0; i < 3; ++i) {
+    out.period_s[i] = count[i] > 0 ? wall / count[i] : 0.0;
+    if (blocks > kMaxBlocks && count[i] > 0) out.rollback_s[i] = 0.5 * out.period_s[i] + p.stall[i];
+  }
+}
+
+/// Wasted time per failure and ETTR of `p` under the class rates `r`.
+void evaluate(const Pattern& p, const ClassRates& r, const std::array<double, 3>& rho, MultiLevelPrediction& out) {
+  walk(p, out);
+  double loss = 0;
+  double wasted = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (r.rate[i] <= 0) continue;
+    // A class with no level of its own recovers from the next level up that exists (or scratch).
+    std::size_t level = i;
+    while (level < 3 && p.every[level] <= 0) ++level;
+    const double rollback = level < 3 ? out.rollback_s[level] : 0.0;
+    const double retrieval = level < 3 ? rho[level] : 0.0;
+    wasted += r.rate[i] * (rollback + retrieval);
+    loss += r.rate[i] * (rollback + retrieval + r.downtime[i]);
+  }
+  // Failures during an episode restart it and add no rollback of their own: with episodes as
+  // M/G/inf busy periods (analytic_models.hpp, 3a) there are e^{Lambda Lbar} failures per episode.
+  double service = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::size_t level = i;
+    while (level < 3 && p.every[level] <= 0) ++level;
+    service += r.rate[i] * (r.downtime[i] + (level < 3 ? rho[level] : 0.0));
+  }
+  out.failures_per_episode = std::exp(service);  // service = Lambda Lbar
+  out.wasted_time_per_failure_s = r.total > 0 ? wasted / r.total / out.failures_per_episode : 0.0;
+  out.ettr = std::max(0.0, 1.0 - out.checkpoint_overhead - loss);
+}
+
+}  // namespace
+
+MultiLevelPrediction predict_multi_level(const Scenario& s, const StrategyCosts& c) {
+  MultiLevelPrediction out;
+  bool ok = false;
+  const ClassRates r = class_rates(s, c, out.notes, ok);
+  if (!ok) {
+    out.reason = "no closed form for failure process \"" + std::string(name_of(s.failures.process)) +
+                 "\" (the multi-level model assumes Poisson failures)";
+    return out;
+  }
+  out.available = true;
+  out.rate = r.rate;
+  Pattern p;
+  p.t = c.iteration_time.seconds();
+  p.every = {c.every_iterations, c.partner_every_iterations, c.persistent_every_iterations};
+  p.stall = {c.stall.seconds(), c.partner_stall.seconds(), c.persistent_stall.seconds()};
+  out.every = p.every;
+  out.stall_s = p.stall;
+  out.retrieval_s = {c.retrieval_local.seconds(), c.retrieval_peer.seconds(), c.retrieval_storage.seconds()};
+  evaluate(p, r, out.retrieval_s, out);
+  if (c.adaptive_interval) out.notes.push_back("adaptive interval: the model uses the initial level-3 period");
+
+  // Best periods: P_i* = sqrt(2 (S_i - S_{i-1}) / lambda_i), capped at the run's length, nested.
+  const double horizon = s.run.duration ? s.run.duration->seconds() : p.t * static_cast<double>(s.run.iterations.value_or(1));
+  Pattern best = p;
+  double below = 0;
+  std::int64_t unit = 1;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const double extra = std::max(0.0, p.stall[i] - below);
+    below = p.stall[i];
+    const double star = r.rate[i] > 0 ? std::sqrt(2.0 * extra / r.rate[i]) : horizon;
+    out.best_period_s[i] = std::min(star, horizon);
+    const double steps = std::round(out.best_period_s[i] / (p.t * static_cast<double>(unit)));
+    best.every[i] = unit * static_cast<std::int64_t>(std::clamp(steps, 1.0, 1e9));
+    unit = best.every[i];
+  }
+  if (p.every[2] <= 0) best.every[2] = 0;  // persistent_interval "never": no level 3 to place
+  out.best_every = best.every;
+  MultiLevelPrediction at_best;
+  evaluate(best, r, out.retrieval_s, at_best);
+  out.best_ettr = at_best.ettr;
+  return out;
+}
+
+AnalyticPrediction multi_level_analytic(const Scenario& s, const StrategyCosts& c) {
+  AnalyticPrediction p;
+  const MultiLevelPrediction m = predict_multi_level(s, c);
+  if (!m.available) {
+    p.reason = m.reason;
+    return p;
+  }
+  p.available = true;
+  p.notes = m.notes;
+  p.notes.push_back("multi-level: first-order model (analysis/multi_level_model.hpp); only ETTR, wasted time per "
+                    "failure and the failure count have closed forms");
+  p.failure_rate = m.rate[0] + m.rate[1] + m.rate[2];
+  p.mtbf_s = p.failure_rate > 0 ? 1.0 / p.failure_rate : 0.0;
+  p.wall_time_s = s.run.duration ? s.run.duration->seconds()
+                                 : c.iteration_time.seconds() * static_cast<double>(s.run.iterations.value_or(0)) /
+                                       std::max(1e-12, m.ettr);
+  p.ettr = m.ettr;
+  p.ettr_asymptotic = m.ettr;
+  p.metrics["ettr"] = m.ettr;
+  p.metrics["wasted_time_per_failure_s"] = m.wasted_time_per_failure_s;
+  p.metrics["failures.total"] = p.failure_rate * p.wall_time_s;
+  return p;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,167 @@
+// The multi-level segment clocks of level_clock.hpp.
+#include "ckptsim/run/level_clock.hpp"
+
+#include <algorithm>
+
+namespace ckptsim {
+
+LevelClock::LevelClock(const SegmentPattern& p, std::int64_t n0) : p_(p), n0_(n0), a0_(n0 / std::max<std::int64_t>(1, p.every)) {
+  p_.every = std::max<std::int64_t>(1, p_.every);
+}
+
+std::int64_t LevelClock::period_blocks(CheckpointLevel level) const {
+  switch (level) {
+    case CheckpointLevel::local: return 1;
+    case CheckpointLevel::partner: return p_.partner_every / p_.every;
+    case CheckpointLevel::persistent: return p_.persistent_every / p_.every;
+  }
+  return 0;
+}
+
+std::int64_t LevelClock::count(std::int64_t q, std::int64_t blocks) const {
+  if (q <= 0 || blocks <= 0) return 0;
+  return (a0_ + blocks) / q - a0_ / q;
+}
+
+SimTime LevelClock::stall_sum(std::int64_t blocks) const {
+  if (blocks <= 0) return SimTime::zero();
+  const std::int64_t q2 = period_blocks(CheckpointLevel::partner);
+  const std::int64_t q3 = period_blocks(CheckpointLevel::persistent);
+  SimTime sum = p_.stall * blocks;
+  SimTime below = p_.stall;  // the stall level 3 adds to
+  if (q2 > 0) {
+    sum += (p_.partner_stall - p_.stall) * count(q2, blocks);
+    below = p_.partner_stall;
+  }
+  if (q3 > 0) sum += (p_.persistent_stall - below) * count(q3, blocks);
+  return sum;
+}
+
+SimTime LevelClock::block_stall(std::int64_t b) const {
+  const std::int64_t a = a0_ + b;
+  const std::int64_t q2 = period_blocks(CheckpointLevel::partner);
+  const std::int64_t q3 = period_blocks(CheckpointLevel::persistent);
+  if (q3 > 0 && a % q3 == 0) return p_.persistent_stall;
+  if (q2 > 0 && a % q2 == 0) return p_.partner_stall;
+  return p_.stall;
+}
+
+SimTime LevelClock::block_start(std::int64_t b) const {
+  if (b <= 0) return SimTime::zero();
+  return p_.iteration * (b * p_.every) + stall_sum(b - 1);
+}
+
+std::int64_t LevelClock::last_block(SimTime e, bool end) const {
+  std::int64_t lo = 0;                                         // always satisfies (block 0)
+  std::int64_t hi = e / (p_.iteration * p_.every) + 1;         // block_start(hi) > e
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    const SimTime at = block_start(mid) + (end ? block_stall(mid) : SimTime::zero());
+    if (at <= e) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+SimTime LevelClock::time_to_complete(std::int64_t j) const {
+  if (j <= 0) return SimTime::zero();
+  return p_.iteration * j + (p_.checkpoints ? stall_sum((j - 1) / p_.every) : SimTime::zero());
+}
+
+std::int64_t LevelClock::completed(SimTime e) const {
+  std::int64_t lo = 0;
+  std::int64_t hi = e / p_.iteration;  // time_to_complete(j) >= j T
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (time_to_complete(mid) <= e) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+SimTime LevelClock::stall(SimTime e) const {
+  if (!p_.checkpoints) return SimTime::zero();
+  const std::int64_t b = last_block(e, false);
+  if (b < 1) return SimTime::zero();
+  return stall_sum(b - 1) + std::min(e - block_start(b), block_stall(b));
+}
+
+std::optional<SegmentCheckpoint> LevelClock::latest_at_level(SimTime e, CheckpointLevel level) const {
+  const std::int64_t q = period_blocks(level);
+  if (!p_.checkpoints || q <= 0) return std::nullopt;
+  const std::int64_t done = last_block(e, true);
+  if (done < 1) return std::nullopt;
+  const std::int64_t b = done - (a0_ + done) % q;
+  if (b < 1) return std::nullopt;
+  return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
+}
+
+// ---- iteration by iteration ----
+
+int SteppedLevelClock::level_of(std::int64_t version) const {
+  if (p_.persistent_every > 0 && version % p_.persistent_every == 0) return 3;
+  if (p_.partner_every > 0 && version % p_.partner_every == 0) return 2;
+  return 1;
+}
+
+bool SteppedLevelClock::carrying(std::int64_t i) const {
+  const std::int64_t k = std::max<std::int64_t>(1, p_.every);
+  return p_.checkpoints && i - 1 >= k && (i - 1) % k == 0;
+}
+
+SimTime SteppedLevelClock::stall_of(std::int64_t i) const {
+  if (!carrying(i)) return SimTime::zero();
+  switch (level_of(n0_ + i - 1)) {
+    case 3: return p_.persistent_stall;
+    case 2: return p_.partner_stall;
+    default: return p_.stall;
+  }
+}
+
+SimTime SteppedLevelClock::time_to_complete(std::int64_t j) const {
+  SimTime t;
+  for (std::int64_t i = 1; i <= j; ++i) t += p_.iteration + stall_of(i);
+  return t;
+}
+
+std::int64_t SteppedLevelClock::completed(SimTime e) const {
+  SimTime t;
+  for (std::int64_t i = 1;; ++i) {
+    t += p_.iteration + stall_of(i);
+    if (t > e) return i - 1;
+  }
+}
+
+SimTime SteppedLevelClock::stall(SimTime e) const {
+  SimTime start;
+  SimTime total;
+  for (std::int64_t i = 1; start < e; ++i) {
+    total += std::min(stall_of(i), e - start);
+    start += p_.iteration + stall_of(i);
+  }
+  return total;
+}
+
+std::optional<SegmentCheckpoint> SteppedLevelClock::latest_at_level(SimTime e, CheckpointLevel level) const {
+  if (!p_.checkpoints) return std::nullopt;
+  if (level == CheckpointLevel::partner && p_.partner_every <= 0) return std::nullopt;
+  if (level == CheckpointLevel::persistent && p_.persistent_every <= 0) return std::nullopt;
+  std::optional<SegmentCheckpoint> best;
+  SimTime start;
+  for (std::int64_t i = 1; start <= e; ++i) {
+    const SimTime s = stall_of(i);
+    const std::int64_t version = n0_ + i - 1;
+    if (carrying(i) && level_of(version) >= static_cast<int>(level) && start + s <= e)
+      best = SegmentCheckpoint{version, start};
+    start += p_.iteration + s;
+  }
+  return best;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,90 @@
+// The first-order multi-level model (analysis/multi_level_model.hpp) against hand calculation
+// and against the run model.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "ckptsim/analysis/multi_level_model.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "../common/test_scenarios.hpp"
+
+using namespace ckptsim;
+using ckptsim::test::small_scenario;
+
+namespace {
+
+/// 16 machines, T = 60 s, levels every 5 / 15 / 60 iterations, stalls 0.75 / 1.5 / 121.5 s
+/// (small_scenario: shard 0.75 GB at 1 GB/s for snapshot and NIC, 12 GB at 100 MB/s to storage).
+/// Machine failures 4 per cluster-day, half hardware; racks of 2 machines (one replica group
+/// each: every rack failure takes both holders) failing 1 per cluster-day, all hardware.
+/// Classes: lambda_1 = 2/d (software), lambda_2 = 2/d (single machines), lambda_3 = 1/d (racks).
+Scenario multi_level_case() {
+  Scenario s = small_scenario(StrategyKind::multi_level);
+  s.strategy.local_interval = minutes(5);
+  s.strategy.partner_interval = minutes(15);
+  s.strategy.persistent_interval = hours(1);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 4.0 / 86400.0 / s.cluster.machines;
+  s.failures.hardware_fraction = 0.5;
+  s.failures.domains[static_cast<std::size_t>(DomainKind::rack)] = DomainSpec{2, 1.0 / 86400.0 / 8, 1.0};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("multi-level model: class rates, periods and the best intervals by hand") {
+  const Scenario s = multi_level_case();
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  const MultiLevelPrediction m = predict_multi_level(s, c);
+  REQUIRE(m.available);
+  CHECK(m.rate[0] == doctest::Approx(2.0 / 86400));
+  CHECK(m.rate[1] == doctest::Approx(2.0 / 86400));
+  CHECK(m.rate[2] == doctest::Approx(1.0 / 86400));
+  // One super-period of 60 iterations: 12 level-1 blocks, of which 4 are level >= 2 and 1 level 3.
+  // Stalls: 8 x 0.75 + 3 x 1.5 + 121.5 = 132 s; wall 3600 + 132 = 3732 s.
+  CHECK(m.checkpoint_overhead == doctest::Approx(132.0 / 3732.0));
+  CHECK(m.period_s[0] == doctest::Approx(3732.0 / 12));
+  CHECK(m.period_s[1] == doctest::Approx(3732.0 / 4));
+  CHECK(m.period_s[2] == doctest::Approx(3732.0));
+  // Level 3 has one capture per super-period: L = 3732, s = 121.5 -> 3732/2 + 121.5 = 1987.5 s.
+  CHECK(m.rollback_s[2] == doctest::Approx(1987.5));
+  // Best periods: sqrt(2 dS / lambda): level 1 sqrt(2 x 0.75 x 43200) = 254.6 s -> k1 = 4;
+  // level 2 sqrt(2 x 0.75 x 43200) = 254.6 s -> one level-1 step (k2 = 4);
+  // level 3 sqrt(2 x 120 x 86400) = 4553.7 s -> round(4553.7 / 240) = 19 steps -> k3 = 76.
+  CHECK(m.best_period_s[0] == doctest::Approx(254.56).epsilon(1e-3));
+  CHECK(m.best_period_s[2] == doctest::Approx(4553.7).epsilon(1e-3));
+  CHECK(m.best_every[0] == 4);
+  CHECK(m.best_every[1] == 4);
+  CHECK(m.best_every[2] == 76);
+}
+
+TEST_CASE("multi-level model: wasted time per failure agrees with the run model") {
+  Scenario s = multi_level_case();
+  s.run.duration = days(400);
+  s.run.replicas = 60;
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  const MultiLevelPrediction m = predict_multi_level(s, c);
+  const RunModel model(s, c);
+  MonteCarloOptions o;
+  o.replicas = s.run.replicas;
+  o.jobs = 2;
+  const RunSummary r = summarize(run_replicas(model, o));
+  const auto& w = r.at("wasted_time_per_failure_s");
+  // Tolerance: the 95% interval plus the first-order terms the model drops, of relative order
+  // sum_i (lambda_i / Lambda) lambda_i P_i (a second failure of the same class within one period,
+  // restarts resetting the checkpoint phase): (2 x 311 x 2 + 2 x 933 x 2 + 1 x 3732) / (5 x 86400)
+  // = 2.0%.
+  double order = 0;
+  const double total = m.rate[0] + m.rate[1] + m.rate[2];
+  for (std::size_t i = 0; i < 3; ++i) order += m.rate[i] / total * m.rate[i] * m.period_s[i];
+  CAPTURE(w.mean);
+  CAPTURE(w.ci95);
+  CAPTURE(m.wasted_time_per_failure_s);
+  CHECK(order < 0.03);
+  CHECK(std::fabs(w.mean - m.wasted_time_per_failure_s) <= w.ci95 + order * m.wasted_time_per_failure_s);
+  CHECK(w.ci95 < 0.02 * w.mean);  // a sharp comparison
+  // Recoveries by tier follow the classes (episodes of several failures aside, order Lambda L).
+  const double episodes = r.at("recoveries.local").mean + r.at("recoveries.peer").mean + r.at("recoveries.storage").mean;
+  CHECK(r.at("recoveries.local").mean / episodes == doctest::Approx(0.4).epsilon(0.05));
+  CHECK(r.at("recoveries.storage").mean / episodes == doctest::Approx(0.2).epsilon(0.08));
+}

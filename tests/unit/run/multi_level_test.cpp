@@ -1,0 +1,189 @@
+// Multi-level checkpointing in the run model (issue 12): the level clock against iteration-by-
+// iteration stepping, recovery from the cheapest surviving level on a hand-built failure
+// sequence, and the adaptive persistent interval converging to Daly's.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "ckptsim/run/interval_policy.hpp"
+#include "ckptsim/run/level_clock.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "../common/test_scenarios.hpp"
+
+using namespace ckptsim;
+using ckptsim::test::small_scenario;
+
+namespace {
+
+/// T = 10 s; level 1 every 2 iterations (stall 1 s), level 2 every 4 (3 s), level 3 every 8 (7 s).
+SegmentPattern hand_pattern() {
+  SegmentPattern p;
+  p.iteration = seconds(10);
+  p.every = 2;
+  p.stall = seconds(1);
+  p.completion = seconds(1);
+  p.checkpoints = true;
+  p.partner_every = 4;
+  p.partner_stall = seconds(3);
+  p.persistent_every = 8;
+  p.persistent_stall = seconds(7);
+  return p;
+}
+
+int tier(const ReplicaResult& r, RecoveryTier t) { return static_cast<int>(r.recoveries[static_cast<std::size_t>(t)]); }
+
+}  // namespace
+
+TEST_CASE("level clock: hand-computed block starts, stalls and latest checkpoints") {
+  // From state 0: block b captures state 2b. Levels: 2 -> 1, 4 -> 2, 6 -> 1, 8 -> 3, with stalls
+  // 1, 3, 1, 7 s. Captures: b1 at 20; b2 at 40 + 1 = 41; b3 at 60 + 1 + 3 = 64; b4 at 80 + 5 = 85.
+  const LevelClock c(hand_pattern(), 0);
+  // 9 iterations: 90 s plus the stalls of the 4 blocks before iteration 9 = 90 + 12 = 102 s.
+  CHECK(c.time_to_complete(9) == seconds(102));
+  CHECK(c.completed(seconds(102)) == 9);
+  CHECK(c.completed(seconds(101.9)) == 8);
+  // Stall by 86 s: blocks 1-3 (5 s) and 1 s of block 4's 7 s.
+  CHECK(c.stall(seconds(86)) == seconds(6));
+  // Level 2 at 44 s: block 2 (state 4) is usable at 41 + 3 = 44; a moment earlier only block 1
+  // (state 2, level 1) is complete, so no level->=2 checkpoint exists yet.
+  REQUIRE(c.latest_at_level(seconds(44), CheckpointLevel::partner).has_value());
+  CHECK(c.latest_at_level(seconds(44), CheckpointLevel::partner)->version == 4);
+  CHECK(c.latest_at_level(seconds(44), CheckpointLevel::partner)->captured_at == seconds(41));
+  CHECK_FALSE(c.latest_at_level(seconds(43.9), CheckpointLevel::partner).has_value());
+  CHECK(c.latest_at_level(seconds(43.9), CheckpointLevel::local)->version == 2);
+  // Level 3: block 4 (state 8) is usable at 85 + 7 = 92.
+  CHECK_FALSE(c.latest_persistent(seconds(91.9)).has_value());
+  CHECK(c.latest_persistent(seconds(92))->version == 8);
+  // At 92 s the newest level-1 checkpoint is the same state 8 (a level-3 one is a level-1 one too).
+  CHECK(c.latest_checkpoint(seconds(92))->version == 8);
+}
+
+TEST_CASE("level clock: closed form equals iteration-by-iteration stepping") {
+  // The same queries, from states of each level, at every 0.25 s over 600 s.
+  SegmentPattern p = hand_pattern();
+  p.stall = SimTime::from_seconds(0.5);
+  for (const std::int64_t n0 : {0, 2, 4, 6, 8, 14}) {
+    const LevelClock fast(p, n0);
+    const SteppedLevelClock slow(p, n0);
+    for (int q = 0; q <= 2400; ++q) {
+      const SimTime e = SimTime::from_seconds(0.25 * q);
+      CAPTURE(n0);
+      CAPTURE(q);
+      REQUIRE(fast.completed(e) == slow.completed(e));
+      REQUIRE(fast.stall(e) == slow.stall(e));
+      for (const auto level : {CheckpointLevel::local, CheckpointLevel::partner, CheckpointLevel::persistent}) {
+        const auto a = fast.latest_at_level(e, level);
+        const auto b = slow.latest_at_level(e, level);
+        REQUIRE(a.has_value() == b.has_value());
+        if (a) {
+          REQUIRE(a->version == b->version);
+          REQUIRE(a->captured_at == b->captured_at);
+        }
+      }
+    }
+    for (std::int64_t j = 0; j < 60; ++j) REQUIRE(fast.time_to_complete(j) == slow.time_to_complete(j));
+  }
+}
+
+TEST_CASE("multi-level: a failure recovers from the cheapest level that survived") {
+  // 16 machines, T = 60 s, shard 0.75 GB, 2 replicas in groups {0,1}, {2,3}, ... (small_scenario).
+  // Levels: local every 2 iterations (2 min), partners every 6 (6 min), storage every 12 (12 min).
+  // Stalls: S1 = 0.75 GB / 1 GB/s = 0.75 s; S2 = S1 + 0.75 GB / 1 GB/s = 1.5 s; S3 = S2 + 12 GB /
+  // 100 MB/s = 121.5 s. Retrieval: local 0.75 s, peer 1.5 s, storage 120.75 s. Detection 15 s,
+  // restart 60 s, replacement 5 min, no standby.
+  Scenario s = small_scenario(StrategyKind::multi_level);
+  s.strategy.local_interval = minutes(2);
+  s.strategy.partner_interval = minutes(6);
+  s.strategy.persistent_interval = minutes(12);
+  s.failures.process = FailureProcessKind::trace;
+  s.run.duration = seconds(3000);
+  const auto path = std::filesystem::temp_directory_path() / "ckptsim_multi_level_trace.csv";
+  {
+    std::ofstream csv(path);
+    // 1. software at 500 s: state 8 (captured 483 s, usable 483.75 s) is in every machine's
+    //    memory -> local; rollback 500 - 483 = 17 s, + 0.75 s retrieval; resumes at 575.75 s.
+    // 2. hardware, machine 0, at 1200 s (segment time 624.25 s): the newest level-1 state (16) is
+    //    gone with machine 0's memory; the newest level->=2 state is 12 (level 3, captured at
+    //    segment time 240.75 s), whose copy survives on machine 1 -> peer; rollback 624.25 -
+    //    240.75 = 383.5 s, + 1.5 s; replacement ready at 1200 + 15 + 300 = 1515 s, resumes at 1576.5 s.
+    // 3. hardware, machine 2 at 2000 s and machine 3 at 2005 s, in the same episode: both
+    //    holders of group {2,3} lose their memory -> level 2 lost -> storage, state 12 again
+    //    (segment time 423.5 s lost), + 120.75 s; ready at 2005 + 15 + 300 = 2320 s, resumes at
+    //    2320 + 120.75 + 60 = 2500.75 s.
+    csv << "time,machine,type\n500,5,software\n1200,0,hardware\n2000,2,hardware\n2005,3,hardware\n";
+  }
+  s.failures.trace_file = path.string();
+  const RunModel model(s, compute_strategy_costs(s, nullptr));
+  const ReplicaResult r = model.simulate(0);
+  const ReplicaResult exact = model.simulate(0, AdvanceMode::exact);
+  std::filesystem::remove(path);
+  CHECK(model.costs().every_iterations == 2);
+  CHECK(model.costs().partner_every_iterations == 6);
+  CHECK(model.costs().persistent_every_iterations == 12);
+  REQUIRE(r.failures() == 4);
+  CHECK(tier(r, RecoveryTier::local) == 1);
+  CHECK(tier(r, RecoveryTier::peer) == 1);
+  CHECK(tier(r, RecoveryTier::storage) == 1);
+  CHECK(tier(r, RecoveryTier::scratch) == 0);
+  // Wasted = (17 + 0.75) + (383.5 + 1.5) + (423.5 + 120.75) = 947 s.
+  CHECK(r.wasted_time == seconds(947));
+  // From state 12 at 2500.75 s, 499.25 s remain: 8 iterations take 480 s + stalls of states 14,
+  // 16 (level 1) and 18 (level 2) = 483 s; a ninth would end at 543 s. Final state 20.
+  CHECK(r.iterations == 20);
+  CHECK(exact.iterations == r.iterations);
+  CHECK(exact.wasted_time == r.wasted_time);
+  CHECK(exact.breakdown.checkpoint_stall == r.breakdown.checkpoint_stall);
+}
+
+TEST_CASE("multi-level: before the first level-3 checkpoint a lost partner level means scratch") {
+  // Machines 0 and 1 (one group) both replaced at 300 s, before state 12's level-3 checkpoint:
+  // levels 1 and 2 are gone, level 3 does not exist yet -> scratch.
+  Scenario s = small_scenario(StrategyKind::multi_level);
+  s.strategy.local_interval = minutes(2);
+  s.strategy.partner_interval = minutes(6);
+  s.strategy.persistent_interval = minutes(12);
+  s.failures.process = FailureProcessKind::trace;
+  s.run.duration = seconds(1000);
+  const auto path = std::filesystem::temp_directory_path() / "ckptsim_multi_level_scratch.csv";
+  {
+    std::ofstream csv(path);
+    csv << "time,machine,type\n400,0,hardware\n401,1,hardware\n";
+  }
+  s.failures.trace_file = path.string();
+  const RunModel model(s, compute_strategy_costs(s, nullptr));
+  const ReplicaResult r = model.simulate(0);
+  std::filesystem::remove(path);
+  CHECK(tier(r, RecoveryTier::scratch) == 1);
+  CHECK(tier(r, RecoveryTier::peer) + tier(r, RecoveryTier::local) + tier(r, RecoveryTier::storage) == 0);
+  // Everything before 400 s is rolled back (the lineage of the initial state is 0).
+  CHECK(r.wasted_time == seconds(400));
+}
+
+TEST_CASE("adaptive interval converges to Daly's interval under constant-rate failures") {
+  // remote-periodic, stall delta = C / B_s = 120 s, cluster MTBF M = 6 h = 21600 s. Daly (FGCS
+  // 2006): tau = sqrt(2 delta M)(1 + sqrt(x)/3 + x/9) - delta, x = delta/(2M) = 1/360:
+  // sqrt(5184000) = 2276.84; x-terms 1.017883 -> tau = 2197.54 s = 36.63 iterations of 60 s.
+  // Over W = 200 d a replica sees n ~ 800 failures; the estimate (n+1)/(t+M0) has relative sd
+  // 1/sqrt(n), tau (~ rate^-1/2) half that, 1.8% = 0.65 iterations, plus rounding to a whole
+  // iteration (sd 0.29): sd ~ 0.72 iterations per replica. Mean of 40 replicas: sd 0.11;
+  // tolerance 5 sd = 0.57 (false alarm ~ 6e-7), plus 0.05 for the mean of rounded values.
+  Scenario s = small_scenario(StrategyKind::remote_periodic);
+  s.strategy.adaptive_interval = true;
+  s.strategy.adaptive_prior_mtbf = days(1);  // deliberately 4x off: the data must win
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 1.0 / (21600.0 * s.cluster.machines);
+  s.run.duration = days(200);
+  s.run.replicas = 40;
+  const RunModel model(s, compute_strategy_costs(s, nullptr));
+  double sum = 0;
+  for (int i = 0; i < s.run.replicas; ++i) {
+    const ReplicaResult r = model.simulate(static_cast<std::uint64_t>(i));
+    CHECK(std::fabs(static_cast<double>(r.final_persistent_every) - 36.63) < 5 * 0.72 + 0.5);
+    sum += static_cast<double>(r.final_persistent_every);
+  }
+  CHECK(std::fabs(sum / s.run.replicas - 36.63) < 0.62);
+  // Without failures seen, the policy uses the prior alone: Daly(120 s, 1 d) = 4474.0 s = 74.57 iterations -> 75.
+  CHECK(adaptive_period_iterations(seconds(120), seconds(60), 1, 0, SimTime::zero(), days(1)) == 75);
+}

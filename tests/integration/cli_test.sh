@@ -343,5 +343,37 @@ check "analyze with one replica prints ci95 n/a and flags nothing (no spread to 
   out=\$('$bin' analyze $paper -r 1) && grep -q '0 metric(s) outside' <<<\"\$out\" && grep 'ETTR' <<<\"\$out\" | grep -q 'n/a' &&
   ! grep -qiE 'nan|inf' <<<\"\$out\""
 
+# Multi-level checkpointing, the adaptive interval and standby pool sizing (issue 12).
+python3 -c "
+import json; d = json.load(open('$paper'))
+d['strategy'] = {'kind': 'multi-level', 'replicas': 2, 'local_interval': '10min', 'partner_interval': '30min'}
+d['run']['replicas'] = 20
+json.dump(d, open('$tmp/multi-level.json', 'w'))
+d['strategy'] = {'kind': 'remote-periodic', 'adaptive_interval': True, 'adaptive_prior_mtbf': '12h'}
+json.dump(d, open('$tmp/adaptive.json', 'w'))"
+check "list strategies names multi-level" bash -c "'$bin' list strategies | grep -q '^ *multi-level'"
+check "run: multi-level shows its levels and recovers from local memory and peers" bash -c "
+  '$bin' run '$tmp/multi-level.json' -o '$tmp/ml.json' > /dev/null && '$bin' run '$tmp/multi-level.json' | grep -q '^levels ' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/ml.json')); c = d['costs']
+assert c['tier'] == 'multi-level' and c['every_iterations'] < c['partner_every_iterations'] < c['persistent_every_iterations'], c
+assert c['checkpoint_stall_s'] < c['partner_stall_s'] < c['persistent_stall_s'], c
+r = d['summary']['recoveries']; assert r['local']['mean'] > 0 and r['peer']['mean'] > 0, r
+\""
+check "analyze: multi-level prints the level table and its best periods" bash -c "
+  out=\$('$bin' analyze '$tmp/multi-level.json' -r 0) && grep -qF 'P_i* = sqrt' <<<\"\$out\" &&
+  grep -qE '^  storage ' <<<\"\$out\" && '$bin' analyze '$tmp/multi-level.json' -r 0 --json |
+  python3 -c 'import json,sys; d=json.load(sys.stdin); m=d[\"closed_form\"][\"multi_level\"]; assert len(m[\"levels\"]) == 3 and m[\"best_ettr\"] >= m[\"ettr\"] - 1e-9, m'"
+check "run: the adaptive interval reports its policy" bash -c "'$bin' run '$tmp/adaptive.json' -r 2 | grep -q 'at first, adaptive'"
+check "optimize --objective goodput chooses the standby pool and reports goodput per machine-hour" bash -c "
+  '$bin' optimize $paper --vary /cluster/standby_machines=0,2,16 --objective goodput --json > '$tmp/standby.json' &&
+  python3 -c \"
+import json; d = json.load(open('$tmp/standby.json'))
+assert 'goodput per machine-hour' in d['ranking'], d['ranking']
+for c in d['candidates']: assert abs(c['goodput_per_machine_hour'] - c['ettr'] * 16 / (16 + c['standby_machines'])) < 1e-12
+assert d['best']['standby_machines'] == 0, d['best']
+\""
+check "optimize --objective with an unknown name exits 2" exits_with 2 "$bin" optimize $paper --vary /cluster/standby_machines=0 --objective fastest
+
 echo "1..$n"
 [[ $failures -eq 0 ]]

@@ -150,8 +150,6 @@ TEST_CASE("ckptsim optimize and analyze: usage errors, input errors, JSON output
   CHECK(a["closed_form"]["intervals"].contains("daly_s"));
 }
 
-}  // namespace ckptsim
-
 TEST_CASE("optimize: standby pool sizing by goodput per machine-hour") {
   // 16 machines. A standby machine removes the replacement wait of the hardware failures that
   // find it free, so ETTR cannot fall with more standbys (closed form: Erlang loss term), but
@@ -178,3 +176,5 @@ TEST_CASE("optimize: standby pool sizing by goodput per machine-hour") {
   CHECK(r.why_runner_up_lost.find("standby") != std::string::npos);
   CHECK(r.ranking.find("goodput per machine-hour") != std::string::npos);
 }
+
+}  // namespace ckptsim

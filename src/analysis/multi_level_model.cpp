@@ -189,8 +189,40 @@ void evaluate(const Pattern& p, const ClassRates& r, const std::array<double, 3>
     service += r.rate[i] * (r.downtime[i] + (level < 3 ? rho[level] : 0.0));
   }
   out.failures_per_episode = std::exp(service);  // service = Lambda Lbar
+  out.mean_service_s = r.total > 0 ? service / r.total : 0.0;
   out.wasted_time_per_failure_s = r.total > 0 ? wasted / r.total / out.failures_per_episode : 0.0;
   out.ettr = std::max(0.0, 1.0 - out.checkpoint_overhead - loss);
+}
+
+/// Minimises F = sum_i dS_i / P_i + lambda_i P_i / 2 subject to P_1 <= P_2 <= P_3. Unconstrained
+/// P_i* = sqrt(2 dS_i / lambda_i); where that order is violated, adjacent levels are pooled
+/// (they share one period, sqrt(2 sum dS / sum lambda) over the pool) until it holds (pool
+/// adjacent violators; F is a sum of convex functions of each P_i). Capped at `horizon`.
+std::array<double, 3> best_periods(const std::array<double, 3>& stall, const std::array<double, 3>& rate, double horizon) {
+  struct Pool {
+    double ds = 0;
+    double lam = 0;
+    int levels = 0;
+    [[nodiscard]] double period(double cap) const { return lam > 0 ? std::min(cap, std::sqrt(2.0 * ds / lam)) : cap; }
+  };
+  std::vector<Pool> pools;
+  double below = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    pools.push_back(Pool{std::max(0.0, stall[i] - below), rate[i], 1});
+    below = stall[i];
+    while (pools.size() > 1 && pools[pools.size() - 2].period(horizon) > pools.back().period(horizon)) {
+      const Pool top = pools.back();
+      pools.pop_back();
+      pools.back().ds += top.ds;
+      pools.back().lam += top.lam;
+      pools.back().levels += top.levels;
+    }
+  }
+  std::array<double, 3> out{};
+  std::size_t i = 0;
+  for (const auto& pool : pools)
+    for (int l = 0; l < pool.levels; ++l) out[i++] = pool.period(horizon);
+  return out;
 }
 
 }  // namespace
@@ -218,14 +250,10 @@ MultiLevelPrediction predict_multi_level(const Scenario& s, const StrategyCosts&
 
   // Best periods: P_i* = sqrt(2 (S_i - S_{i-1}) / lambda_i), capped at the run's length, nested.
   const double horizon = s.run.duration ? s.run.duration->seconds() : p.t * static_cast<double>(s.run.iterations.value_or(1));
+  out.best_period_s = best_periods(p.stall, r.rate, horizon);
   Pattern best = p;
-  double below = 0;
   std::int64_t unit = 1;
   for (std::size_t i = 0; i < 3; ++i) {
-    const double extra = std::max(0.0, p.stall[i] - below);
-    below = p.stall[i];
-    const double star = r.rate[i] > 0 ? std::sqrt(2.0 * extra / r.rate[i]) : horizon;
-    out.best_period_s[i] = std::min(star, horizon);
     const double steps = std::round(out.best_period_s[i] / (p.t * static_cast<double>(unit)));
     best.every[i] = unit * static_cast<std::int64_t>(std::clamp(steps, 1.0, 1e9));
     unit = best.every[i];
@@ -256,6 +284,9 @@ AnalyticPrediction multi_level_analytic(const Scenario& s, const StrategyCosts& 
                                        std::max(1e-12, m.ettr);
   p.ettr = m.ettr;
   p.ettr_asymptotic = m.ettr;
+  p.mean_service_s = m.mean_service_s;
+  p.failures_per_episode = m.failures_per_episode;
+  p.episode_mean_s = p.failure_rate > 0 ? std::expm1(p.failure_rate * m.mean_service_s) / p.failure_rate : 0.0;
   p.metrics["ettr"] = m.ettr;
   p.metrics["wasted_time_per_failure_s"] = m.wasted_time_per_failure_s;
   p.metrics["failures.total"] = p.failure_rate * p.wall_time_s;

@@ -37,8 +37,11 @@
 // (a level-i checkpoint costs S_i - S_{i-1} more than one of the level below, and happens every
 // P_i; a class-i failure loses P_i/2 on average), and dF/dP_i = 0 gives Young's rule per level:
 //   P_i* = sqrt(2 (S_i - S_{i-1}) / lambda_i)
-// (infinite when lambda_i = 0: capped at the run's length). Periods must nest: k_1 = round(P_1*/T)
-// and k_i = k_{i-1} round(P_i* / (k_{i-1} T)), each at least one step of the level below. The
+// (infinite when lambda_i = 0: capped at the run's length). Periods must nest, P_1 <= P_2 <= P_3:
+// where the P_i* violate that order, adjacent levels are pooled into one period
+// sqrt(2 sum dS / sum lambda) over the pool until it holds (pool adjacent violators, exact for
+// this separable convex F); then k_1 = round(P_1*/T) and k_i = k_{i-1} round(P_i* / (k_{i-1} T)),
+// each at least one step of the level below. The
 // derivation is ours, first order, in the model of Di et al. (who optimise the number of level-i
 // checkpoints between two level-(i+1) ones) and reduces to Young's interval for one level.
 // Checked against the run model in tests/unit/analysis/multi_level_model_test.cpp.
@@ -65,6 +68,7 @@ struct MultiLevelPrediction {
   std::array<double, 3> retrieval_s{};         ///< rho_i
   double checkpoint_overhead = 0;              ///< S_tot / (K T + S_tot)
   double failures_per_episode = 0;             ///< e^{Lambda Lbar}
+  double mean_service_s = 0;                   ///< Lbar
   double wasted_time_per_failure_s = 0;
   double ettr = 0;
   std::array<double, 3> best_period_s{};       ///< P_i*

@@ -58,6 +58,20 @@ TEST_CASE("multi-level model: class rates, periods and the best intervals by han
   CHECK(m.best_every[2] == 76);
 }
 
+TEST_CASE("multi-level model: best periods that violate the nesting are pooled") {
+  // 90% of the 4 machine failures per day hardware: lambda_1 = 0.4/d, lambda_2 = 3.6/d (+ racks
+  // at level 3). Alone, P_1* = sqrt(2 x 0.75 / (0.4/86400)) = 569.2 s > P_2* = sqrt(2 x 0.75 /
+  // (3.6/86400)) = 189.7 s, which cannot nest; pooled: sqrt(2 x 1.5 / (4/86400)) = 254.56 s for
+  // both levels.
+  Scenario s = multi_level_case();
+  s.failures.hardware_fraction = 0.9;
+  const MultiLevelPrediction m = predict_multi_level(s, compute_strategy_costs(s, nullptr));
+  CHECK(m.best_period_s[0] == doctest::Approx(254.56).epsilon(1e-3));
+  CHECK(m.best_period_s[1] == doctest::Approx(254.56).epsilon(1e-3));
+  CHECK(m.best_every[0] == 4);
+  CHECK(m.best_every[1] == 4);
+}
+
 TEST_CASE("multi-level model: wasted time per failure agrees with the run model") {
   Scenario s = multi_level_case();
   s.run.duration = days(400);

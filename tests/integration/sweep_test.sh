@@ -169,6 +169,53 @@ check "plot.py: a file that is no ckptsim output exits 2" bash -c "
 
 # scripts/slurm/sweep.sbatch with a stand-in sbatch that runs array tasks one after another and
 # then the dependent job: the shards and the merge must give the unsharded points.csv.
+# analyze and placement points. An analyze point is the document of `ckptsim analyze --json` on
+# the point's scenario (its seed is the point seed), without the manifest, plus the hash.
+cat >"$tmp/analyze-spec.json" <<'JSON'
+{ "base": "base.json", "command": "analyze", "seed": 5,
+  "axes": [ {"pointer": "/strategy", "values": [{"kind": "gemini"}, {"kind": "remote-periodic"}]} ] }
+JSON
+check "analyze points: each result is ckptsim analyze --json on the point's scenario" bash -c "
+  '$bin' sweep '$tmp/analyze-spec.json' -o '$tmp/analyze' --quiet && /usr/bin/python3 -c \"
+import json, subprocess, sys
+rows = [json.loads(l) for l in open('$tmp/analyze/points.jsonl')]
+assert len(rows) == 2 and all(r['status'] == 'ok' for r in rows), rows
+for r in rows:
+    result = r['result']
+    json.dump(result['scenario'], open('$tmp/analyze-point.json', 'w'))
+    doc = json.loads(subprocess.check_output(['$bin', 'analyze', '$tmp/analyze-point.json', '--json']))
+    del doc['manifest']
+    assert len(result.pop('scenario_hash')) == 16
+    assert doc == result, r['index']
+\" && head -1 '$tmp/analyze/points.csv' | grep -q '^index,strategy,status,ettr_closed,ettr,ettr_ci95,'"
+# Placement points of 16 machines, 2 replicas. By hand: group (8 pairs) loses a checkpoint at
+# k = 2 only when the two failures are a pair: P2 = 1 - 8/C(16,2) = 1 - 8/120; ring (16 adjacent
+# pairs): P2 = 1 - 16/120; P1 = 1 for both; group at k = 3: one machine from each of 3 pairs,
+# C(8,3) 2^3 / C(16,3) = 448/560 = 0.8; storage machines at k = 2 for group: 16 x 8/120.
+cat >"$tmp/placement-spec.json" <<'JSON'
+{ "base": "base.json", "command": "placement",
+  "axes": [ {"pointer": "/strategy", "values": [{"kind": "gemini", "replicas": 2, "placement": "group"},
+                                                 {"kind": "gemini", "replicas": 2, "placement": "ring"}]} ] }
+JSON
+check "placement points: P_k of group and ring match the hand counts" bash -c "
+  '$bin' sweep '$tmp/placement-spec.json' -o '$tmp/placement' --quiet && /usr/bin/python3 -c \"
+import csv
+rows = list(csv.DictReader(open('$tmp/placement/points.csv')))
+close = lambda a, b: abs(float(a) - b) < 1e-12
+g, r = rows
+assert close(g['p_recover_k1'], 1) and close(r['p_recover_k1'], 1), rows
+assert close(g['p_recover_k2'], 1 - 8 / 120) and close(r['p_recover_k2'], 1 - 16 / 120), rows
+assert close(g['p_recover_k3'], 448 / 560), rows
+assert close(g['storage_machines_k2'], 16 * 8 / 120), rows
+assert g['shards_per_machine'] == '2', rows
+\""
+check "placement points: the curve equals ckptsim placement --json for the same N, m and scheme" bash -c "
+  '$bin' placement --machines 16 --replicas 2 --scheme ring --json > '$tmp/placement-cmd.json' && /usr/bin/python3 -c \"
+import json
+point = [json.loads(l) for l in open('$tmp/placement/points.jsonl')][1]['result']['placement']
+cmd = json.load(open('$tmp/placement-cmd.json'))['schemes']['ring']
+assert point['k'] == cmd['k'] and point['probability'] == cmd['probability'], (point, cmd)
+\""
 mkdir -p "$tmp/fakebin"
 cat >"$tmp/fakebin/sbatch" <<'STUB'
 #!/usr/bin/env bash

@@ -14,29 +14,7 @@ root=$(pwd)
 [[ $bin == /* ]] || bin="$root/$bin"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/check.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failed=$((failed + 1))
-    sed 's/^/#     /' "$tmp/check.out" | head -20
-  fi
-}
-
-exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
-  local code=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
-}
+source tests/integration/tap.sh
 
 # A small sweep: 2 strategies x 3 machine counts (0 is invalid) x 2 failure rates = 12 points of
 # the paper's testbed, one day and 5 replicas each.
@@ -244,5 +222,4 @@ if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
     ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&
     cmp '$tmp/one/points.csv' '$tmp/mpi/points.csv'"
 fi
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_finish

@@ -12,33 +12,7 @@ bin=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failures=0
-
-check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/check.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failures=$((failures + 1))
-    sed 's/^/#     /' "$tmp/check.out" | head -20
-  fi
-}
-
-exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
-  local code=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
-}
-
-json_has() {  # json_has FILE EXPRESSION: a Python expression over `d` (the parsed file) is true
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
-}
+source tests/integration/tap.sh
 
 paper=scenarios/paper/gpt2-100b-16xp4d.json
 
@@ -375,5 +349,4 @@ assert d['best']['standby_machines'] == 0, d['best']
 \""
 check "optimize --objective with an unknown name exits 2" exits_with 2 "$bin" optimize $paper --vary /cluster/standby_machines=0 --objective fastest
 
-echo "1..$n"
-[[ $failures -eq 0 ]]
+tap_finish

@@ -56,4 +56,23 @@ void BM_RunModel1024Machines30Days(benchmark::State& state) {
 }
 BENCHMARK(BM_RunModel1024Machines30Days)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+/// The same run with erasure-coded groups (g = 8, p = 2): a replaced machine touches the g
+/// counters of its group instead of its m holder sets.
+void BM_RunModel1024MachinesErasureCoded30Days(benchmark::State& state) {
+  auto s = large_gemini_scenario();
+  s.strategy.kind = ckptsim::StrategyKind::erasure_coded;
+  s.strategy.group_size = 8;
+  s.strategy.parity = 2;
+  const ckptsim::RunModel model(s, ckptsim::compute_strategy_costs(s, nullptr));
+  ckptsim::MonteCarloOptions options;
+  options.replicas = static_cast<int>(state.range(0));
+  options.jobs = 1;
+  for (auto _ : state) {
+    const auto results = ckptsim::run_replicas(model, options);
+    benchmark::DoNotOptimize(results.data());
+  }
+  state.SetItemsProcessed(state.iterations() * options.replicas);
+}
+BENCHMARK(BM_RunModel1024MachinesErasureCoded30Days)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

@@ -22,6 +22,7 @@
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "erasure_summary.hpp"
 
 namespace ckptsim::cli {
 
@@ -110,6 +111,7 @@ nlohmann::json analyze_json(const CommandContext& ctx, const Scenario& scenario,
   doc["manifest"] = make_manifest(scenario, ctx.command_line);
   doc["scenario"] = effective_scenario_json(scenario);
   doc["costs"] = costs_json(costs);
+  if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);
   nlohmann::json closed;
   closed["available"] = p.available;
   if (!p.available) closed["reason"] = p.reason;
@@ -156,6 +158,7 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
   out << fmt::format("costs      iteration {}, every {} iteration(s), stall {}, complete after {}\n",
                      format_duration(costs.iteration_time), costs.every_iterations, format_duration(costs.stall),
                      format_duration(costs.completion));
+  if (costs.erasure_coded()) print_erasure_summary(out, scenario, costs);
   if (!p.available) {
     out << fmt::format("closed form: not available — {}\n", p.reason);
   } else {

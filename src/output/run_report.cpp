@@ -76,7 +76,7 @@ nlohmann::json summary_json(const RunSummary& summary) {
 }
 
 nlohmann::json costs_json(const StrategyCosts& c) {
-  return nlohmann::json{{"strategy", name_of(c.strategy)},
+  nlohmann::json j{{"strategy", name_of(c.strategy)},
                         {"tier", tier_name(c.tier)},
                         {"iteration_time_s", c.iteration_time.seconds()},
                         {"every_iterations", c.every_iterations},
@@ -87,6 +87,8 @@ nlohmann::json costs_json(const StrategyCosts& c) {
                         {"retrieval_local_s", c.retrieval_local.seconds()},
                         {"retrieval_peer_s", c.retrieval_peer.seconds()},
                         {"retrieval_storage_s", c.retrieval_storage.seconds()}};
+  if (c.erasure_coded()) j["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
+  return j;
 }
 
 nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
@@ -104,7 +106,10 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
                      s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
                      horizon);
   std::string strategy(name_of(s.strategy.kind));
-  if (c.tier == CheckpointTier::memory)
+  if (c.erasure_coded())
+    strategy += fmt::format(" (groups of {} with {} parity, {} placement, every {} iteration(s))", c.group_size, c.parity,
+                            name_of(c.placement), c.every_iterations);
+  else if (c.tier == CheckpointTier::memory)
     strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, name_of(c.placement),
                             c.every_iterations);
   else if (c.tier == CheckpointTier::storage)

@@ -26,6 +26,10 @@
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
 //   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
 //                       completion = S + U; k = max(1, ceil(U / T)) (paper §6 HighFreq).
+//   erasure-coded       groups of g machines, p parity symbols per stripe (checkpoint/erasure_code.hpp):
+//                       traffic p c per machine planned like GEMINI's with m = p + 1 (same S);
+//                       completion = max(k T, E) + S with encode E = p c / B_enc;
+//                       retrieval peer = (g-p) c / B_n + (g-p) c / B_enc + c / B_ser (repair).
 //   none                no checkpoints.
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
@@ -61,8 +65,12 @@ struct StrategyCosts {
   SimTime retrieval_local;
   SimTime retrieval_peer;
   SimTime retrieval_storage;
-  int replicas = 1;                       ///< m (memory tier)
+  int replicas = 1;                       ///< m (memory tier; 1 for erasure-coded: one copy, coded)
   PlacementScheme placement = PlacementScheme::group;  ///< memory tier
+  int group_size = 0;                     ///< g (erasure-coded; 0 otherwise)
+  int parity = 0;                         ///< p (erasure-coded; 0 otherwise)
+  SimTime encode;                         ///< E = p c / B_enc per checkpoint (erasure-coded)
+  [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 
 /// First-order iteration time when the scenario gives none and no iteration model result is

@@ -212,12 +212,13 @@ for bad in "parity=0:/strategy/parity" "parity=8:/strategy/group_size" "group_si
   check "erasure-coded with $field = $value exits 2 naming $pointer" bash -c "
     '$bin' run '$tmp/ec-bad.json' -r 1 2>'$tmp/ec-bad.err'; [[ \$? -eq 2 ]] && grep -q 'ec-bad.json' '$tmp/ec-bad.err' && grep -qF '$pointer' '$tmp/ec-bad.err'"
 done
-check "optimize varies the parity of erasure-coded checkpoints" bash -c "
-  '$bin' optimize $ec --vary /strategy/parity=1,2 --json > '$tmp/ec-opt.json' &&
+python3 -c "import json; d = json.load(open('scenarios/paper/gpt2-100b-16xp4d.json')); d['strategy'] = {'kind': 'erasure-coded', 'group_size': 8}; json.dump(d, open('$tmp/ec-paper.json', 'w'))"
+check "optimize varies the parity of erasure-coded checkpoints (GPT-2 100B on 16 p4d)" bash -c "
+  '$bin' optimize '$tmp/ec-paper.json' --vary /strategy/parity=1,2 --json > '$tmp/ec-opt.json' &&
   python3 -c \"import json; c = json.load(open('$tmp/ec-opt.json'))['candidates']; assert [x['status'] for x in c] == ['ok', 'ok'], c\""
-check "gemini runs with the group-spread placement" bash -c "
-  python3 -c \"import json; d = json.load(open('$ec')); d['strategy'] = {'kind': 'gemini', 'replicas': 2, 'placement': 'group-spread'}; json.dump(d, open('$tmp/spread.json', 'w'))\" &&
-  '$bin' run '$tmp/spread.json' -r 2 --output '$tmp/spread-out.json' >/dev/null && json_has '$tmp/spread-out.json' \"d['scenario']['strategy']['placement'] == 'group-spread'\""
+python3 -c "import json; d = json.load(open('$ec')); d['strategy'] = {'kind': 'gemini', 'replicas': 2, 'placement': 'group-spread'}; json.dump(d, open('$tmp/spread.json', 'w'))"
+check "gemini runs with the group-spread placement" exits_with 0 "$bin" run "$tmp/spread.json" -r 2 --output "$tmp/spread-out.json"
+check "  ... and the effective scenario keeps it" json_has "$tmp/spread-out.json" "d['scenario']['strategy']['placement'] == 'group-spread'"
 
 # --- result files and standard output (a file of its own) ---
 # shellcheck source=tests/integration/output_files_test.sh

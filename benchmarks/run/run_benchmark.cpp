@@ -32,4 +32,15 @@ void BM_RunModel1024MachinesMultiLevel30Days(benchmark::State& state) {
 }
 BENCHMARK(BM_RunModel1024MachinesMultiLevel30Days)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+/// The same run with erasure-coded groups (g = 8, p = 2): a replaced machine touches the g
+/// counters of its group instead of its m holder sets.
+void BM_RunModel1024MachinesErasureCoded30Days(benchmark::State& state) {
+  auto s = large_gemini_scenario();
+  s.strategy.kind = ckptsim::StrategyKind::erasure_coded;
+  s.strategy.group_size = 8;
+  s.strategy.parity = 2;
+  ckptsim::bench::run_replica_batch(state, s);
+}
+BENCHMARK(BM_RunModel1024MachinesErasureCoded30Days)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

@@ -496,6 +496,18 @@ RunAccounts run_accounts(const CycleInputs& in, const Episodes& e, const PhasesP
   return a;
 }
 
+/// P(Binomial(n, q) >= at_least), summed from the top term down (each term by lgamma).
+double binomial_tail(int n, int at_least, double q) {
+  if (at_least <= 0) return 1.0;
+  if (at_least > n || q <= 0) return 0.0;
+  if (q >= 1) return 1.0;
+  double sum = 0;
+  for (int i = n; i >= at_least; --i)
+    sum += std::exp(std::lgamma(n + 1.0) - std::lgamma(i + 1.0) - std::lgamma(n - i + 1.0) + i * std::log(q) +
+                    (n - i) * std::log1p(-q));
+  return std::min(1.0, sum);
+}
+
 /// Section 3e, memory strategies: fallbacks to storage when a whole holder set was replaced.
 void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInputs& in, const Episodes& e,
                       const SegmentTerms& sg, const HorizonTerms& ht, double sets_per_machine, RunAccounts& a,
@@ -503,7 +515,7 @@ void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInpu
   const double lam = in.lam;
   const int mrep = std::max(1, c.replicas);
   double p_ep = 0;
-  if (mrep == 1) {
+  if (mrep == 1 && !c.erasure_coded()) {
     p.memory_loss_per_hardware_failure = 1.0;
     p_ep = 1.0 - a.p_local;
   } else {
@@ -512,7 +524,11 @@ void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInpu
     const double ex_short = sg.one_minus_q > 0 && sg.q1 < 1 ? ht.ex - in.a1 * sg.q1 / (1.0 - sg.q1) : 0.0;
     const double window = rem_busy + in.a1 + (1.0 - sg.q1) / sg.q1 * (ex_short + e.mean_length);
     const double pm = -std::expm1(-in.h * lam_m * window);
-    p.memory_loss_per_hardware_failure = std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
+    // Replicas: the other m - 1 holders of one of j's sets all replaced. Erasure-coded: at least
+    // p of the other g - 1 members of j's group replaced (binomial tail; one group per machine).
+    p.memory_loss_per_hardware_failure =
+        c.erasure_coded() ? binomial_tail(c.group_size - 1, c.parity, pm)
+                          : std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
     p_ep = std::min(1.0, in.h * e.failures_per_episode * p.memory_loss_per_hardware_failure);
   }
   p.memory_loss_per_episode = p_ep;
@@ -581,7 +597,7 @@ void regime_note(const StrategyCosts& c, const CycleInputs& in, const Episodes& 
                  AnalyticPrediction& p) {
   std::vector<std::string> why;
   if (e.load > 0.3) why.push_back(fmt::format("Lambda Lbar = {:.2f} (episodes overlap often)", e.load));
-  if (c.tier == CheckpointTier::memory && c.replicas > 1 && p.memory_loss_per_episode > 0.01)
+  if (c.tier == CheckpointTier::memory && (c.replicas > 1 || c.erasure_coded()) && p.memory_loss_per_episode > 0.01)
     why.push_back(fmt::format("memory loss in {:.0f}% of episodes", 100.0 * p.memory_loss_per_episode));
   if (in.checkpoints && (1.0 - sg.q1) / sg.q1 * sg.cycle_mean > 0.1 * w)
     why.push_back("the first checkpoint is expected late in the run (many scratch recoveries)");
@@ -701,7 +717,8 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   double lam = 0;
   out.ok = cluster_failure_rate(scenario, lam, out.base);
   out.base.failure_rate = lam;
-  if (out.ok && costs.tier == CheckpointTier::memory) out.sets = holder_sets_per_machine(scenario, costs);
+  if (out.ok && costs.tier == CheckpointTier::memory && !costs.erasure_coded())
+    out.sets = holder_sets_per_machine(scenario, costs);
   return out;
 }
 

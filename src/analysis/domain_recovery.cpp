@@ -73,22 +73,6 @@ std::vector<BigCount> component_counts(const std::vector<int>& domains, const st
 
 }  // namespace
 
-Placement spread_group_placement(int machines, int replicas) {
-  if (replicas < 1 || machines < replicas || machines % replicas != 0)
-    throw PlacementError("--replicas", fmt::format("domain-aware group placement needs the replica count ({}) to divide the machine "
-                                     "count ({})",
-                                     replicas, machines));
-  Placement p;
-  p.scheme = "group-spread";
-  p.machines = machines;
-  p.replicas = replicas;
-  p.holders.resize(static_cast<std::size_t>(machines));
-  const int stride = machines / replicas;
-  for (int i = 0; i < machines; ++i)
-    for (int t = 0; t < replicas; ++t) p.holders[static_cast<std::size_t>(i)].push_back(i % stride + t * stride);
-  return p;
-}
-
 std::vector<BigCount> domain_recovery_counts(const Placement& placement, int domain_size) {
   if (domain_size < 1) throw PlacementError("--domain-size", fmt::format("domain size must be at least 1, found {}", domain_size));
   const int domains = (placement.machines + domain_size - 1) / domain_size;

@@ -24,10 +24,18 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   // remote-highfreq on 15 machines escaped as a PlacementError).
   const bool validated =
       scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
-  const int m = validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
-  const bool group_fits = scenario.strategy.placement != PlacementScheme::group || n % m == 0;
-  s.placement = make_placement(validated || group_fits ? scenario.strategy.placement : PlacementScheme::mixed, n, m,
-                               scenario.run.seed);
+  int m = validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
+  const bool group_fits = !is_group_placement(scenario.strategy.placement) || n % m == 0;
+  if (scenario.strategy.kind == StrategyKind::erasure_coded) {
+    // Erasure-coded groups send p c per machine (checkpoint/erasure_code.hpp), planned as p
+    // copies to the p next machines: the same bytes through every NIC as the real destinations,
+    // spread over the g - 1 other members of the group.
+    m = std::clamp(scenario.strategy.parity + 1, 1, n);
+    s.placement = ring_placement(n, m);
+  } else {
+    s.placement = make_placement(validated || group_fits ? scenario.strategy.placement : PlacementScheme::mixed, n, m,
+                                 scenario.run.seed);
+  }
   const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
   s.input.spans = s.model.profile.common_spans();
   s.input.shard_bytes = params * scenario.training.checkpoint_bytes_per_parameter / n / g;

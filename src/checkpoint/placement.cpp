@@ -132,6 +132,19 @@ Placement group_placement(int machines, int replicas) {
   return p;
 }
 
+Placement spread_group_placement(int machines, int replicas) {
+  check_counts(machines, replicas);
+  if (machines % replicas != 0)
+    throw PlacementError("/strategy/placement",
+                         fmt::format("group-spread placement needs the group size ({}) to divide the machine count ({})",
+                                     replicas, machines));
+  Placement p = empty_placement("group-spread", machines, replicas);
+  const int stride = machines / replicas;
+  for (int i = 0; i < machines; ++i)
+    for (int t = 0; t < replicas; ++t) p.holders[static_cast<std::size_t>(i)].push_back(i % stride + t * stride);
+  return p;
+}
+
 Placement ring_placement(int machines, int replicas) {
   check_counts(machines, replicas);
   Placement p = empty_placement("ring", machines, replicas);
@@ -262,6 +275,9 @@ const Registry<PlacementFactory>& placement_registry() {
           [](int n, int m, std::uint64_t) { return mixed_placement(n, m); });
     r.add(name(PlacementScheme::random), "seeded random Latin-rectangle placement: every machine stores exactly m shards",
           [](int n, int m, std::uint64_t seed) { return random_placement(n, m, seed); });
+    r.add(name(PlacementScheme::group_spread),
+          "groups of m machines N/m apart, each group across m racks (domain-aware; m must divide N)",
+          [](int n, int m, std::uint64_t) { return spread_group_placement(n, m); });
     return r;
   }();
   return registry;

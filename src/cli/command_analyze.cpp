@@ -24,6 +24,7 @@
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "erasure_summary.hpp"
 
 namespace ckptsim::cli {
 
@@ -75,6 +76,7 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
   out << fmt::format("costs      iteration {}, every {} iteration(s), stall {}, complete after {}\n",
                      format_duration(costs.iteration_time), costs.every_iterations, format_duration(costs.stall),
                      format_duration(costs.completion));
+  if (costs.erasure_coded()) print_erasure_summary(out, scenario, costs);
   if (!p.available) {
     out << fmt::format("closed form: not available — {}\n", p.reason);
   } else {
@@ -170,6 +172,7 @@ int command_analyze(const CommandContext& ctx) {
     doc["manifest"] = make_manifest(scenario, ctx.command_line);
     if (costs.tier == CheckpointTier::multi_level)
       doc["closed_form"]["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
+    if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);
     ctx.out << doc.dump(2) << '\n';
     return 0;
   }

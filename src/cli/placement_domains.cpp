@@ -16,7 +16,8 @@ void print_domain_failures(const CommandContext& ctx, const DomainTableRequest& 
   const int domains = (rq.machines + rq.domain_size - 1) / rq.domain_size;
   const int last = rq.j_last < 0 ? std::min(domains, 8) : std::min(rq.j_last, domains);
   auto placements = rq.placements;
-  if (rq.machines % rq.replicas == 0)
+  const bool listed = std::any_of(placements.begin(), placements.end(), [](const auto& e) { return e.first == "group-spread"; });
+  if (!listed && rq.machines % rq.replicas == 0)
     placements.emplace_back("group-spread", spread_group_placement(rq.machines, rq.replicas));
   nlohmann::json out{{"machines", rq.machines}, {"replicas", rq.replicas}, {"domain_size", rq.domain_size},
                      {"domains", domains}, {"schemes", nlohmann::json::object()}};

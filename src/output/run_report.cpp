@@ -93,6 +93,7 @@ nlohmann::json costs_json(const StrategyCosts& c) {
     out["partner_stall_s"] = c.partner_stall.seconds();
     out["persistent_stall_s"] = c.persistent_stall.seconds();
   }
+  if (c.erasure_coded()) out["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
   if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
   return out;
 }
@@ -112,7 +113,10 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
                      s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
                      horizon);
   std::string strategy(name_of(s.strategy.kind));
-  if (c.tier == CheckpointTier::memory)
+  if (c.erasure_coded())
+    strategy += fmt::format(" (groups of {} with {} parity, {} placement, every {} iteration(s))", c.group_size, c.parity,
+                            name_of(c.placement), c.every_iterations);
+  else if (c.tier == CheckpointTier::memory)
     strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, name_of(c.placement),
                             c.every_iterations);
   else if (c.tier == CheckpointTier::storage)

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/checkpoint/erasure_code.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
@@ -28,11 +29,12 @@ struct Version {
   SimTime lineage;
 };
 
-/// Which holder sets lost every holder since the latest complete in-memory checkpoint.
+/// Which holder sets lost too many holders since the latest complete in-memory checkpoint:
+/// every holder (replicas, lost_at = 0), or lost_at of them (erasure-coded groups: p + 1).
 class MemoryHealth {
  public:
-  MemoryHealth(const Placement* placement, const std::vector<std::vector<int>>* stored_on)
-      : placement_(placement), stored_on_(stored_on) {
+  MemoryHealth(const Placement* placement, const std::vector<std::vector<int>>* stored_on, int lost_at)
+      : placement_(placement), stored_on_(stored_on), lost_at_(lost_at) {
     if (placement_ != nullptr) {
       empty_.assign(static_cast<std::size_t>(placement_->machines), 0);
       lost_holders_.assign(static_cast<std::size_t>(placement_->machines), 0);
@@ -54,7 +56,8 @@ class MemoryHealth {
     for (int i : (*stored_on_)[static_cast<std::size_t>(j)]) {
       auto& lost = lost_holders_[static_cast<std::size_t>(i)];
       if (lost == 0) damaged_.push_back(i);
-      if (++lost == static_cast<int>(placement_->holders[static_cast<std::size_t>(i)].size())) whole_set_lost_ = true;
+      const int limit = lost_at_ > 0 ? lost_at_ : static_cast<int>(placement_->holders[static_cast<std::size_t>(i)].size());
+      if (++lost == limit) whole_set_lost_ = true;
     }
   }
   [[nodiscard]] bool recoverable() const { return !whole_set_lost_; }
@@ -65,6 +68,7 @@ class MemoryHealth {
  private:
   const Placement* placement_;
   const std::vector<std::vector<int>>* stored_on_;
+  int lost_at_ = 0;
   std::vector<char> empty_;
   std::vector<int> lost_holders_;
   std::vector<int> touched_;
@@ -78,13 +82,13 @@ template <typename Clock>
 class ReplicaSimulation {
  public:
   ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const Placement* placement,
-                    const std::vector<std::vector<int>>* stored_on, const std::vector<TraceRecord>* trace,
+                    const std::vector<std::vector<int>>* stored_on, int lost_at, const std::vector<TraceRecord>* trace,
                     const std::shared_ptr<const std::vector<FailureCause>>& causes, std::uint64_t replica)
       : s_(s),
         causes_(*causes),
         c_(c),
         pattern_(SegmentPattern::from_costs(c)),
-        memory_health_(placement, stored_on),
+        memory_health_(placement, stored_on, lost_at),
         replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)) {
     failures_ = make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace});
     pending_failure_ = failures_->next();
@@ -405,7 +409,13 @@ class ReplicaSimulation {
 }  // namespace
 
 RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(scenario), costs_(std::move(costs)) {
-  if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
+  if (costs_.erasure_coded()) {
+    // A coding group is a holder set of all its g members, lost when p + 1 of them are replaced.
+    placement_ = erasure_groups(costs_.placement, scenario_.cluster.machines, ErasureCode{costs_.group_size, costs_.parity});
+    lost_at_ = costs_.parity + 1;
+    stored_on_ = placement_.stored_on();
+    has_placement_ = true;
+  } else if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
     placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);
     stored_on_ = placement_.stored_on();
     has_placement_ = true;
@@ -445,12 +455,12 @@ ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const 
   const Placement* p = has_placement_ ? &placement_ : nullptr;
   if (costs_.tier == CheckpointTier::multi_level) {
     if (mode == AdvanceMode::exact)
-      return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
-    return ReplicaSimulation<LevelClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
+      return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
+    return ReplicaSimulation<LevelClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
   }
   if (mode == AdvanceMode::exact)
-    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, &trace_, causes_, replica).run();
+    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
 }
 
 }  // namespace ckptsim

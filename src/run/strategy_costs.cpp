@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "ckptsim/checkpoint/erasure_code.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
@@ -77,14 +78,16 @@ void persistent_track(const CostInputs& in, StrategyCosts& c) {
   c.upload = in.storage_transfer;
 }
 
-SimTime network_copies(const CostInputs& in) {
-  return checked_transfer_time((in.s.strategy.replicas - 1) * in.shard, in.s.cluster.network_bandwidth,
-                               "/cluster/network_bandwidth", "sending the checkpoint copies");
+SimTime network_copies(const CostInputs& in, double bytes) {
+  return checked_transfer_time(bytes, in.s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+                               "sending the checkpoint copies");
 }
 
-void gemini_costs(const CostInputs& in, StrategyCosts& c) {
-  in_memory_common(in, c);
-  const std::int64_t k = c.every_iterations;
+SimTime replica_bytes_time(const CostInputs& in) { return network_copies(in, (in.s.strategy.replicas - 1) * in.shard); }
+
+/// The stall S of a checkpoint whose traffic (`bytes` per machine) is interleaved into the idle
+/// spans of k iterations (GEMINI's scheme; the iteration model planned the same bytes).
+SimTime interleaved_stall(const CostInputs& in, std::int64_t k, double bytes) {
   if (in.iteration != nullptr) {
     // The iteration model planned one checkpoint into one iteration's idle spans: stall1 is
     // what did not fit. Over k iterations the spans of k iterations carry it; each extra
@@ -92,20 +95,20 @@ void gemini_costs(const CostInputs& in, StrategyCosts& c) {
     // the blocking time, minus stall1). Hidden entirely from min_every_iterations on.
     const SimTime stall1 =
         std::max(SimTime::zero(), in.iteration->iteration_time_with_checkpoint - in.iteration->iteration_time);
-    if (k >= in.iteration->min_every_iterations) {
-      c.stall = SimTime::zero();
-    } else {
-      const SimTime carried = std::max(SimTime::zero(), in.iteration->blocking_checkpoint_time - stall1);
-      c.stall = carried.ns() > 0 && k - 1 > (stall1.ns() / carried.ns())
-                    ? SimTime::zero()
-                    : std::max(SimTime::zero(), stall1 - carried * (k - 1));
-    }
-  } else {
-    const SimTime idle = in.t - std::min(in.t, first_order_communication_time(in.s));
-    const SimTime copies = network_copies(in);
-    c.stall = idle.ns() > 0 && k > copies.ns() / idle.ns() ? SimTime::zero()
-                                                           : std::max(SimTime::zero(), copies - idle * k);
+    if (k >= in.iteration->min_every_iterations) return SimTime::zero();
+    const SimTime carried = std::max(SimTime::zero(), in.iteration->blocking_checkpoint_time - stall1);
+    return carried.ns() > 0 && k - 1 > (stall1.ns() / carried.ns()) ? SimTime::zero()
+                                                                   : std::max(SimTime::zero(), stall1 - carried * (k - 1));
   }
+  const SimTime idle = in.t - std::min(in.t, first_order_communication_time(in.s));
+  const SimTime copies = network_copies(in, bytes);
+  return idle.ns() > 0 && k > copies.ns() / idle.ns() ? SimTime::zero() : std::max(SimTime::zero(), copies - idle * k);
+}
+
+void gemini_costs(const CostInputs& in, StrategyCosts& c) {
+  in_memory_common(in, c);
+  const std::int64_t k = c.every_iterations;
+  c.stall = interleaved_stall(in, k, (in.s.strategy.replicas - 1) * in.shard);
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
   // Sent during the k iterations after the state is captured; complete at the block's end.
   c.completion = checked_add(checked_multiply(in.t, k, kEvery, "k iterations"), c.stall, kEvery,
@@ -113,9 +116,32 @@ void gemini_costs(const CostInputs& in, StrategyCosts& c) {
   persistent_track(in, c);
 }
 
+/// Erasure-coded groups (checkpoint/erasure_code.hpp): p c per machine through the idle spans,
+/// encoded on the CPU as it arrives; a replaced machine rebuilds its shard from g - p symbols.
+void erasure_coded_costs(const CostInputs& in, StrategyCosts& c) {
+  in_memory_common(in, c);
+  const ErasureCode code{in.s.strategy.group_size, in.s.strategy.parity};
+  c.group_size = code.group_size;
+  c.parity = code.parity;
+  c.replicas = 1;
+  const std::int64_t k = c.every_iterations;
+  c.stall = interleaved_stall(in, k, code.traffic_bytes(in.shard));
+  if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
+  const std::string bw = "/strategy/encode_bandwidth";
+  c.encode = checked_transfer_time(code.encode_bytes(in.shard), in.s.strategy.encode_bandwidth, bw, "a checkpoint's encode");
+  const SimTime traffic = checked_multiply(in.t, k, kEvery, "k iterations");
+  c.completion = checked_add(std::max(traffic, c.encode), c.stall, kEvery, "the checkpoint completion time");
+  const double repair = code.repair_bytes(in.shard);
+  const SimTime fetch = checked_transfer_time(repair, in.s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+                                              "a replaced machine's repair reads");
+  const SimTime decode = checked_transfer_time(repair, in.s.strategy.encode_bandwidth, bw, "a replaced machine's decode");
+  c.retrieval_peer = checked_add(checked_add(fetch, decode, bw, "a repair"), in.load, bw, "a repair");
+  persistent_track(in, c);
+}
+
 void in_memory_blocking_costs(const CostInputs& in, StrategyCosts& c) {
   in_memory_common(in, c);
-  c.stall = in.iteration != nullptr ? in.iteration->blocking_checkpoint_time : network_copies(in);
+  c.stall = in.iteration != nullptr ? in.iteration->blocking_checkpoint_time : replica_bytes_time(in);
   if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
   c.completion = c.stall;
   persistent_track(in, c);
@@ -180,6 +206,10 @@ const Registry<StrategyCostFunction>& strategy_registry() {
     r.add(name(StrategyKind::remote_highfreq), "HighFreq: blocking snapshot to CPU memory, background upload; next one when it lands",
           &remote_highfreq_costs);
     r.add(name(StrategyKind::in_memory_blocking), "GEMINI's placement, but copies sent while training waits", &in_memory_blocking_costs);
+    r.add(name(StrategyKind::erasure_coded),
+          "erasure-coded CPU memory: groups of g machines keep their shards plus p parity symbols per stripe "
+          "(XOR for p = 1, Reed-Solomon beyond), traffic interleaved like GEMINI's; survives any p replaced machines per group",
+          &erasure_coded_costs);
     r.add(name(StrategyKind::multi_level), "SCR-style multi-level: own CPU memory / partners' CPU memory / storage, each with its "
                     "own interval; a failure recovers from the cheapest level that survived", &multi_level_costs);
     r.add(name(StrategyKind::none), "no checkpoints: every failure restarts from the initial state", &no_checkpoint_costs);

@@ -51,19 +51,69 @@ void check_model(const Scenario& s, CheckContext& ctx) {
 /// scenario layer need not build a placement (the checkpoint layer sits above it).
 std::optional<int> stored_shards(const Scenario& s, CheckContext& ctx) {
   if (s.strategy.replicas < 1) return std::nullopt;  // reported at /strategy/replicas
-  if (s.strategy.placement == PlacementScheme::group && s.cluster.machines % s.strategy.replicas != 0) {
+  if (is_group_placement(s.strategy.placement) && s.cluster.machines % s.strategy.replicas != 0) {
     add(ctx, "/strategy/placement",
-        fmt::format("a placement that fits {} replicas on {} machines: group placement needs the replica count to "
+        fmt::format("a placement that fits {} replicas on {} machines: {} placement needs the replica count to "
                     "divide the machine count; use \"mixed\" otherwise",
-                    s.strategy.replicas, s.cluster.machines));
+                    s.strategy.replicas, s.cluster.machines, name_of(s.strategy.placement)));
     return std::nullopt;
   }
   return s.strategy.replicas;
 }
 
+/// Erasure-coded groups (checkpoint/erasure_code.hpp; the same rules as check_erasure_code, restated
+/// here because the scenario layer sits below the checkpoint layer): 1 <= p < g <= N, g | N, a
+/// group placement, and CPU memory for 2 g / (g - p) shards per machine.
+void check_erasure_coded(const Scenario& s, CheckContext& ctx) {
+  if (any_bad(ctx, {"/strategy/group_size", "/strategy/parity", "/cluster/machines", "/strategy/placement"})) return;
+  const int g = s.strategy.group_size;
+  const int p = s.strategy.parity;
+  if (p < 1) {
+    add(ctx, "/strategy/parity",
+        "at least 1 parity symbol per stripe (p = 0 keeps no redundancy: every replaced machine loses its group's "
+        "checkpoint; use gemini with replicas 1 for that)");
+    return;
+  }
+  if (g <= p) {
+    add(ctx, "/strategy/group_size", fmt::format("a group larger than /strategy/parity ({}): g - p data symbols per stripe", p));
+    return;
+  }
+  if (g > s.cluster.machines || s.cluster.machines % g != 0) {
+    add(ctx, "/strategy/group_size", fmt::format("a group size dividing /cluster/machines ({})", s.cluster.machines));
+    return;
+  }
+  if (!is_group_placement(s.strategy.placement)) {
+    add(ctx, "/strategy/placement", "\"group\" or \"group-spread\" (erasure-coded groups)");
+    return;
+  }
+  if (any_bad(ctx, {"/cluster/cpu_memory", "/model/parameters", "/training/checkpoint_bytes_per_parameter"})) return;
+  if (s.model.parameters <= 0 || s.cluster.cpu_memory_bytes <= 0) return;  // reported as missing
+  const double shard = s.checkpoint_bytes_per_machine();
+  const double needed = 2.0 * g / (g - p) * shard;
+  if (needed > s.cluster.cpu_memory_bytes)
+    add(ctx, "/cluster/cpu_memory",
+        fmt::format("at least {} per machine: 2 buffers (last complete, in progress) x g/(g-p) = {}/{} shards x {} per "
+                    "shard (CPU memory too small for the erasure-coded checkpoints)",
+                    format_bytes(needed), g, g - p, format_bytes(shard)));
+}
+
+/// Strategies whose traffic goes through the interleaving scheduler stage chunks in a GPU buffer.
+void check_gpu_buffer(const Scenario& s, CheckContext& ctx) {
+  const bool staged = s.strategy.kind == StrategyKind::gemini || s.strategy.kind == StrategyKind::erasure_coded;
+  if (staged && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) && s.cluster.gpu_memory_bytes > 0 &&
+      s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)
+    add(ctx, "/strategy/gpu_buffer",
+        fmt::format("a GPU buffer no larger than the GPU memory ({})", format_bytes(s.cluster.gpu_memory_bytes)));
+}
+
 void check_in_memory(const Scenario& s, CheckContext& ctx) {
   if (!keeps_checkpoints_in_memory(s.strategy.kind) || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
   if (s.cluster.machines < 1) return;  // reported as missing
+  if (s.strategy.kind == StrategyKind::erasure_coded) {
+    check_erasure_coded(s, ctx);
+    check_gpu_buffer(s, ctx);
+    return;
+  }
   if (s.strategy.replicas > s.cluster.machines) {
     add(ctx, "/strategy/replicas",
         fmt::format("at most as many replicas as machines (/cluster/machines = {})", s.cluster.machines));
@@ -82,10 +132,7 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
                     "(CPU memory too small for the in-memory checkpoints)",
                     format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 
-  if (s.strategy.kind == StrategyKind::gemini && !any_bad(ctx, {"/strategy/gpu_buffer", "/cluster/gpu_memory"}) &&
-      s.cluster.gpu_memory_bytes > 0 && s.strategy.gpu_buffer_bytes > s.cluster.gpu_memory_bytes)
-    add(ctx, "/strategy/gpu_buffer",
-        fmt::format("a GPU buffer no larger than the GPU memory ({})", format_bytes(s.cluster.gpu_memory_bytes)));
+  check_gpu_buffer(s, ctx);
 }
 
 void check_failures(const Scenario& s, CheckContext& ctx) {

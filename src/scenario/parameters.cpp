@@ -147,6 +147,13 @@ std::vector<Field> make_fields() {
     {"/strategy/checkpoint_duration", U::duration, C::non_negative, P::optional, "explicit time from checkpoint start to completion",
      [](Scenario& s) -> FieldRef { return &s.strategy.checkpoint_duration; }},
 
+    {"/strategy/group_size", U::integer, C::at_least_one, P::defaulted, "erasure-coded: machines per coding group g (must divide the machine count)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.group_size; }},
+    {"/strategy/parity", U::integer, C::non_negative, P::defaulted, "erasure-coded: parity symbols p per stripe of g; a group survives any p replaced machines (1 <= p < g)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.parity; }},
+    {"/strategy/encode_bandwidth", U::bandwidth, C::positive, P::defaulted, "erasure-coded: CPU encode/decode bandwidth per machine (GF(2^8) multiply-accumulate input)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.encode_bandwidth; }},
+
     {"/failures/process", U::name, C::none, P::required, "failure process",
      [](Scenario& s) -> FieldRef { return &s.failures.process; }, &failure_process_names},
     {"/failures/rate", U::failure_rate, C::non_negative, P::when_process, "failures per machine per unit time (exponential)",

@@ -143,6 +143,8 @@ std::string iteration_cost_key(const Scenario& s) {
   key += fmt::format("|s{}|{}|{}|{}|{}|{}|{}", k.replicas, name_of(k.placement), k.every_iterations, k.gpu_buffer_bytes,
                      k.sub_buffers, k.span_safety, name_of(k.scheduler));
   if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);
+  // Erasure-coded traffic is planned as p copies (iteration_study.cpp), whatever the replicas.
+  if (k.kind == StrategyKind::erasure_coded) key += fmt::format("|ec{}", k.parity);
   return key;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ckptsim/analysis/erasure_recovery.hpp"
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/work_limits.hpp"
@@ -33,10 +34,35 @@ void check_work(int machines, int replicas) {
                       false);
 }
 
+/// Erasure-coded groups: the exact counts Q(x)^(N/g) (analysis/erasure_recovery.hpp) for the
+/// first k, memory c g / (g - p) per checkpoint.
+nlohmann::json erasure_point_json(const Scenario& scenario, double shard_bytes, int count) {
+  const ErasureCode code{scenario.strategy.group_size, scenario.strategy.parity};
+  const int machines = scenario.cluster.machines;
+  const std::vector<double> p = erasure_recovery_probability(machines, code, count - 1);
+  std::vector<double> storage;
+  for (const double x : p) storage.push_back(machines * (1.0 - x));
+  nlohmann::json j = {{"scheme", name_of(scenario.strategy.placement)},
+                      {"machines", machines},
+                      {"group_size", code.group_size},
+                      {"parity", code.parity},
+                      {"k", nlohmann::json::array()},
+                      {"shards_per_machine", code.shards_per_machine()},
+                      {"cpu_memory_per_machine_bytes", code.cpu_memory_bytes(shard_bytes)},
+                      {"method", "erasure-coded closed form"},
+                      {"exact", true},
+                      {"probability", first_values(p, count)},
+                      {"expected_storage_machines", first_values(storage, count)}};
+  for (int k = 0; k < count; ++k) j["k"].push_back(k);
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes) {
   const int machines = scenario.cluster.machines;
+  if (scenario.strategy.kind == StrategyKind::erasure_coded)
+    return erasure_point_json(scenario, shard_bytes, std::min(machines, kPlacementPointMaxFailures) + 1);
   const int replicas = scenario.strategy.replicas;
   check_work(machines, replicas);
   const Placement placement = make_placement(scenario.strategy.placement, machines, replicas, scenario.run.seed);

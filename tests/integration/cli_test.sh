@@ -162,7 +162,37 @@ check "list failures names the domain kinds, lemon models and cause tables" bash
 
 # --- list ---
 check "list names every strategy" bash -c "
-  out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
+  out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking erasure-coded none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
+
+# --- erasure-coded in-memory checkpoints (issue 12) ---
+ec=scenarios/examples/llama3-405b-erasure-coded.json
+check "list strategies and placements name erasure-coded and group-spread" bash -c "
+  '$bin' list strategies | grep -q '^ *erasure-coded' && '$bin' list placements | grep -q '^ *group-spread'"
+check "analyze erasure-coded: memory g/(g-p) = 8/6 shards, P_3 = 1 - 128 C(8,3)/C(1024,3) (all three in one group)" bash -c "
+  '$bin' analyze $ec -r 0 --json > '$tmp/ec.json' &&
+  python3 -c \"
+import json, math; d = json.load(open('$tmp/ec.json'))['erasure_code']
+assert abs(d['cpu_shards_per_machine'] - 8 / 6) < 1e-12, d
+assert d['recovery_probability']['2'] == 1.0, d
+want = 1 - 128 * math.comb(8, 3) / math.comb(1024, 3)
+assert abs(d['recovery_probability']['3'] - want) < 1e-14, (d, want)
+\""
+check "analyze erasure-coded prints the memory and recovery lines" bash -c "
+  out=\$('$bin' analyze $ec -r 2) && grep -q '^erasure    groups of g = 8 with p = 2' <<<\"\$out\" && grep -q 'k=3:' <<<\"\$out\""
+for bad in "parity=0:/strategy/parity" "parity=8:/strategy/group_size" "group_size=7:/strategy/group_size" \
+           "group_size=2048:/strategy/group_size" "placement='ring':/strategy/placement"; do
+  field=${bad%%=*} rest=${bad#*=} value=${rest%%:*} pointer=${bad##*:}
+  python3 -c "import json; d = json.load(open('$ec')); d['strategy']['$field'] = $value; json.dump(d, open('$tmp/ec-bad.json', 'w'))"
+  check "erasure-coded with $field = $value exits 2 naming $pointer" bash -c "
+    '$bin' run '$tmp/ec-bad.json' -r 1 2>'$tmp/ec-bad.err'; [[ \$? -eq 2 ]] && grep -q 'ec-bad.json' '$tmp/ec-bad.err' && grep -qF '$pointer' '$tmp/ec-bad.err'"
+done
+python3 -c "import json; d = json.load(open('scenarios/paper/gpt2-100b-16xp4d.json')); d['strategy'] = {'kind': 'erasure-coded', 'group_size': 8}; json.dump(d, open('$tmp/ec-paper.json', 'w'))"
+check "optimize varies the parity of erasure-coded checkpoints (GPT-2 100B on 16 p4d)" bash -c "
+  '$bin' optimize '$tmp/ec-paper.json' --vary /strategy/parity=1,2 --json > '$tmp/ec-opt.json' &&
+  python3 -c \"import json; c = json.load(open('$tmp/ec-opt.json'))['candidates']; assert [x['status'] for x in c] == ['ok', 'ok'], c\""
+python3 -c "import json; d = json.load(open('$ec')); d['strategy'] = {'kind': 'gemini', 'replicas': 2, 'placement': 'group-spread'}; json.dump(d, open('$tmp/spread.json', 'w'))"
+check "gemini runs with the group-spread placement" exits_with 0 "$bin" run "$tmp/spread.json" -r 2 --output "$tmp/spread-out.json"
+check "  ... and the effective scenario keeps it" json_has "$tmp/spread-out.json" "d['scenario']['strategy']['placement'] == 'group-spread'"
 
 # --- result files and standard output (a file of its own) ---
 # shellcheck source=tests/integration/output_files_test.sh

@@ -93,7 +93,9 @@
 //     window W_r until the next completion (rest of the busy period plus a_1, plus failed
 //     segments): p_loss = s_bar (1 - e^{-h lambda W_r})^{m - 1}, s_bar = m x (distinct holder
 //     sets) / N (group 1, ring m). Neglected: O(p_loss x s_bar (h lambda W_r)) (two sets at
-//     once, failures before j in the same window) and the union bound's overlap. m = 1: every
+//     once, failures before j in the same window) and the union bound's overlap.
+//     Erasure-coded groups (g, p): at least p of the other g - 1 members of j's group replaced in
+//     W_r, p_loss = P(Binomial(g - 1, 1 - e^{-h lambda W_r}) >= p) (one group per machine). m = 1: every
 //     episode with a hardware failure, 1 - (1 - h) psi, psi = e^{-Lambda L_s}/(h + (1-h) e^{-Lambda L_s})
 //     (probability that a software-started busy period sees no hardware failure).
 //     Each fallback costs rho_storage - rho_peer more retrieval and loses the work since the

@@ -17,7 +17,7 @@
 // among the D distinct ones). Domains no D_i touches contribute
 // (1 + x) each. Exact big integers; probabilities as in recovery_probability.hpp.
 //
-// Domain-aware group placement: groups of m machines N/m apart, group g = {g + t N/m : t < m}.
+// Domain-aware group placement (spread_group_placement, checkpoint/placement.hpp): groups of m machines N/m apart, group g = {g + t N/m : t < m}.
 // When N/m >= s the members of a group lie in m distinct domains, so a group is lost only when
 // all m of its domains fail, whereas plain group placement with m dividing s puts whole groups
 // inside one domain (any domain failure loses checkpoints).
@@ -27,9 +27,6 @@
 #include "ckptsim/checkpoint/placement.hpp"
 
 namespace ckptsim {
-
-/// Groups of m machines N/m apart ("group-spread"); throws PlacementError unless m divides N.
-[[nodiscard]] Placement spread_group_placement(int machines, int replicas);
 
 /// G_j for j = 0..R (R = ceil(N / domain_size)), exact. Throws PlacementError when domain_size < 1
 /// or a component spans more than 22 domains.

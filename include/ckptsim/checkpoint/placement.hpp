@@ -7,6 +7,9 @@
 // machine's checkpoint failed.
 //   group (m | N): groups of m consecutive machines {gm, ..., gm+m-1}; each member holds every
 //                  member's checkpoint.
+//   group-spread (m | N): groups of m machines N/m apart {a + t N/m : t < m}; the same
+//                  protection against independent failures as group, but a group spans m
+//                  consecutive-machine domains (racks) when N/m >= the domain size.
 //   ring:          machine i's checkpoint lives on i, i+1, ..., i+m-1 (mod N).
 //   mixed:         group placement for the first floor(N/m)-1 groups, ring among the remaining
 //                  N - m(floor(N/m)-1) machines; equals group when m | N.
@@ -68,6 +71,8 @@ class PlacementError : public ModelError {
 Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed = 0);
 
 Placement group_placement(int machines, int replicas);
+/// Groups of m machines N/m apart ("group-spread"); throws PlacementError unless m divides N.
+Placement spread_group_placement(int machines, int replicas);
 Placement ring_placement(int machines, int replicas);
 Placement mixed_placement(int machines, int replicas);
 /// Seeded random placement (construction above); the same seed gives the same holders.

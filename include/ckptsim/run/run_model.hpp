@@ -17,7 +17,7 @@
 //             starts the episode again from its detection; time already spent stays spent.
 //   tiers     memory strategies: recoverable from CPU memory unless, for some machine i,
 //             every holder of i's checkpoint was replaced since the latest complete in-memory
-//             checkpoint (a replaced machine's replicas come back only with the next completed
+//             checkpoint (erasure-coded: more than p machines of some coding group) (a replaced machine's replicas come back only with the next completed
 //             checkpoint). Then `local` if no machine was replaced in the episode, else `peer`.
 //             Otherwise the latest persistent checkpoint (`storage`), else the initial state
 //             (`scratch`, nothing to retrieve). Storage strategies: `storage` or `scratch`.
@@ -124,6 +124,7 @@ class RunModel {
   bool has_placement_ = false;
   Placement placement_;
   std::vector<std::vector<int>> stored_on_;
+  int lost_at_ = 0;  ///< holders lost that lose a set: 0 = all of them (replicas), p + 1 (erasure-coded)
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
 };

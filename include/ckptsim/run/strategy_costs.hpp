@@ -26,6 +26,10 @@
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
 //   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
 //                       completion = S + U; k = max(1, ceil(U / T)) (paper §6 HighFreq).
+//   erasure-coded       groups of g machines, p parity symbols per stripe (checkpoint/erasure_code.hpp):
+//                       traffic p c per machine planned like GEMINI's with m = p + 1 (same S);
+//                       completion = max(k T, E) + S with encode E = p c / B_enc;
+//                       retrieval peer = (g-p) c / B_n + (g-p) c / B_enc + c / B_ser (repair).
 //   multi-level         SCR-style levels (Moody et al., SC '10): level 1 = a snapshot into the
 //                       machine's own CPU memory, S_1 = c / B_ser; level 2 = level 1 plus copies
 //                       to the m - 1 partner holders of the placement, S_2 = S_1 + (m-1) c / B_n;
@@ -71,7 +75,7 @@ struct StrategyCosts {
   SimTime retrieval_local;
   SimTime retrieval_peer;
   SimTime retrieval_storage;
-  int replicas = 1;                       ///< m (memory tier)
+  int replicas = 1;                       ///< m (memory tier; 1 for erasure-coded: one copy, coded)
   /// Multi-level: level 1 every k (every_iterations, stall S), level 2 every k2 (a multiple of
   /// k, stall partner_stall), level 3 every kp (persistent_every_iterations, a multiple of k2,
   /// stall persistent_stall); 0 = the level is not used. Stalls are cumulative (S <= S2 <= S3).
@@ -83,6 +87,10 @@ struct StrategyCosts {
   bool adaptive_interval = false;
   SimTime adaptive_prior_mtbf;
   PlacementScheme placement = PlacementScheme::group;  ///< memory tier
+  int group_size = 0;                     ///< g (erasure-coded; 0 otherwise)
+  int parity = 0;                         ///< p (erasure-coded; 0 otherwise)
+  SimTime encode;                         ///< E = p c / B_enc per checkpoint (erasure-coded)
+  [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 
 /// First-order iteration time when the scenario gives none and no iteration model result is

@@ -17,9 +17,9 @@
 namespace ckptsim {
 
 /// Checkpoint and recovery strategy (strategy.kind).
-enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, multi_level, none };
+enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, erasure_coded, multi_level, none };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
-enum class PlacementScheme { group, ring, mixed, random };
+enum class PlacementScheme { group, ring, mixed, random, group_spread };
 /// How checkpoint traffic is laid into an iteration (strategy.scheduler).
 enum class SchedulerKind { blocking, naive, single_buffer, gemini };
 /// Failure process (failures.process).
@@ -41,20 +41,22 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 6> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 7> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
+                                                                 {StrategyKind::erasure_coded, "erasure-coded"},
                                                                  {StrategyKind::multi_level, "multi-level"},
                                                                  {StrategyKind::none, "none"}}};
 };
 
 template <>
 struct EnumNames<PlacementScheme> {
-  static constexpr std::array<EnumName<PlacementScheme>, 4> table{{{PlacementScheme::group, "group"},
+  static constexpr std::array<EnumName<PlacementScheme>, 5> table{{{PlacementScheme::group, "group"},
                                                                     {PlacementScheme::ring, "ring"},
                                                                     {PlacementScheme::mixed, "mixed"},
-                                                                    {PlacementScheme::random, "random"}}};
+                                                                    {PlacementScheme::random, "random"},
+                                                                    {PlacementScheme::group_spread, "group-spread"}}};
 };
 
 template <>
@@ -111,12 +113,19 @@ std::vector<std::string> names_of() {
   return out;
 }
 
-/// Strategies that keep checkpoints in CPU memory of m holders (replicas, placement and the
-/// GPU buffer of the traffic scheduler apply to them; multi-level: its partner level).
+/// Group placements: groups of a fixed size that must divide the machine count.
+constexpr bool is_group_placement(PlacementScheme scheme) {
+  return scheme == PlacementScheme::group || scheme == PlacementScheme::group_spread;
+}
+
+/// Strategies that keep checkpoints in CPU memory (m replicas, or erasure-coded groups; the
+/// placement and the GPU buffer of the traffic scheduler apply to them; multi-level: its
+/// partner level).
 constexpr bool keeps_checkpoints_in_memory(StrategyKind kind) {
   switch (kind) {
     case StrategyKind::gemini:
     case StrategyKind::in_memory_blocking:
+    case StrategyKind::erasure_coded:
     case StrategyKind::multi_level: return true;
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:

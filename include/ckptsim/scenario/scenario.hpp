@@ -76,6 +76,11 @@ struct StrategySpec {
   /// Explicit costs that bypass the first-order formulas / iteration model:
   std::optional<SimTime> checkpoint_stall;      ///< training blocked per checkpoint
   std::optional<SimTime> checkpoint_duration;   ///< from start until the checkpoint is complete
+  /// erasure-coded (checkpoint/erasure_code.hpp): coding groups of g machines, p parity symbols
+  /// per stripe of g, encoded on the CPU at encode_bandwidth (bytes/s per machine).
+  int group_size = 8;
+  int parity = 1;
+  double encode_bandwidth = 10e9;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

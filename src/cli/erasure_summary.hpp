@@ -1,0 +1,24 @@
+#pragma once
+// The erasure-coded strategy's memory, traffic, encode and exact recovery probabilities, as
+// `ckptsim analyze` prints them beside GEMINI's replicas (checkpoint/erasure_code.hpp,
+// analysis/erasure_recovery.hpp). Private to the CLI.
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim::cli {
+
+/// Failures at once shown: k = 1 .. p + kExtraFailuresShown.
+inline constexpr int kExtraFailuresShown = 3;
+
+/// {"group_size", "parity", "cpu_shards_per_machine", "cpu_memory_bytes", "traffic_bytes_per_machine",
+///  "encode_s", "recovery_probability": {"k": P_k, ...}, "gemini_equivalent": {...}}.
+[[nodiscard]] nlohmann::json erasure_summary_json(const Scenario& scenario, const StrategyCosts& costs);
+
+/// Two lines: memory and traffic per machine; P(recover from CPU memory) for k machines replaced at once.
+void print_erasure_summary(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs);
+
+}  // namespace ckptsim::cli

@@ -1,0 +1,95 @@
+// Exact survival of erasure-coded groups (analysis/erasure_recovery.hpp) against brute force.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "ckptsim/analysis/erasure_recovery.hpp"
+#include "ckptsim/checkpoint/erasure_code.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+/// Independent count: every subset of the N machines, safe iff no coding group (as built by
+/// erasure_groups) has more than p of its members in the subset.
+std::vector<long long> enumerate_safe_sets(PlacementScheme scheme, int machines, const ErasureCode& code) {
+  const Placement groups = erasure_groups(scheme, machines, code);
+  std::vector<long long> safe(static_cast<std::size_t>(machines) + 1, 0);
+  for (unsigned mask = 0; mask < (1u << machines); ++mask) {
+    bool ok = true;
+    for (int i = 0; i < machines && ok; ++i) {
+      int lost = 0;
+      for (int h : groups.holders[static_cast<std::size_t>(i)]) lost += (mask >> h) & 1u;
+      ok = lost <= code.parity;
+    }
+    if (ok) ++safe[static_cast<std::size_t>(__builtin_popcount(mask))];
+  }
+  return safe;
+}
+
+}  // namespace
+
+TEST_CASE("erasure-coded survival counts equal enumeration of every loss set") {
+  struct Case {
+    int machines, g, p;
+  };
+  for (const Case c : {Case{6, 3, 1}, Case{8, 4, 1}, Case{8, 4, 2}, Case{9, 3, 2}, Case{12, 4, 1}, Case{12, 6, 2},
+                       Case{12, 12, 5}, Case{16, 8, 3}}) {
+    for (const PlacementScheme scheme : {PlacementScheme::group, PlacementScheme::group_spread}) {
+      CAPTURE(c.machines);
+      CAPTURE(c.g);
+      CAPTURE(c.p);
+      const ErasureCode code{c.g, c.p};
+      const auto expected = enumerate_safe_sets(scheme, c.machines, code);
+      const RecoveryCounts counts = erasure_recovery_counts(c.machines, code);
+      REQUIRE(counts.recoverable.size() == expected.size());
+      for (std::size_t k = 0; k < expected.size(); ++k) CHECK(counts.recoverable[k] == expected[k]);
+    }
+  }
+}
+
+TEST_CASE("erasure-coded survival: hand-worked values") {
+  // N = 8, g = 4, p = 1: two losses survive iff they hit different groups, 4 x 4 = 16 of the
+  // C(8, 2) = 28 pairs; three losses always put two in one group.
+  const auto p = erasure_recovery_probability(8, ErasureCode{4, 1});
+  CHECK(p[0] == 1.0);
+  CHECK(p[1] == 1.0);
+  CHECK(p[2] == doctest::Approx(16.0 / 28.0).epsilon(1e-15));
+  CHECK(p[3] == 0.0);
+  // p = 2: three losses survive iff split 2 + 1: 2 x C(4,2) x C(4,1) = 48 of C(8,3) = 56.
+  const auto p2 = erasure_recovery_probability(8, ErasureCode{4, 2});
+  CHECK(p2[2] == 1.0);
+  CHECK(p2[3] == doctest::Approx(48.0 / 56.0).epsilon(1e-15));
+  // 1,024 machines, g = 8, p = 1, k = 2: the second loss must avoid the first one's 7 group
+  // mates among the 1,023 others: 1 - 7/1023.
+  const auto big = erasure_recovery_probability(1024, ErasureCode{8, 1}, 3);
+  REQUIRE(big.size() == 4);
+  CHECK(big[2] == doctest::Approx(1.0 - 7.0 / 1023.0).epsilon(1e-14));
+  // k = 3: all three in distinct groups: (1016/1023) x (1008/1022) (the third avoids 14 machines).
+  CHECK(big[3] == doctest::Approx(1016.0 / 1023.0 * 1008.0 / 1022.0).epsilon(1e-14));
+}
+
+TEST_CASE("erasure-coded groups with g = m, p = m - 1 are GEMINI's group placement") {
+  for (const int m : {2, 3, 4}) {
+    const RecoveryCounts ec = erasure_recovery_counts(24, ErasureCode{m, m - 1});
+    const RecoveryCounts gemini = group_recovery_counts(24, m);
+    CHECK(ec.recoverable == gemini.recoverable);
+  }
+}
+
+TEST_CASE("a prefix of the counts equals the full counts") {
+  const ErasureCode code{8, 2};
+  const RecoveryCounts full = erasure_recovery_counts(64, code);
+  const RecoveryCounts prefix = erasure_recovery_counts(64, code, 5);
+  REQUIRE(prefix.recoverable.size() == 6);
+  for (std::size_t k = 0; k < 6; ++k) CHECK(prefix.recoverable[k] == full.recoverable[k]);
+}
+
+TEST_CASE("erasure-coded window probability") {
+  // N = 8, g = 4, p = 1, q = 0.1: a group survives with 0.9^4 + 4 x 0.1 x 0.9^3 = 0.9477;
+  // both groups 0.9477^2 = 0.89813529.
+  CHECK(erasure_window_recovery(8, ErasureCode{4, 1}, 0.1) == doctest::Approx(0.89813529).epsilon(1e-12));
+  CHECK(erasure_window_recovery(8, ErasureCode{4, 1}, 0.0) == 1.0);
+  CHECK(erasure_window_recovery(8, ErasureCode{4, 1}, 1.0) == 0.0);
+  CHECK_THROWS_AS((void)erasure_window_recovery(8, ErasureCode{4, 1}, 1.5), ModelError);
+}

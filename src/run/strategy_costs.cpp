@@ -177,7 +177,7 @@ void multi_level_costs(const CostInputs& in, StrategyCosts& c) {
   const auto& st = in.s.strategy;
   // strategy.checkpoint_stall replaces S_1; the levels above add their copies to it.
   c.stall = st.checkpoint_stall.value_or(in.load);
-  c.partner_stall = checked_add(c.stall, network_copies(in), "/cluster/network_bandwidth", "a level-2 checkpoint");
+  c.partner_stall = checked_add(c.stall, replica_bytes_time(in), "/cluster/network_bandwidth", "a level-2 checkpoint");
   c.persistent_stall = checked_add(c.partner_stall, in.storage_transfer, "/storage/bandwidth", "a level-3 checkpoint");
   c.completion = c.stall;
   c.every_iterations = periods_nearest(st.local_interval, in.t);

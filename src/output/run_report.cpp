@@ -77,17 +77,18 @@ nlohmann::json summary_json(const RunSummary& summary) {
 
 nlohmann::json costs_json(const StrategyCosts& c) {
   nlohmann::json j{{"strategy", name_of(c.strategy)},
-                        {"tier", tier_name(c.tier)},
-                        {"iteration_time_s", c.iteration_time.seconds()},
-                        {"every_iterations", c.every_iterations},
-                        {"checkpoint_stall_s", c.stall.seconds()},
-                        {"checkpoint_completion_s", c.completion.seconds()},
-                        {"persistent_every_iterations", c.persistent_every_iterations},
-                        {"persistent_upload_s", c.upload.seconds()},
-                        {"retrieval_local_s", c.retrieval_local.seconds()},
-                        {"retrieval_peer_s", c.retrieval_peer.seconds()},
-                        {"retrieval_storage_s", c.retrieval_storage.seconds()}};
-  if (c.erasure_coded()) j["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
+                   {"tier", tier_name(c.tier)},
+                   {"iteration_time_s", c.iteration_time.seconds()},
+                   {"every_iterations", c.every_iterations},
+                   {"checkpoint_stall_s", c.stall.seconds()},
+                   {"checkpoint_completion_s", c.completion.seconds()},
+                   {"persistent_every_iterations", c.persistent_every_iterations},
+                   {"persistent_upload_s", c.upload.seconds()},
+                   {"retrieval_local_s", c.retrieval_local.seconds()},
+                   {"retrieval_peer_s", c.retrieval_peer.seconds()},
+                   {"retrieval_storage_s", c.retrieval_storage.seconds()}};
+  if (c.erasure_coded())
+    j["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
   return j;
 }
 

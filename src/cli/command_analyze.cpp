@@ -99,7 +99,10 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
                            p.young_interval_s, p.young_every_iterations, p.daly_interval_s, p.daly_every_iterations,
                            p.checkpoint_cost_s, best_every);
     }
-    if (costs.tier == CheckpointTier::memory)
+    if (costs.erasure_coded())
+      out << fmt::format("memory     P(a hardware failure leaves its coding group with more than p = {} members replaced) = {:.3g}\n",
+                         costs.parity, p.memory_loss_per_hardware_failure);
+    else if (costs.tier == CheckpointTier::memory)
       out << fmt::format("memory     P(a hardware failure leaves some checkpoint without holders) = {:.3g}\n",
                          p.memory_loss_per_hardware_failure);
     for (const auto& n : p.notes) out << "note       " << n << '\n';

@@ -15,7 +15,8 @@ namespace ckptsim::cli {
 inline constexpr int kExtraFailuresShown = 3;
 
 /// {"group_size", "parity", "cpu_shards_per_machine", "cpu_memory_bytes", "traffic_bytes_per_machine",
-///  "encode_s", "recovery_probability": {"k": P_k, ...}, "gemini_equivalent": {...}}.
+///  "encode_s", "repair_bytes", "recovery_probability": {"k": P_k, ...}, "rack_recovery_probability":
+///  {"j": P_j, ...} (null without racks; "unavailable": why, when the layout has no exact count)}.
 [[nodiscard]] nlohmann::json erasure_summary_json(const Scenario& scenario, const StrategyCosts& costs);
 
 /// Two lines: memory and traffic per machine; P(recover from CPU memory) for k machines replaced at once.

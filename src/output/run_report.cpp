@@ -78,22 +78,23 @@ nlohmann::json summary_json(const RunSummary& summary) {
 
 nlohmann::json costs_json(const StrategyCosts& c) {
   nlohmann::json out{{"strategy", name_of(c.strategy)},
-                        {"tier", tier_name(c.tier)},
-                        {"iteration_time_s", c.iteration_time.seconds()},
-                        {"every_iterations", c.every_iterations},
-                        {"checkpoint_stall_s", c.stall.seconds()},
-                        {"checkpoint_completion_s", c.completion.seconds()},
-                        {"persistent_every_iterations", c.persistent_every_iterations},
-                        {"persistent_upload_s", c.upload.seconds()},
-                        {"retrieval_local_s", c.retrieval_local.seconds()},
-                        {"retrieval_peer_s", c.retrieval_peer.seconds()},
-                        {"retrieval_storage_s", c.retrieval_storage.seconds()}};
+                     {"tier", tier_name(c.tier)},
+                     {"iteration_time_s", c.iteration_time.seconds()},
+                     {"every_iterations", c.every_iterations},
+                     {"checkpoint_stall_s", c.stall.seconds()},
+                     {"checkpoint_completion_s", c.completion.seconds()},
+                     {"persistent_every_iterations", c.persistent_every_iterations},
+                     {"persistent_upload_s", c.upload.seconds()},
+                     {"retrieval_local_s", c.retrieval_local.seconds()},
+                     {"retrieval_peer_s", c.retrieval_peer.seconds()},
+                     {"retrieval_storage_s", c.retrieval_storage.seconds()}};
   if (c.tier == CheckpointTier::multi_level) {
     out["partner_every_iterations"] = c.partner_every_iterations;
     out["partner_stall_s"] = c.partner_stall.seconds();
     out["persistent_stall_s"] = c.persistent_stall.seconds();
   }
-  if (c.erasure_coded()) out["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
+  if (c.erasure_coded())
+    out["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
   if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
   return out;
 }

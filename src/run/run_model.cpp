@@ -410,10 +410,13 @@ class ReplicaSimulation {
 
 RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(scenario), costs_(std::move(costs)) {
   if (costs_.erasure_coded()) {
-    // A coding group is a holder set of all its g members, lost when p + 1 of them are replaced.
+    // A coding group is lost when p + 1 of its g members are replaced. Its members' holder sets
+    // are all the group, so one counter per group suffices: machine j counts only for its
+    // group's first member (one update per replaced machine, as cheap as GEMINI's pairs).
     placement_ = erasure_groups(costs_.placement, scenario_.cluster.machines, ErasureCode{costs_.group_size, costs_.parity});
     lost_at_ = costs_.parity + 1;
-    stored_on_ = placement_.stored_on();
+    stored_on_.assign(placement_.holders.size(), {});
+    for (std::size_t j = 0; j < placement_.holders.size(); ++j) stored_on_[j] = {placement_.holders[j].front()};
     has_placement_ = true;
   } else if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
     placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);

@@ -16,10 +16,12 @@ double horizon_seconds(const Scenario& s, const StrategyCosts& c) {
 }
 
 /// Bytes one replica in flight holds per machine: placement holder lists and the reverse index
-/// (a vector each, ~32 bytes plus 4 per replica), health flags, and for Weibull failures one
+/// (a vector each, ~32 bytes plus 4 per holder), health flags, and for Weibull failures one
 /// Mersenne-Twister engine (2.5 KiB) and a queue entry per machine.
 double bytes_per_machine(const Scenario& s) {
-  double bytes = 2.0 * (32.0 + 4.0 * s.strategy.replicas) + 16.0;
+  // Erasure-coded groups are holder lists of the g group members.
+  const int holders = s.strategy.kind == StrategyKind::erasure_coded ? s.strategy.group_size : s.strategy.replicas;
+  double bytes = 2.0 * (32.0 + 4.0 * holders) + 16.0;
   if (s.failures.process == FailureProcessKind::weibull) bytes += 2560.0 + 32.0;
   return bytes;
 }

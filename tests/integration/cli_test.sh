@@ -176,6 +176,8 @@ assert abs(d['cpu_shards_per_machine'] - 8 / 6) < 1e-12, d
 assert d['recovery_probability']['2'] == 1.0, d
 want = 1 - 128 * math.comb(8, 3) / math.comb(1024, 3)
 assert abs(d['recovery_probability']['3'] - want) < 1e-14, (d, want)
+racks = d['rack_recovery_probability']  # spread groups: 64 blocks of 8 racks, one member per rack
+assert racks['2'] == 1.0 and abs(racks['3'] - (1 - 64 * math.comb(8, 3) / math.comb(512, 3))) < 1e-14, racks
 \""
 check "analyze erasure-coded prints the memory and recovery lines" bash -c "
   out=\$('$bin' analyze $ec -r 2) && grep -q '^erasure    groups of g = 8 with p = 2' <<<\"\$out\" && grep -q 'k=3:' <<<\"\$out\""

@@ -13,6 +13,19 @@
 // O(N p) exact big-integer operations. GEMINI's group placement with m replicas is the case
 // g = m, p = m - 1 (Q = (1+x)^m - x^m), which recovery_probability.hpp computes the same way.
 //
+// Whole domains (racks of s consecutive machines, s | N, R = N/s) failing, j of them uniformly
+// among the C(R, j) sets. Let u be the members a group has in each domain it touches:
+//   group (consecutive):  u = min(g, s)        (needs s | g or g | s)
+//   group-spread (stride d = N/g):  u = max(1, s/d)  (needs s | d or d | s)
+// Then every group touches g/u domains, the groups' domain sets are equal or disjoint and
+// partition the R domains into R u / g blocks of g/u, and a group loses more than p machines
+// iff more than p' = floor(p/u) of its block's domains fail. So the domain problem is the
+// machine problem on R "machines" in blocks of g/u with tolerance p':
+//     P_j = [x^j] (sum_{i<=p'} C(g/u, i) x^i)^(R u/g) / C(R, j).
+// (Consecutive groups inside one rack, g | s, give p' = 0: any rack failure loses a group. Spread
+// groups one member per rack, s | N/g, keep p' = p: a rack failure costs each of its groups one
+// member.) Other sizes are refused (PlacementError at /failures/domains/rack/machines).
+//
 // Time window (machines lost independently with probability q each):
 //     P(every group keeps its checkpoint) = (sum_{i<=p} C(g, i) q^i (1-q)^{g-i})^n.
 #include "ckptsim/analysis/recovery_probability.hpp"
@@ -28,6 +41,13 @@ namespace ckptsim {
 /// P_k = G_k / C(N, k) for k = 0..K (K as above).
 [[nodiscard]] std::vector<double> erasure_recovery_probability(int machines, const ErasureCode& code,
                                                                int max_failures = -1);
+
+/// P_j for j = 0..K (K = R or max_failures when in [0, R)) when j whole domains of
+/// `domain_size` consecutive machines fail (see above). Throws PlacementError when the layout
+/// has no such reduction or the code is invalid.
+[[nodiscard]] std::vector<double> erasure_domain_recovery_probability(PlacementScheme scheme, int machines,
+                                                                      const ErasureCode& code, int domain_size,
+                                                                      int max_failures = -1);
 
 /// P(every group keeps its checkpoint) when each machine is lost independently with probability
 /// q in [0, 1] (throws ModelError otherwise).

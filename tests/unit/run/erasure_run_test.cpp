@@ -132,3 +132,32 @@ TEST_CASE("erasure-coded g = 2, p = 1 recovers like GEMINI's group placement wit
   }
   CHECK(storage > 0);  // the comparison covered group losses, not only peer recoveries
 }
+
+TEST_CASE("group-spread as strategy.placement: a rack failure costs GEMINI's pairs nothing") {
+  // 16 machines in racks of 2 that fail whole (hardware), no machine failures. GEMINI m = 2 with
+  // group placement keeps each pair inside one rack: every episode loses a pair and recovers
+  // from storage. group-spread pairs machines 8 apart ({i, i+8}, racks r and r+4): one rack
+  // failure leaves every partner, so episodes recover from a peer unless racks r and r + 4 both
+  // fail in one window.
+  Scenario s = small_scenario(StrategyKind::gemini);
+  s.strategy.checkpoint_stall = SimTime::zero();
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0;
+  s.failures.domains[static_cast<std::size_t>(DomainKind::rack)] = DomainSpec{2, 2.0 / 86400.0, 1.0};
+  s.run.duration = days(10);
+  const auto storage = static_cast<std::size_t>(RecoveryTier::storage);
+  const auto peer = static_cast<std::size_t>(RecoveryTier::peer);
+  const auto scratch = static_cast<std::size_t>(RecoveryTier::scratch);
+  std::int64_t spread_storage = 0, spread_peer = 0;
+  for (std::uint64_t replica = 0; replica < 10; ++replica) {
+    s.strategy.placement = PlacementScheme::group;
+    const ReplicaResult g = RunModel(s, compute_strategy_costs(s, nullptr)).simulate(replica);
+    CHECK(g.recoveries[peer] == 0);
+    CHECK(g.recoveries[storage] + g.recoveries[scratch] > 0);
+    s.strategy.placement = PlacementScheme::group_spread;
+    const ReplicaResult r = RunModel(s, compute_strategy_costs(s, nullptr)).simulate(replica);
+    spread_storage += r.recoveries[storage];
+    spread_peer += r.recoveries[peer];
+  }
+  CHECK(spread_peer > 10 * spread_storage);
+}

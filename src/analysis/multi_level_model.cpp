@@ -82,8 +82,10 @@ ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<st
   const double detect_restart = s.failures.detection.seconds() + s.failures.restart.seconds();
   const double wait = s.cluster.standby_machines > 0 ? 0.0 : mean_replacement_delay(s.failures.replacement);
   if (s.cluster.standby_machines > 0) notes.push_back("standby machines: replacement waits taken as zero (first order)");
+  // With m = 1 there are no partner copies: a replaced machine's shard exists only in storage.
+  const bool partners = c.replicas >= 2;
   out.rate[0] = machines * (1.0 - h);
-  out.rate[1] = machines * h;
+  out.rate[partners ? 1 : 2] = machines * h;
   const Placement placement = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
   for (const auto& d : s.failures.domains) {
     if (d.machines <= 0 || d.rate <= 0) continue;

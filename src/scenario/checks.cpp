@@ -160,26 +160,9 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
   }
 }
 
-/// Options that only some strategies read: refused elsewhere rather than silently ignored.
-void check_strategy_options(const Scenario& s, CheckContext& ctx) {
-  if (any_bad(ctx, {"/strategy/kind"})) return;
-  const StrategyKind kind = s.strategy.kind;
-  if (s.strategy.adaptive_interval && kind != StrategyKind::remote_periodic && kind != StrategyKind::multi_level &&
-      !any_bad(ctx, {"/strategy/adaptive_interval"}))
-    add(ctx, "/strategy/adaptive_interval",
-        "false for this strategy (the adaptive persistent interval applies to remote-periodic and multi-level)");
-  if (kind != StrategyKind::multi_level) return;
-  if (s.strategy.checkpoint_duration)
-    add(ctx, "/strategy/checkpoint_duration",
-        "no checkpoint_duration for multi-level (its checkpoints block: each level completes with its stall)");
-  if (s.strategy.replicas < 2 && !any_bad(ctx, {"/strategy/replicas"}))
-    add(ctx, "/strategy/replicas", "at least 2 for multi-level (its level 2 copies each shard to partner machines)");
-}
-
 }  // namespace
 
 void cross_check(const Scenario& s, CheckContext& ctx) {
-  check_strategy_options(s, ctx);
   check_run(s, ctx);
   check_model(s, ctx);
   check_in_memory(s, ctx);

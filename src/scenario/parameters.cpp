@@ -138,7 +138,7 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.local_interval; }},
     {"/strategy/partner_interval", U::duration, C::positive, P::defaulted, "multi-level: level-2 (partners' CPU memory) checkpoint interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.partner_interval; }},
-    {"/strategy/adaptive_interval", U::boolean, C::none, P::defaulted, "remote-periodic / multi-level: set the persistent interval by Daly's formula from the failure rate seen so far",
+    {"/strategy/adaptive_interval", U::boolean, C::none, P::defaulted, "remote-periodic / multi-level (ignored by the others): set the persistent interval by Daly's formula from the failure rate seen so far",
      [](Scenario& s) -> FieldRef { return &s.strategy.adaptive_interval; }},
     {"/strategy/adaptive_prior_mtbf", U::duration, C::positive, P::defaulted, "adaptive interval: prior cluster MTBF (weight of one failure)",
      [](Scenario& s) -> FieldRef { return &s.strategy.adaptive_prior_mtbf; }},

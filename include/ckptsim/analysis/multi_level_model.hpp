@@ -14,7 +14,8 @@
 //            second holder replaced before the next level-2 checkpoint is neglected, order
 //            lambda P_2) and domain failures that leave some holder of every machine alive;
 //   class 3  hardware domain failures that contain every holder of some machine (for each
-//            domain kind, the share of its domains that do, from the placement).
+//            domain kind, the share of its domains that do, from the placement); with m = 1
+//            (no partner copies) every hardware failure.
 // Periods. Over a super-period of K = k_3 iterations (k_2 without level 3) there are
 // n_i = K / k_i level->=i checkpoints; with the stall total S_tot = sum_i S_i (n_i - n_{i+1}),
 // the mean wall time between level->=i captures is P_i = (K T + S_tot) / n_i.

@@ -58,6 +58,17 @@ TEST_CASE("multi-level model: class rates, periods and the best intervals by han
   CHECK(m.best_every[2] == 76);
 }
 
+TEST_CASE("multi-level model: with one replica every hardware failure needs storage") {
+  // m = 1: no partner copies, so the 2 single-machine hardware failures per day join the rack
+  // failures in class 3: lambda_2 = 0, lambda_3 = 2/d + 1/d.
+  Scenario s = multi_level_case();
+  s.strategy.replicas = 1;
+  const MultiLevelPrediction m = predict_multi_level(s, compute_strategy_costs(s, nullptr));
+  CHECK(m.rate[0] == doctest::Approx(2.0 / 86400));
+  CHECK(m.rate[1] == 0.0);
+  CHECK(m.rate[2] == doctest::Approx(3.0 / 86400));
+}
+
 TEST_CASE("multi-level model: best periods that violate the nesting are pooled") {
   // 90% of the 4 machine failures per day hardware: lambda_1 = 0.4/d, lambda_2 = 3.6/d (+ racks
   // at level 3). Alone, P_1* = sqrt(2 x 0.75 / (0.4/86400)) = 569.2 s > P_2* = sqrt(2 x 0.75 /

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 #include "ckptsim/checkpoint/erasure_code.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
@@ -56,8 +57,16 @@ void check_run_length(const Scenario& s, const StrategyCosts& c) {
   const std::int64_t j = *s.run.iterations;
   const SimTime training = checked_multiply(c.iteration_time, j, "/run/iterations", "the run's failure-free length");
   const std::int64_t checkpoints = c.tier == CheckpointTier::none ? 0 : (j - 1) / std::max<std::int64_t>(1, c.every_iterations);
-  checked_add(training, checked_multiply(c.stall, checkpoints, "/run/iterations", "the run's checkpoint stalls"),
-              "/run/iterations", "the run's failure-free length");
+  SimTime length = checked_add(training, checked_multiply(c.stall, checkpoints, "/run/iterations", "the run's checkpoint stalls"),
+                               "/run/iterations", "the run's failure-free length");
+  if (c.tier != CheckpointTier::multi_level) return;
+  // Multi-level: levels 2 and 3 add their extra stall at every multiple of their periods.
+  const std::pair<std::int64_t, SimTime> extra[] = {{c.partner_every_iterations, c.partner_stall - c.stall},
+                                                    {c.persistent_every_iterations, c.persistent_stall - c.partner_stall}};
+  for (const auto& [every, stall] : extra)
+    if (every > 0)
+      length = checked_add(length, checked_multiply(stall, (j - 1) / every, "/run/iterations", "the run's checkpoint stalls"),
+                           "/run/iterations", "the run's failure-free length");
 }
 
 void in_memory_common(const CostInputs& in, StrategyCosts& c) {

@@ -98,6 +98,9 @@ void check_inputs(const Scenario& scenario) {
   if (c.network.collective_efficiency <= 0 || c.network.collective_efficiency > 1) {
     throw ModelError("/cluster/network/collective_efficiency", "must be in (0, 1]");
   }
+  if (c.network.p2p_efficiency <= 0 || c.network.p2p_efficiency > 1) {
+    throw ModelError("/cluster/network/p2p_efficiency", "must be in (0, 1]");
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // N = 1024 under 2 s; N = 16, 64, 256, 1024 measured):
 //   BM_IterationGemini/N:     simulate the training iteration, extract idle spans, plan with
 //                             gemini, simulate the plan with the training traffic
+//   BM_IterationGeminiStaged/N: the same with host staging (gpudirect_rdma false)
 //   BM_IterationCosts/N:      compute_iteration_costs (adds the blocking run the run model uses)
 //   BM_GeminiPartition/N:     Algorithm 2 alone on the iteration's spans
 #include <benchmark/benchmark.h>
@@ -30,6 +31,19 @@ void BM_IterationGemini(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_IterationGemini)->Arg(16)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+// The same with host staging (no GPUDirect RDMA, as on p3dn): every collective flow also
+// crosses each machine's PCIe path, N more resource uses per flow.
+void BM_IterationGeminiStaged(benchmark::State& state) {
+  Scenario s = paper(static_cast<int>(state.range(0)));
+  s.cluster.gpudirect_rdma = false;
+  for (auto _ : state) {
+    const IterationStudy study = prepare_iteration_study(s);
+    const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::gemini);
+    benchmark::DoNotOptimize(o.iteration_time_with_checkpoint);
+  }
+}
+BENCHMARK(BM_IterationGeminiStaged)->Arg(16)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 void BM_IterationCosts(benchmark::State& state) {
   const Scenario s = paper(static_cast<int>(state.range(0)));

@@ -29,7 +29,8 @@ struct UsePools {
   int local = -1;
 };
 
-UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placement& placement, int copies, int g) {
+UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placement& placement, int copies, int g,
+                       SendLinks links) {
   if (placement.machines != topology.machines()) {
     throw std::logic_error("checkpoint: placement and cluster disagree on the number of machines");
   }
@@ -43,7 +44,10 @@ UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placeme
       const auto& p = peers[static_cast<std::size_t>(i)];
       if (static_cast<int>(p.size()) <= j) throw std::logic_error("checkpoint: a machine has fewer peers than copies");
       const int peer = p[static_cast<std::size_t>(j)];
-      for (int r : topology.route(i, peer)) add_use(send, r, static_cast<double>(g));
+      for (int r : topology.route(i, peer)) {
+        add_use(send, r, topology.machine_of_nic(r) >= 0 ? g / links.nic_efficiency : static_cast<double>(g));
+      }
+      if (links.host_staging) add_use(send, topology.pcie(i), 1.0);
       add_use(copy, topology.pcie(peer), 1.0);
     }
     pools.send.push_back(graph.add_uses(std::move(send)));
@@ -58,9 +62,9 @@ UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placeme
 // Adds the plan's tasks to `run.graph`. `anchors_of_span[k]` is the task opening span k
 // (-1: none, use the planned clock time). `leftover_anchor`/`leftover_delay` place span d.
 void add_plan_tasks(CheckpointRun& run, const Topology& topology, const CheckpointPlan& plan, const Placement& placement,
-                    int g, SimTime alpha, bool anchored) {
+                    int g, SimTime alpha, bool anchored, SendLinks links) {
   TaskGraph& graph = run.graph;
-  const UsePools pools = add_use_pools(graph, topology, placement, plan.copies, g);
+  const UsePools pools = add_use_pools(graph, topology, placement, plan.copies, g, links);
   const int d = static_cast<int>(plan.spans.size());
   const int p = std::max(1, plan.sub_buffers);
   for (const PlannedChunk& c : plan.chunks) {
@@ -135,10 +139,10 @@ void measure(CheckpointRun& r) {
 }  // namespace
 
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
-                                  int gpus_per_machine, SimTime alpha) {
+                                  int gpus_per_machine, SimTime alpha, SendLinks links) {
   CheckpointRun r;
   r.graph = model.workload.graph;
-  add_plan_tasks(r, model.topology, plan, placement, gpus_per_machine, alpha, !model.profile.imported);
+  add_plan_tasks(r, model.topology, plan, placement, gpus_per_machine, alpha, !model.profile.imported, links);
   const int optimizer = model.workload.optimizer_task;
   if (!r.send_tasks.empty()) r.graph.add_dependency(optimizer, r.send_tasks.back());
   r.graph.add_dependency(optimizer, r.local_copy_task);
@@ -150,9 +154,9 @@ CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointP
 }
 
 CheckpointRun run_checkpoint_alone(const Topology& topology, const CheckpointPlan& plan, const Placement& placement,
-                                   int gpus_per_machine, SimTime alpha) {
+                                   int gpus_per_machine, SimTime alpha, SendLinks links) {
   CheckpointRun r;
-  add_plan_tasks(r, topology, plan, placement, gpus_per_machine, alpha, false);
+  add_plan_tasks(r, topology, plan, placement, gpus_per_machine, alpha, false, links);
   r.run = run_task_graph(r.graph, topology.capacities());
   measure(r);
   r.iteration_time = r.sends_done;

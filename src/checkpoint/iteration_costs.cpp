@@ -20,7 +20,8 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
   // In-memory-blocking's stall: every copy sent while training waits (network otherwise idle).
   const CheckpointPlan blocking = make_plan(SchedulerKind::blocking, study.input);
   const CheckpointRun alone = run_checkpoint_alone(study.model.topology, blocking, study.placement,
-                                                   scenario.cluster.gpus_per_machine, study.input.alpha);
+                                                   scenario.cluster.gpus_per_machine, study.input.alpha,
+                                                   SendLinks::of(scenario.cluster));
   c.blocking_checkpoint_time = alone.sends_done;
   return c;
 }

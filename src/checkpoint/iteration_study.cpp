@@ -44,7 +44,11 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   s.input.sub_buffers = scenario.strategy.sub_buffers;
   s.input.span_safety = scenario.strategy.span_safety;
   s.input.alpha = scenario.cluster.network.latency;
-  s.input.bandwidth = scenario.cluster.network_bandwidth / g;
+  // The planner sizes chunks with the rate a send gets alone: f_p2p·B/G, and no more than the
+  // GPU's PCIe link where sends are staged through host memory.
+  s.input.bandwidth = scenario.cluster.network.p2p_efficiency * scenario.cluster.network_bandwidth / g;
+  if (!scenario.cluster.gpudirect_rdma && scenario.cluster.gpu_cpu_bandwidth > 0)
+    s.input.bandwidth = std::min(s.input.bandwidth, scenario.cluster.gpu_cpu_bandwidth);
   s.free_gpu_memory = s.model.memory.free();
   return s;
 }
@@ -54,10 +58,11 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
   o.plan = make_plan(scheduler, study.input);
   const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
   const SimTime alpha = study.input.alpha;
+  const SendLinks links = SendLinks::of(study.scenario.cluster);
   if (study.model.profile.imported) {
     // Measured spans, no modelled training traffic: the chunks run at their planned clock
     // times; the iteration lengthens only by checkpoint work the optimizer must wait for.
-    CheckpointRun r = run_checkpoint_alone(study.model.topology, o.plan, study.placement, g, alpha);
+    CheckpointRun r = run_checkpoint_alone(study.model.topology, o.plan, study.placement, g, alpha, links);
     const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
     SimTime end = std::max({study.training_iteration, r.sends_done, local});
     if (o.plan.blocks_training) end = r.sends_done + study.training_iteration;
@@ -66,7 +71,7 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
     o.peak_buffer_bytes = r.peak_buffer_bytes;
     if (keep_run) o.run = std::move(r);
   } else {
-    CheckpointRun r = run_with_checkpoint(study.model, o.plan, study.placement, g, alpha);
+    CheckpointRun r = run_with_checkpoint(study.model, o.plan, study.placement, g, alpha, links);
     o.iteration_time_with_checkpoint = r.iteration_time;
     o.checkpoint_time = r.checkpoint_time;
     o.peak_buffer_bytes = r.peak_buffer_bytes;

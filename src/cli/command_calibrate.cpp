@@ -4,6 +4,7 @@
 //   per link kind (all-gather, reduce-scatter, p2p): t = a + bytes / B, the alpha-beta model;
 //     a ring collective over n ranks has n - 1 steps, so the per-message latency is a / (n - 1);
 //   compute: t = flops / F through the origin (F = achieved FLOP/s; efficiency 1 against it);
+//   (the collectives' fitted bandwidth is likewise an achieved rate: bandwidth factors 1);
 //   GPU-to-CPU copy: t = bytes / C through the origin.
 // Each fit reports its samples and the root-mean-square relative residual (t_fit - t) / t.
 // -o writes the fitted scenario fields; with --scenario BASE, BASE with those fields replaced,
@@ -139,6 +140,11 @@ nlohmann::json scenario_fields(const std::map<std::string, Fit>& fits, int ranks
     out["cluster"]["network_bandwidth"] = fmt::format("{:.6g}B/s", gpus_per_machine / net.slope);
     // A fitted latency at or below zero (noise on fast links) is written as 1 us.
     out["cluster"]["network"]["latency"] = fmt::format("{:.6g}s", std::max(1e-6, net.intercept / std::max(1, ranks - 1)));
+    // The fitted bandwidth is what the collectives achieved: the preset's factors no longer
+    // apply to it (as compute_efficiency 1 against the fitted FLOP rate). Checkpoint sends are
+    // taken to reach the same rate; the p2p fit is reported, not written.
+    out["cluster"]["network"]["collective_efficiency"] = 1.0;
+    out["cluster"]["network"]["p2p_efficiency"] = 1.0;
   }
   if (fits.count("compute") && fits.at("compute").slope > 0) {
     out["cluster"]["gpu_peak_flops"] = fmt::format("{:.6g}FLOPS", 1.0 / fits.at("compute").slope);

@@ -27,26 +27,30 @@ void add_use(std::vector<ResourceUse>& uses, int resource, double weight) {
 namespace {
 
 // Uses of a ring whose edge leaving machine i goes to machine (i+1) mod N, `streams` parallel
-// streams per edge (weight), plus each machine's NVLink port when `intra` is set.
-std::vector<ResourceUse> machine_ring_uses(const Topology& topology, double streams, bool intra) {
+// streams per edge (weight), plus each machine's NVLink port when `intra` is set. NIC weights
+// are divided by the achieved fraction f; host staging adds streams/G on the sender's PCIe.
+std::vector<ResourceUse> machine_ring_uses(const Topology& topology, double streams, bool intra,
+                                           const CollectiveShape& shape) {
   std::vector<ResourceUse> uses;
   const int n = topology.machines();
-  uses.reserve(static_cast<std::size_t>(3 * n + 2 * topology.leaves()));
+  uses.reserve(static_cast<std::size_t>(4 * n + 2 * topology.leaves()));
   if (intra) {
     for (int i = 0; i < n; ++i) uses.push_back({topology.nvlink(i), 1.0});
   }
   if (n < 2) return uses;
+  const double nic = streams / shape.nic_efficiency;
+  const double staged = streams / std::max(1, shape.gpus_per_machine);
   for (int i = 0; i < n; ++i) {
     const int next = (i + 1) % n;
     if (topology.leaf_of(i) == topology.leaf_of(next)) {
       // Same leaf (or single switch): NIC send of i, NIC receive of next; no shared link between.
-      uses.push_back({topology.nic_send(i), streams});
-      uses.push_back({topology.nic_recv(next), streams});
+      uses.push_back({topology.nic_send(i), nic});
+      uses.push_back({topology.nic_recv(next), nic});
     } else {
-      for (int r : topology.route(i, next)) add_use(uses, r, streams);
+      for (int r : topology.route(i, next)) add_use(uses, r, topology.machine_of_nic(r) >= 0 ? nic : streams);
     }
+    if (shape.host_staging) uses.push_back({topology.pcie(i), staged});
   }
-  // Merge duplicates created by the single-switch shortcut (each NIC appears once anyway).
   return uses;
 }
 
@@ -62,14 +66,14 @@ std::vector<FlowPhase> collective_phases(const Topology& topology, const Collect
     FlowPhase p;
     p.latency = shape.alpha * static_cast<std::int64_t>(n - 1);
     p.bytes = (n - 1) / n * shape.bytes;
-    p.uses = machine_ring_uses(topology, 1.0, g > 1);
+    p.uses = machine_ring_uses(topology, 1.0, g > 1, shape);
     phases.push_back(std::move(p));
     return phases;
   }
   FlowPhase inter;
   inter.latency = shape.alpha * static_cast<std::int64_t>(machines - 1);
   inter.bytes = (machines - 1.0) / machines * shape.bytes / g;
-  inter.uses = machine_ring_uses(topology, static_cast<double>(g), false);
+  inter.uses = machine_ring_uses(topology, static_cast<double>(g), false, shape);
   FlowPhase intra;
   intra.latency = shape.alpha * static_cast<std::int64_t>(g - 1);
   intra.bytes = (g - 1.0) / g * shape.bytes;
@@ -84,17 +88,20 @@ std::vector<FlowPhase> collective_phases(const Topology& topology, const Collect
   return phases;
 }
 
-SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink) {
+SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink, double pcie) {
   const int g = std::max(1, shape.gpus_per_machine);
   const double n = static_cast<double>(machines) * g;
   if (shape.bytes <= 0 || n <= 1) return SimTime::zero();
+  // What one machine's outgoing traffic can reach: f·B, and G·P when staged through the host.
+  double network = shape.nic_efficiency * nic;
+  if (shape.host_staging && pcie > 0) network = std::min(network, g * pcie);
   if (shape.algorithm == CollectiveAlgorithm::ring || machines == 1 || g == 1) {
-    double bottleneck = machines > 1 ? nic : nvlink;
-    if (machines > 1 && g > 1) bottleneck = std::min(nic, nvlink);
+    double bottleneck = machines > 1 ? network : nvlink;
+    if (machines > 1 && g > 1) bottleneck = std::min(network, nvlink);
     return shape.alpha * static_cast<std::int64_t>(n - 1) + transfer_time((n - 1) / n * shape.bytes, bottleneck);
   }
   const SimTime inter = shape.alpha * static_cast<std::int64_t>(machines - 1) +
-                        transfer_time((machines - 1.0) / machines * shape.bytes / g, nic / g);
+                        transfer_time((machines - 1.0) / machines * shape.bytes / g, network / g);
   const SimTime intra = shape.alpha * static_cast<std::int64_t>(g - 1) + transfer_time((g - 1.0) / g * shape.bytes, nvlink);
   return inter + intra;
 }

@@ -8,7 +8,10 @@
 // than the model size it multiplies. Estimates (bytes in, bytes/s out, seconds):
 //   compute      (6 x parameters + 12 x layers x sequence_length x hidden) x micro_batch x
 //                sequence_length / (gpu_peak_flops x efficiency)   (x 4/3 with recomputation)
-//   network      6 x parameters / network_bandwidth      (3 collectives of 2-byte parameters)
+//   network      6 x parameters / (network_bandwidth x collective_efficiency)   (3 collectives
+//                of 2-byte parameters)
+//   send         parameters x checkpoint_bytes_per_parameter / machines /
+//                (network_bandwidth x p2p_efficiency)      (one shard to a peer)
 //   PCIe         2 x parameters / gpu_cpu_bandwidth
 //   NVLink       6 x parameters / nvlink_bandwidth
 //   storage      parameters x checkpoint_bytes_per_parameter / storage bandwidth
@@ -103,7 +106,14 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
                     {"/cluster/gpu_peak_flops", s.cluster.gpu_peak_flops, 312e12, -1},
                     {"/training/compute_efficiency", s.training.compute_efficiency, 0.5, -1}});
     check_estimate(ctx, "one iteration's network traffic time", 6.0,
-                   {{"/model/parameters", p, 1e11, 1}, {"/cluster/network_bandwidth", s.cluster.network_bandwidth, 50e9, -1}});
+                   {{"/model/parameters", p, 1e11, 1}, {"/cluster/network_bandwidth", s.cluster.network_bandwidth, 50e9, -1},
+                    {"/cluster/network/collective_efficiency", s.cluster.network.collective_efficiency, 0.6, -1}});
+    check_estimate(ctx, "a shard's send to a peer", 1.0,
+                   {{"/model/parameters", p, 1e11, 1},
+                    {"/training/checkpoint_bytes_per_parameter", s.training.checkpoint_bytes_per_parameter, 12, 1},
+                    {"/cluster/machines", double(s.cluster.machines), 16, -1},
+                    {"/cluster/network_bandwidth", s.cluster.network_bandwidth, 50e9, -1},
+                    {"/cluster/network/p2p_efficiency", s.cluster.network.p2p_efficiency, 0.55, -1}});
     check_estimate(ctx, "one iteration's PCIe traffic time", 2.0,
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/gpu_cpu_bandwidth", s.cluster.gpu_cpu_bandwidth, 32e9, -1}});
     check_estimate(ctx, "one iteration's NVLink traffic time", 6.0,

@@ -155,6 +155,9 @@ class Reader {
       s_.cluster.nvlink_bandwidth = p->nvlink_bandwidth;
       s_.cluster.gpu_peak_flops = p->gpu_peak_flops;
       s_.cluster.gpu_memory_bandwidth = p->gpu_memory_bandwidth;
+      s_.cluster.gpudirect_rdma = p->gpudirect_rdma;
+      s_.cluster.network.p2p_efficiency = p->p2p_efficiency;
+      s_.training.compute_efficiency = p->compute_efficiency;
     }
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
       const ModelPreset* p = find_model_preset(s_.model.preset);
@@ -257,6 +260,11 @@ class Reader {
           s_.model.parameters = transformer_parameters(m.layers, m.hidden, m.ffn, m.vocabulary);
       }
     }
+
+    // The collective bandwidth factor: the preset's measurements at this machine count.
+    if (const InstancePreset* p = find_instance_preset(s_.cluster.instance);
+        p != nullptr && !present_.count("/cluster/network/collective_efficiency"))
+      s_.cluster.network.collective_efficiency = collective_efficiency_at(p->collective_efficiency, s_.cluster.machines);
 
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {

@@ -6,6 +6,7 @@
 #include "ckptsim/scenario/presets.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ckptsim {
 namespace {
@@ -16,8 +17,61 @@ constexpr double kGB = 1e9;
 constexpr double kGbps = 1e9 / 8.0;  // bytes/s in one gigabit per second
 constexpr double kTflops = 1e12;
 
+// Bandwidth factors and ZeRO-3 compute efficiency (docs/references.md, "Bandwidth factors";
+// docs/models.md, "Achieved bandwidth"). A factor is the fraction of the NIC's line rate a kind
+// of traffic reaches. For ring collectives, nccl-tests' bus bandwidth (busbw) is the rate each
+// NIC carries per direction, so factor = busbw / line rate. NCCL runs all-reduce as a tree on 2
+// nodes, where busbw overstates the NIC's rate (it can exceed line rate: nccl-tests issue 22,
+// https://github.com/NVIDIA/nccl-tests/issues/22); a 2-node double binary tree moves S bytes
+// per NIC per direction, so its NIC rate is algbw.
+//
+// p4d.24xlarge (400 Gbps = 50 GB/s), 1 GiB all-reduce, NCCL 2.9.9, GPUDirect RDMA on
+// (https://github.com/NVIDIA/nccl/issues/527, 2022-07-25): 2 nodes algbw 30.49 GB/s (tree) ->
+// 0.610; 3 nodes busbw 31.77 -> 0.635; 4 nodes busbw 29.61 -> 0.592 (taken as ring; read as
+// trees, 3 and 4 nodes would be 16.57 and 15.28 GB/s -> 0.33 and 0.31).
+// p3dn.24xlarge (100 Gbps), 2019 EFA + aws-ofi-nccl: "50-60Gb/s (6-8 GB/s) when using 8 to 32
+// nodes" (https://github.com/NVIDIA/nccl/issues/235, moved to
+// https://github.com/aws/aws-ofi-nccl/issues/19): 60 Gb/s at 8 nodes -> 0.60, 50 Gb/s at 32 ->
+// 0.50. The same comment's 80 Gb/s at 2 nodes is left out: it does not say whether the
+// figure is a tree's busbw.
+// Point to point over EFA: fi_rdm_tagged_bw between two 100 Gbps EFA instances peaks at
+// 6,899.89 MB/s = 55.2 Gb/s -> 0.552 (https://github.com/ofiwg/libfabric/issues/5694); taken
+// for each of p4d's four EFA devices and for p3dn's one (an assumption: same EFA generation).
+// No GPUDirect RDMA on p3dn: NCCL's EFA traffic goes through host memory
+// (https://github.com/aws/aws-ofi-nccl/issues/104); p4d has it (NCCL_DEBUG shows
+// "NET/AWS Libfabric/0/GDRDMA" in NCCL issue 527).
+// DGX A100 / H100 (InfiniBand, GPUDirect RDMA): no measurement used; factors 1 (line rate).
+// Compute efficiency (hardware FLOP rate / dense peak, recomputed forward counted as work, as
+// the iteration model runs it):
+//   A100: 116.06 TFLOPS/GPU for a 52B model, seq 512, batch 16/GPU on 8 p4d, excluding the
+//   layer-wise recomputation ("multiply by 4/3") -> 116.06 x 4/3 / 312 = 0.496
+//   (https://github.com/microsoft/DeepSpeed/pull/1453; 108 TFLOPS on 32 p4d). It is an
+//   end-to-end rate, so it also folds in any communication the run did not hide.
+//   V100: ZeRO-Infinity, 25 PFLOPS on 512 V100 = 49 TFLOPS/GPU, "40% of peak" (Rajbhandari et
+//   al., SC '21, https://arxiv.org/abs/2104.07857; DeepSpeed ZeRO-3 Offload post 2021-03-08),
+//   counted with Megatron's formula, which includes recomputation (factor 4 instead of 3) -> 0.40.
+//   H100: no ZeRO-3 measurement used; 0.5 as without a preset.
+void add_measured_factors(std::vector<InstancePreset>& out) {
+  for (InstancePreset& p : out) {
+    if (p.name == "p4d.24xlarge") {
+      p.collective_efficiency = {{2, 30.49 / 50}, {3, 31.77 / 50}, {4, 29.61 / 50}};
+      p.p2p_efficiency = 55.2 / 100;
+      p.compute_efficiency = 116.06 * 4 / 3 / 312;
+    } else if (p.name == "p3dn.24xlarge") {
+      p.collective_efficiency = {{8, 60.0 / 100}, {32, 50.0 / 100}};
+      p.p2p_efficiency = 55.2 / 100;
+      p.gpudirect_rdma = false;
+      p.compute_efficiency = 0.40;
+    } else if (p.name == "dgx-a100") {
+      p.compute_efficiency = 116.06 * 4 / 3 / 312;
+    }
+  }
+}
+
 std::vector<InstancePreset> make_instances() {
   std::vector<InstancePreset> out;
+  // Each row ends with the bandwidth factors, GPUDirect RDMA and compute efficiency for an
+  // instance without measurements (line rate, true, 0.5); add_measured_factors sets the rest.
   // GPU memory (HBM) bandwidth, last field, from the data sheets (docs/references.md):
   //   A100 40GB SXM 1,555 GB/s, A100 80GB SXM 2,039 GB/s
   //     https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
@@ -30,27 +84,28 @@ std::vector<InstancePreset> make_instances() {
   // stacks), 312 TFLOPS dense BF16/FP16 tensor, NVLink/NVSwitch 600 GB/s (both directions ->
   // 300 GB/s each way), PCIe gen4 x16: 32 GB/s raw per direction, ~25 GB/s effective.
   out.push_back({"p4d.24xlarge", "AWS, 8 x A100-40GB, 1152 GiB CPU memory, 400 Gbps (GEMINI testbed)", 8,
-                 40 * kGiB, 1152 * kGiB, 400 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 1555 * kGB});
+                 40 * kGiB, 1152 * kGiB, 400 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 1555 * kGB, {}, 1.0, true, 0.5});
 
   // AWS p3dn.24xlarge — GEMINI §6 second testbed: 8 x V100-32GB, 768 GB CPU memory (AWS: 768
   // GiB), 100 Gbps network. NVIDIA V100 data sheet (SXM2): 125 TFLOPS tensor (FP16 mixed
   // precision), NVLink 300 GB/s (both directions -> 150 GB/s each way); PCIe gen3 x16: 16 GB/s
   // raw, ~12 GB/s effective.
   out.push_back({"p3dn.24xlarge", "AWS, 8 x V100-32GB, 768 GiB CPU memory, 100 Gbps (GEMINI testbed)", 8,
-                 32 * kGiB, 768 * kGiB, 100 * kGbps, 12 * kGB, 150 * kGB, 125 * kTflops, 900 * kGB});
+                 32 * kGiB, 768 * kGiB, 100 * kGbps, 12 * kGB, 150 * kGB, 125 * kTflops, 900 * kGB, {}, 1.0, true, 0.5});
 
   // NVIDIA DGX A100 (DGX A100 data sheet): 8 x A100-80GB, 2 TB system memory (the larger
   // configuration; GEMINI Table 1 lists 2 TB), compute fabric 8 x 200 Gb/s HDR InfiniBand
   // = 1.6 Tbps. GPU figures as for p4d (A100 data sheet).
   out.push_back({"dgx-a100", "NVIDIA DGX A100, 8 x A100-80GB, 2 TiB CPU memory, 8 x 200 Gb/s HDR", 8, 80 * kGiB,
-                 2 * kTiB, 1600 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 2039 * kGB});
+                 2 * kTiB, 1600 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 2039 * kGB, {}, 1.0, true, 0.5});
 
   // NVIDIA DGX H100 (DGX H100 data sheet): 8 x H100-80GB SXM, 2 TB system memory, compute
   // fabric 8 x 400 Gb/s NDR = 3.2 Tbps. H100 SXM data sheet: 989 TFLOPS dense BF16 (1979 with
   // sparsity), NVLink 900 GB/s (both directions -> 450 GB/s each way); PCIe gen5 x16: 64 GB/s
   // raw per direction, ~50 GB/s effective.
   out.push_back({"dgx-h100", "NVIDIA DGX H100, 8 x H100-80GB SXM, 2 TiB CPU memory, 8 x 400 Gb/s NDR", 8, 80 * kGiB,
-                 2 * kTiB, 3200 * kGbps, 50 * kGB, 450 * kGB, 989 * kTflops, 3350 * kGB});
+                 2 * kTiB, 3200 * kGbps, 50 * kGB, 450 * kGB, 989 * kTflops, 3350 * kGB, {}, 1.0, true, 0.5});
+  add_measured_factors(out);
   return out;
 }
 
@@ -115,6 +170,20 @@ std::vector<std::string> names_of(const std::vector<T>& items) {
 }
 
 }  // namespace
+
+double collective_efficiency_at(const std::vector<EfficiencyPoint>& points, int machines) {
+  if (points.empty()) return 1.0;
+  if (machines <= points.front().machines) return points.front().efficiency;
+  if (machines >= points.back().machines) return points.back().efficiency;
+  std::size_t i = 0;
+  while (points[i + 1].machines < machines) ++i;
+  const EfficiencyPoint& a = points[i];
+  const EfficiencyPoint& b = points[i + 1];
+  const double x = std::log2(static_cast<double>(machines));
+  const double xa = std::log2(static_cast<double>(a.machines));
+  const double xb = std::log2(static_cast<double>(b.machines));
+  return a.efficiency + (b.efficiency - a.efficiency) * (x - xa) / (xb - xa);
+}
 
 const std::vector<InstancePreset>& instance_presets() {
   static const std::vector<InstancePreset> presets = make_instances();

@@ -133,6 +133,8 @@ std::string iteration_cost_key(const Scenario& s) {
                                 c.cpu_memory_bytes, c.network_bandwidth, c.gpu_cpu_bandwidth, c.nvlink_bandwidth,
                                 c.gpu_peak_flops, c.network.topology, c.network.latency.ns(), c.network.oversubscription,
                                 c.network.machines_per_leaf, c.network.collective);
+  key += fmt::format("|e{}|{}|{}|{}", c.network.collective_efficiency, c.network.p2p_efficiency, c.gpudirect_rdma,
+                     c.gpu_memory_bandwidth);
   key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads, m.vocabulary);
   key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
                      t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency,

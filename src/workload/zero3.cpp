@@ -53,7 +53,8 @@ struct CollectiveTemplate {
 CollectiveTemplate shape_collective(TaskGraph& graph, const Topology& topology, CollectiveKind kind,
                                     const Zero3Options& options, const ClusterSpec& c) {
   CollectiveTemplate t;
-  t.phases = collective_phases(topology, CollectiveShape{kind, options.algorithm, 1.0, c.gpus_per_machine, c.network.latency});
+  t.phases = collective_phases(topology, CollectiveShape{kind, options.algorithm, 1.0, c.gpus_per_machine, c.network.latency,
+                                                         c.network.collective_efficiency, !c.gpudirect_rdma});
   for (const FlowPhase& p : t.phases) t.uses.push_back(graph.add_uses(p.uses));
   return t;
 }
@@ -93,6 +94,12 @@ void check_inputs(const Scenario& scenario) {
   }
   if (scenario.training.compute_efficiency <= 0 || scenario.training.compute_efficiency > 1) {
     throw ModelError("/training/compute_efficiency", "must be in (0, 1]");
+  }
+  if (c.network.collective_efficiency <= 0 || c.network.collective_efficiency > 1) {
+    throw ModelError("/cluster/network/collective_efficiency", "must be in (0, 1]");
+  }
+  if (c.network.p2p_efficiency <= 0 || c.network.p2p_efficiency > 1) {
+    throw ModelError("/cluster/network/p2p_efficiency", "must be in (0, 1]");
   }
 }
 

@@ -176,6 +176,7 @@ assert close(fits["p2p"]["rate_per_s"], 40e6) and close(fits["p2p"]["latency_per
 assert close(fits["compute"]["rate_per_s"], 3e9) and close(fits["copy"]["rate_per_s"], 6e9)
 assert fits["collectives"]["rms_relative_residual"] < 1e-9
 assert cal["cluster"]["network_bandwidth"] == "5e+07B/s" and cal["cluster"]["gpu_peak_flops"] == "3e+09FLOPS"
+assert cal["cluster"]["network"]["collective_efficiency"] == 1.0 and cal["cluster"]["network"]["p2p_efficiency"] == 1.0
 PY
 
 # --- microbenchmarks, calibration, and predicting replay-small with the fitted parameters ---

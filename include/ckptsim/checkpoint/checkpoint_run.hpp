@@ -17,6 +17,11 @@
 // stream, so its rate is that of the slowest pair; where pairs see different paths (leaf-spine
 // with some pairs crossing leaves, random placements) the faster pairs are held to that pace.
 // Under group and ring placements on one switch every pair is alike and the model is exact.
+// Links (SendLinks): a send reaches f = cluster.network.p2p_efficiency of each NIC's line rate,
+// so it crosses NICs with weight G/f; without GPUDirect RDMA it is first staged from the GPU
+// to host memory over the sender's PCIe link (weight 1 on pcie(sender), the device-to-host
+// path the copies K_c and L also cross; network/collectives.hpp for the same rule on NCCL's
+// collectives). Presets and sources: scenario/presets.cpp.
 // Results: iteration time (the optimizer's end), checkpoint completion (the last copy into CPU
 // memory), and the bytes each receiving GPU holds in sub-buffers over time (from a chunk's
 // send start to its copy's end): its peak.
@@ -27,6 +32,15 @@
 #include "ckptsim/workload/iteration_model.hpp"
 
 namespace ckptsim {
+
+/// How checkpoint sends use the links (see the header comment).
+struct SendLinks {
+  double nic_efficiency = 1.0;  ///< f, in (0, 1]
+  bool host_staging = false;    ///< no GPUDirect RDMA
+  static SendLinks of(const ClusterSpec& cluster) {
+    return {cluster.network.p2p_efficiency, !cluster.gpudirect_rdma};
+  }
+};
 
 struct CheckpointRun {
   TaskGraph graph;                  ///< training + checkpoint tasks
@@ -48,11 +62,11 @@ std::vector<std::vector<int>> ordered_peers(const Placement& placement);
 /// Runs the iteration of `model` with the plan's traffic. `gpus_per_machine` = G,
 /// `alpha` = per-chunk latency.
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
-                                  int gpus_per_machine, SimTime alpha);
+                                  int gpus_per_machine, SimTime alpha, SendLinks links = {});
 
 /// The plan's traffic alone on an idle network (training waits): when is the last chunk sent,
 /// and when is every copy in CPU memory.
 CheckpointRun run_checkpoint_alone(const Topology& topology, const CheckpointPlan& plan, const Placement& placement,
-                                   int gpus_per_machine, SimTime alpha);
+                                   int gpus_per_machine, SimTime alpha, SendLinks links = {});
 
 }  // namespace ckptsim

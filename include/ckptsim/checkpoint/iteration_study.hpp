@@ -6,8 +6,9 @@
 // Inputs from the scenario: shard per GPU C = checkpoint_bytes_per_machine() / G (model
 // parameters x checkpoint bytes per parameter / N / G); m - 1 remote copies (strategy.replicas);
 // R = strategy.gpu_buffer_bytes, p = strategy.sub_buffers, mu = strategy.span_safety;
-// alpha = cluster.network.latency; per-GPU bandwidth B = network_bandwidth / G (the G GPUs of a
-// machine send at once through its NIC).
+// alpha = cluster.network.latency; per-GPU bandwidth B = p2p_efficiency x network_bandwidth / G
+// (the G GPUs of a machine send at once through its NIC, at the achieved point-to-point rate;
+// without GPUDirect RDMA no more than gpu_cpu_bandwidth, the PCIe link the sends are staged over).
 // Out of memory: the plan's GPU buffer exceeds the memory the model leaves free per GPU
 // (workload/gpu_memory.hpp, every term with its source).
 // Smallest k: the least number of iterations whose idle spans (the iteration's spans repeated

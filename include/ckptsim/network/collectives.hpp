@@ -21,6 +21,14 @@
 //   intra-node phase: a ring over the G GPUs of each machine on the full buffer:
 //       (G-1)·alpha + (G-1)/G · S / B_nv
 // Both move (N-1)/N·S bytes through each NIC; the ring pays more latency steps.
+// Achieved bandwidth (presets.hpp): a collective reaches f = nic_efficiency of each NIC's line
+// rate, so a stream of rate r occupies r·w/f of a NIC it crosses with weight w (alone on the
+// NIC it runs at f·B/w). Leaf links and NVLink ports keep weight w.
+// Host staging (no GPUDirect RDMA): what leaves a machine is first copied from GPU to host
+// memory over PCIe. NCCL's channels spread the network crossings over the machine's G GPUs,
+// so a use of weight w on NIC send(i) adds weight w/G on pcie(i), the per-GPU device-to-host
+// path that checkpoint copies also cross. The receive side (host to device) is the other PCIe
+// direction and shares nothing modelled.
 // All-gather and reduce-scatter have the same cost in this model (the reduction's arithmetic
 // is not costed).
 #include <string>
@@ -51,14 +59,18 @@ struct CollectiveShape {
   double bytes = 0;            ///< S
   int gpus_per_machine = 1;    ///< G
   SimTime alpha;               ///< per-step latency
+  double nic_efficiency = 1.0; ///< f, achieved fraction of the NIC line rate
+  bool host_staging = false;   ///< no GPUDirect RDMA: sends cross the GPUs' PCIe links
 };
 
 /// The phases (run one after the other) of a collective over every GPU of `topology`.
 std::vector<FlowPhase> collective_phases(const Topology& topology, const CollectiveShape& shape);
 
 /// Closed-form idle-network time of the collective (the formulas above), for tests and
-/// analytic estimates. `nic` = B, `nvlink` = B_nv.
-SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink);
+/// analytic estimates. `nic` = B, `nvlink` = B_nv; the NIC counts as f·B, and with host
+/// staging as min(f·B, G·P) where `pcie` = P per GPU (0: no PCIe limit).
+SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink,
+                                   double pcie = 0);
 
 /// Adds weight `w` for resource `r` to `uses`, merging with an existing entry.
 void add_use(std::vector<ResourceUse>& uses, int resource, double weight);

@@ -17,6 +17,11 @@ struct NetworkSpec {
   double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
   int machines_per_leaf = 16;              ///< leaf-spine only
   std::string collective = "ring";         ///< iteration model: "ring" | "hierarchical" (NCCL algorithm)
+  /// Achieved fraction of network_bandwidth at each NIC (presets.hpp, "bandwidth factors"):
+  /// collectives (NCCL all-gather / reduce-scatter) and point-to-point checkpoint sends. The
+  /// loader fills them from the instance preset (the collective one at the machine count).
+  double collective_efficiency = 1.0;
+  double p2p_efficiency = 1.0;
 };
 
 struct ClusterSpec {
@@ -31,6 +36,9 @@ struct ClusterSpec {
   double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
   double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
   double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (optimizer step)
+  /// false: the NIC cannot reach GPU memory, so inter-node traffic is staged through host
+  /// memory and crosses each GPU's PCIe link (host staging, network/collectives.hpp).
+  bool gpudirect_rdma = true;
   NetworkSpec network;
 };
 

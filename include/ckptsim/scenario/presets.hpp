@@ -12,6 +12,13 @@
 
 namespace ckptsim {
 
+/// One published measurement of a collective's achieved bandwidth: at `machines` nodes, the NIC
+/// reached `efficiency` x its line rate (presets.cpp gives each point's source).
+struct EfficiencyPoint {
+  int machines = 0;
+  double efficiency = 1.0;
+};
+
 struct InstancePreset {
   std::string name;
   std::string description;
@@ -23,6 +30,12 @@ struct InstancePreset {
   double nvlink_bandwidth = 0;    ///< bytes/s per GPU inside the machine, each direction
   double gpu_peak_flops = 0;      ///< FLOP/s per GPU, dense, training precision (bf16/fp16)
   double gpu_memory_bandwidth = 0;  ///< bytes/s per GPU, HBM (data sheet)
+  /// Bandwidth factors (published measurements, presets.cpp): collectives' achieved fraction
+  /// of the NIC line rate by node count (empty: 1), point-to-point sends' fraction.
+  std::vector<EfficiencyPoint> collective_efficiency;
+  double p2p_efficiency = 1.0;
+  bool gpudirect_rdma = true;       ///< the NIC reads and writes GPU memory directly
+  double compute_efficiency = 0.5;  ///< ZeRO-3 achieved fraction of gpu_peak_flops (recomputation counted)
 };
 
 struct ModelPreset {
@@ -37,6 +50,11 @@ struct ModelPreset {
   /// transformer_parameters() counts (grouped-query attention, gated FFN, untied embeddings).
   std::optional<double> published_parameters;
 };
+
+/// The collective factor at `machines` nodes: piecewise-linear in log2(machines) through the
+/// points (ordered by machines), the first / last point's value outside them, 1 when empty.
+///   f(N) = f_i + (f_{i+1} - f_i) · (log2 N - log2 N_i) / (log2 N_{i+1} - log2 N_i),  N_i <= N <= N_{i+1}
+double collective_efficiency_at(const std::vector<EfficiencyPoint>& points, int machines);
 
 /// Every instance preset, in a stable order (`ckptsim list` prints them).
 const std::vector<InstancePreset>& instance_presets();

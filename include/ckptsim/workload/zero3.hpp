@@ -39,6 +39,8 @@
 //                                      memory bound, kOptimizerBytesPerParameter·P/n / HBM
 // The next iteration's first gather waits for the step, so one iteration is its makespan.
 // Compute time = FLOPs / (gpu_peak_flops x training.compute_efficiency).
+// Collectives reach cluster.network.collective_efficiency of the NIC line rate and, without
+// GPUDirect RDMA, cross the GPUs' PCIe links (network/collectives.hpp).
 // Units: durations rounded up to the nanosecond, bytes, FLOPs per GPU.
 #include <vector>
 

@@ -139,3 +139,28 @@ TEST_CASE("idle spans never overlap training traffic, and spans + busy time = it
     if (s.anchor >= 0) CHECK(m.run.timing[static_cast<std::size_t>(s.anchor)].end == s.start);
   }
 }
+
+TEST_CASE("at a low collective factor with host staging the iteration is network-bound and still idles") {
+  // f = 0.25 of the 50e9 B/s NIC and no GPUDirect RDMA: every gather runs at most at
+  // min(0.25 x 50e9, 8 x 25e9 PCIe) = 12.5e9 B/s, so the one all-gather stream alone takes
+  // at least the sum of the gathers' closed-form times at that rate; the network still idles
+  // through the boundary and the optimizer step, which wait for the last reduce-scatter.
+  Scenario sc = testing::paper_scenario(16);
+  sc.cluster.network.collective_efficiency = 0.25;
+  sc.cluster.gpudirect_rdma = false;
+  const IterationModel m = simulate_iteration(sc);
+  SimTime gathers;
+  for (const GatherGroup& g : m.workload.schedule.gathers) {
+    const CollectiveShape ag{CollectiveKind::all_gather, CollectiveAlgorithm::ring, g.elements * 2, 8, microseconds(10),
+                             0.25, true};
+    gathers += collective_time_alpha_beta(16, ag, 50e9, 300e9, 25e9);
+  }
+  CHECK(m.profile.iteration_time >= gathers);
+  const IterationBreakdown b = breakdown(m);
+  // Each NIC moves about 3 collectives x 2 B x 1.003e11 parameters x 127/128 = 597 GB, at least
+  // 47.8 s at 12.5e9 B/s, while compute is about 21 s (0.5 x 312 TFLOPS, built in code): the compute
+  // stream waits for parameters longer than it computes.
+  CHECK(b.exposed_communication > b.compute);
+  CHECK(m.profile.idle_time(0) >= b.boundary + b.optimizer);
+  CHECK(span_distribution(m.profile.machine_spans.at(0)).longest >= b.boundary + b.optimizer);
+}

@@ -28,10 +28,13 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
   } else {
     f = static_cast<int>(flows_.size());
     flows_.emplace_back();
+    hot_.emplace_back();
     new_rate_.push_back(0.0);
   }
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  flow.uses = uses;
+  HotFlow& hot = hot_[static_cast<std::size_t>(f)];
+  hot.uses = uses;
+  hot.alive = true;
   flow.member_pos.resize(uses.size());
   flow.remaining = bytes;
   flow.rate = 0.0;
@@ -41,7 +44,6 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
   flow.tag = tag;
   flow.seq = next_seq_++;
   flow.heap_pos = -1;
-  flow.alive = true;
   flow.is_new = true;
   for (std::size_t i = 0; i < uses.size(); ++i) {
     const int r = uses[i].resource;
@@ -78,7 +80,7 @@ void FlowSet::resolve() {
 void FlowSet::collect_components() {
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(resource_visit_.begin(), resource_visit_.end(), 0U);
-    for (Flow& f : flows_) f.visit = 0;
+    for (HotFlow& f : hot_) f.visit = 0;
     stamp_ = 1;
   }
   comp_flows_.clear();
@@ -89,7 +91,7 @@ void FlowSet::collect_components() {
     comp_resources_.push_back(r);
   };
   auto visit_flow = [&](int f) {
-    Flow& flow = flows_[static_cast<std::size_t>(f)];
+    HotFlow& flow = hot_[static_cast<std::size_t>(f)];
     if (!flow.alive || flow.visit == stamp_) return;
     flow.visit = stamp_;
     comp_flows_.push_back(f);
@@ -105,13 +107,13 @@ void FlowSet::collect_components() {
     }
     while (next_flow < comp_flows_.size()) {
       const int f = comp_flows_[next_flow++];
-      for (const ResourceUse& u : flows_[static_cast<std::size_t>(f)].uses) visit_resource(u.resource);
+      for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) visit_resource(u.resource);
     }
   }
 }
 
 void FlowSet::freeze(int f, double rate) {
-  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  HotFlow& flow = hot_[static_cast<std::size_t>(f)];
   flow.frozen = true;
   new_rate_[static_cast<std::size_t>(f)] = rate;
   for (const ResourceUse& u : flow.uses) {
@@ -119,29 +121,51 @@ void FlowSet::freeze(int f, double rate) {
     used_[r] += u.weight * rate;
     weight_[r] -= u.weight;
     --unfrozen_[r];
-    touched_.push_back(u.resource);
   }
+  round_frozen_.push_back(f);
+}
+
+// Level at which resource r saturates if every unfrozen flow on it keeps rising together.
+double FlowSet::saturation_level(int r) const {
+  const auto i = static_cast<std::size_t>(r);
+  return std::max(capacities_[i] - used_[i], 0.0) / weight_[i];
+}
+
+// Freezes the next bottleneck: the capped flow at `next_cap` when its cap is at most the
+// resource level `key` (of resource `r`), else every unfrozen flow on r. Returns the count.
+std::size_t FlowSet::freeze_next(double key, int r, std::size_t& next_cap, double& level) {
+  round_frozen_.clear();
+  while (next_cap < capped_.size() && hot_[static_cast<std::size_t>(capped_[next_cap].second)].frozen) ++next_cap;
+  if (next_cap < capped_.size() && (r < 0 || capped_[next_cap].first <= key)) {
+    level = std::max(level, capped_[next_cap].first);
+    freeze(capped_[next_cap++].second, level);
+    return 1;
+  }
+  assert(r >= 0);
+  level = std::max(level, key);  // rounding may put a key a hair below the level reached
+  for (const Member& m : members_[static_cast<std::size_t>(r)]) {
+    if (!hot_[static_cast<std::size_t>(m.flow)].frozen) freeze(m.flow, level);
+  }
+  return round_frozen_.size();
 }
 
 // Progressive filling over the collected flows, bottleneck by bottleneck (header comment).
 void FlowSet::fill_component() {
-  using Entry = std::pair<double, int>;  // (L_r, r) or (cap, slot): ties broken by index
-  const auto later = std::greater<Entry>();
-  level_heap_.clear();
-  capped_.clear();
   for (int r : comp_resources_) {
     const auto i = static_cast<std::size_t>(r);
     used_[i] = 0.0;
     weight_[i] = 0.0;
     unfrozen_[i] = 0;
   }
+  capped_.clear();
   std::size_t unfrozen_flows = 0;
   for (int f : comp_flows_) {
-    Flow& flow = flows_[static_cast<std::size_t>(f)];
+    HotFlow& flow = hot_[static_cast<std::size_t>(f)];
     flow.frozen = false;
+    const double rate_cap = flows_[static_cast<std::size_t>(f)].rate_cap;
     if (flow.uses.empty()) {  // crosses nothing: its cap, or unconstrained
       flow.frozen = true;
-      new_rate_[static_cast<std::size_t>(f)] = flow.rate_cap;
+      new_rate_[static_cast<std::size_t>(f)] = rate_cap;
       continue;
     }
     ++unfrozen_flows;
@@ -149,13 +173,53 @@ void FlowSet::fill_component() {
       weight_[static_cast<std::size_t>(u.resource)] += u.weight;
       ++unfrozen_[static_cast<std::size_t>(u.resource)];
     }
-    if (std::isfinite(flow.rate_cap)) capped_.emplace_back(flow.rate_cap, f);
+    if (std::isfinite(rate_cap)) capped_.emplace_back(rate_cap, f);
   }
   std::sort(capped_.begin(), capped_.end());
+  if (comp_resources_.size() <= kScanResources) {
+    fill_by_scan(unfrozen_flows);
+  } else {
+    fill_by_heap(unfrozen_flows);
+  }
+}
+
+// Few resources: each round scans the resources still carrying unfrozen flows for the lowest
+// saturation level, O(rounds x resources) with no heap traffic.
+void FlowSet::fill_by_scan(std::size_t unfrozen_flows) {
+  active_.clear();
+  for (int r : comp_resources_) {
+    if (unfrozen_[static_cast<std::size_t>(r)] > 0) active_.push_back(r);
+  }
+  double level = 0.0;
+  std::size_t next_cap = 0;
+  while (unfrozen_flows > 0) {
+    double best = kInf;
+    int best_r = -1;
+    std::size_t kept = 0;
+    for (const int r : active_) {
+      if (unfrozen_[static_cast<std::size_t>(r)] == 0) continue;
+      active_[kept++] = r;
+      const double key = saturation_level(r);
+      if (key < best || (key == best && r < best_r)) {
+        best = key;
+        best_r = r;
+      }
+    }
+    active_.resize(kept);
+    unfrozen_flows -= freeze_next(best, best_r, next_cap, level);
+  }
+}
+
+// Many resources: a lazy min-heap of (level, resource); after each round only the resources
+// crossed by the flows just frozen are re-keyed, O(uses x log uses) in all.
+void FlowSet::fill_by_heap(std::size_t unfrozen_flows) {
+  using Entry = std::pair<double, int>;  // ties broken by resource index
+  const auto later = std::greater<Entry>();
+  level_heap_.clear();
   for (int r : comp_resources_) {
     const auto i = static_cast<std::size_t>(r);
     if (unfrozen_[i] == 0) continue;
-    level_key_[i] = capacities_[i] / weight_[i];
+    level_key_[i] = saturation_level(r);
     level_heap_.emplace_back(level_key_[i], r);
   }
   std::make_heap(level_heap_.begin(), level_heap_.end(), later);
@@ -168,32 +232,18 @@ void FlowSet::fill_component() {
       std::pop_heap(level_heap_.begin(), level_heap_.end(), later);
       level_heap_.pop_back();
     }
-    while (next_cap < capped_.size() && flows_[static_cast<std::size_t>(capped_[next_cap].second)].frozen) ++next_cap;
-    touched_.clear();
-    if (next_cap < capped_.size() && (level_heap_.empty() || capped_[next_cap].first <= level_heap_.front().first)) {
-      level = std::max(level, capped_[next_cap].first);
-      freeze(capped_[next_cap++].second, level);
-      --unfrozen_flows;
-    } else {
-      assert(!level_heap_.empty());
-      const auto [key, r] = level_heap_.front();
-      std::pop_heap(level_heap_.begin(), level_heap_.end(), later);
-      level_heap_.pop_back();
-      level = std::max(level, key);  // rounding may put a key a hair below the level reached
-      for (const Member& m : members_[static_cast<std::size_t>(r)]) {
-        if (flows_[static_cast<std::size_t>(m.flow)].frozen) continue;
-        freeze(m.flow, level);
-        --unfrozen_flows;
+    const Entry top = level_heap_.empty() ? Entry{kInf, -1} : level_heap_.front();
+    unfrozen_flows -= freeze_next(top.first, top.second, next_cap, level);
+    for (const int f : round_frozen_) {
+      for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) {
+        const auto i = static_cast<std::size_t>(u.resource);
+        if (unfrozen_[i] == 0) continue;
+        const double key = saturation_level(u.resource);
+        if (key == level_key_[i]) continue;
+        level_key_[i] = key;
+        level_heap_.emplace_back(key, u.resource);
+        std::push_heap(level_heap_.begin(), level_heap_.end(), later);
       }
-    }
-    for (int r : touched_) {
-      const auto i = static_cast<std::size_t>(r);
-      if (unfrozen_[i] == 0) continue;
-      const double key = std::max(capacities_[i] - used_[i], 0.0) / weight_[i];
-      if (key == level_key_[i]) continue;
-      level_key_[i] = key;
-      level_heap_.emplace_back(key, r);
-      std::push_heap(level_heap_.begin(), level_heap_.end(), later);
     }
   }
 }
@@ -234,8 +284,8 @@ void FlowSet::apply_rates() {
 const std::vector<double>& FlowSet::rates() {
   resolve();
   std::vector<std::pair<std::uint64_t, double>> by_seq;
-  for (const Flow& f : flows_) {
-    if (f.alive) by_seq.emplace_back(f.seq, f.rate);
+  for (std::size_t s = 0; s < flows_.size(); ++s) {
+    if (hot_[s].alive) by_seq.emplace_back(flows_[s].seq, flows_[s].rate);
   }
   std::sort(by_seq.begin(), by_seq.end());
   rates_out_.clear();
@@ -293,8 +343,9 @@ std::vector<std::int64_t> FlowSet::advance_to(SimTime t) {
 
 void FlowSet::remove(int f) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  for (std::size_t i = 0; i < flow.uses.size(); ++i) {
-    const int r = flow.uses[i].resource;
+  HotFlow& hot = hot_[static_cast<std::size_t>(f)];
+  for (std::size_t i = 0; i < hot.uses.size(); ++i) {
+    const int r = hot.uses[i].resource;
     auto& list = members_[static_cast<std::size_t>(r)];
     const std::uint32_t pos = flow.member_pos[i];
     const Member last = list.back();
@@ -304,7 +355,7 @@ void FlowSet::remove(int f) {
     mark_dirty(r);
   }
   if (flow.heap_pos >= 0) heap_erase(f);
-  flow.alive = false;
+  hot.alive = false;
   free_.push_back(f);
   --alive_;
 }

@@ -69,7 +69,7 @@ void FlowSet::heap_update(int f) {
 void FlowSet::heap_rebuild() {
   heap_.clear();
   for (std::size_t s = 0; s < flows_.size(); ++s) {
-    if (!flows_[s].alive) continue;
+    if (!hot_[s].alive) continue;
     heap_.push_back(static_cast<int>(s));
     flows_[s].heap_pos = static_cast<int>(heap_.size()) - 1;
   }

@@ -41,6 +41,10 @@ namespace ckptsim {
 
 class FlowSet {
  public:
+  /// Components with at most this many resources are filled by scanning them each round;
+  /// larger ones through a heap of saturation levels.
+  static constexpr std::size_t kScanResources = 256;
+
   explicit FlowSet(std::vector<double> capacities);
 
   /// Starts a flow of `bytes` at the current time; `tag` is returned when it completes.
@@ -69,8 +73,14 @@ class FlowSet {
   [[nodiscard]] std::int64_t flows_resolved() const { return flows_resolved_; }
 
  private:
-  struct Flow {
+  // The fields every re-solve walks, packed apart from the rest (24 bytes a flow).
+  struct HotFlow {
     std::span<const ResourceUse> uses;
+    std::uint32_t visit = 0;                // component walk stamp
+    bool alive = false;
+    bool frozen = false;
+  };
+  struct Flow {
     std::vector<std::uint32_t> member_pos;  // index of this flow in members_[uses[i].resource]
     double remaining = 0;                   // bytes left at `since`
     double rate = 0;                        // bytes/s
@@ -80,10 +90,7 @@ class FlowSet {
     std::int64_t tag = 0;
     std::uint64_t seq = 0;                  // insertion number
     int heap_pos = -1;
-    std::uint32_t visit = 0;                // component walk stamp
-    bool alive = false;
     bool is_new = false;
-    bool frozen = false;
   };
   struct Member {
     int flow = 0;
@@ -93,6 +100,10 @@ class FlowSet {
   void resolve();
   void collect_components();
   void fill_component();
+  void fill_by_scan(std::size_t unfrozen_flows);
+  void fill_by_heap(std::size_t unfrozen_flows);
+  std::size_t freeze_next(double key, int r, std::size_t& next_cap, double& level);
+  [[nodiscard]] double saturation_level(int r) const;
   void freeze(int f, double rate);
   void apply_rates();
   void remove(int f);
@@ -109,6 +120,7 @@ class FlowSet {
 
   std::vector<double> capacities_;
   std::vector<Flow> flows_;             // slots; dead slots are reused (free_)
+  std::vector<HotFlow> hot_;            // per slot, beside flows_
   std::vector<int> free_;
   std::vector<std::vector<Member>> members_;  // per resource: the alive flows crossing it
   std::vector<int> dirty_resources_;
@@ -124,7 +136,8 @@ class FlowSet {
   std::vector<double> level_key_;       // current L_r
   std::vector<std::pair<double, int>> level_heap_;
   std::vector<std::pair<double, int>> capped_;  // (rate cap, slot) of capped flows
-  std::vector<int> touched_;
+  std::vector<int> active_;            // resources with unfrozen flows (scan)
+  std::vector<int> round_frozen_;      // flows frozen in the current round
   std::vector<double> new_rate_;        // per slot
   std::vector<int> changed_;
   std::vector<int> heap_;               // indexed min-heap of flow slots by (finish, seq)

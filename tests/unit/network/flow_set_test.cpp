@@ -72,9 +72,11 @@ TEST_CASE("FlowSet: the incremental re-solve matches the full re-solve on random
   // relative (or the one-nanosecond rounding of the clock), and the incremental set recomputes
   // fewer rates in total than a full re-solve at every change would.
   double worst = 0.0;
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-    const int n = seed <= 6 ? 40 : 300;
-    const int links = seed % 3 == 0 ? 8 : 64;  // 8 links: one component; 64: several at first
+  // 8 links: one component; 64: several at first (both filled by scanning, <= 256 resources);
+  // 1,000 links: a large component of more than 256 resources, filled through the heap.
+  for (std::uint64_t seed = 1; seed <= 14; ++seed) {
+    const int n = seed <= 6 ? 40 : seed <= 12 ? 300 : 800;
+    const int links = seed > 12 ? 1000 : seed % 3 == 0 ? 8 : 64;
     const CrossFlowSet set = random_flow_set(n, seed, links, seed % 2 == 0 ? milliseconds(300) : SimTime::zero());
     const std::vector<double> ours = run_flow_set<FlowSet>(set);
     const std::vector<double> oracle = run_flow_set<reference::ReferenceFlowSet>(set);

@@ -59,7 +59,9 @@ void BM_SimGridRandom(benchmark::State& state) {
 }
 BENCHMARK(BM_SimGridRandom)->Arg(64)->Arg(512)->Arg(2048)->Arg(4096)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-void BM_SimGridIteration(benchmark::State& state) { run_simgrid_timed(state, iteration(static_cast<int>(state.range(0)))); }
+void BM_SimGridIteration(benchmark::State& state) {
+  run_simgrid_timed(state, iteration(static_cast<int>(state.range(0))));
+}
 BENCHMARK(BM_SimGridIteration)->Arg(16)->Arg(128)->UseManualTime()->Unit(benchmark::kMillisecond);
 #endif
 

@@ -76,8 +76,30 @@ void FlowSet::resolve() {
   dirty_flows_.clear();
 }
 
-// Breadth-first walk of the resource <-> flow graph from the dirty resources and new flows.
+// The flows to re-solve: the components of the dirty resources and new flows, found by a
+// breadth-first walk of the resource <-> flow graph. When the last walk found one component
+// holding every alive flow (as with many flows on few links), the walk is skipped and every
+// alive flow is taken: the whole set is always a union of whole components, so the allocation
+// is the same, and listing it costs O(slots + resources) instead of O(2 x uses). Every
+// kWalkEvery-th re-solve walks anyway, to notice when completions have split the component.
 void FlowSet::collect_components() {
+  if (last_walk_reached_all_ && solves_ % kWalkEvery != 0) {
+    comp_flows_.clear();
+    comp_resources_.clear();
+    for (std::size_t f = 0; f < hot_.size(); ++f) {
+      if (hot_[f].alive) comp_flows_.push_back(static_cast<int>(f));
+    }
+    for (std::size_t r = 0; r < members_.size(); ++r) {
+      if (!members_[r].empty()) comp_resources_.push_back(static_cast<int>(r));
+    }
+    return;
+  }
+  const std::size_t components = walk_components();
+  last_walk_reached_all_ = components == 1 && comp_flows_.size() == alive_;
+}
+
+// Walks from each dirty resource and new flow in turn; counts the components found.
+std::size_t FlowSet::walk_components() {
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(resource_visit_.begin(), resource_visit_.end(), 0U);
     for (HotFlow& f : hot_) f.visit = 0;
@@ -96,20 +118,32 @@ void FlowSet::collect_components() {
     flow.visit = stamp_;
     comp_flows_.push_back(f);
   };
-  for (int r : dirty_resources_) visit_resource(r);
-  for (int f : dirty_flows_) visit_flow(f);
   std::size_t next_resource = 0;
   std::size_t next_flow = 0;
-  while (next_resource < comp_resources_.size() || next_flow < comp_flows_.size()) {
-    while (next_resource < comp_resources_.size()) {
-      const int r = comp_resources_[next_resource++];
-      for (const Member& m : members_[static_cast<std::size_t>(r)]) visit_flow(m.flow);
+  std::size_t components = 0;
+  auto drain = [&] {
+    const std::size_t before = next_flow;
+    while (next_resource < comp_resources_.size() || next_flow < comp_flows_.size()) {
+      while (next_resource < comp_resources_.size()) {
+        const int r = comp_resources_[next_resource++];
+        for (const Member& m : members_[static_cast<std::size_t>(r)]) visit_flow(m.flow);
+      }
+      while (next_flow < comp_flows_.size()) {
+        const int f = comp_flows_[next_flow++];
+        for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) visit_resource(u.resource);
+      }
     }
-    while (next_flow < comp_flows_.size()) {
-      const int f = comp_flows_[next_flow++];
-      for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) visit_resource(u.resource);
-    }
+    if (next_flow > before) ++components;
+  };
+  for (int r : dirty_resources_) {
+    visit_resource(r);
+    drain();
   }
+  for (int f : dirty_flows_) {
+    visit_flow(f);
+    drain();
+  }
+  return components;
 }
 
 void FlowSet::freeze(int f, double rate) {

@@ -27,7 +27,8 @@ CrossFlowSet random_flow_set(int flows, std::uint64_t seed, int links, SimTime a
     const double weight = heavy(rng) == 0 ? streams(rng) : 1.0;
     for (int k = count(rng); k > 0; --k) {
       const int r = pick(rng);
-      const bool seen = std::any_of(flow.uses.begin(), flow.uses.end(), [&](const ResourceUse& u) { return u.resource == r; });
+      const bool seen =
+          std::any_of(flow.uses.begin(), flow.uses.end(), [&](const ResourceUse& u) { return u.resource == r; });
       if (!seen) flow.uses.push_back({r, weight});
     }
     flow.bytes = std::round(std::pow(10.0, decades(rng)));

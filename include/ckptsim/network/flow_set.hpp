@@ -44,6 +44,9 @@ class FlowSet {
   /// Components with at most this many resources are filled by scanning them each round;
   /// larger ones through a heap of saturation levels.
   static constexpr std::size_t kScanResources = 256;
+  /// While the flows form one component, the component walk is repeated every this many
+  /// re-solves only (the others re-solve every alive flow, the same allocation).
+  static constexpr std::int64_t kWalkEvery = 8;
 
   explicit FlowSet(std::vector<double> capacities);
 
@@ -99,6 +102,7 @@ class FlowSet {
 
   void resolve();
   void collect_components();
+  std::size_t walk_components();
   void fill_component();
   void fill_by_scan(std::size_t unfrozen_flows);
   void fill_by_heap(std::size_t unfrozen_flows);
@@ -127,6 +131,7 @@ class FlowSet {
   std::vector<int> dirty_flows_;        // added flows (those crossing no resource need them)
   std::vector<std::uint32_t> resource_visit_;
   std::uint32_t stamp_ = 0;
+  bool last_walk_reached_all_ = false;
   // Scratch of one re-solve.
   std::vector<int> comp_flows_;
   std::vector<int> comp_resources_;

@@ -52,9 +52,8 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
     auto& list = members_[static_cast<std::size_t>(r)];
     flow.member_pos[i] = static_cast<std::uint32_t>(list.size());
     list.push_back(Member{f, static_cast<std::uint32_t>(i)});
-    mark_dirty(r);
   }
-  dirty_flows_.push_back(f);
+  dirty_flows_.push_back(f);  // the walk from the new flow reaches all its resources
   ++alive_;
 }
 
@@ -193,6 +192,7 @@ void FlowSet::fill_component() {
   }
   capped_.clear();
   std::size_t unfrozen_flows = 0;
+  std::size_t uses_in_component = 0;
   for (int f : comp_flows_) {
     HotFlow& flow = hot_[static_cast<std::size_t>(f)];
     flow.frozen = false;
@@ -203,6 +203,7 @@ void FlowSet::fill_component() {
       continue;
     }
     ++unfrozen_flows;
+    uses_in_component += flow.uses.size();
     for (const ResourceUse& u : flow.uses) {
       weight_[static_cast<std::size_t>(u.resource)] += u.weight;
       ++unfrozen_[static_cast<std::size_t>(u.resource)];
@@ -210,14 +211,18 @@ void FlowSet::fill_component() {
     if (std::isfinite(rate_cap)) capped_.emplace_back(rate_cap, f);
   }
   std::sort(capped_.begin(), capped_.end());
-  if (comp_resources_.size() <= kScanResources) {
+  // Scanning costs (rounds x resources), rounds <= min(flows, resources); the heap costs about
+  // (uses x log uses): scan when that bound is within a few passes over the uses.
+  const std::size_t resources = comp_resources_.size();
+  const std::size_t rounds_bound = std::min(unfrozen_flows + capped_.size(), resources);
+  if (resources <= kScanResources || rounds_bound * resources <= kScanPasses * uses_in_component) {
     fill_by_scan(unfrozen_flows);
   } else {
     fill_by_heap(unfrozen_flows);
   }
 }
 
-// Few resources: each round scans the resources still carrying unfrozen flows for the lowest
+// Few resources or few rounds: each round scans the resources still carrying unfrozen flows for the lowest
 // saturation level, O(rounds x resources) with no heap traffic.
 void FlowSet::fill_by_scan(std::size_t unfrozen_flows) {
   active_.clear();

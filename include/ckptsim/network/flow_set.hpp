@@ -41,9 +41,11 @@ namespace ckptsim {
 
 class FlowSet {
  public:
-  /// Components with at most this many resources are filled by scanning them each round;
-  /// larger ones through a heap of saturation levels.
+  /// Components with at most this many resources, or whose rounds x resources bound is at most
+  /// kScanPasses x their uses (few flows over many links), are filled by scanning the resources
+  /// each round; the others through a heap of saturation levels.
   static constexpr std::size_t kScanResources = 256;
+  static constexpr std::size_t kScanPasses = 4;
   /// While the flows form one component, the component walk is repeated every this many
   /// re-solves only (the others re-solve every alive flow, the same allocation).
   static constexpr std::int64_t kWalkEvery = 8;

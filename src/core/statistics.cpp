@@ -1,6 +1,8 @@
 #include "ckptsim/core/statistics.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cmath>
 
 #include <boost/math/distributions/students_t.hpp>
@@ -50,10 +52,29 @@ Summary RunningStats::summary() const {
   return Summary{mean_, stddev(), ci95_half_width(), min_, max_, n_};
 }
 
-double student_t_975(std::size_t dof) {
-  if (dof == 0) return 0.0;
+namespace {
+
+double compute_student_t_975(std::size_t dof) {
   boost::math::students_t dist(static_cast<double>(dof));
   return boost::math::quantile(dist, 0.975);
+}
+
+}  // namespace
+
+double student_t_975(std::size_t dof) {
+  if (dof == 0) return 0.0;
+  // The quantile (an inverse incomplete beta) costs microseconds and every summary of every
+  // metric asks for it with the same few degrees of freedom, so small ones are kept once
+  // computed. 0 marks "not yet"; two threads computing the same entry store the same value.
+  constexpr std::size_t kKept = 4096;
+  static std::array<std::atomic<double>, kKept> kept{};
+  if (dof >= kKept) return compute_student_t_975(dof);
+  double q = kept[dof].load(std::memory_order_relaxed);
+  if (q == 0.0) {
+    q = compute_student_t_975(dof);
+    kept[dof].store(q, std::memory_order_relaxed);
+  }
+  return q;
 }
 
 }  // namespace ckptsim

@@ -6,12 +6,14 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/sweep/placement_point.hpp"
 #include "ckptsim/sweep/points.hpp"
 
 namespace ckptsim::sweep {
@@ -51,10 +53,41 @@ nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
   return result;
 }
 
+/// The strategy's costs with the iteration model's results from the cache (when it is used).
+StrategyCosts cached_strategy_costs(const Scenario& scenario, CostCache& cache) {
+  if (scenario.training.iteration_time) return compute_strategy_costs(scenario, nullptr);
+  const IterationCosts iteration = cache.get(scenario);
+  return compute_strategy_costs(scenario, &iteration);
+}
+
+nlohmann::json analyze_point(const Scenario& scenario, CostCache& cache) {
+  const StrategyCosts costs = cached_strategy_costs(scenario, cache);
+  nlohmann::json result = analyze_report_json(scenario, costs, make_analyze_report(scenario, costs, 1));
+  result.erase("scenario");  // scenario_part adds it with its hash
+  result.update(scenario_part(scenario));
+  return result;
+}
+
+nlohmann::json placement_point(const Scenario& scenario) {
+  nlohmann::json result = scenario_part(scenario);
+  result["placement"] = placement_point_json(scenario, scenario.checkpoint_bytes_per_machine());
+  return result;
+}
+
 nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
   nlohmann::json result = scenario_part(scenario);
   result["costs"] = iteration_costs_json(cache.get(scenario));
   return result;
+}
+
+nlohmann::json evaluate_command(PointCommand command, const Scenario& scenario, CostCache& cache) {
+  switch (command) {
+    case PointCommand::run: return run_point(scenario, cache);
+    case PointCommand::iteration: return iteration_point(scenario, cache);
+    case PointCommand::analyze: return analyze_point(scenario, cache);
+    case PointCommand::placement: return placement_point(scenario);
+  }
+  return nullptr;
 }
 
 std::string joined_problems(const InputError& e) {
@@ -121,7 +154,7 @@ PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache&
     const nlohmann::json doc = point_scenario(spec, record.values);
     Scenario scenario = load_scenario_json(doc, spec.base_label, spec.base_dir);
     if (!axes_set_seed(spec)) scenario.run.seed = point_seed(spec.seed, index);
-    record.result = spec.command == PointCommand::run ? run_point(scenario, cache) : iteration_point(scenario, cache);
+    record.result = evaluate_command(spec.command, scenario, cache);
     record.status = "ok";
   } catch (const InputError& e) {
     record.status = "invalid";

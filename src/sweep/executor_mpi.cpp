@@ -4,7 +4,9 @@
 //   worker -> 0, kTagRequest: the records of its previous chunk as JSON lines (empty at first)
 //   0 -> worker, kTagWork:    int64 indices of the next chunk; an empty chunk means "stop"
 // Rank 0 computes one point at a time itself and serves every pending request in between
-// (MPI_Iprobe), so `-np 2` uses both ranks for points.
+// (MPI_Iprobe), so `-np 2` uses both ranks for points. Records travel as two lines each: the
+// full JSON text (for the journal and points.jsonl) and the record with its result cut down to
+// the metric columns (compact_record), which is all rank 0 parses.
 // C API only: the deprecated C++ bindings are not needed (and warn).
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -18,6 +20,7 @@
 #include <string>
 
 #include "ckptsim/sweep/executor.hpp"
+#include "ckptsim/sweep/results.hpp"
 
 namespace ckptsim::sweep {
 namespace {
@@ -65,19 +68,26 @@ std::string receive_text(int source, int tag, int* from) {
   return text;
 }
 
+std::string next_line(const std::string& lines, std::size_t& start) {
+  const auto end = lines.find('\n', start);
+  std::string line = lines.substr(start, end - start);
+  start = end + 1;
+  return line;
+}
+
+/// Pairs of lines: the full text, then the compact record (see the header comment).
 void deliver(const std::string& lines, const RecordSink& done) {
   std::size_t start = 0;
   while (start < lines.size()) {
-    const auto end = lines.find('\n', start);
-    std::string text = lines.substr(start, end - start);
-    PointRecord record = record_from_json(nlohmann::json::parse(text));
-    record.text = std::move(text);
+    std::string full = next_line(lines, start);
+    PointRecord record = record_from_json(nlohmann::json::parse(next_line(lines, start)));
+    record.text = std::move(full);
     done(std::move(record));
-    start = end + 1;
   }
 }
 
 void worker_loop(const SweepSpec& spec, CostCache& cache) {
+  const std::vector<Column> metrics = table_of(spec).metrics;
   std::string results;
   for (;;) {
     MPI_Send(results.data(), static_cast<int>(results.size()), MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
@@ -92,6 +102,9 @@ void worker_loop(const SweepSpec& spec, CostCache& cache) {
     for (const std::int64_t index : chunk) {
       PointRecord record = evaluate_point(spec, index, cache);
       results += record_text(record);
+      results += '\n';
+      compact_record(record, metrics);
+      results += record_to_json(record).dump();
       results += '\n';
     }
   }

@@ -206,8 +206,8 @@ void read_base(const nlohmann::json& doc, const std::string& dir, SweepSpec& spe
 
 void read_header(const nlohmann::json& doc, SweepSpec& spec, ProblemList& problems) {
   const std::string command = doc.contains("command") ? optional_string(doc, "command", "", problems) : "run";
-  if (command == "iteration") spec.command = PointCommand::iteration;
-  else if (command != "run") problems.add("/command", "\"run\" or \"iteration\"", shown(doc.at("command")));
+  if (const auto parsed = parse_point_command(command)) spec.command = *parsed;
+  else problems.add("/command", "\"run\", \"iteration\", \"analyze\" or \"placement\"", shown(doc.at("command")));
   const std::string mode = doc.contains("mode") ? optional_string(doc, "mode", "", problems) : "grid";
   if (mode == "zip") spec.mode = SweepMode::zip;
   else if (mode == "random") spec.mode = SweepMode::random;
@@ -296,7 +296,21 @@ void read_axes(const nlohmann::json& doc, SweepSpec& spec, ProblemList& problems
 
 }  // namespace
 
-const char* command_name(PointCommand command) { return command == PointCommand::run ? "run" : "iteration"; }
+const char* command_name(PointCommand command) {
+  switch (command) {
+    case PointCommand::run: return "run";
+    case PointCommand::iteration: return "iteration";
+    case PointCommand::analyze: return "analyze";
+    case PointCommand::placement: return "placement";
+  }
+  return "run";
+}
+
+std::optional<PointCommand> parse_point_command(const std::string& name) {
+  for (const auto command : {PointCommand::run, PointCommand::iteration, PointCommand::analyze, PointCommand::placement})
+    if (name == command_name(command)) return command;
+  return std::nullopt;
+}
 
 const char* mode_name(SweepMode mode) {
   switch (mode) {
@@ -308,6 +322,24 @@ const char* mode_name(SweepMode mode) {
 }
 
 std::vector<Metric> default_metrics(PointCommand command) {
+  if (command == PointCommand::analyze)
+    return {{"ettr_closed", "/metrics/ettr/closed"},
+            {"ettr", "/metrics/ettr/simulated"},
+            {"wasted_time_per_failure_s_closed", "/metrics/wasted_time_per_failure_s/closed"},
+            {"wasted_time_per_failure_s", "/metrics/wasted_time_per_failure_s/simulated"},
+            {"eq1_wasted_time_s", "/closed_form/eq1_wasted_time_s"},
+            {"young_s", "/closed_form/intervals/young_s"},
+            {"daly_s", "/closed_form/intervals/daly_s"},
+            {"best_every_iterations", "/closed_form/intervals/closed_form_best_every_iterations"},
+            {"disagreements", "/disagreements"}};
+  if (command == PointCommand::placement)
+    return {{"p_recover_k1", "/placement/probability/1"},
+            {"p_recover_k2", "/placement/probability/2"},
+            {"p_recover_k3", "/placement/probability/3"},
+            {"p_recover_k4", "/placement/probability/4"},
+            {"storage_machines_k2", "/placement/expected_storage_machines/2"},
+            {"shards_per_machine", "/placement/shards_per_machine"},
+            {"cpu_memory_per_machine_bytes", "/placement/cpu_memory_per_machine_bytes"}};
   if (command == PointCommand::iteration)
     return {{"iteration_time_s", "/costs/iteration_time_s"},
             {"iteration_time_with_checkpoint_s", "/costs/iteration_time_with_checkpoint_s"},

@@ -12,33 +12,7 @@ bin=${1:-${CKPTSIM:-build/src/cli/ckptsim}}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failures=0
-
-check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/check.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failures=$((failures + 1))
-    sed 's/^/#     /' "$tmp/check.out" | head -20
-  fi
-}
-
-exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
-  local code=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
-}
-
-json_has() {  # json_has FILE EXPRESSION: a Python expression over `d` (the parsed file) is true
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
-}
+source tests/integration/tap.sh
 
 paper=scenarios/paper/gpt2-100b-16xp4d.json
 
@@ -343,5 +317,4 @@ check "analyze with one replica prints ci95 n/a and flags nothing (no spread to 
   out=\$('$bin' analyze $paper -r 1) && grep -q '0 metric(s) outside' <<<\"\$out\" && grep 'ETTR' <<<\"\$out\" | grep -q 'n/a' &&
   ! grep -qiE 'nan|inf' <<<\"\$out\""
 
-echo "1..$n"
-[[ $failures -eq 0 ]]
+tap_finish

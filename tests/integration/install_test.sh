@@ -9,43 +9,28 @@ meson_cmd=${2:-meson}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failures=0
-
-step() {  # step DESCRIPTION COMMAND...: one TAP line; the command's output as comments on failure
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/step.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failures=$((failures + 1))
-    sed 's/^/#     /' "$tmp/step.out" | tail -25
-  fi
-}
+source tests/integration/tap.sh
 
 dest=$tmp/root
-step "meson install --destdir writes the library, headers, executable and pkg-config file" \
+check "meson install --destdir writes the library, headers, executable and pkg-config file" \
   "$meson_cmd" install -C "$build" --no-rebuild --quiet --destdir "$dest"
 pc=$(find "$dest" -name ckptsim.pc | head -1)
 lib=$(find "$dest" -name libckptsim.a | head -1)
-step "installed: ckptsim.pc, libckptsim.a, bin/ckptsim, include/ckptsim/run/run_model.hpp" bash -c "
+check "installed: ckptsim.pc, libckptsim.a, bin/ckptsim, include/ckptsim/run/run_model.hpp" bash -c "
   test -n '$pc' && test -n '$lib' && test -x \"\$(find '$dest' -path '*/bin/ckptsim' | head -1)\" &&
   test -n \"\$(find '$dest' -path '*/include/ckptsim/run/run_model.hpp')\""
-step "the command-line headers are not installed (they belong to the executable)" \
+check "the command-line headers are not installed (they belong to the executable)" \
   bash -c "test -z \"\$(find '$dest' -path '*/include/ckptsim/cli*')\""
 # The .pc file names the configured prefix; point it into the destdir instead.
 export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent/x}")
 prefix=$dest$(pkg-config --variable=prefix ckptsim 2>/dev/null)
-step "examples/embed builds with only pkg-config's flags" bash -c "
+check "examples/embed builds with only pkg-config's flags" bash -c "
   c++ -std=c++20 -O1 examples/embed/main.cpp \
     \$(pkg-config --define-variable=prefix='$prefix' --cflags --libs --static ckptsim) -o '$tmp/embed'"
-step "examples/embed runs the paper scenario and prints an ETTR in (0, 1]" bash -c "
+check "examples/embed runs the paper scenario and prints an ETTR in (0, 1]" bash -c "
   out=\$('$tmp/embed' scenarios/paper/gpt2-100b-16xp4d.json 10) && echo \"\$out\" &&
   python3 -c 'import sys; e = float(sys.argv[1].split(\"ETTR \")[1].split()[0]); assert 0 < e <= 1, e' \"\$out\""
-step "examples/embed reports a bad scenario with exit 2" bash -c "
+check "examples/embed reports a bad scenario with exit 2" bash -c "
   out=\$('$tmp/embed' scenarios/invalid/bad-unit.json 1 2>&1); status=\$?; echo \"\$out\";
   test \$status -eq 2 && grep -q /storage/bandwidth <<<\"\$out\""
-echo "1..$n"
-[[ $failures -eq 0 ]]
+tap_finish

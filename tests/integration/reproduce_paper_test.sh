@@ -13,13 +13,8 @@ python=/usr/bin/python3
 [[ -x $python ]] || python=python3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-n=0
-failures=0
-check() {  # check NAME COMMAND...
-  local name=$1; shift
-  n=$((n + 1))
-  if "$@" >/dev/null 2>&1; then echo "ok $n - $name"; else echo "not ok $n - $name"; failures=$((failures + 1)); fi
-}
+tmp=$out
+source tests/integration/tap.sh
 "$python" scripts/reproduce_paper.py --quick --ckptsim "$ckptsim" --out "$out/a" 2>"$out/log" >/dev/null
 status=$?
 check "reproduce-paper --quick runs (exit 0)" test "$status" -eq 0
@@ -35,5 +30,4 @@ assert rows and all(len(r) == len(rows[0]) for r in rows) and None not in rows[0
 done
 "$python" scripts/reproduce_paper.py --quick --ckptsim "$ckptsim" --out "$out/b" 2>/dev/null
 check "CSVs are byte-identical across two runs" bash -c "cd '$out' && for f in a/*.csv; do cmp -s \$f b/\${f#a/} || exit 1; done"
-echo "1..$n"
-[[ $failures -eq 0 ]]
+tap_finish

@@ -14,29 +14,7 @@ root=$(pwd)
 [[ $bin == /* ]] || bin="$root/$bin"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/check.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failed=$((failed + 1))
-    sed 's/^/#     /' "$tmp/check.out" | head -20
-  fi
-}
-
-exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
-  local code=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; cat "$tmp/err"; return 1; }
-}
+source tests/integration/tap.sh
 
 # A small sweep: 2 strategies x 3 machine counts (0 is invalid) x 2 failure rates = 12 points of
 # the paper's testbed, one day and 5 replicas each.
@@ -169,6 +147,53 @@ check "plot.py: a file that is no ckptsim output exits 2" bash -c "
 
 # scripts/slurm/sweep.sbatch with a stand-in sbatch that runs array tasks one after another and
 # then the dependent job: the shards and the merge must give the unsharded points.csv.
+# analyze and placement points. An analyze point is the document of `ckptsim analyze --json` on
+# the point's scenario (its seed is the point seed), without the manifest, plus the hash.
+cat >"$tmp/analyze-spec.json" <<'JSON'
+{ "base": "base.json", "command": "analyze", "seed": 5,
+  "axes": [ {"pointer": "/strategy", "values": [{"kind": "gemini"}, {"kind": "remote-periodic"}]} ] }
+JSON
+check "analyze points: each result is ckptsim analyze --json on the point's scenario" bash -c "
+  '$bin' sweep '$tmp/analyze-spec.json' -o '$tmp/analyze' --quiet && /usr/bin/python3 -c \"
+import json, subprocess, sys
+rows = [json.loads(l) for l in open('$tmp/analyze/points.jsonl')]
+assert len(rows) == 2 and all(r['status'] == 'ok' for r in rows), rows
+for r in rows:
+    result = r['result']
+    json.dump(result['scenario'], open('$tmp/analyze-point.json', 'w'))
+    doc = json.loads(subprocess.check_output(['$bin', 'analyze', '$tmp/analyze-point.json', '--json']))
+    del doc['manifest']
+    assert len(result.pop('scenario_hash')) == 16
+    assert doc == result, r['index']
+\" && head -1 '$tmp/analyze/points.csv' | grep -q '^index,strategy,status,ettr_closed,ettr,ettr_ci95,'"
+# Placement points of 16 machines, 2 replicas. By hand: group (8 pairs) loses a checkpoint at
+# k = 2 only when the two failures are a pair: P2 = 1 - 8/C(16,2) = 1 - 8/120; ring (16 adjacent
+# pairs): P2 = 1 - 16/120; P1 = 1 for both; group at k = 3: one machine from each of 3 pairs,
+# C(8,3) 2^3 / C(16,3) = 448/560 = 0.8; storage machines at k = 2 for group: 16 x 8/120.
+cat >"$tmp/placement-spec.json" <<'JSON'
+{ "base": "base.json", "command": "placement",
+  "axes": [ {"pointer": "/strategy", "values": [{"kind": "gemini", "replicas": 2, "placement": "group"},
+                                                 {"kind": "gemini", "replicas": 2, "placement": "ring"}]} ] }
+JSON
+check "placement points: P_k of group and ring match the hand counts" bash -c "
+  '$bin' sweep '$tmp/placement-spec.json' -o '$tmp/placement' --quiet && /usr/bin/python3 -c \"
+import csv
+rows = list(csv.DictReader(open('$tmp/placement/points.csv')))
+close = lambda a, b: abs(float(a) - b) < 1e-12
+g, r = rows
+assert close(g['p_recover_k1'], 1) and close(r['p_recover_k1'], 1), rows
+assert close(g['p_recover_k2'], 1 - 8 / 120) and close(r['p_recover_k2'], 1 - 16 / 120), rows
+assert close(g['p_recover_k3'], 448 / 560), rows
+assert close(g['storage_machines_k2'], 16 * 8 / 120), rows
+assert g['shards_per_machine'] == '2', rows
+\""
+check "placement points: the curve equals ckptsim placement --json for the same N, m and scheme" bash -c "
+  '$bin' placement --machines 16 --replicas 2 --scheme ring --json > '$tmp/placement-cmd.json' && /usr/bin/python3 -c \"
+import json
+point = [json.loads(l) for l in open('$tmp/placement/points.jsonl')][1]['result']['placement']
+cmd = json.load(open('$tmp/placement-cmd.json'))['schemes']['ring']
+assert point['k'] == cmd['k'] and point['probability'] == cmd['probability'], (point, cmd)
+\""
 mkdir -p "$tmp/fakebin"
 cat >"$tmp/fakebin/sbatch" <<'STUB'
 #!/usr/bin/env bash
@@ -197,5 +222,4 @@ if command -v mpirun >/dev/null && ldd "$bin" 2>/dev/null | grep -q libmpi; then
     ASAN_OPTIONS=detect_leaks=0 mpirun --oversubscribe --allow-run-as-root -np 3 '$bin' sweep '$spec' -o '$tmp/mpi' --quiet &&
     cmp '$tmp/one/points.csv' '$tmp/mpi/points.csv'"
 fi
-echo "1..$n"
-[[ $failed -eq 0 ]]
+tap_finish

@@ -19,7 +19,7 @@
 namespace ckptsim::sweep {
 
 enum class SweepMode { grid, zip, random };
-enum class PointCommand { run, iteration };
+enum class PointCommand { run, iteration, analyze, placement };
 
 /// How a random-mode axis draws its value (axes with a value list draw one of the values).
 struct Distribution {
@@ -67,6 +67,8 @@ SweepSpec load_sweep_spec_json(const nlohmann::json& doc, const std::string& fil
 std::vector<Metric> default_metrics(PointCommand command);
 
 const char* command_name(PointCommand command);
+/// The command named `name` ("run", "iteration", "analyze", "placement"), or nullopt.
+std::optional<PointCommand> parse_point_command(const std::string& name);
 const char* mode_name(SweepMode mode);
 
 /// Points in the sweep: the product of the axis lengths (grid), their common length (zip), the

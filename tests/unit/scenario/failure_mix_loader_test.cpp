@@ -5,12 +5,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/scenario_documents.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 
 using namespace ckptsim;
 using nlohmann::json;
+
+using ckptsim::test::has_problem_at;
 
 namespace {
 
@@ -27,18 +30,7 @@ json with_failures(const json& failures) {
   return doc;
 }
 
-std::vector<Problem> problems_of(const json& doc) {
-  try {
-    load_scenario_json(doc, "test.json", ".");
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
-bool has_problem_at(const std::vector<Problem>& problems, const std::string& pointer) {
-  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
-}
+std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
 
 }  // namespace
 

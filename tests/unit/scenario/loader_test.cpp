@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/scenario_documents.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
@@ -18,30 +19,12 @@ namespace {
 
 std::string source_path(const std::string& relative) { return std::string(CKPTSIM_SOURCE_ROOT) + "/" + relative; }
 
-/// A valid minimal document: p4d testbed, GPT-2 100B, GEMINI.
-json minimal() {
-  return json::parse(R"({
-    "cluster": {"instance": "p4d.24xlarge", "machines": 16},
-    "storage": {"bandwidth": "20Gbps"},
-    "model": {"preset": "gpt2-100b"},
-    "training": {"serialization_bandwidth": "930MB/s"},
-    "strategy": {"kind": "gemini"},
-    "failures": {"process": "exponential", "rate": "1.5%/machine/day"},
-    "run": {"duration": "7d"}
-  })");
-}
+json minimal() { return test::minimal_scenario_document(); }
 
-std::vector<Problem> problems_of(const json& doc) {
-  try {
-    load_scenario_json(doc, "test.json", ".");
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
+std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
 
 bool has_pointer(const std::vector<Problem>& problems, const std::string& pointer) {
-  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
+  return test::has_problem_at(problems, pointer);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/scenario_documents.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/parameters.hpp"
@@ -20,26 +21,9 @@ using nlohmann::json;
 
 namespace {
 
-json minimal() {
-  return json::parse(R"({
-    "cluster": {"instance": "p4d.24xlarge", "machines": 16},
-    "storage": {"bandwidth": "20Gbps"},
-    "model": {"preset": "gpt2-100b"},
-    "training": {"serialization_bandwidth": "930MB/s"},
-    "strategy": {"kind": "gemini"},
-    "failures": {"process": "exponential", "rate": "1.5%/machine/day"},
-    "run": {"duration": "7d"}
-  })");
-}
+json minimal() { return test::minimal_scenario_document(); }
 
-std::vector<Problem> problems_of(const json& doc) {
-  try {
-    load_scenario_json(doc, "test.json", ".");
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
+std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
 
 /// The schema of the property at an RFC 6901 pointer of the scenario ("/strategy/kind"),
 /// through the object branch where a value may also be written otherwise (/failures/replacement).

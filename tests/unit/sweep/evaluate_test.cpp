@@ -111,3 +111,54 @@ TEST_CASE("evaluate: iteration points give the iteration model's costs, computed
   CHECK(cache.hits() == 2);
   CHECK(default_metrics(PointCommand::iteration).front().pointer == "/costs/iteration_time_s");
 }
+
+TEST_CASE("evaluate: analyze points share the iteration cache and compare closed forms with their replicas") {
+  const auto spec = load_sweep_spec_json(
+      {{"base", small_paper_base()}, {"command", "analyze"},
+       {"axes", {{{"pointer", "/failures/rate"}, {"values", {"1%/machine/day", "3%/machine/day"}}}}}},
+      "spec.json", ".");
+  CostCache cache;
+  const auto low = evaluate_point(spec, 0, cache);
+  const auto high = evaluate_point(spec, 1, cache);
+  REQUIRE(low.status == "ok");
+  REQUIRE(high.status == "ok");
+  // Only the failure rate differs: one iteration-model computation, then a hit.
+  CHECK(cache.misses() == 1);
+  CHECK(cache.hits() == 1);
+  // Four replicas each (small_paper_base), and the closed-form failure rate is the scenario's:
+  // 16 machines x 1%/day = 0.16/day = 0.16/86400 per second; three times that at 3%.
+  CHECK(low.result.at("replicas") == 4);
+  const double rate_low = low.result.at("closed_form").at("failure_rate_per_s").get<double>();
+  CHECK(rate_low == doctest::Approx(0.16 / 86400.0).epsilon(1e-9));
+  CHECK(high.result.at("closed_form").at("failure_rate_per_s").get<double>() == doctest::Approx(3 * rate_low).epsilon(1e-9));
+  // More failures cannot raise the closed-form ETTR.
+  CHECK(high.result.at("metrics").at("ettr").at("closed").get<double>() <
+        low.result.at("metrics").at("ettr").at("closed").get<double>());
+  CHECK(low.result.at("metrics").at("ettr").at("simulated").contains("ci95"));
+}
+
+TEST_CASE("evaluate: placement points follow the scenario's placement; a scheme that cannot place is invalid") {
+  const auto spec = load_sweep_spec_json(
+      {{"base", small_paper_base()}, {"command", "placement"},
+       {"axes", {{{"pointer", "/strategy"},
+                  {"values", {{{"kind", "gemini"}, {"replicas", 4}, {"placement", "group"}},
+                              {{"kind", "gemini"}, {"replicas", 3}, {"placement", "group"}}}}}}}},
+      "spec.json", ".");
+  CostCache cache;
+  const auto four = evaluate_point(spec, 0, cache);
+  REQUIRE(four.status == "ok");
+  const auto& p = four.result.at("placement");
+  // 16 machines in 4 groups of 4: losing a checkpoint needs a whole group, so P_k = 1 for k < 4
+  // and P_4 = 1 - 4 / C(16, 4) = 1 - 4/1820.
+  CHECK(p.at("k").size() == 17);
+  CHECK(p.at("probability").at(3).get<double>() == 1.0);
+  CHECK(p.at("probability").at(4).get<double>() == doctest::Approx(1.0 - 4.0 / 1820.0).epsilon(1e-12));
+  CHECK(p.at("exact") == true);
+  CHECK(p.at("shards_per_machine") == 4);
+  // Groups of 3 do not divide 16 machines: the point is invalid, the sweep goes on.
+  const auto three = evaluate_point(spec, 1, cache);
+  CHECK(three.status == "invalid");
+  CHECK(!three.error.empty());
+  // Placement points never run the iteration model.
+  CHECK(cache.misses() == 0);
+}

@@ -129,3 +129,16 @@ TEST_CASE("sweep spec files: nesting beyond 64 levels, keys written twice and tr
   // 60 levels are fine.
   CHECK_NOTHROW(parse_json_text("{\"a\": " + std::string(60, '[') + std::string(60, ']') + "}", "ok.json", "sweep spec"));
 }
+
+TEST_CASE("sweep spec: the four point commands parse; anything else is named at /command") {
+  for (const char* name : {"run", "iteration", "analyze", "placement"}) {
+    const auto spec = load_sweep_spec_json({{"base", minimal_base()}, {"command", name}, {"axes", json::array()}}, "spec.json", ".");
+    CHECK(std::string(command_name(spec.command)) == name);
+    // Each command has its own default metrics, all of them pointers into its result.
+    CHECK(!spec.metrics.empty());
+    CHECK(spec.metrics.front().pointer.front() == '/');
+  }
+  CHECK(default_metrics(PointCommand::placement).front().pointer == "/placement/probability/1");
+  CHECK(default_metrics(PointCommand::analyze).front().pointer == "/metrics/ettr/closed");
+  CHECK(has(problem_pointers({{"base", minimal_base()}, {"command", "optimize"}, {"axes", json::array()}}), "/command"));
+}

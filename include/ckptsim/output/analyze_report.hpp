@@ -1,0 +1,65 @@
+#pragma once
+// The result of `ckptsim analyze`: the closed forms (analysis/analytic_models.hpp) next to the
+// run model's Monte Carlo estimates, with every disagreement beyond the confidence interval
+// flagged. Built once here and shared by the analyze command (table and --json) and by sweep
+// points whose command is "analyze" (sweep/evaluate.hpp), so both give the same document.
+//
+// Disagreement rule (per metric): |closed - mean| > ci95. When every replica gave the same value
+// (ci95 = 0), a count (failures.*, recoveries.*) uses the rule of three, 3/n (the 95% upper bound
+// on a mean count after n replicas that all saw the same count); other metrics a relative 1e-9
+// (rounding). A closed form that is not finite, or a negative count, is no prediction: it is never
+// compared and is reported as n/a (table) or omitted (JSON).
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+/// A metric analyze compares: its dotted key (as in RunSummary), its table label and digits.
+struct AnalyzeMetric {
+  const char* key;
+  const char* label;
+  int precision;
+};
+
+/// Every metric analyze reports, in table order.
+std::span<const AnalyzeMetric> analyze_metrics();
+
+struct AnalyzeComparison {
+  std::string key;
+  double closed = 0;
+  double mean = 0;
+  double ci95 = 0;
+  bool closed_valid = false;  ///< the closed form is a finite, non-negative number
+  bool flagged = false;
+};
+
+struct AnalyzeReport {
+  AnalyticPrediction prediction;
+  std::optional<RunSummary> summary;        ///< empty when run.replicas is 0
+  std::vector<AnalyzeComparison> rows;      ///< one per metric with a closed form or a simulated value
+  int flagged = 0;                          ///< rows whose closed form lies outside the simulated ci95
+  std::int64_t best_every_iterations = 0;   ///< closed-form best interval (0 when not applicable)
+};
+
+/// True when the closed form and the simulated mean disagree (rule in the header comment).
+bool analyze_disagrees(const std::string& key, double closed, double mean, double ci95, int replicas);
+
+/// Closed forms, then scenario.run.replicas Monte Carlo replicas on `jobs` threads (none when
+/// replicas is 0), then the comparison.
+AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, int jobs);
+
+/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}: the document of
+/// `analyze --json` without its manifest.
+nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report);
+
+}  // namespace ckptsim

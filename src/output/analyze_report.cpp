@@ -1,0 +1,135 @@
+// The analyze report (analyze_report.hpp).
+#include "ckptsim/output/analyze_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+#include "ckptsim/output/run_report.hpp"
+#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+
+namespace ckptsim {
+namespace {
+
+constexpr AnalyzeMetric kMetrics[] = {
+    {"ettr", "ETTR", 4},
+    {"wasted_time_per_failure_s", "wasted time per failure (s)", 1},
+    {"failures.total", "failures", 2},
+    {"failures.software", "failures: software", 2},
+    {"failures.hardware", "failures: hardware", 2},
+    {"recoveries.local", "recoveries: local", 2},
+    {"recoveries.peer", "recoveries: peer", 2},
+    {"recoveries.storage", "recoveries: storage", 2},
+    {"recoveries.scratch", "recoveries: scratch", 2},
+    {"time_breakdown_s.training", "time: training (s)", 0},
+    {"time_breakdown_s.checkpoint_stall", "time: checkpoint stall (s)", 0},
+    {"time_breakdown_s.lost_progress", "time: lost progress (s)", 0},
+    {"time_breakdown_s.detection", "time: detection (s)", 0},
+    {"time_breakdown_s.replacement_wait", "time: replacement wait (s)", 0},
+    {"time_breakdown_s.retrieval", "time: retrieval (s)", 0},
+    {"time_breakdown_s.restart", "time: restart (s)", 0},
+};
+
+/// One row per metric that has a closed form or a simulated value.
+std::vector<AnalyzeComparison> compare_metrics(const AnalyticPrediction& p, const std::optional<RunSummary>& summary) {
+  std::vector<AnalyzeComparison> rows;
+  for (const auto& r : kMetrics) {
+    AnalyzeComparison c;
+    c.key = r.key;
+    const auto closed = p.metrics.find(r.key);
+    const bool has_closed = p.available && closed != p.metrics.end();
+    const bool has_sim = summary && summary->metrics.count(r.key) && summary->at(r.key).count > 0;
+    if (!has_closed && !has_sim) continue;
+    if (has_closed) c.closed = closed->second;
+    c.closed_valid = has_closed && std::isfinite(c.closed) && c.closed >= 0;
+    if (has_sim) {
+      c.mean = summary->at(r.key).mean;
+      c.ci95 = summary->at(r.key).ci95;
+    }
+    c.flagged = c.closed_valid && has_sim && summary->replicas >= 2 &&
+                analyze_disagrees(c.key, c.closed, c.mean, c.ci95, summary->replicas);
+    rows.push_back(c);
+  }
+  return rows;
+}
+
+std::int64_t closed_form_best_every(const Scenario& scenario, const StrategyCosts& costs, const AnalyticPrediction& p) {
+  if (!p.available || costs.tier == CheckpointTier::none) return 0;
+  const auto search_limit = std::max<std::int64_t>(1000, static_cast<std::int64_t>(4.0 * p.daly_every_iterations));
+  return static_cast<std::int64_t>(best_every_iterations(scenario, costs, search_limit).every_iterations);
+}
+
+nlohmann::json closed_form_json(const AnalyticPrediction& p, std::int64_t best_every) {
+  nlohmann::json closed;
+  closed["available"] = p.available;
+  if (!p.available) closed["reason"] = p.reason;
+  closed["notes"] = p.notes;
+  if (!p.available) return closed;
+  closed["failure_rate_per_s"] = p.failure_rate;
+  closed["wall_time_s"] = p.wall_time_s;
+  closed["ettr_asymptotic"] = p.ettr_asymptotic;
+  closed["mean_service_s"] = p.mean_service_s;
+  closed["episode_mean_s"] = p.episode_mean_s;
+  closed["failures_per_episode"] = p.failures_per_episode;
+  closed["memory_loss_per_hardware_failure"] = p.memory_loss_per_hardware_failure;
+  closed["eq1_wasted_time_s"] = p.eq1_wasted_time_s;
+  closed["intervals"] = {{"checkpoint_cost_s", p.checkpoint_cost_s},
+                         {"mtbf_s", p.mtbf_s},
+                         {"young_s", p.young_interval_s},
+                         {"daly_s", p.daly_interval_s},
+                         {"young_every_iterations", p.young_every_iterations},
+                         {"daly_every_iterations", p.daly_every_iterations},
+                         {"closed_form_best_every_iterations", best_every}};
+  return closed;
+}
+
+}  // namespace
+
+std::span<const AnalyzeMetric> analyze_metrics() { return kMetrics; }
+
+bool analyze_disagrees(const std::string& key, double closed, double mean, double ci95, int replicas) {
+  const double gap = std::abs(closed - mean);
+  if (ci95 > 0) return gap > ci95;
+  const bool count = key.rfind("failures.", 0) == 0 || key.rfind("recoveries.", 0) == 0;
+  if (count && replicas > 0) return gap > 3.0 / replicas;
+  return gap > 1e-9 * std::max({1.0, std::abs(closed), std::abs(mean)});
+}
+
+AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, int jobs) {
+  AnalyzeReport report;
+  report.prediction = predict_run(scenario, costs);
+  if (scenario.run.replicas > 0) {
+    const RunModel model(scenario, costs);
+    MonteCarloOptions options;
+    options.replicas = scenario.run.replicas;
+    options.jobs = jobs;
+    report.summary = summarize(run_replicas(model, options));
+  }
+  report.rows = compare_metrics(report.prediction, report.summary);
+  report.flagged = static_cast<int>(
+      std::count_if(report.rows.begin(), report.rows.end(), [](const AnalyzeComparison& c) { return c.flagged; }));
+  report.best_every_iterations = closed_form_best_every(scenario, costs, report.prediction);
+  return report;
+}
+
+nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report) {
+  nlohmann::json doc;
+  doc["scenario"] = effective_scenario_json(scenario);
+  doc["costs"] = costs_json(costs);
+  doc["closed_form"] = closed_form_json(report.prediction, report.best_every_iterations);
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& c : report.rows) {
+    nlohmann::json m;
+    if (c.closed_valid) m["closed"] = c.closed;
+    if (report.summary && report.summary->metrics.count(c.key)) m["simulated"] = {{"mean", c.mean}, {"ci95", c.ci95}};
+    m["disagrees"] = c.flagged;
+    metrics[c.key] = m;
+  }
+  doc["metrics"] = metrics;
+  doc["replicas"] = report.summary ? report.summary->replicas : 0;
+  doc["disagreements"] = report.flagged;
+  return doc;
+}
+
+}  // namespace ckptsim

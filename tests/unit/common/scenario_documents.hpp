@@ -1,0 +1,42 @@
+#pragma once
+// Scenario JSON documents for the loader, schema and failure-mix tests: a valid minimal document
+// to mutate, the problems the loader reports for a document, and a lookup by JSON pointer.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/loader.hpp"
+
+namespace ckptsim::test {
+
+/// A valid minimal document: p4d testbed, GPT-2 100B, GEMINI, 1.5% of machines failing a day.
+inline nlohmann::json minimal_scenario_document() {
+  return nlohmann::json::parse(R"({
+    "cluster": {"instance": "p4d.24xlarge", "machines": 16},
+    "storage": {"bandwidth": "20Gbps"},
+    "model": {"preset": "gpt2-100b"},
+    "training": {"serialization_bandwidth": "930MB/s"},
+    "strategy": {"kind": "gemini"},
+    "failures": {"process": "exponential", "rate": "1.5%/machine/day"},
+    "run": {"duration": "7d"}
+  })");
+}
+
+/// The loader's problems for `doc` (named test.json), none when it loads.
+inline std::vector<Problem> scenario_problems(const nlohmann::json& doc) {
+  try {
+    load_scenario_json(doc, "test.json", ".");
+  } catch (const InputError& e) {
+    return e.problems();
+  }
+  return {};
+}
+
+inline bool has_problem_at(const std::vector<Problem>& problems, const std::string& pointer) {
+  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
+}
+
+}  // namespace ckptsim::test

@@ -2,14 +2,34 @@
 // FlowSet: the flows alive on a network at one simulated instant, advanced in time.
 //
 // Each flow has a byte count; between two changes of the flow set, every flow moves at the
-// constant max-min fair rate MaxMinSolver gives (flow_solver.hpp), so
-//     remaining_f(t + dt) = remaining_f(t) - x_f · dt,
-// and the next completion is at t + min_f remaining_f / x_f, rounded up to a whole nanosecond
-// (sim_time.hpp). Rates are re-solved lazily: only after flows were added or removed.
-// Per-message latency is not part of a flow: callers add a flow once its latency has elapsed.
+// constant max-min fair rate x_f of flow_solver.hpp's model, so
+//     remaining_f(t) = remaining_f(t_f) - x_f · (t - t_f),
+// where t_f is the last time f's rate changed (remaining bytes are kept lazily, per flow, not
+// rewritten at every event). The next completion is at now + min_f remaining_f / x_f, rounded up
+// to a whole nanosecond (sim_time.hpp); at advance_to(t) a flow is done when less than one
+// nanosecond of work is left at its rate. Per-message latency is not part of a flow: callers
+// add a flow once its latency has elapsed.
 //
-// Complexity: add O(1) amortised; advance O(#flows); a re-solve costs one MaxMinSolver::solve.
+// Incremental re-solve. Max-min fair rates decompose over the connected components of the
+// bipartite graph resources <-> flows (a flow is linked to each resource it crosses): the
+// allocation in one component does not depend on any other. An arrival or a completion marks
+// the resources of that flow dirty; the next re-solve walks from the dirty resources to their
+// components (breadth-first, over per-resource member lists) and recomputes only those flows.
+// Within a component, progressive filling runs bottleneck by bottleneck:
+//     L_r = (C_r - U_r) / W_r,   U_r = sum_{f frozen} a_{f,r}·x_f,   W_r = sum_{f unfrozen} a_{f,r},
+// the resource of smallest L_r (a lazy min-heap) saturates next: its unfrozen flows get
+// x_f = L_r and are frozen, which updates U and W (hence L) of the resources they cross; a
+// flow whose rate cap is below the next level is frozen at its cap. This is the same
+// allocation as MaxMinSolver (the full progressive filling, kept as the reference), computed
+// in O(U log U) for U = uses in the component instead of O(rounds x U).
+// Projected finish times sit in an indexed min-heap ordered by (finish, insertion number);
+// only flows whose rate changed are re-keyed (a bulk rebuild when most did).
+//
+// Complexity per change: O(U_c log U_c + k log F) for the touched component(s) (U_c uses) and
+// the k flows whose rate changed; next_completion O(1) after that; advance_to O(d log F) for the
+// d flows done. Memory O(F + sum of uses). Deterministic: no container is ordered by address.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -21,10 +41,20 @@ namespace ckptsim {
 
 class FlowSet {
  public:
-  explicit FlowSet(std::vector<double> capacities) : capacities_(std::move(capacities)) {}
+  /// Components with at most this many resources, or whose rounds x resources bound is at most
+  /// kScanPasses x their uses (few flows over many links), are filled by scanning the resources
+  /// each round; the others through a heap of saturation levels.
+  static constexpr std::size_t kScanResources = 256;
+  static constexpr std::size_t kScanPasses = 4;
+  /// While the flows form one component, the component walk is repeated every this many
+  /// re-solves only (the others re-solve every alive flow, the same allocation).
+  static constexpr std::int64_t kWalkEvery = 8;
+
+  explicit FlowSet(std::vector<double> capacities);
 
   /// Starts a flow of `bytes` at the current time; `tag` is returned when it completes.
   /// `uses` is not copied: it must outlive the flow (task graphs keep one pool of use lists).
+  /// A resource may appear at most once in `uses` (add_use in collectives.hpp merges them).
   void add(std::span<const ResourceUse> uses, double bytes, std::int64_t tag,
            double rate_cap = std::numeric_limits<double>::infinity());
 
@@ -36,30 +66,94 @@ class FlowSet {
   std::vector<std::int64_t> advance_to(SimTime t);
 
   [[nodiscard]] SimTime now() const { return now_; }
-  [[nodiscard]] std::size_t size() const { return flows_.size(); }
+  [[nodiscard]] std::size_t size() const { return alive_; }
   /// Current rate of each alive flow, in insertion order (bytes/s); re-solves if needed.
+  /// O(F log F): for tests and diagnostics.
   [[nodiscard]] const std::vector<double>& rates();
   [[nodiscard]] const std::vector<double>& capacities() const { return capacities_; }
-  /// Number of rate re-solves so far.
+  /// Number of rate re-solves so far (instants at which the set of flows had changed).
   [[nodiscard]] std::int64_t solves() const { return solves_; }
+  /// Flow rates recomputed so far, summed over the re-solves (a full re-solve would add the
+  /// number of alive flows each time).
+  [[nodiscard]] std::int64_t flows_resolved() const { return flows_resolved_; }
 
  private:
-  struct Flow {
+  // The fields every re-solve walks, packed apart from the rest (24 bytes a flow).
+  struct HotFlow {
     std::span<const ResourceUse> uses;
-    double remaining = 0;
-    double rate_cap = 0;
-    std::int64_t tag = 0;
+    std::uint32_t visit = 0;                // component walk stamp
+    bool alive = false;
+    bool frozen = false;
   };
+  struct Flow {
+    std::vector<std::uint32_t> member_pos;  // index of this flow in members_[uses[i].resource]
+    double remaining = 0;                   // bytes left at `since`
+    double rate = 0;                        // bytes/s
+    double rate_cap = 0;
+    double finish = 0;                      // projected finish, seconds since time zero
+    SimTime since;
+    std::int64_t tag = 0;
+    std::uint64_t seq = 0;                  // insertion number
+    int heap_pos = -1;
+    bool is_new = false;
+  };
+  struct Member {
+    int flow = 0;
+    std::uint32_t use = 0;  // index into the flow's uses
+  };
+
   void resolve();
+  void collect_components();
+  std::size_t walk_components();
+  void fill_component();
+  void fill_by_scan(std::size_t unfrozen_flows);
+  void fill_by_heap(std::size_t unfrozen_flows);
+  std::size_t freeze_next(double key, int r, std::size_t& next_cap, double& level);
+  [[nodiscard]] double saturation_level(int r) const;
+  void freeze(int f, double rate);
+  void apply_rates();
+  void remove(int f);
+  void mark_dirty(int resource);
+  double remaining_at(const Flow& f, SimTime t) const;
+  bool heap_less(int a, int b) const;
+  void heap_sift_up(std::size_t i);
+  void heap_sift_down(std::size_t i);
+  void heap_place(std::size_t i, int f);
+  void heap_push(int f);
+  void heap_erase(int f);
+  void heap_update(int f);
+  void heap_rebuild();
 
   std::vector<double> capacities_;
-  std::vector<Flow> flows_;
-  std::vector<FlowDemand> demands_;
-  std::vector<double> rates_;
-  MaxMinSolver solver_;
+  std::vector<Flow> flows_;             // slots; dead slots are reused (free_)
+  std::vector<HotFlow> hot_;            // per slot, beside flows_
+  std::vector<int> free_;
+  std::vector<std::vector<Member>> members_;  // per resource: the alive flows crossing it
+  std::vector<int> dirty_resources_;
+  std::vector<int> dirty_flows_;        // added flows (those crossing no resource need them)
+  std::vector<std::uint32_t> resource_visit_;
+  std::uint32_t stamp_ = 0;
+  bool last_walk_reached_all_ = false;
+  // Scratch of one re-solve.
+  std::vector<int> comp_flows_;
+  std::vector<int> comp_resources_;
+  std::vector<double> used_;            // U_r
+  std::vector<double> weight_;          // W_r
+  std::vector<int> unfrozen_;           // unfrozen flows crossing r
+  std::vector<double> level_key_;       // current L_r
+  std::vector<std::pair<double, int>> level_heap_;
+  std::vector<std::pair<double, int>> capped_;  // (rate cap, slot) of capped flows
+  std::vector<int> active_;            // resources with unfrozen flows (scan)
+  std::vector<int> round_frozen_;      // flows frozen in the current round
+  std::vector<double> new_rate_;        // per slot
+  std::vector<int> changed_;
+  std::vector<int> heap_;               // indexed min-heap of flow slots by (finish, seq)
+  std::vector<double> rates_out_;
   SimTime now_ = SimTime::zero();
-  bool dirty_ = false;
+  std::size_t alive_ = 0;
+  std::uint64_t next_seq_ = 0;
   std::int64_t solves_ = 0;
+  std::int64_t flows_resolved_ = 0;
 };
 
 }  // namespace ckptsim

@@ -94,7 +94,7 @@ MicrobenchOptions microbench_defaults(const std::string& backend) {
   if (backend == "nccl") {
     o.message_bytes = {1 << 20, 8 << 20, 64 << 20, 256 << 20};
     o.copy_bytes = {16 << 20, 64 << 20, 256 << 20};
-    o.gemm_blocks = {20, 40, 80};
+    o.gemm_blocks = {100, 200, 400};
     o.segment_bytes = 64 << 20;
   }
   return o;

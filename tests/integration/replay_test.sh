@@ -220,13 +220,15 @@ check "the calibrated plan replays" \
 "$bin" validate "$tmp/calibrated.plan.json" "$tmp/calibrated.measured.json" --json >"$tmp/cal.validate.json" 2>/dev/null
 "$bin" validate "$tmp/gemini.plan.json" "$tmp/calibrated.measured.json" --json >"$tmp/uncal.validate.json" 2>/dev/null
 # Tolerance: 4 ranks time-share 2 cores, and compute (most of the iteration) runs at whatever
-# share of a core each rank gets; on the shared development machine (load average ~20 from other
-# jobs) that share changed by up to 2x between the microbenchmarks and the replay a few seconds
-# later (measured calibrated errors: 19%, 60%, 71%; README). So the bound is that factor: the
-# calibrated prediction is within a factor 2 of the measurement (a wrong unit, a FLOP count off by
-# the rank count or a missing operation kind is off by far more). Comparing with the uncalibrated
-# prediction is no invariant: its nominal compute rate can happen to match the machine. The
-# errors are printed as TAP comments.
+# share of a core each rank gets. On the shared development machine (load average 11-13 from
+# other jobs) nine runs of this loop in a row gave calibrated errors of +14% to +81% (median +31%;
+# README, "Measured against predicted on this machine"): collectives came within 2% and the
+# scheduler's delays within 4%, but the GEMM rate the microbenchmarks fit moved between 3.4 and
+# 5.5 GFLOP/s per rank from one run to the next, so the replay's compute, seconds later, runs at
+# a different share. The bound is therefore a factor 2: the calibrated prediction is within 100%
+# of the measurement (a wrong unit, a FLOP count off by the rank count or a missing operation
+# kind is off by far more). Comparing with the uncalibrated prediction is no invariant: its
+# nominal compute rate can happen to match the machine. The errors are printed as TAP comments.
 check "the calibrated prediction is within a factor 2 of the measured iteration time" python3 - "$tmp/cal.validate.json" "$tmp/uncal.validate.json" <<'PY'
 import json, sys
 cal, uncal = (json.load(open(f))["iteration_time"]["median_abs"] for f in sys.argv[1:3])

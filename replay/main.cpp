@@ -72,7 +72,7 @@ Args parse_args(int argc, char** argv) {
       ("inject-corruption", po::value(&a.corruption)->implicit_value("0:0"),
        "flip one byte of chunk CHUNK from rank RANK in flight, in the first measured iteration (RANK:CHUNK)")
       ("memory-limit", po::value(&a.memory_limit_mib)->default_value(4096), "MiB of buffers a rank may allocate")
-      ("segment-bytes", po::value(&a.engine.segment_bytes)->default_value(64 * 1024), "pacing granularity of chunk sends")
+      ("segment-bytes", po::value(&a.engine.segment_bytes), "pacing granularity of chunk sends (default 64 KiB for mpi, 16 MiB for nccl)")
       ("matmul-n", po::value(&a.engine.matmul_n), "compute block size n (n x n matrices; default 64 for mpi, 2048 for nccl)")
       ("idle-sleep-us", po::value(&a.engine.idle_sleep_us), "microseconds a rank sleeps when it has nothing to do (default 200 for mpi, 10 for nccl)");
   po::options_description hidden;
@@ -96,6 +96,8 @@ Args parse_args(int argc, char** argv) {
   a.microbench = vm.count("microbench") > 0;
   if (!vm.count("matmul-n")) a.engine.matmul_n = a.backend == "nccl" ? 2048 : 64;
   if (!vm.count("idle-sleep-us")) a.engine.idle_sleep_us = -1;  // the backend's default
+  // GPU links need large messages to reach their bandwidth, and each segment is a kernel launch.
+  if (!vm.count("segment-bytes") && a.backend == "nccl") a.engine.segment_bytes = 16 << 20;
   if (a.microbench && a.bandwidth == "plan") a.bandwidth = "none";
   if (a.plan.empty() && !a.microbench) throw std::invalid_argument("missing PLAN (a plan from ckptsim schedule)");
   if (a.backend != "mpi" && a.backend != "nccl") throw std::invalid_argument(fmt::format("--backend expects mpi or nccl, found \"{}\"", a.backend));

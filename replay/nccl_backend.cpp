@@ -37,6 +37,7 @@ namespace ckptsim::replay {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+constexpr long long kMaxLaunchesPerOp = 1000000;  // GEMM launches of one compute op (~10 s of launch overhead)
 
 // A CUDA/NCCL/cuBLAS failure after the device was found is a fault of the machine, not of the
 // input: DeviceError (exit 1), naming the call and the library's reason.
@@ -166,6 +167,10 @@ class NcclBackend final : public Backend {
             "cublasGemmEx");
     };
     const auto blocks = static_cast<long long>(std::floor(flops / block));
+    if (blocks > kMaxLaunchesPerOp) {
+      throw LimitError(fmt::format("a compute op of {:.3g} FLOPs needs {} GEMM launches of n = {}, beyond the limit of {}; "
+                                   "use a larger --matmul-n", flops, blocks, m, kMaxLaunchesPerOp));
+    }
     for (long long i = 0; i < blocks; ++i) gemm(m);
     const auto k = static_cast<int>(std::llround((flops - static_cast<double>(blocks) * block) / (2.0 * m * m)));
     if (k > 0) gemm(std::min(k, m));

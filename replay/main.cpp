@@ -1,6 +1,8 @@
 // ckptsim-replay: replays a checkpoint plan (docs/plan-format.md) on real hardware, one MPI rank
-// per simulated GPU, and writes what it measured (docs/timeline-format.md).
-//   mpirun -np N ckptsim-replay PLAN --backend mpi --iterations K [--warmup W] -o measured.json
+// per simulated GPU, and writes what it measured (docs/timeline-format.md). The backend (mpi:
+// CPU processes; nccl: one GPU per rank) sits behind backend.hpp; scheduling, recording,
+// checksums and output are shared.
+//   mpirun -np N ckptsim-replay PLAN --backend mpi|nccl --iterations K [--warmup W] -o measured.json
 // Exit codes: 0 success, 1 integrity failure or I/O error, 2 bad input or usage.
 #include <mpi.h>
 
@@ -21,7 +23,8 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "microbench.hpp"
-#include "mpi_engine.hpp"
+#include "backend.hpp"
+#include "rank_loop.hpp"
 #include "replay_plan.hpp"
 #include "timeline.hpp"
 
@@ -49,15 +52,17 @@ class Usage : public std::runtime_error {
 Args parse_args(int argc, char** argv) {
   Args a;
   po::options_description visible(
-      "usage: mpirun -np RANKS ckptsim-replay PLAN --backend mpi [options] -o measured.json\n"
-      "       mpirun -np RANKS ckptsim-replay --microbench [--bandwidth RATE] -o microbench.json\n\n"
+      "usage: mpirun -np RANKS ckptsim-replay PLAN [--backend mpi|nccl] [options] -o measured.json\n"
+      "       mpirun -np RANKS ckptsim-replay --microbench [--backend mpi|nccl] [--bandwidth RATE] -o microbench.json\n\n"
       "Replays the iteration of a checkpoint plan (ckptsim schedule) on one rank per simulated GPU:\n"
       "collectives with the plan's sizes and order, compute of the plan's FLOPs, checkpoint chunks at\n"
       "their planned points into the receivers' sub-buffers and on into CPU memory; checks every\n"
       "replica by checksum; writes every operation's measured start and end (docs/timeline-format.md).\n\noptions");
   visible.add_options()("help,h", "print this help")
       ("microbench", "instead of a plan: short collective, point-to-point, GEMM and host-copy sweeps (input of ckptsim calibrate)")
-      ("backend", po::value(&a.backend)->default_value("mpi"), "mpi | nccl")
+      ("backend", po::value(&a.backend)->default_value("mpi"),
+       nccl_backend_built() ? "mpi (CPU processes) | nccl (CUDA + NCCL, one GPU per rank)"
+                            : "mpi (CPU processes) | nccl (not in this build: CUDA/NCCL were not found)")
       ("iterations", po::value(&a.engine.iterations)->default_value(3), "measured iterations")
       ("warmup", po::value(&a.engine.warmup)->default_value(1), "iterations run before measuring")
       ("output,o", po::value(&a.output), "measured timeline to write (required)")
@@ -67,9 +72,9 @@ Args parse_args(int argc, char** argv) {
       ("inject-corruption", po::value(&a.corruption)->implicit_value("0:0"),
        "flip one byte of chunk CHUNK from rank RANK in flight, in the first measured iteration (RANK:CHUNK)")
       ("memory-limit", po::value(&a.memory_limit_mib)->default_value(4096), "MiB of buffers a rank may allocate")
-      ("segment-bytes", po::value(&a.engine.segment_bytes)->default_value(64 * 1024), "pacing granularity of chunk sends")
-      ("matmul-n", po::value(&a.engine.matmul_n)->default_value(64), "compute block size n (n x n matrices)")
-      ("idle-sleep-us", po::value(&a.engine.idle_sleep_us)->default_value(200), "microseconds a rank sleeps when it has nothing to do");
+      ("segment-bytes", po::value(&a.engine.segment_bytes), "pacing granularity of chunk sends (default 64 KiB for mpi, 16 MiB for nccl)")
+      ("matmul-n", po::value(&a.engine.matmul_n), "compute block size n (n x n matrices; default 64 for mpi, 2048 for nccl)")
+      ("idle-sleep-us", po::value(&a.engine.idle_sleep_us), "microseconds a rank sleeps when it has nothing to do (default 200 for mpi, 10 for nccl)");
   po::options_description hidden;
   hidden.add_options()("plan", po::value(&a.plan));
   po::options_description all;
@@ -89,6 +94,10 @@ Args parse_args(int argc, char** argv) {
     throw Usage(text.str());
   }
   a.microbench = vm.count("microbench") > 0;
+  if (!vm.count("matmul-n")) a.engine.matmul_n = a.backend == "nccl" ? 2048 : 64;
+  if (!vm.count("idle-sleep-us")) a.engine.idle_sleep_us = -1;  // the backend's default
+  // GPU links need large messages to reach their bandwidth, and each segment is a kernel launch.
+  if (!vm.count("segment-bytes") && a.backend == "nccl") a.engine.segment_bytes = 16 << 20;
   if (a.microbench && a.bandwidth == "plan") a.bandwidth = "none";
   if (a.plan.empty() && !a.microbench) throw std::invalid_argument("missing PLAN (a plan from ckptsim schedule)");
   if (a.backend != "mpi" && a.backend != "nccl") throw std::invalid_argument(fmt::format("--backend expects mpi or nccl, found \"{}\"", a.backend));
@@ -96,7 +105,7 @@ Args parse_args(int argc, char** argv) {
   if (a.engine.iterations < 1 || a.engine.iterations > 10000) throw std::invalid_argument(fmt::format("--iterations expects 1..10000, found {}", a.engine.iterations));
   if (a.engine.warmup < 0 || a.engine.warmup > 10000) throw std::invalid_argument(fmt::format("--warmup expects 0..10000, found {}", a.engine.warmup));
   if (a.engine.segment_bytes < 4096 || a.engine.segment_bytes > (1 << 30)) throw std::invalid_argument("--segment-bytes expects 4096..2^30");
-  if (a.engine.idle_sleep_us < 0 || a.engine.idle_sleep_us > 100000) throw std::invalid_argument("--idle-sleep-us expects 0..100000");
+  if (a.engine.idle_sleep_us < -1 || a.engine.idle_sleep_us > 100000) throw std::invalid_argument("--idle-sleep-us expects 0..100000");
   if (a.engine.matmul_n < 8 || a.engine.matmul_n > 4096) throw std::invalid_argument("--matmul-n expects 8..4096");
   if (vm.count("inject-corruption")) {
     a.inject = true;
@@ -133,10 +142,11 @@ nlohmann::json gather_records(const ReplayPlan& plan, const RankRecord& mine, MP
 }
 
 int run_microbench_mode(const Args& a, int rank) {
-  MicrobenchOptions o;
+  MicrobenchOptions o = microbench_defaults(a.backend);
   o.bandwidth = a.bandwidth == "none" ? 0.0 : parse_bandwidth(a.bandwidth);
   o.matmul_n = a.engine.matmul_n;
-  const nlohmann::json doc = run_microbench(o, MPI_COMM_WORLD);
+  const std::unique_ptr<Backend> backend = make_backend(a.backend, {a.engine.matmul_n}, MPI_COMM_WORLD);
+  const nlohmann::json doc = run_microbench(o, *backend, MPI_COMM_WORLD);
   if (rank == 0) {
     write_output_file(a.output, doc.dump(1) + "\n");
     std::cerr << fmt::format("ckptsim-replay: microbenchmarks ({} samples) written to {}\n", doc.at("samples").size(), a.output);
@@ -151,13 +161,14 @@ int run_replay(const Args& a, int rank, int size) {
     throw InputError(a.plan, "/cluster/ranks", fmt::format("{} ranks, as launched (mpirun -np {})", size, size),
                      fmt::format("{} ranks: launch with mpirun -np {}", plan.ranks, plan.ranks));
   }
-  if (a.backend == "nccl") {
-    throw ModelError("--backend", "the nccl backend (CUDA + NCCL) is not implemented in this version of ckptsim-replay; use --backend mpi");
-  }
   EngineOptions engine = a.engine;
   engine.bandwidth = a.bandwidth == "plan" ? plan.bandwidth_bytes_per_s : a.bandwidth == "none" ? 0.0 : parse_bandwidth(a.bandwidth);
   IntegrityFailure failure;
-  const RankRecord mine = replay_rank(plan, engine, MPI_COMM_WORLD, failure);
+  RankRecord mine;
+  {
+    const std::unique_ptr<Backend> backend = make_backend(a.backend, {engine.matmul_n}, MPI_COMM_WORLD);
+    mine = replay_rank(plan, engine, *backend, MPI_COMM_WORLD, failure);
+  }
   if (failure.failed) {
     std::cerr << fmt::format("ckptsim-replay: integrity check failed: rank {} received {} from rank {} in iteration {} "
                              "and its checksum differs from the sender's pattern\n",
@@ -209,6 +220,10 @@ int main(int argc, char** argv) {
     report(e.what()), code = 2;
   } catch (const IoError& e) {
     report(e.what()), code = 1;
+  } catch (const DeviceError& e) {
+    // One rank's GPU failed: the others may wait for it in a collective, so end them all.
+    std::cerr << fmt::format("ckptsim-replay: rank {}: {}\n", rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 1);
   } catch (const std::exception& e) {
     report(std::string("internal error: ") + e.what()), code = 1;
   }

@@ -89,9 +89,27 @@ check "no measured file is written after an integrity failure" test ! -e "$tmp/b
 check "a plan for 4 ranks launched on 2 exits 2" \
   exits_with 2 mpirun --oversubscribe --allow-run-as-root -np 2 "$replay" "$tmp/gemini.plan.json" -o "$tmp/x.json"
 check "the rank mismatch message says how to launch" err_has "launch with mpirun -np 4"
-check "--backend nccl exits 2 (not implemented in this version)" \
-  exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl -o "$tmp/x.json"
-check "the nccl message says to use the mpi backend" err_has "use --backend mpi"
+# The nccl backend: built when CUDA, NCCL and cuBLAS were found (the help says which). CI and the
+# development machine have the toolkit but no GPU, where --backend nccl must exit 2 saying so;
+# on a machine with GPUs the run would go ahead, so there the check is skipped (scripts/gpu-check
+# covers GPUs).
+if "$replay" --help | grep -q "nccl (CUDA + NCCL"; then
+  if nvidia-smi -L 2>/dev/null | grep -q "^GPU "; then
+    n=$((n + 1)); echo "ok $n - # SKIP --backend nccl without a GPU (this machine has GPUs)"
+    n=$((n + 1)); echo "ok $n - # SKIP the no-GPU message (this machine has GPUs)"
+  else
+    check "--backend nccl on a machine without a GPU exits 2" \
+      exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl -o "$tmp/x.json"
+    check "the no-GPU message says why and to use the mpi backend" err_has "needs an NVIDIA GPU per rank, and this machine has none usable"
+    check "--microbench --backend nccl without a GPU exits 2 too" \
+      exits_with 2 "${mpi[@]}" "$replay" --microbench --backend nccl -o "$tmp/x.json"
+  fi
+else
+  check "--backend nccl in a build without CUDA/NCCL exits 2" \
+    exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl -o "$tmp/x.json"
+  check "the message says the backend was not built and to use the mpi backend" err_has "built without the nccl backend"
+fi
+check "no measured file is written when the nccl backend cannot run" test ! -e "$tmp/x.json"
 echo '{"format": "ckptsim-plan/1", "scenario": 3}' >"$tmp/broken.plan.json"
 check "a malformed plan exits 2 naming the JSON pointer" \
   exits_with 2 "${mpi[@]}" "$replay" "$tmp/broken.plan.json" -o "$tmp/x.json"
@@ -203,13 +221,15 @@ check "the calibrated plan replays" \
 "$bin" validate "$tmp/calibrated.plan.json" "$tmp/calibrated.measured.json" --json >"$tmp/cal.validate.json" 2>/dev/null
 "$bin" validate "$tmp/gemini.plan.json" "$tmp/calibrated.measured.json" --json >"$tmp/uncal.validate.json" 2>/dev/null
 # Tolerance: 4 ranks time-share 2 cores, and compute (most of the iteration) runs at whatever
-# share of a core each rank gets; on the shared development machine (load average ~20 from other
-# jobs) that share changed by up to 2x between the microbenchmarks and the replay a few seconds
-# later (measured calibrated errors: 19%, 60%, 71%; README). So the bound is that factor: the
-# calibrated prediction is within a factor 2 of the measurement (a wrong unit, a FLOP count off by
-# the rank count or a missing operation kind is off by far more). Comparing with the uncalibrated
-# prediction is no invariant: its nominal compute rate can happen to match the machine. The
-# errors are printed as TAP comments.
+# share of a core each rank gets. On the shared development machine (load average 11-13 from
+# other jobs) nine runs of this loop in a row gave calibrated errors of +14% to +81% (median +31%;
+# README, "Measured against predicted on this machine"): collectives came within 2% and the
+# scheduler's delays within 4%, but the GEMM rate the microbenchmarks fit moved between 3.4 and
+# 5.5 GFLOP/s per rank from one run to the next, so the replay's compute, seconds later, runs at
+# a different share. The bound is therefore a factor 2: the calibrated prediction is within 100%
+# of the measurement (a wrong unit, a FLOP count off by the rank count or a missing operation
+# kind is off by far more). Comparing with the uncalibrated prediction is no invariant: its
+# nominal compute rate can happen to match the machine. The errors are printed as TAP comments.
 check "the calibrated prediction is within a factor 2 of the measured iteration time" python3 - "$tmp/cal.validate.json" "$tmp/uncal.validate.json" <<'PY'
 import json, sys
 cal, uncal = (json.load(open(f))["iteration_time"]["median_abs"] for f in sys.argv[1:3])

@@ -30,11 +30,13 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
     flows_.emplace_back();
     hot_.emplace_back();
     new_rate_.push_back(0.0);
+    heap_pos_.push_back(-1);
   }
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   HotFlow& hot = hot_[static_cast<std::size_t>(f)];
   hot.uses = uses;
   hot.alive = true;
+  hot.capped = std::isfinite(rate_cap);
   flow.member_pos.resize(uses.size());
   flow.remaining = bytes;
   flow.rate = 0.0;
@@ -43,7 +45,7 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
   flow.since = now_;
   flow.tag = tag;
   flow.seq = next_seq_++;
-  flow.heap_pos = -1;
+  heap_pos_[static_cast<std::size_t>(f)] = -1;
   flow.is_new = true;
   for (std::size_t i = 0; i < uses.size(); ++i) {
     const int r = uses[i].resource;
@@ -196,10 +198,9 @@ void FlowSet::fill_component() {
   for (int f : comp_flows_) {
     HotFlow& flow = hot_[static_cast<std::size_t>(f)];
     flow.frozen = false;
-    const double rate_cap = flows_[static_cast<std::size_t>(f)].rate_cap;
     if (flow.uses.empty()) {  // crosses nothing: its cap, or unconstrained
       flow.frozen = true;
-      new_rate_[static_cast<std::size_t>(f)] = rate_cap;
+      new_rate_[static_cast<std::size_t>(f)] = flows_[static_cast<std::size_t>(f)].rate_cap;
       continue;
     }
     ++unfrozen_flows;
@@ -208,7 +209,7 @@ void FlowSet::fill_component() {
       weight_[static_cast<std::size_t>(u.resource)] += u.weight;
       ++unfrozen_[static_cast<std::size_t>(u.resource)];
     }
-    if (std::isfinite(rate_cap)) capped_.emplace_back(rate_cap, f);
+    if (flow.capped) capped_.emplace_back(flows_[static_cast<std::size_t>(f)].rate_cap, f);
   }
   std::sort(capped_.begin(), capped_.end());
   // Scanning costs (rounds x resources), rounds <= min(flows, resources); the heap costs about
@@ -312,7 +313,7 @@ void FlowSet::apply_rates() {
     return;
   }
   for (int f : changed_) {
-    if (flows_[static_cast<std::size_t>(f)].heap_pos < 0) {
+    if (heap_pos_[static_cast<std::size_t>(f)] < 0) {
       heap_push(f);
     } else {
       heap_update(f);
@@ -335,7 +336,7 @@ const std::vector<double>& FlowSet::rates() {
 std::optional<SimTime> FlowSet::next_completion() {
   if (alive_ == 0) return std::nullopt;
   resolve();
-  const Flow& flow = flows_[static_cast<std::size_t>(heap_.front())];
+  const Flow& flow = flows_[static_cast<std::size_t>(heap_.front().slot)];
   const double left = remaining_at(flow, now_);
   const double seconds = left <= 0 || std::isinf(flow.rate) ? 0.0 : left / flow.rate;
   assert(std::isfinite(seconds));  // every alive flow crosses a finite-capacity resource
@@ -356,8 +357,8 @@ std::vector<std::int64_t> FlowSet::advance_to(SimTime t) {
   const double horizon = t_s + 2e-9 + 1e-15 * std::abs(t_s);
   std::vector<int> finished;
   std::vector<int> kept;
-  while (!heap_.empty() && flows_[static_cast<std::size_t>(heap_.front())].finish <= horizon) {
-    const int f = heap_.front();
+  while (!heap_.empty() && heap_.front().finish <= horizon) {
+    const int f = heap_.front().slot;
     heap_erase(f);
     const Flow& flow = flows_[static_cast<std::size_t>(f)];
     const double left = remaining_at(flow, t);
@@ -393,7 +394,7 @@ void FlowSet::remove(int f) {
     list.pop_back();
     mark_dirty(r);
   }
-  if (flow.heap_pos >= 0) heap_erase(f);
+  if (heap_pos_[static_cast<std::size_t>(f)] >= 0) heap_erase(f);
   hot.alive = false;
   free_.push_back(f);
   --alive_;

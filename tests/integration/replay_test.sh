@@ -16,35 +16,10 @@ cd "$(dirname "$0")/../.."
 export ASAN_OPTIONS="detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failures=0
 scenario=scenarios/examples/replay-small.json
 mpi=(mpirun --oversubscribe --allow-run-as-root -np 4)
-
-check() {  # check DESCRIPTION COMMAND...: passes when the command exits 0
-  local description=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$tmp/check.out" 2>&1; then
-    echo "ok $n - $description"
-  else
-    echo "not ok $n - $description"
-    failures=$((failures + 1))
-    sed 's/^/# /' "$tmp/check.out" | head -20
-  fi
-}
-
-exits_with() {  # exits_with CODE COMMAND...: the command's exit status is CODE
-  local code=$1
-  shift
-  "$@" >"$tmp/out" 2>"$tmp/err"
-  local got=$?
-  [[ $got -eq $code ]] || { echo "exit $got, expected $code"; tail -5 "$tmp/err"; return 1; }
-}
-
-json_has() {  # json_has FILE EXPRESSION: a Python expression over `d` (the parsed file) is true
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
-}
+# shellcheck source=tap.sh
+source tests/integration/tap.sh
 
 err_has() { grep -q -- "$1" "$tmp/err" || { echo "stderr lacks: $1"; cat "$tmp/err"; return 1; }; }
 
@@ -239,5 +214,4 @@ PY
 
 python3 -c "import json,sys; c,u=(json.load(open(f))['iteration_time']['median'] for f in sys.argv[1:3]); print('# iteration-time error of the prediction: calibrated %+.1f%%, uncalibrated %+.1f%%' % (100*c, 100*u))" "$tmp/cal.validate.json" "$tmp/uncal.validate.json"
 
-echo "1..$n"
-[[ $failures -eq 0 ]]
+tap_finish

@@ -48,7 +48,7 @@ class FlowSet {
   static constexpr std::size_t kScanPasses = 4;
   /// While the flows form one component, the component walk is repeated every this many
   /// re-solves only (the others re-solve every alive flow, the same allocation).
-  static constexpr std::int64_t kWalkEvery = 8;
+  static constexpr std::int64_t kWalkEvery = 32;
 
   explicit FlowSet(std::vector<double> capacities);
 
@@ -84,6 +84,7 @@ class FlowSet {
     std::uint32_t visit = 0;                // component walk stamp
     bool alive = false;
     bool frozen = false;
+    bool capped = false;                    // finite rate cap (Flow::rate_cap)
   };
   struct Flow {
     std::vector<std::uint32_t> member_pos;  // index of this flow in members_[uses[i].resource]
@@ -94,8 +95,13 @@ class FlowSet {
     SimTime since;
     std::int64_t tag = 0;
     std::uint64_t seq = 0;                  // insertion number
-    int heap_pos = -1;
     bool is_new = false;
+  };
+  // An entry of the finish-time heap carries its keys, so sifting reads only the heap array.
+  struct HeapEntry {
+    double finish = 0;
+    std::uint64_t seq = 0;
+    int slot = 0;
   };
   struct Member {
     int flow = 0;
@@ -115,10 +121,12 @@ class FlowSet {
   void remove(int f);
   void mark_dirty(int resource);
   double remaining_at(const Flow& f, SimTime t) const;
-  bool heap_less(int a, int b) const;
+  static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
+    return a.finish < b.finish || (a.finish == b.finish && a.seq < b.seq);
+  }
   void heap_sift_up(std::size_t i);
   void heap_sift_down(std::size_t i);
-  void heap_place(std::size_t i, int f);
+  void heap_place(std::size_t i, const HeapEntry& e);
   void heap_push(int f);
   void heap_erase(int f);
   void heap_update(int f);
@@ -147,7 +155,8 @@ class FlowSet {
   std::vector<int> round_frozen_;      // flows frozen in the current round
   std::vector<double> new_rate_;        // per slot
   std::vector<int> changed_;
-  std::vector<int> heap_;               // indexed min-heap of flow slots by (finish, seq)
+  std::vector<HeapEntry> heap_;         // indexed min-heap of flows by (finish, seq)
+  std::vector<int> heap_pos_;           // per slot: its index in heap_, -1 when not in it
   std::vector<double> rates_out_;
   SimTime now_ = SimTime::zero();
   std::size_t alive_ = 0;

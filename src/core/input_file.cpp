@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -182,12 +183,16 @@ std::string read_input_file(const std::string& path, std::string_view what) {
                      fmt::format("a file of {:.1f} MiB", static_cast<double>(size) / (1 << 20)));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path, "", std::string(what), "a file that cannot be opened: " + errno_reason(errno));
+  // Read in blocks into a string sized from stat (not the limit: zero-filling 64 MiB for every
+  // file read cost more than the parse), still refusing a file that grew past the limit.
   std::string text;
-  text.resize(kMaxInputFileBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  if (text.size() > kMaxInputFileBytes)  // it grew while being read
-    throw InputError(path, "", fmt::format("{} of at most {} MiB", what, kMaxInputFileBytes >> 20), "a larger file");
+  text.reserve(size + 1);
+  std::array<char, 1 << 16> block{};
+  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxInputFileBytes)  // it grew while being read
+      throw InputError(path, "", fmt::format("{} of at most {} MiB", what, kMaxInputFileBytes >> 20), "a larger file");
+  }
   return text;
 }
 

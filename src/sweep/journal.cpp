@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/results.hpp"
 
@@ -26,8 +27,8 @@ std::optional<nlohmann::json> checked_line(const std::string& line) {
   const std::string_view text(line.data() + 17, line.size() - 17);
   if (fmt::format("{:016x}", fnv1a_64(text)) != line.substr(0, 16)) return std::nullopt;
   try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception&) {
+    return parse_json_strict(text, "journal line");  // depth-checked before parsing
+  } catch (const InputError&) {
     return std::nullopt;
   }
 }

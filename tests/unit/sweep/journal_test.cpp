@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
+
+#include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/journal.hpp"
 
 using namespace ckptsim;
@@ -85,6 +88,23 @@ TEST_CASE("journal: a line whose checksum does not match its text is dropped") {
   CHECK(contents.records.size() == 1);
   CHECK(contents.records.count(6) == 1);
   CHECK(contents.dropped_lines == 2);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("journal: a line with a valid checksum but JSON nested 100,000 deep is dropped, not parsed") {
+  // The checksum only proves the line is what was written; a crafted journal can still hold a
+  // document nested far beyond the 64 levels any input may have. Such a line is dropped like a
+  // torn one (the depth-checked parser refuses it), and the valid record after it is kept.
+  const std::string path = temp_path("deep");
+  std::filesystem::remove(path);
+  { JournalWriter writer(path, {{"ckptsim_sweep_journal", 1}}, {}); }
+  const std::string text = std::string(100000, '[') + std::string(100000, ']');
+  append_raw(path, fmt::format("{:016x} {}\n", ckptsim::fnv1a_64(text), text));
+  append_raw(path, journal_line(record_to_json(record(7))));
+  const auto contents = read_journal(path);
+  CHECK(contents.records.size() == 1);
+  CHECK(contents.records.count(7) == 1);
+  CHECK(contents.dropped_lines == 1);
   std::filesystem::remove(path);
 }
 

@@ -130,6 +130,18 @@ TEST_CASE("sweep spec files: nesting beyond 64 levels, keys written twice and tr
   CHECK_NOTHROW(parse_json_text("{\"a\": " + std::string(60, '[') + std::string(60, ']') + "}", "ok.json", "sweep spec"));
 }
 
+TEST_CASE("sweep spec files: a number beyond a double is a problem at its pointer (fuzz finding)") {
+  // scripts/fuzz sweep found that 4e337955312 escaped the spec reader as nlohmann's out_of_range
+  // (an uncaught exception, a crash of the command). It is an InputError naming /seed.
+  try {
+    (void)parse_json_text("{\"seed\": 4e337955312}", "huge.json", "sweep spec");
+    FAIL("a number beyond a double must be a problem");
+  } catch (const InputError& e) {
+    REQUIRE(e.problems().size() == 1);
+    CHECK(e.problems()[0].pointer == "/seed");
+  }
+}
+
 TEST_CASE("sweep spec: the four point commands parse; anything else is named at /command") {
   for (const char* name : {"run", "iteration", "analyze", "placement"}) {
     const auto spec = load_sweep_spec_json({{"base", minimal_base()}, {"command", name}, {"axes", json::array()}}, "spec.json", ".");

@@ -24,6 +24,7 @@
 
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/json_input.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 
@@ -191,9 +192,11 @@ int command_calibrate(const CommandContext& ctx) {
   Collected c;
   for (const auto& f : files) {
     const nlohmann::json doc = read_json_file(f, "a measured timeline or microbenchmark");
-    const std::string format = doc.is_object() ? doc.value("format", "") : "";
-    if (format == "ckptsim-microbench/1") collect_microbench(doc, f, c);
-    else if (format == "ckptsim-timeline/1") collect_timeline(doc, f, c);
+    require_json_object(doc, f, "a measured timeline or microbenchmark");
+    const nlohmann::json& format_field = doc.contains("format") ? doc["format"] : nlohmann::json();
+    const std::string format = format_field.is_string() ? format_field.get<std::string>() : "";
+    if (format == "ckptsim-microbench/1") with_json_file_context(f, "a microbenchmark file", [&] { collect_microbench(doc, f, c); });
+    else if (format == "ckptsim-timeline/1") with_json_file_context(f, "a measured timeline", [&] { collect_timeline(doc, f, c); });
     else throw InputError(f, "/format", "\"ckptsim-microbench/1\" or \"ckptsim-timeline/1\"", doc.is_object() && doc.contains("format") ? doc["format"].dump() : "nothing");
   }
   std::map<std::string, Fit> fits;

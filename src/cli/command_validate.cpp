@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/json_input.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 
@@ -214,15 +215,19 @@ int command_validate(const CommandContext& ctx) {
   if (!(tolerance > 0) || !std::isfinite(tolerance)) throw UsageError(fmt::format("--tolerance expects a positive number, found {}", tolerance));
   const nlohmann::json plan = read_json_file(files[0], "a plan");
   const nlohmann::json measured = read_json_file(files[1], "a measured timeline");
-  if (measured.value("format", "") != "ckptsim-timeline/1") {
+  require_json_object(plan, files[0], "a plan");
+  require_json_object(measured, files[1], "a measured timeline");
+  if (!measured.contains("format") || measured["format"] != "ckptsim-timeline/1") {
     throw InputError(files[1], "/format", "\"ckptsim-timeline/1\"", measured.contains("format") ? measured["format"].dump() : "nothing");
   }
-  const Predicted predicted = read_predictions(plan, files[0]);
-  const auto& ranks = array_at(measured, files[1], "/ranks");
-  if (ranks.empty()) throw InputError(files[1], "/ranks", "at least one rank", "none");
+  const Predicted predicted = with_json_file_context(files[0], "a plan", [&] { return read_predictions(plan, files[0]); });
   Comparison c;
-  const std::size_t iterations = array_at(measured, files[1], "/ranks/0/iterations").size();
-  for (std::size_t it = 0; it < iterations; ++it) compare_iteration(measured, files[1], predicted, it, c);
+  with_json_file_context(files[1], "a measured timeline", [&] {
+    const auto& ranks = array_at(measured, files[1], "/ranks");
+    if (ranks.empty()) throw InputError(files[1], "/ranks", "at least one rank", "none");
+    const std::size_t iterations = array_at(measured, files[1], "/ranks/0/iterations").size();
+    for (std::size_t it = 0; it < iterations; ++it) compare_iteration(measured, files[1], predicted, it, c);
+  });
   bool pass = true;
   const nlohmann::json v = validation_json(c, tolerance, pass);
   if (vm.count("json")) {

@@ -381,4 +381,19 @@ assert d['best']['standby_machines'] == 0, d['best']
 \""
 check "optimize --objective with an unknown name exits 2" exits_with 2 "$bin" optimize $paper --vary /cluster/standby_machines=0 --objective fastest
 
+# --- validate and calibrate: malformed replay files are input errors, never internal errors ---
+# (scripts/fuzz timeline found a bare JSON string ending as "internal error", exit 1.)
+printf '"gpu_cpu_bandwidth"\n' >"$tmp/string.json"
+printf '{"format": 3}\n' >"$tmp/format-number.json"
+timeline_seeds=fuzz/seeds/timeline
+check "validate: a JSON string as the measured timeline exits 2 naming what it found" bash -c "
+  '$bin' validate $timeline_seeds/plan.json '$tmp/string.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'found a JSON string' '$tmp/e'"
+check "validate: a JSON string as the plan exits 2" exits_with 2 "$bin" validate "$tmp/string.json" $timeline_seeds/measured.json
+check "validate: a format that is a number exits 2 at /format" bash -c "
+  '$bin' validate $timeline_seeds/plan.json '$tmp/format-number.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q '/format' '$tmp/e'"
+check "calibrate: a JSON string exits 2 naming what it found" bash -c "
+  '$bin' calibrate '$tmp/string.json' -o /dev/null 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'found a JSON string' '$tmp/e'"
+check "validate: the seed plan and its measured timeline compare (exit 0 or 1, not 2)" bash -c "
+  '$bin' validate $timeline_seeds/plan.json $timeline_seeds/measured.json >/dev/null 2>&1; test \$? -le 1"
+
 tap_finish

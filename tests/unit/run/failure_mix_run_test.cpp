@@ -1,13 +1,12 @@
 // The run model under failure domains and cause tables (run_model.hpp; issue 12).
 #include <doctest/doctest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <numeric>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "../common/test_scenarios.hpp"
+#include "../common/trace_files.hpp"
 
 using namespace ckptsim;
 using ckptsim::test::small_scenario;
@@ -19,12 +18,6 @@ std::vector<ReplicaResult> simulate_all(const Scenario& s) {
   MonteCarloOptions o;
   o.replicas = s.run.replicas;
   return run_replicas(model, o);
-}
-
-std::string write_trace(const std::string& name, const std::string& body) {
-  const auto path = std::filesystem::temp_directory_path() / name;
-  std::ofstream(path) << body;
-  return path.string();
 }
 
 std::size_t cause_index(const ReplicaResult& r, const std::string& name) {
@@ -86,7 +79,7 @@ TEST_CASE("each cause's detection and restart times; phases count to the failure
   //   b's phase: detection 50 s, restart max(20, 70) = 70 s -> 120 s.
   Scenario s = small_scenario(StrategyKind::none);
   s.failures.process = FailureProcessKind::trace;
-  s.failures.trace_file = write_trace("ckptsim-cause-trace.csv",
+  s.failures.trace_file = ckptsim::test::write_trace_file("ckptsim-cause-trace.csv",
                                       "time,machine,type,cause\n1000,0,software,a\n5000,3,software,b\n"
                                       "9000,1,software,a\n9005,2,software,b\n");
   s.failures.causes.causes = {FailureCauseSpec{"a", 1, false, seconds(10), seconds(20)},
@@ -104,7 +97,7 @@ TEST_CASE("each cause's detection and restart times; phases count to the failure
 TEST_CASE("a trace cause the cause table does not name is refused") {
   Scenario s = small_scenario(StrategyKind::none);
   s.failures.process = FailureProcessKind::trace;
-  s.failures.trace_file = write_trace("ckptsim-cause-trace-bad.csv", "time,machine,type,cause\n10,0,software,zzz\n");
+  s.failures.trace_file = ckptsim::test::write_trace_file("ckptsim-cause-trace-bad.csv", "time,machine,type,cause\n10,0,software,zzz\n");
   s.failures.causes.causes = {FailureCauseSpec{"a", 1, false, std::nullopt, std::nullopt}};
   CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), ModelError);
 }

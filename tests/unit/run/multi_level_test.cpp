@@ -5,15 +5,16 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include "ckptsim/run/interval_policy.hpp"
 #include "ckptsim/run/level_clock.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "../common/test_scenarios.hpp"
+#include "../common/trace_files.hpp"
 
 using namespace ckptsim;
 using ckptsim::test::small_scenario;
+using ckptsim::test::write_trace_file;
 
 namespace {
 
@@ -30,6 +31,19 @@ SegmentPattern hand_pattern() {
   p.persistent_every = 8;
   p.persistent_stall = seconds(7);
   return p;
+}
+
+/// small_scenario with multi-level checkpoints every 2 / 6 / 12 iterations (2, 6, 12 min) and
+/// failures from the trace at `trace`.
+Scenario levels_every_2_6_12(SimTime duration, const std::string& trace) {
+  Scenario s = small_scenario(StrategyKind::multi_level);
+  s.strategy.local_interval = minutes(2);
+  s.strategy.partner_interval = minutes(6);
+  s.strategy.persistent_interval = minutes(12);
+  s.failures.process = FailureProcessKind::trace;
+  s.failures.trace_file = trace;
+  s.run.duration = duration;
+  return s;
 }
 
 int tier(const ReplicaResult& r, RecoveryTier t) { return static_cast<int>(r.recoveries[static_cast<std::size_t>(t)]); }
@@ -93,28 +107,20 @@ TEST_CASE("multi-level: a failure recovers from the cheapest level that survived
   // Stalls: S1 = 0.75 GB / 1 GB/s = 0.75 s; S2 = S1 + 0.75 GB / 1 GB/s = 1.5 s; S3 = S2 + 12 GB /
   // 100 MB/s = 121.5 s. Retrieval: local 0.75 s, peer 1.5 s, storage 120.75 s. Detection 15 s,
   // restart 60 s, replacement 5 min, no standby.
-  Scenario s = small_scenario(StrategyKind::multi_level);
-  s.strategy.local_interval = minutes(2);
-  s.strategy.partner_interval = minutes(6);
-  s.strategy.persistent_interval = minutes(12);
-  s.failures.process = FailureProcessKind::trace;
-  s.run.duration = seconds(3000);
-  const auto path = std::filesystem::temp_directory_path() / "ckptsim_multi_level_trace.csv";
-  {
-    std::ofstream csv(path);
-    // 1. software at 500 s: state 8 (captured 483 s, usable 483.75 s) is in every machine's
-    //    memory -> local; rollback 500 - 483 = 17 s, + 0.75 s retrieval; resumes at 575.75 s.
-    // 2. hardware, machine 0, at 1200 s (segment time 624.25 s): the newest level-1 state (16) is
-    //    gone with machine 0's memory; the newest level->=2 state is 12 (level 3, captured at
-    //    segment time 240.75 s), whose copy survives on machine 1 -> peer; rollback 624.25 -
-    //    240.75 = 383.5 s, + 1.5 s; replacement ready at 1200 + 15 + 300 = 1515 s, resumes at 1576.5 s.
-    // 3. hardware, machine 2 at 2000 s and machine 3 at 2005 s, in the same episode: both
-    //    holders of group {2,3} lose their memory -> level 2 lost -> storage, state 12 again
-    //    (segment time 423.5 s lost), + 120.75 s; ready at 2005 + 15 + 300 = 2320 s, resumes at
-    //    2320 + 120.75 + 60 = 2500.75 s.
-    csv << "time,machine,type\n500,5,software\n1200,0,hardware\n2000,2,hardware\n2005,3,hardware\n";
-  }
-  s.failures.trace_file = path.string();
+  // 1. software at 500 s: state 8 (captured 483 s, usable 483.75 s) is in every machine's
+  //    memory -> local; rollback 500 - 483 = 17 s, + 0.75 s retrieval; resumes at 575.75 s.
+  // 2. hardware, machine 0, at 1200 s (segment time 624.25 s): the newest level-1 state (16) is
+  //    gone with machine 0's memory; the newest level->=2 state is 12 (level 3, captured at
+  //    segment time 240.75 s), whose copy survives on machine 1 -> peer; rollback 624.25 -
+  //    240.75 = 383.5 s, + 1.5 s; replacement ready at 1200 + 15 + 300 = 1515 s, resumes at 1576.5 s.
+  // 3. hardware, machine 2 at 2000 s and machine 3 at 2005 s, in the same episode: both
+  //    holders of group {2,3} lose their memory -> level 2 lost -> storage, state 12 again
+  //    (segment time 423.5 s lost), + 120.75 s; ready at 2005 + 15 + 300 = 2320 s, resumes at
+  //    2320 + 120.75 + 60 = 2500.75 s.
+  const std::string path = write_trace_file("ckptsim_multi_level_trace.csv",
+                                            "time,machine,type\n500,5,software\n1200,0,hardware\n"
+                                            "2000,2,hardware\n2005,3,hardware\n");
+  const Scenario s = levels_every_2_6_12(seconds(3000), path);
   const RunModel model(s, compute_strategy_costs(s, nullptr));
   const ReplicaResult r = model.simulate(0);
   const ReplicaResult exact = model.simulate(0, AdvanceMode::exact);
@@ -140,18 +146,9 @@ TEST_CASE("multi-level: a failure recovers from the cheapest level that survived
 TEST_CASE("multi-level: before the first level-3 checkpoint a lost partner level means scratch") {
   // Machines 0 and 1 (one group) both replaced at 300 s, before state 12's level-3 checkpoint:
   // levels 1 and 2 are gone, level 3 does not exist yet -> scratch.
-  Scenario s = small_scenario(StrategyKind::multi_level);
-  s.strategy.local_interval = minutes(2);
-  s.strategy.partner_interval = minutes(6);
-  s.strategy.persistent_interval = minutes(12);
-  s.failures.process = FailureProcessKind::trace;
-  s.run.duration = seconds(1000);
-  const auto path = std::filesystem::temp_directory_path() / "ckptsim_multi_level_scratch.csv";
-  {
-    std::ofstream csv(path);
-    csv << "time,machine,type\n400,0,hardware\n401,1,hardware\n";
-  }
-  s.failures.trace_file = path.string();
+  const std::string path =
+      write_trace_file("ckptsim_multi_level_scratch.csv", "time,machine,type\n400,0,hardware\n401,1,hardware\n");
+  const Scenario s = levels_every_2_6_12(seconds(1000), path);
   const RunModel model(s, compute_strategy_costs(s, nullptr));
   const ReplicaResult r = model.simulate(0);
   std::filesystem::remove(path);

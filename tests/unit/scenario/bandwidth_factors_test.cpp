@@ -8,6 +8,7 @@
 
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "../common/scenario_documents.hpp"
 
 using namespace ckptsim;
 using nlohmann::json;
@@ -20,15 +21,11 @@ const InstancePreset& preset(const char* name) {
   return *p;
 }
 
+/// The shared minimal document on `machines` of `instance`, training GPT-2 40B (which fits on
+/// both testbeds).
 json minimal(const char* instance, int machines) {
-  json doc = json::parse(R"({
-    "storage": {"bandwidth": "20Gbps"},
-    "model": {"preset": "gpt2-40b"},
-    "training": {"serialization_bandwidth": "930MB/s"},
-    "strategy": {"kind": "gemini"},
-    "failures": {"process": "exponential", "rate": "1.5%/machine/day"},
-    "run": {"duration": "7d"}
-  })");
+  json doc = test::minimal_scenario_document();
+  doc["model"]["preset"] = "gpt2-40b";
   doc["cluster"] = {{"instance", instance}, {"machines", machines}};
   return doc;
 }

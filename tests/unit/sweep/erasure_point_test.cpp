@@ -7,26 +7,17 @@
 #include "ckptsim/sweep/evaluate.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/spec.hpp"
+#include "paper_base.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::sweep;
 using nlohmann::json;
 
-namespace {
-
-/// The paper's testbed (16 x p4d, GPT-2 100B), one day, 4 replicas.
-json erasure_base() {
-  json base = read_json_file(std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-100b-16xp4d.json", "scenario");
-  base["run"]["duration"] = "1d";
-  base["run"]["replicas"] = 4;
-  return base;
-}
-
-}  // namespace
+using ckptsim::test::small_paper_base;
 
 TEST_CASE("placement sweep points of erasure-coded scenarios count the coding groups") {
   const auto spec = load_sweep_spec_json(
-      {{"base", erasure_base()}, {"command", "placement"},
+      {{"base", small_paper_base()}, {"command", "placement"},
        {"axes", {{{"pointer", "/strategy"},
                   {"values", {{{"kind", "erasure-coded"}, {"group_size", 4}, {"parity", 1}},
                               {{"kind", "erasure-coded"}, {"group_size", 8}, {"parity", 2}}}}}}}},
@@ -51,7 +42,7 @@ TEST_CASE("placement sweep points of erasure-coded scenarios count the coding gr
 TEST_CASE("run sweep points of erasure-coded scenarios with different parities use different iteration costs") {
   // The iteration model plans p copies: parity 1 and 2 must not share a cached computation.
   const auto spec = load_sweep_spec_json(
-      {{"base", erasure_base()},
+      {{"base", small_paper_base()},
        {"axes", {{{"pointer", "/strategy"},
                   {"values", {{{"kind", "erasure-coded"}, {"group_size", 8}, {"parity", 1}},
                               {{"kind", "erasure-coded"}, {"group_size", 8}, {"parity", 2}}}}}}}},

@@ -9,22 +9,16 @@
 #include "ckptsim/sweep/evaluate.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/points.hpp"
+#include "paper_base.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::sweep;
 using nlohmann::json;
+using ckptsim::test::small_paper_base;
 
 namespace {
 
 const std::string kPaper = std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-100b-16xp4d.json";
-
-/// The paper's testbed, one day, 4 replicas: quick enough for a unit test.
-json small_paper_base() {
-  json base = read_json_file(kPaper, "scenario");
-  base["run"]["duration"] = "1d";
-  base["run"]["replicas"] = 4;
-  return base;
-}
 
 }  // namespace
 

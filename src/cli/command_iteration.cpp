@@ -142,6 +142,25 @@ std::string span_histogram_text(const SpanDistribution& d) {
   return text;
 }
 
+// One column per phase: a term's bytes where it is allocated, "-" elsewhere; the peak phase's
+// total is what the model uses.
+void print_gpu_memory(std::ostream& out, const GpuMemory& m) {
+  out << fmt::format("  GPU memory per GPU: {} of {} used by the model at its peak ({}), {} free\n",
+                     format_bytes(m.used()), format_bytes(m.capacity), name_of(m.peak_phase()),
+                     m.free() < 0 ? "none (does not fit)" : format_bytes(m.free()));
+  out << fmt::format("    {:<34}", "term");
+  for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", name_of(p));
+  out << "\n";
+  for (const GpuMemoryTerm& term : m.terms) {
+    out << fmt::format("    {:<34}", term.name);
+    for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", term.in(p) ? format_bytes(term.bytes) : "-");
+    out << "\n";
+  }
+  out << fmt::format("    {:<34}", "total");
+  for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", format_bytes(m.used_in(p)));
+  out << "\n";
+}
+
 void print_iteration_summary(std::ostream& out, const IterationStudy& study) {
   const SpanDistribution d = span_distribution(study.input.spans);
   out << fmt::format("  iteration time {:.3f} s; network idle {:.3f} s in {} spans (longest {:.1f} ms)\n",
@@ -156,10 +175,7 @@ void print_iteration_summary(std::ostream& out, const IterationStudy& study) {
                      b.limit(), b.compute.seconds(), 100 * b.compute.seconds() / t, b.exposed_communication.seconds(),
                      100 * b.exposed_communication.seconds() / t, b.boundary.seconds() * 1e3, b.optimizer.seconds() * 1e3,
                      b.network_busy.seconds());
-  const GpuMemory& m = study.model.memory;
-  out << fmt::format("  GPU memory per GPU: {} of {} used by the model, {} free\n", format_bytes(m.used()),
-                     format_bytes(m.capacity), m.free() < 0 ? "none (does not fit)" : format_bytes(m.free()));
-  for (const GpuMemoryTerm& term : m.terms) out << fmt::format("    {:<34} {:>11}\n", term.name, format_bytes(term.bytes));
+  print_gpu_memory(out, study.model.memory);
 }
 
 nlohmann::json iteration_detail_json(const IterationStudy& study) {
@@ -182,11 +198,18 @@ nlohmann::json iteration_detail_json(const IterationStudy& study) {
                       {"optimizer_step_s", b.optimizer.seconds()},
                       {"network_busy_s", b.network_busy.seconds()}};
   nlohmann::json terms = nlohmann::json::array();
-  for (const GpuMemoryTerm& t : study.model.memory.terms) terms.push_back({{"term", t.name}, {"bytes", t.bytes}});
-  doc["gpu_memory"] = {{"capacity_bytes", study.model.memory.capacity},
-                       {"used_bytes", study.model.memory.used()},
-                       {"free_bytes", study.model.memory.free()},
-                       {"terms", terms}};
+  const GpuMemory& m = study.model.memory;
+  nlohmann::json phases = nlohmann::json::object();
+  for (MemoryPhase p : kMemoryPhases) phases[name_of(p)] = m.used_in(p);
+  for (const GpuMemoryTerm& t : m.terms) {
+    nlohmann::json in = nlohmann::json::array();
+    for (MemoryPhase p : kMemoryPhases) {
+      if (t.in(p)) in.push_back(name_of(p));
+    }
+    terms.push_back({{"term", t.name}, {"bytes", t.bytes}, {"phases", in}});
+  }
+  doc["gpu_memory"] = {{"capacity_bytes", m.capacity}, {"used_bytes", m.used()},   {"free_bytes", m.free()},
+                       {"peak_phase", name_of(m.peak_phase())}, {"phase_bytes", phases}, {"terms", terms}};
   return doc;
 }
 

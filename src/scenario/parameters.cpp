@@ -117,6 +117,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.zero3.max_reuse_distance; }},
     {"/training/zero3/reduce_bucket_size", U::number, C::positive, P::defaulted, "gradient elements per reduce-scatter bucket (reduce_bucket_size)",
      [](Scenario& s) -> FieldRef { return &s.training.zero3.reduce_bucket_size; }},
+    {"/training/zero3/sub_group_size", U::number, C::positive, P::defaulted, "parameter-partition elements the optimizer steps at once; sizes the step's fp32 gradient copy (sub_group_size)",
+     [](Scenario& s) -> FieldRef { return &s.training.zero3.sub_group_size; }},
     {"/training/zero3/host_lookahead", U::integer, C::non_negative, P::defaulted, "submodule uses the host runs ahead of GPU compute when it issues gathers (model choice, not a DeepSpeed knob)",
      [](Scenario& s) -> FieldRef { return &s.training.zero3.host_lookahead; }},
 

@@ -108,7 +108,10 @@ b = d['breakdown']
 parts = b['compute_s'] + b['exposed_communication_s'] + b['boundary_s'] + b['optimizer_step_s']
 assert abs(parts - d['iteration_time_s']) <= 1e-6 and b['limited_by'] in ('compute', 'exposed communication')
 m = d['gpu_memory']
-assert abs(sum(t['bytes'] for t in m['terms']) - m['used_bytes']) <= 1
+# each phase's total is the sum of the terms allocated in it; the model uses its peak phase
+for phase, total in m['phase_bytes'].items():
+    assert abs(sum(t['bytes'] for t in m['terms'] if phase in t['phases']) - total) <= 1
+assert m['used_bytes'] == m['phase_bytes'][m['peak_phase']] == max(m['phase_bytes'].values())
 assert abs(m['capacity_bytes'] - m['used_bytes'] - m['free_bytes']) <= 1 and m['free_bytes'] == d['free_gpu_memory_bytes']
 \""
 check "iteration --trace writes Chrome trace-event JSON" bash -c "

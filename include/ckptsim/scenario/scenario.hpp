@@ -40,6 +40,7 @@ struct Zero3Spec {
   double max_live_parameters = 1e9;        ///< stage3_max_live_parameters
   double max_reuse_distance = 1e9;         ///< stage3_max_reuse_distance
   double reduce_bucket_size = 5e8;         ///< reduce_bucket_size
+  double sub_group_size = 1e9;             ///< sub_group_size: optimizer-step granularity
   int host_lookahead = 1;                  ///< uses the host runs ahead of the GPU (zero3.hpp)
 };
 

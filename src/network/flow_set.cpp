@@ -14,6 +14,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 FlowSet::FlowSet(std::vector<double> capacities)
     : capacities_(std::move(capacities)),
       members_(capacities_.size()),
+      wide_refs_(capacities_.size(), 0),
       resource_visit_(capacities_.size(), 0),
       used_(capacities_.size(), 0.0),
       weight_(capacities_.size(), 0.0),
@@ -37,7 +38,6 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
   hot.uses = uses;
   hot.alive = true;
   hot.capped = std::isfinite(rate_cap);
-  flow.member_pos.resize(uses.size());
   flow.remaining = bytes;
   flow.rate = 0.0;
   flow.rate_cap = rate_cap;
@@ -47,6 +47,20 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
   flow.seq = next_seq_++;
   heap_pos_[static_cast<std::size_t>(f)] = -1;
   flow.is_new = true;
+  hot.wide = uses.size() >= kWideUses;
+  if (hot.wide) {
+    add_wide(f);
+  } else {
+    add_members(f);
+  }
+  dirty_flows_.push_back(f);  // the walk from the new flow reaches all its resources
+  ++alive_;
+}
+
+void FlowSet::add_members(int f) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const std::span<const ResourceUse> uses = hot_[static_cast<std::size_t>(f)].uses;
+  flow.member_pos.resize(uses.size());
   for (std::size_t i = 0; i < uses.size(); ++i) {
     const int r = uses[i].resource;
     assert(r >= 0 && static_cast<std::size_t>(r) < capacities_.size());
@@ -55,8 +69,31 @@ void FlowSet::add(std::span<const ResourceUse> uses, double bytes, std::int64_t 
     flow.member_pos[i] = static_cast<std::uint32_t>(list.size());
     list.push_back(Member{f, static_cast<std::uint32_t>(i)});
   }
-  dirty_flows_.push_back(f);  // the walk from the new flow reaches all its resources
-  ++alive_;
+}
+
+// The row stays all zero while the slot is free (remove_wide clears what add_wide set).
+void FlowSet::add_wide(int f) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  flow.crosses.resize(capacities_.size(), 0);
+  for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) {
+    assert(u.resource >= 0 && static_cast<std::size_t>(u.resource) < capacities_.size());
+    assert(u.weight > 0.0);
+    flow.crosses[static_cast<std::size_t>(u.resource)] = 1;
+    ++wide_refs_[static_cast<std::size_t>(u.resource)];
+  }
+  wide_alive_.push_back(f);
+}
+
+// Calls visit(slot) for every alive flow crossing `resource`: its member list, then the wide
+// flows whose row marks it.
+template <typename Visit>
+void FlowSet::for_each_flow_on(int resource, Visit&& visit) const {
+  const auto r = static_cast<std::size_t>(resource);
+  for (const Member& m : members_[r]) visit(m.flow);
+  if (wide_refs_[r] == 0) return;
+  for (const int f : wide_alive_) {
+    if (flows_[static_cast<std::size_t>(f)].crosses[r] != 0) visit(f);
+  }
 }
 
 void FlowSet::mark_dirty(int resource) { dirty_resources_.push_back(resource); }
@@ -68,13 +105,14 @@ double FlowSet::remaining_at(const Flow& f, SimTime t) const {
 }
 
 void FlowSet::resolve() {
-  if (dirty_resources_.empty() && dirty_flows_.empty()) return;
+  if (dirty_resources_.empty() && dirty_flows_.empty() && dirty_spans_.empty()) return;
   ++solves_;
   collect_components();
   fill_component();
   apply_rates();
   dirty_resources_.clear();
   dirty_flows_.clear();
+  dirty_spans_.clear();
 }
 
 // The flows to re-solve: the components of the dirty resources and new flows, found by a
@@ -91,7 +129,7 @@ void FlowSet::collect_components() {
       if (hot_[f].alive) comp_flows_.push_back(static_cast<int>(f));
     }
     for (std::size_t r = 0; r < members_.size(); ++r) {
-      if (!members_[r].empty()) comp_resources_.push_back(static_cast<int>(r));
+      if (!members_[r].empty() || wide_refs_[r] > 0) comp_resources_.push_back(static_cast<int>(r));
     }
     return;
   }
@@ -99,7 +137,8 @@ void FlowSet::collect_components() {
   last_walk_reached_all_ = components == 1 && comp_flows_.size() == alive_;
 }
 
-// Walks from each dirty resource and new flow in turn; counts the components found.
+// Walks from each dirty resource (marked, or crossed by a removed wide flow) and new flow in
+// turn; counts the components found.
 std::size_t FlowSet::walk_components() {
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(resource_visit_.begin(), resource_visit_.end(), 0U);
@@ -127,7 +166,7 @@ std::size_t FlowSet::walk_components() {
     while (next_resource < comp_resources_.size() || next_flow < comp_flows_.size()) {
       while (next_resource < comp_resources_.size()) {
         const int r = comp_resources_[next_resource++];
-        for (const Member& m : members_[static_cast<std::size_t>(r)]) visit_flow(m.flow);
+        for_each_flow_on(r, visit_flow);
       }
       while (next_flow < comp_flows_.size()) {
         const int f = comp_flows_[next_flow++];
@@ -139,6 +178,12 @@ std::size_t FlowSet::walk_components() {
   for (int r : dirty_resources_) {
     visit_resource(r);
     drain();
+  }
+  for (const std::span<const ResourceUse> uses : dirty_spans_) {
+    for (const ResourceUse& u : uses) {
+      visit_resource(u.resource);
+      drain();
+    }
   }
   for (int f : dirty_flows_) {
     visit_flow(f);
@@ -178,9 +223,9 @@ std::size_t FlowSet::freeze_next(double key, int r, std::size_t& next_cap, doubl
   }
   assert(r >= 0);
   level = std::max(level, key);  // rounding may put a key a hair below the level reached
-  for (const Member& m : members_[static_cast<std::size_t>(r)]) {
-    if (!hot_[static_cast<std::size_t>(m.flow)].frozen) freeze(m.flow, level);
-  }
+  for_each_flow_on(r, [&](int f) {
+    if (!hot_[static_cast<std::size_t>(f)].frozen) freeze(f, level);
+  });
   return round_frozen_.size();
 }
 
@@ -381,10 +426,21 @@ std::vector<std::int64_t> FlowSet::advance_to(SimTime t) {
   return done;
 }
 
+void FlowSet::remove_wide(int f) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) {
+    flow.crosses[static_cast<std::size_t>(u.resource)] = 0;
+    --wide_refs_[static_cast<std::size_t>(u.resource)];
+  }
+  dirty_spans_.push_back(hot_[static_cast<std::size_t>(f)].uses);  // its resources are dirty
+  wide_alive_.erase(std::find(wide_alive_.begin(), wide_alive_.end(), f));
+}
+
 void FlowSet::remove(int f) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   HotFlow& hot = hot_[static_cast<std::size_t>(f)];
-  for (std::size_t i = 0; i < hot.uses.size(); ++i) {
+  if (hot.wide) remove_wide(f);
+  for (std::size_t i = 0; !hot.wide && i < hot.uses.size(); ++i) {
     const int r = hot.uses[i].resource;
     auto& list = members_[static_cast<std::size_t>(r)];
     const std::uint32_t pos = flow.member_pos[i];

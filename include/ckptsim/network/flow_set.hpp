@@ -15,6 +15,9 @@
 // allocation in one component does not depend on any other. An arrival or a completion marks
 // the resources of that flow dirty; the next re-solve walks from the dirty resources to their
 // components (breadth-first, over per-resource member lists) and recomputes only those flows.
+// A wide flow (one collective crossing every machine) would cost an entry in thousands of member
+// lists at each arrival and completion; it is marked in a row of its own instead, and the few
+// wide flows alive are checked against that row wherever a member list is read.
 // Within a component, progressive filling runs bottleneck by bottleneck:
 //     L_r = (C_r - U_r) / W_r,   U_r = sum_{f frozen} a_{f,r}·x_f,   W_r = sum_{f unfrozen} a_{f,r},
 // the resource of smallest L_r (a lazy min-heap) saturates next: its unfrozen flows get
@@ -49,11 +52,15 @@ class FlowSet {
   /// While the flows form one component, the component walk is repeated every this many
   /// re-solves only (the others re-solve every alive flow, the same allocation).
   static constexpr std::int64_t kWalkEvery = 32;
+  /// Flows crossing at least this many resources (a collective over every machine) are "wide":
+  /// they are kept out of the per-resource member lists and marked in a per-flow row instead.
+  static constexpr std::size_t kWideUses = 64;
 
   explicit FlowSet(std::vector<double> capacities);
 
   /// Starts a flow of `bytes` at the current time; `tag` is returned when it completes.
-  /// `uses` is not copied: it must outlive the flow (task graphs keep one pool of use lists).
+  /// `uses` is not copied: it must stay valid until the flow has completed and the set has
+  /// been re-solved after that (task graphs keep one pool of use lists for the whole run).
   /// A resource may appear at most once in `uses` (add_use in collectives.hpp merges them).
   void add(std::span<const ResourceUse> uses, double bytes, std::int64_t tag,
            double rate_cap = std::numeric_limits<double>::infinity());
@@ -85,9 +92,11 @@ class FlowSet {
     bool alive = false;
     bool frozen = false;
     bool capped = false;                    // finite rate cap (Flow::rate_cap)
+    bool wide = false;                      // uses.size() >= kWideUses
   };
   struct Flow {
     std::vector<std::uint32_t> member_pos;  // index of this flow in members_[uses[i].resource]
+    std::vector<std::uint8_t> crosses;      // wide flows: crosses[r] = 1 when a use is on r
     double remaining = 0;                   // bytes left at `since`
     double rate = 0;                        // bytes/s
     double rate_cap = 0;
@@ -119,6 +128,11 @@ class FlowSet {
   void freeze(int f, double rate);
   void apply_rates();
   void remove(int f);
+  void add_members(int f);
+  void add_wide(int f);
+  void remove_wide(int f);
+  template <typename Visit>
+  void for_each_flow_on(int resource, Visit&& visit) const;
   void mark_dirty(int resource);
   double remaining_at(const Flow& f, SimTime t) const;
   static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
@@ -136,9 +150,12 @@ class FlowSet {
   std::vector<Flow> flows_;             // slots; dead slots are reused (free_)
   std::vector<HotFlow> hot_;            // per slot, beside flows_
   std::vector<int> free_;
-  std::vector<std::vector<Member>> members_;  // per resource: the alive flows crossing it
+  std::vector<std::vector<Member>> members_;  // per resource: the alive narrow flows crossing it
+  std::vector<std::int32_t> wide_refs_;  // per resource: alive wide flows crossing it
+  std::vector<int> wide_alive_;          // alive wide flows, in the order they were added
   std::vector<int> dirty_resources_;
   std::vector<int> dirty_flows_;        // added flows (those crossing no resource need them)
+  std::vector<std::span<const ResourceUse>> dirty_spans_;  // resources of removed wide flows
   std::vector<std::uint32_t> resource_visit_;
   std::uint32_t stamp_ = 0;
   bool last_walk_reached_all_ = false;

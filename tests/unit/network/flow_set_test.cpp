@@ -90,6 +90,38 @@ TEST_CASE("FlowSet: the incremental re-solve matches the full re-solve on random
   MESSAGE("largest relative difference, incremental vs full re-solve: " << worst);
 }
 
+TEST_CASE("FlowSet: wide flows (kept out of the member lists) match the full re-solve") {
+  // Every seventh flow of a random set over 200 links is widened to cross kWideUses to 3 x
+  // kWideUses distinct links (a collective over every machine), so wide and narrow flows share
+  // links, bridge components, arrive and finish in every order. Completion times must equal
+  // the full re-solve's, as in the random test above.
+  double worst = 0.0;
+  for (std::uint64_t seed = 21; seed <= 26; ++seed) {
+    CrossFlowSet set = random_flow_set(300, seed, 200, seed % 2 == 0 ? milliseconds(200) : SimTime::zero());
+    int widened = 0;
+    for (std::size_t f = 0; f < set.flows.size(); f += 7) {
+      const std::size_t width = FlowSet::kWideUses + (f * 37 + seed * 11) % (2 * FlowSet::kWideUses + 1);
+      const double weight = set.flows[f].uses.front().weight;
+      set.flows[f].uses.clear();
+      for (std::size_t k = 0; k < width; ++k) {
+        const int link = static_cast<int>((f * 13 + k * 3 + seed) % 200);  // 3 is prime to 200: distinct
+        set.flows[f].uses.push_back({link, weight});
+      }
+      ++widened;
+    }
+    REQUIRE(widened == 43);  // flows 0, 7, ..., 294
+    const std::vector<double> ours = run_flow_set<FlowSet>(set);
+    const std::vector<double> oracle = run_flow_set<reference::ReferenceFlowSet>(set);
+    REQUIRE(ours.size() == oracle.size());
+    for (std::size_t f = 0; f < ours.size(); ++f) {
+      const double tolerance = std::max(1e-9 * std::max(ours[f], oracle[f]), 1.5e-9);
+      CHECK(std::abs(ours[f] - oracle[f]) <= tolerance);
+    }
+    worst = std::max(worst, max_relative_difference(ours, oracle));
+  }
+  MESSAGE("largest relative difference with wide flows: " << worst);
+}
+
 TEST_CASE("FlowSet: same inputs, identical outputs") {
   // Determinism: two runs of one random set give bit-identical completion times.
   const CrossFlowSet set = random_flow_set(200, 5, 16, milliseconds(50));

@@ -73,12 +73,13 @@ void FlowSet::add_members(int f) {
 
 // The row stays all zero while the slot is free (remove_wide clears what add_wide set).
 void FlowSet::add_wide(int f) {
-  Flow& flow = flows_[static_cast<std::size_t>(f)];
-  flow.crosses.resize(capacities_.size(), 0);
+  if (wide_rows_.size() <= static_cast<std::size_t>(f)) wide_rows_.resize(static_cast<std::size_t>(f) + 1);
+  std::vector<std::uint8_t>& row = wide_rows_[static_cast<std::size_t>(f)];
+  row.resize(capacities_.size(), 0);
   for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) {
     assert(u.resource >= 0 && static_cast<std::size_t>(u.resource) < capacities_.size());
     assert(u.weight > 0.0);
-    flow.crosses[static_cast<std::size_t>(u.resource)] = 1;
+    row[static_cast<std::size_t>(u.resource)] = 1;
     ++wide_refs_[static_cast<std::size_t>(u.resource)];
   }
   wide_alive_.push_back(f);
@@ -90,9 +91,9 @@ template <typename Visit>
 void FlowSet::for_each_flow_on(int resource, Visit&& visit) const {
   const auto r = static_cast<std::size_t>(resource);
   for (const Member& m : members_[r]) visit(m.flow);
-  if (wide_refs_[r] == 0) return;
+  if (wide_alive_.empty() || wide_refs_[r] == 0) return;
   for (const int f : wide_alive_) {
-    if (flows_[static_cast<std::size_t>(f)].crosses[r] != 0) visit(f);
+    if (wide_rows_[static_cast<std::size_t>(f)][r] != 0) visit(f);
   }
 }
 
@@ -427,21 +428,20 @@ std::vector<std::int64_t> FlowSet::advance_to(SimTime t) {
 }
 
 void FlowSet::remove_wide(int f) {
-  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  std::vector<std::uint8_t>& row = wide_rows_[static_cast<std::size_t>(f)];
   for (const ResourceUse& u : hot_[static_cast<std::size_t>(f)].uses) {
-    flow.crosses[static_cast<std::size_t>(u.resource)] = 0;
+    row[static_cast<std::size_t>(u.resource)] = 0;
     --wide_refs_[static_cast<std::size_t>(u.resource)];
   }
   dirty_spans_.push_back(hot_[static_cast<std::size_t>(f)].uses);  // its resources are dirty
   wide_alive_.erase(std::find(wide_alive_.begin(), wide_alive_.end(), f));
 }
 
-void FlowSet::remove(int f) {
-  Flow& flow = flows_[static_cast<std::size_t>(f)];
-  HotFlow& hot = hot_[static_cast<std::size_t>(f)];
-  if (hot.wide) remove_wide(f);
-  for (std::size_t i = 0; !hot.wide && i < hot.uses.size(); ++i) {
-    const int r = hot.uses[i].resource;
+void FlowSet::remove_members(int f) {
+  const Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const std::span<const ResourceUse> uses = hot_[static_cast<std::size_t>(f)].uses;
+  for (std::size_t i = 0; i < uses.size(); ++i) {
+    const int r = uses[i].resource;
     auto& list = members_[static_cast<std::size_t>(r)];
     const std::uint32_t pos = flow.member_pos[i];
     const Member last = list.back();
@@ -449,6 +449,15 @@ void FlowSet::remove(int f) {
     flows_[static_cast<std::size_t>(last.flow)].member_pos[last.use] = pos;
     list.pop_back();
     mark_dirty(r);
+  }
+}
+
+void FlowSet::remove(int f) {
+  HotFlow& hot = hot_[static_cast<std::size_t>(f)];
+  if (hot.wide) {
+    remove_wide(f);
+  } else {
+    remove_members(f);
   }
   if (heap_pos_[static_cast<std::size_t>(f)] >= 0) heap_erase(f);
   hot.alive = false;

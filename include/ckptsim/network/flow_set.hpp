@@ -96,7 +96,6 @@ class FlowSet {
   };
   struct Flow {
     std::vector<std::uint32_t> member_pos;  // index of this flow in members_[uses[i].resource]
-    std::vector<std::uint8_t> crosses;      // wide flows: crosses[r] = 1 when a use is on r
     double remaining = 0;                   // bytes left at `since`
     double rate = 0;                        // bytes/s
     double rate_cap = 0;
@@ -129,6 +128,7 @@ class FlowSet {
   void apply_rates();
   void remove(int f);
   void add_members(int f);
+  void remove_members(int f);
   void add_wide(int f);
   void remove_wide(int f);
   template <typename Visit>
@@ -153,6 +153,7 @@ class FlowSet {
   std::vector<std::vector<Member>> members_;  // per resource: the alive narrow flows crossing it
   std::vector<std::int32_t> wide_refs_;  // per resource: alive wide flows crossing it
   std::vector<int> wide_alive_;          // alive wide flows, in the order they were added
+  std::vector<std::vector<std::uint8_t>> wide_rows_;  // per slot: row[r] = 1 when a wide flow uses r
   std::vector<int> dirty_resources_;
   std::vector<int> dirty_flows_;        // added flows (those crossing no resource need them)
   std::vector<std::span<const ResourceUse>> dirty_spans_;  // resources of removed wide flows

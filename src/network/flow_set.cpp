@@ -97,8 +97,6 @@ void FlowSet::for_each_flow_on(int resource, Visit&& visit) const {
   }
 }
 
-void FlowSet::mark_dirty(int resource) { dirty_resources_.push_back(resource); }
-
 double FlowSet::remaining_at(const Flow& f, SimTime t) const {
   if (t == f.since) return f.remaining;
   if (std::isinf(f.rate)) return 0.0;
@@ -106,14 +104,13 @@ double FlowSet::remaining_at(const Flow& f, SimTime t) const {
 }
 
 void FlowSet::resolve() {
-  if (dirty_resources_.empty() && dirty_flows_.empty() && dirty_spans_.empty()) return;
+  if (dirty_spans_.empty() && dirty_flows_.empty()) return;
   ++solves_;
   collect_components();
   fill_component();
   apply_rates();
-  dirty_resources_.clear();
-  dirty_flows_.clear();
   dirty_spans_.clear();
+  dirty_flows_.clear();
 }
 
 // The flows to re-solve: the components of the dirty resources and new flows, found by a
@@ -138,8 +135,8 @@ void FlowSet::collect_components() {
   last_walk_reached_all_ = components == 1 && comp_flows_.size() == alive_;
 }
 
-// Walks from each dirty resource (marked, or crossed by a removed wide flow) and new flow in
-// turn; counts the components found.
+// Walks from each dirty resource (one crossed by a removed flow) and new flow in turn; counts
+// the components found.
 std::size_t FlowSet::walk_components() {
   if (++stamp_ == 0) {  // wrapped: forget every old stamp
     std::fill(resource_visit_.begin(), resource_visit_.end(), 0U);
@@ -176,10 +173,6 @@ std::size_t FlowSet::walk_components() {
     }
     if (next_flow > before) ++components;
   };
-  for (int r : dirty_resources_) {
-    visit_resource(r);
-    drain();
-  }
   for (const std::span<const ResourceUse> uses : dirty_spans_) {
     for (const ResourceUse& u : uses) {
       visit_resource(u.resource);
@@ -433,7 +426,6 @@ void FlowSet::remove_wide(int f) {
     row[static_cast<std::size_t>(u.resource)] = 0;
     --wide_refs_[static_cast<std::size_t>(u.resource)];
   }
-  dirty_spans_.push_back(hot_[static_cast<std::size_t>(f)].uses);  // its resources are dirty
   wide_alive_.erase(std::find(wide_alive_.begin(), wide_alive_.end(), f));
 }
 
@@ -448,7 +440,6 @@ void FlowSet::remove_members(int f) {
     list[pos] = last;
     flows_[static_cast<std::size_t>(last.flow)].member_pos[last.use] = pos;
     list.pop_back();
-    mark_dirty(r);
   }
 }
 
@@ -459,6 +450,7 @@ void FlowSet::remove(int f) {
   } else {
     remove_members(f);
   }
+  dirty_spans_.push_back(hot.uses);  // the resources it crossed
   if (heap_pos_[static_cast<std::size_t>(f)] >= 0) heap_erase(f);
   hot.alive = false;
   free_.push_back(f);

@@ -133,7 +133,6 @@ class FlowSet {
   void remove_wide(int f);
   template <typename Visit>
   void for_each_flow_on(int resource, Visit&& visit) const;
-  void mark_dirty(int resource);
   double remaining_at(const Flow& f, SimTime t) const;
   static bool heap_less(const HeapEntry& a, const HeapEntry& b) {
     return a.finish < b.finish || (a.finish == b.finish && a.seq < b.seq);
@@ -154,9 +153,8 @@ class FlowSet {
   std::vector<std::int32_t> wide_refs_;  // per resource: alive wide flows crossing it
   std::vector<int> wide_alive_;          // alive wide flows, in the order they were added
   std::vector<std::vector<std::uint8_t>> wide_rows_;  // per slot: row[r] = 1 when a wide flow uses r
-  std::vector<int> dirty_resources_;
+  std::vector<std::span<const ResourceUse>> dirty_spans_;  // use lists of removed flows
   std::vector<int> dirty_flows_;        // added flows (those crossing no resource need them)
-  std::vector<std::span<const ResourceUse>> dirty_spans_;  // resources of removed wide flows
   std::vector<std::uint32_t> resource_visit_;
   std::uint32_t stamp_ = 0;
   bool last_walk_reached_all_ = false;

@@ -24,10 +24,7 @@ constexpr double kFuzzIterationFlows = 1e5;
 
 bool iteration_model_too_large(const ckptsim::Scenario& scenario) {
   if (scenario.training.iteration_time) return false;  // the model is not run
-  for (const ckptsim::WorkEstimate& e : ckptsim::estimate_iteration_work(scenario)) {
-    if (e.unit == "flows" && !(e.amount <= kFuzzIterationFlows)) return true;
-  }
-  return false;
+  return !(ckptsim::estimate_iteration_flows(scenario) <= kFuzzIterationFlows);
 }
 
 }  // namespace

@@ -16,9 +16,13 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
                    "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,
                    "bytes"});
   }
-  const double flows = 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;
-  out.push_back({"/cluster/machines", "the iteration model's training flows", flows, kMaxIterationFlows, "flows"});
+  out.push_back({"/cluster/machines", "the iteration model's training flows", estimate_iteration_flows(s),
+                 kMaxIterationFlows, "flows"});
   return out;
+}
+
+double estimate_iteration_flows(const Scenario& s) {
+  return 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;
 }
 
 }  // namespace ckptsim

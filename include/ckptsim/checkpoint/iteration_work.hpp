@@ -14,6 +14,9 @@ namespace ckptsim {
 /// flows through the max-min solver, refused above kMaxIterationFlows.
 std::vector<WorkEstimate> estimate_iteration_work(const Scenario& scenario);
 
+/// The training-flow count above: 3 x layers x machines x GPUs per machine.
+double estimate_iteration_flows(const Scenario& scenario);
+
 inline constexpr double kMaxIterationFlows = 2e7;
 
 }  // namespace ckptsim

@@ -44,9 +44,7 @@ UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placeme
       const auto& p = peers[static_cast<std::size_t>(i)];
       if (static_cast<int>(p.size()) <= j) throw std::logic_error("checkpoint: a machine has fewer peers than copies");
       const int peer = p[static_cast<std::size_t>(j)];
-      for (int r : topology.route(i, peer)) {
-        add_use(send, r, topology.machine_of_nic(r) >= 0 ? g / links.nic_efficiency : static_cast<double>(g));
-      }
+      add_route_uses(send, topology, topology.route(i, peer), static_cast<double>(g), links.nic_efficiency);
       if (links.host_staging) add_use(send, topology.pcie(i), 1.0);
       add_use(copy, topology.pcie(peer), 1.0);
     }

@@ -24,6 +24,11 @@ void add_use(std::vector<ResourceUse>& uses, int resource, double weight) {
   uses.push_back({resource, weight});
 }
 
+void add_route_uses(std::vector<ResourceUse>& uses, const Topology& topology, const std::vector<int>& route,
+                    double streams, double nic_efficiency) {
+  for (int r : route) add_use(uses, r, topology.machine_of_nic(r) >= 0 ? streams / nic_efficiency : streams);
+}
+
 namespace {
 
 // Uses of a ring whose edge leaving machine i goes to machine (i+1) mod N, `streams` parallel
@@ -47,7 +52,7 @@ std::vector<ResourceUse> machine_ring_uses(const Topology& topology, double stre
       uses.push_back({topology.nic_send(i), nic});
       uses.push_back({topology.nic_recv(next), nic});
     } else {
-      for (int r : topology.route(i, next)) add_use(uses, r, topology.machine_of_nic(r) >= 0 ? nic : streams);
+      add_route_uses(uses, topology, topology.route(i, next), streams, shape.nic_efficiency);
     }
     if (shape.host_staging) uses.push_back({topology.pcie(i), staged});
   }

@@ -75,4 +75,9 @@ SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, d
 /// Adds weight `w` for resource `r` to `uses`, merging with an existing entry.
 void add_use(std::vector<ResourceUse>& uses, int resource, double weight);
 
+/// Adds every link of `route` with weight `streams`, a NIC with streams / nic_efficiency (the
+/// achieved-bandwidth rule above; checkpoint sends use it with their own f).
+void add_route_uses(std::vector<ResourceUse>& uses, const Topology& topology, const std::vector<int>& route,
+                    double streams, double nic_efficiency);
+
 }  // namespace ckptsim

@@ -51,27 +51,16 @@ constexpr double kTflops = 1e12;
 //   al., SC '21, https://arxiv.org/abs/2104.07857; DeepSpeed ZeRO-3 Offload post 2021-03-08),
 //   counted with Megatron's formula, which includes recomputation (factor 4 instead of 3) -> 0.40.
 //   H100: no ZeRO-3 measurement used; 0.5 as without a preset.
-void add_measured_factors(std::vector<InstancePreset>& out) {
-  for (InstancePreset& p : out) {
-    if (p.name == "p4d.24xlarge") {
-      p.collective_efficiency = {{2, 30.49 / 50}, {3, 31.77 / 50}, {4, 29.61 / 50}};
-      p.p2p_efficiency = 55.2 / 100;
-      p.compute_efficiency = 116.06 * 4 / 3 / 312;
-    } else if (p.name == "p3dn.24xlarge") {
-      p.collective_efficiency = {{8, 60.0 / 100}, {32, 50.0 / 100}};
-      p.p2p_efficiency = 55.2 / 100;
-      p.gpudirect_rdma = false;
-      p.compute_efficiency = 0.40;
-    } else if (p.name == "dgx-a100") {
-      p.compute_efficiency = 116.06 * 4 / 3 / 312;
-    }
-  }
-}
+const std::vector<EfficiencyPoint> kP4dCollective = {{2, 30.49 / 50}, {3, 31.77 / 50}, {4, 29.61 / 50}};
+const std::vector<EfficiencyPoint> kP3dnCollective = {{8, 60.0 / 100}, {32, 50.0 / 100}};
+constexpr double kEfaP2p = 55.2 / 100;
+constexpr double kA100Zero3 = 116.06 * 4 / 3 / 312;
+constexpr double kV100Zero3 = 0.40;
 
 std::vector<InstancePreset> make_instances() {
   std::vector<InstancePreset> out;
-  // Each row ends with the bandwidth factors, GPUDirect RDMA and compute efficiency for an
-  // instance without measurements (line rate, true, 0.5); add_measured_factors sets the rest.
+  // Each row ends with the bandwidth factors, GPUDirect RDMA and ZeRO-3 compute efficiency
+  // above; an instance without measurements has line rate, true and 0.5.
   // GPU memory (HBM) bandwidth, last field, from the data sheets (docs/references.md):
   //   A100 40GB SXM 1,555 GB/s, A100 80GB SXM 2,039 GB/s
   //     https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
@@ -84,28 +73,31 @@ std::vector<InstancePreset> make_instances() {
   // stacks), 312 TFLOPS dense BF16/FP16 tensor, NVLink/NVSwitch 600 GB/s (both directions ->
   // 300 GB/s each way), PCIe gen4 x16: 32 GB/s raw per direction, ~25 GB/s effective.
   out.push_back({"p4d.24xlarge", "AWS, 8 x A100-40GB, 1152 GiB CPU memory, 400 Gbps (GEMINI testbed)", 8,
-                 40 * kGiB, 1152 * kGiB, 400 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 1555 * kGB, {}, 1.0, true, 0.5});
+                 40 * kGiB, 1152 * kGiB, 400 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 1555 * kGB,
+                 kP4dCollective, kEfaP2p, true, kA100Zero3});
 
   // AWS p3dn.24xlarge — GEMINI §6 second testbed: 8 x V100-32GB, 768 GB CPU memory (AWS: 768
   // GiB), 100 Gbps network. NVIDIA V100 data sheet (SXM2): 125 TFLOPS tensor (FP16 mixed
   // precision), NVLink 300 GB/s (both directions -> 150 GB/s each way); PCIe gen3 x16: 16 GB/s
   // raw, ~12 GB/s effective.
   out.push_back({"p3dn.24xlarge", "AWS, 8 x V100-32GB, 768 GiB CPU memory, 100 Gbps (GEMINI testbed)", 8,
-                 32 * kGiB, 768 * kGiB, 100 * kGbps, 12 * kGB, 150 * kGB, 125 * kTflops, 900 * kGB, {}, 1.0, true, 0.5});
+                 32 * kGiB, 768 * kGiB, 100 * kGbps, 12 * kGB, 150 * kGB, 125 * kTflops, 900 * kGB,
+                 kP3dnCollective, kEfaP2p, false, kV100Zero3});
 
   // NVIDIA DGX A100 (DGX A100 data sheet): 8 x A100-80GB, 2 TB system memory (the larger
   // configuration; GEMINI Table 1 lists 2 TB), compute fabric 8 x 200 Gb/s HDR InfiniBand
   // = 1.6 Tbps. GPU figures as for p4d (A100 data sheet).
   out.push_back({"dgx-a100", "NVIDIA DGX A100, 8 x A100-80GB, 2 TiB CPU memory, 8 x 200 Gb/s HDR", 8, 80 * kGiB,
-                 2 * kTiB, 1600 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 2039 * kGB, {}, 1.0, true, 0.5});
+                 2 * kTiB, 1600 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 2039 * kGB,
+                 {}, 1.0, true, kA100Zero3});
 
   // NVIDIA DGX H100 (DGX H100 data sheet): 8 x H100-80GB SXM, 2 TB system memory, compute
   // fabric 8 x 400 Gb/s NDR = 3.2 Tbps. H100 SXM data sheet: 989 TFLOPS dense BF16 (1979 with
   // sparsity), NVLink 900 GB/s (both directions -> 450 GB/s each way); PCIe gen5 x16: 64 GB/s
   // raw per direction, ~50 GB/s effective.
   out.push_back({"dgx-h100", "NVIDIA DGX H100, 8 x H100-80GB SXM, 2 TiB CPU memory, 8 x 400 Gb/s NDR", 8, 80 * kGiB,
-                 2 * kTiB, 3200 * kGbps, 50 * kGB, 450 * kGB, 989 * kTflops, 3350 * kGB, {}, 1.0, true, 0.5});
-  add_measured_factors(out);
+                 2 * kTiB, 3200 * kGbps, 50 * kGB, 450 * kGB, 989 * kTflops, 3350 * kGB,
+                 {}, 1.0, true, 0.5});
   return out;
 }
 

@@ -178,6 +178,26 @@ void print_iteration_summary(std::ostream& out, const IterationStudy& study) {
   print_gpu_memory(out, study.model.memory);
 }
 
+// The table of print_gpu_memory as JSON: each phase's total and each term's phases.
+nlohmann::json gpu_memory_json(const GpuMemory& m) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (MemoryPhase p : kMemoryPhases) phases[name_of(p)] = m.used_in(p);
+  nlohmann::json terms = nlohmann::json::array();
+  for (const GpuMemoryTerm& t : m.terms) {
+    nlohmann::json in = nlohmann::json::array();
+    for (MemoryPhase p : kMemoryPhases) {
+      if (t.in(p)) in.push_back(name_of(p));
+    }
+    terms.push_back({{"term", t.name}, {"bytes", t.bytes}, {"phases", in}});
+  }
+  return {{"capacity_bytes", m.capacity},
+          {"used_bytes", m.used()},
+          {"free_bytes", m.free()},
+          {"peak_phase", name_of(m.peak_phase())},
+          {"phase_bytes", phases},
+          {"terms", terms}};
+}
+
 nlohmann::json iteration_detail_json(const IterationStudy& study) {
   const SpanDistribution d = span_distribution(study.input.spans);
   nlohmann::json histogram = nlohmann::json::array();
@@ -197,19 +217,7 @@ nlohmann::json iteration_detail_json(const IterationStudy& study) {
                       {"boundary_s", b.boundary.seconds()},
                       {"optimizer_step_s", b.optimizer.seconds()},
                       {"network_busy_s", b.network_busy.seconds()}};
-  nlohmann::json terms = nlohmann::json::array();
-  const GpuMemory& m = study.model.memory;
-  nlohmann::json phases = nlohmann::json::object();
-  for (MemoryPhase p : kMemoryPhases) phases[name_of(p)] = m.used_in(p);
-  for (const GpuMemoryTerm& t : m.terms) {
-    nlohmann::json in = nlohmann::json::array();
-    for (MemoryPhase p : kMemoryPhases) {
-      if (t.in(p)) in.push_back(name_of(p));
-    }
-    terms.push_back({{"term", t.name}, {"bytes", t.bytes}, {"phases", in}});
-  }
-  doc["gpu_memory"] = {{"capacity_bytes", m.capacity}, {"used_bytes", m.used()},   {"free_bytes", m.free()},
-                       {"peak_phase", name_of(m.peak_phase())}, {"phase_bytes", phases}, {"terms", terms}};
+  doc["gpu_memory"] = gpu_memory_json(study.model.memory);
   return doc;
 }
 

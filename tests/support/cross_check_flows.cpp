@@ -38,7 +38,9 @@ CrossFlowSet random_flow_set(int flows, std::uint64_t seed, int links, SimTime a
   return set;
 }
 
-CrossFlowSet iteration_flow_set(const Scenario& scenario) {
+CrossFlowSet iteration_flow_set(Scenario scenario) {
+  scenario.cluster.network.collective_efficiency = 1.0;
+  scenario.cluster.network.p2p_efficiency = 1.0;
   const IterationStudy study = prepare_iteration_study(scenario);
   const SchedulerOutcome outcome = evaluate_scheduler(study, SchedulerKind::gemini, /*keep_run=*/true);
   const CheckpointRun& run = *outcome.run;

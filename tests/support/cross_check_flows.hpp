@@ -35,8 +35,10 @@ struct CrossFlowSet {
 /// F random flows (see the header comment); arrivals uniform in [0, arrival_spread].
 CrossFlowSet random_flow_set(int flows, std::uint64_t seed, int links = 64, SimTime arrival_spread = SimTime::zero());
 
-/// The transfers of one iteration of `scenario` with the gemini scheduler's checkpoint traffic.
-CrossFlowSet iteration_flow_set(const Scenario& scenario);
+/// The transfers of one iteration of `scenario` with the gemini scheduler's checkpoint traffic,
+/// run at line rate (collective and p2p efficiency 1): the measured factors would put weights
+/// 1/f on the NICs, and a SimGrid flow is a whole number of streams (simgrid_flows.hpp).
+CrossFlowSet iteration_flow_set(Scenario scenario);
 
 /// Completion time (seconds) of every flow with ckptsim's FlowSet (Set = FlowSet) or with the
 /// pre-incremental reference (Set = reference::ReferenceFlowSet).

@@ -18,6 +18,10 @@ std::vector<std::string> replacement_distribution_names() { return names_of<Repl
 std::vector<std::string> parallelism_names() { return {"zero3"}; }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
 std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
+std::vector<std::string> engine_names() { return names_of<EngineKind>(); }
+std::vector<std::string> zero3_trace_names() { return names_of<Zero3Trace>(); }
+std::vector<std::string> fsdp_sharding_names() { return names_of<FsdpSharding>(); }
+std::vector<std::string> fsdp_backward_prefetch_names() { return names_of<FsdpBackwardPrefetch>(); }
 
 namespace {
 
@@ -91,6 +95,8 @@ std::vector<Field> make_fields() {
 
     {"/training/parallelism", U::name, C::none, P::defaulted, "parallelism scheme",
      [](Scenario& s) -> FieldRef { return &s.training.parallelism; }, &parallelism_names},
+    {"/training/engine", U::name, C::none, P::defaulted, "the library that runs it: DeepSpeed ZeRO-3 (v0.7.3, GEMINI's) or PyTorch FSDP (workload/engine.hpp)",
+     [](Scenario& s) -> FieldRef { return &s.training.engine; }, &engine_names},
     {"/training/micro_batch", U::integer, C::at_least_one, P::defaulted, "sequences per GPU per iteration",
      [](Scenario& s) -> FieldRef { return &s.training.micro_batch; }},
     {"/training/sequence_length", U::integer, C::at_least_one, P::defaulted, "tokens per sequence",
@@ -119,8 +125,16 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.zero3.reduce_bucket_size; }},
     {"/training/zero3/sub_group_size", U::number, C::positive, P::defaulted, "parameter-partition elements the optimizer steps at once; sizes the step's fp32 gradient copy (sub_group_size)",
      [](Scenario& s) -> FieldRef { return &s.training.zero3.sub_group_size; }},
-    {"/training/zero3/host_lookahead", U::integer, C::non_negative, P::defaulted, "submodule uses the host runs ahead of GPU compute when it issues gathers (model choice, not a DeepSpeed knob)",
-     [](Scenario& s) -> FieldRef { return &s.training.zero3.host_lookahead; }},
+    {"/training/zero3/trace", U::name, C::none, P::defaulted, "DeepSpeed's submodule trace: complete (prefetch; the steady state of a model that runs its submodules in the same order every step) or invalid (recording or invalidated: every gather on demand, every module released after use)",
+     [](Scenario& s) -> FieldRef { return &s.training.zero3.trace; }, &zero3_trace_names},
+    {"/training/fsdp/sharding_strategy", U::name, C::none, P::defaulted, "FSDP ShardingStrategy: full-shard over every GPU, or hybrid-shard (shard within a machine, replicate across machines)",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.sharding_strategy; }, &fsdp_sharding_names},
+    {"/training/fsdp/backward_prefetch", U::name, C::none, P::defaulted, "FSDP BackwardPrefetch: the next unit's all-gather before (backward-pre) or after (backward-post) this unit's gradient computation, or none",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.backward_prefetch; }, &fsdp_backward_prefetch_names},
+    {"/training/fsdp/forward_prefetch", U::boolean, C::none, P::defaulted, "FSDP forward_prefetch: issue the next unit's all-gather before this unit's forward",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.forward_prefetch; }},
+    {"/training/fsdp/limit_all_gathers", U::boolean, C::none, P::defaulted, "FSDP limit_all_gathers: the host waits for the oldest of 2 queued frees before another all-gather",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.limit_all_gathers; }},
 
     {"/strategy/kind", U::name, C::none, P::required, "checkpoint and recovery strategy",
      [](Scenario& s) -> FieldRef { return &s.strategy.kind; }, &strategy_kind_names},

@@ -43,15 +43,4 @@ double TransformerShape::layer_backward_flops() const { return (recompute ? 3.0 
 
 double TransformerShape::output_backward_flops() const { return 2.0 * output_forward_flops(); }
 
-double TransformerShape::gpu_memory_per_rank(double ranks, int prefetch) const {
-  const double w = word_bytes();
-  const double states = 16.0 * parameters() / ranks;
-  const double gathered = (1.0 + prefetch) * layer_parameters() * w + layer_parameters() * w;
-  const double working = sequence * micro_batch * hidden * (34.0 + 5.0 * heads * sequence / hidden);
-  const double activations =
-      recompute ? layers * micro_batch * sequence * hidden * w + working : layers * working;
-  const double logits = 4.0 * micro_batch * sequence * vocabulary;
-  return states + gathered + activations + logits;
-}
-
 }  // namespace ckptsim

@@ -95,22 +95,25 @@ for name in ('blocking', 'naive', 'single-buffer', 'gemini'):
 # blocking sends everything while training waits: never faster than gemini
 assert d['blocking']['iteration_time_with_checkpoint_s'] >= d['gemini']['iteration_time_with_checkpoint_s']
 \""
-check "iteration --json: idle-span distribution, time breakdown and memory terms add up" bash -c "
+check "iteration --json: both idle-span views, phases + exposed causes, and memory terms add up" bash -c "
   python3 -c \"
 import json
 d = json.load(open('$tmp/it.json'))
-s = d['idle_span_distribution']
-# the histogram counts every span once; the total is the idle time; the longest fits in it
-assert sum(b['count'] for b in s['histogram']) == s['count'] == d['idle_spans']
-assert abs(s['total_s'] - d['idle_time_s']) <= 1e-9 and 0 < s['longest_s'] <= s['total_s']
-b = d['breakdown']
-# compute + exposed communication + boundary + optimizer step = the iteration
-parts = b['compute_s'] + b['exposed_communication_s'] + b['boundary_s'] + b['optimizer_step_s']
-assert abs(parts - d['iteration_time_s']) <= 1e-6 and b['limited_by'] in ('compute', 'exposed communication')
+views = d['idle_span_views']
+p, q = views['profiler'], views['network_silent']
+# each histogram counts every span once; the total is the view's idle time; the longest fits in it
+assert sum(b['count'] for b in p['histogram']) == p['count'] == d['idle_spans']
+assert abs(p['total_s'] - d['idle_time_s']) <= 1e-9 and 0 < p['longest_s'] <= p['total_s']
+assert abs(q['total_s'] - d['silent_time_s']) <= 1e-9 and q['total_s'] >= p['total_s']
+# time per phase + exposed time per cause = the iteration
+assert set(d['exposed_s']) == {'on_demand_gather', 'in_flight_limit', 'host_sync', 'bandwidth'}
+assert abs(sum(d['phases_s'].values()) - d['compute_s']) <= 1e-9
+assert abs(d['compute_s'] + sum(d['exposed_s'].values()) - d['iteration_time_s']) <= 1e-6
+assert {'forward', 'recompute', 'backward', 'optimizer'} <= set(d['phases_s'])
 m = d['gpu_memory']
 # each phase's total is the sum of the terms allocated in it; the model uses its peak phase
 for phase, total in m['phase_bytes'].items():
-    assert abs(sum(t['bytes'] for t in m['terms'] if phase in t['phases']) - total) <= 1
+    assert abs(sum(t['bytes'].get(phase, 0) for t in m['terms']) - total) <= 1
 assert m['used_bytes'] == m['phase_bytes'][m['peak_phase']] == max(m['phase_bytes'].values())
 assert abs(m['capacity_bytes'] - m['used_bytes'] - m['free_bytes']) <= 1 and m['free_bytes'] == d['free_gpu_memory_bytes']
 \""

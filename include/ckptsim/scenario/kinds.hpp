@@ -28,6 +28,14 @@ enum class FailureProcessKind { exponential, weibull, trace, none };
 enum class ReplacementDistribution { fixed, uniform, lognormal };
 /// Heterogeneous per-machine failure rates, "lemon nodes" (failures.lemons.model).
 enum class LemonModel { none, fraction, gamma };
+/// The library that runs sharded data parallelism (training.engine; workload/engine.hpp).
+enum class EngineKind { deepspeed_zero3, fsdp };
+/// DeepSpeed ZeRO-3's parameter-coordinator trace state (training.zero3.trace).
+enum class Zero3Trace { complete, invalid };
+/// FSDP's sharding strategy (training.fsdp.sharding_strategy).
+enum class FsdpSharding { full_shard, hybrid_shard };
+/// FSDP's backward prefetch (training.fsdp.backward_prefetch).
+enum class FsdpBackwardPrefetch { backward_pre, backward_post, none };
 
 template <typename Enum>
 struct EnumName {
@@ -87,6 +95,31 @@ template <>
 struct EnumNames<LemonModel> {
   static constexpr std::array<EnumName<LemonModel>, 3> table{
       {{LemonModel::none, "none"}, {LemonModel::fraction, "fraction"}, {LemonModel::gamma, "gamma"}}};
+};
+
+template <>
+struct EnumNames<EngineKind> {
+  static constexpr std::array<EnumName<EngineKind>, 2> table{
+      {{EngineKind::deepspeed_zero3, "deepspeed-zero3"}, {EngineKind::fsdp, "fsdp"}}};
+};
+
+template <>
+struct EnumNames<Zero3Trace> {
+  static constexpr std::array<EnumName<Zero3Trace>, 2> table{{{Zero3Trace::complete, "complete"}, {Zero3Trace::invalid, "invalid"}}};
+};
+
+template <>
+struct EnumNames<FsdpSharding> {
+  static constexpr std::array<EnumName<FsdpSharding>, 2> table{
+      {{FsdpSharding::full_shard, "full-shard"}, {FsdpSharding::hybrid_shard, "hybrid-shard"}}};
+};
+
+template <>
+struct EnumNames<FsdpBackwardPrefetch> {
+  static constexpr std::array<EnumName<FsdpBackwardPrefetch>, 3> table{
+      {{FsdpBackwardPrefetch::backward_pre, "backward-pre"},
+       {FsdpBackwardPrefetch::backward_post, "backward-post"},
+       {FsdpBackwardPrefetch::none, "none"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -65,7 +65,8 @@ enum class Presence {
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                               std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
                               PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*,
-                              LemonModel*, FailureCauseTable*>;
+                              LemonModel*, FailureCauseTable*, EngineKind*, Zero3Trace*, FsdpSharding*,
+                              FsdpBackwardPrefetch*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -95,6 +96,10 @@ std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
 std::vector<std::string> lemon_model_names();
+std::vector<std::string> engine_names();
+std::vector<std::string> zero3_trace_names();
+std::vector<std::string> fsdp_sharding_names();
+std::vector<std::string> fsdp_backward_prefetch_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -1,0 +1,102 @@
+// The caching-allocator model (workload/caching_allocator.hpp): PyTorch's rounding, pools,
+// best fit, splitting and merging, each on a sequence worked by hand; and the activation trace.
+#include <doctest/doctest.h>
+
+#include "ckptsim/workload/caching_allocator.hpp"
+
+using namespace ckptsim;
+
+namespace {
+constexpr std::int64_t MiB = 1 << 20;
+}
+
+TEST_CASE("request rounding and segment sizes follow the allocator's constants") {
+  // Requests round up to 512 B; a segment is 2 MiB up to 1 MiB, 20 MiB below 10 MiB, else the
+  // request rounded up to 2 MiB.
+  CHECK(CachingAllocator::round_size(1) == 512);
+  CHECK(CachingAllocator::round_size(512) == 512);
+  CHECK(CachingAllocator::round_size(513) == 1024);
+  CHECK(CachingAllocator::segment_size(MiB) == 2 * MiB);
+  CHECK(CachingAllocator::segment_size(MiB + 512) == 20 * MiB);
+  CHECK(CachingAllocator::segment_size(10 * MiB - 512) == 20 * MiB);
+  CHECK(CachingAllocator::segment_size(10 * MiB) == 10 * MiB);
+  CHECK(CachingAllocator::segment_size(11 * MiB) == 12 * MiB);
+}
+
+TEST_CASE("best fit splits a cached block; a request larger than every hole needs a new segment") {
+  // 100 MiB allocated then freed: one cached 100 MiB segment. 60 MiB takes it and splits
+  // (40 MiB left > 1 MiB). 50 MiB fits in no free block (40): the segment is not entirely free,
+  // so nothing is released and a 50 MiB segment is added: 150 MiB reserved for 110 MiB live —
+  // the 40 MiB hole is fragmentation.
+  CachingAllocator a;
+  a.release(a.allocate(100 * MiB));
+  CHECK(a.reserved() == 100 * MiB);
+  a.allocate(60 * MiB);
+  CHECK(a.reserved() == 100 * MiB);
+  a.allocate(50 * MiB);
+  CHECK(a.reserved() == 150 * MiB);
+  CHECK(a.allocated() == 110 * MiB);
+  CHECK(a.reserved() - a.allocated() == 40 * MiB);
+}
+
+TEST_CASE("a large block is not split when at most 1 MiB would remain") {
+  // 99 MiB from a cached 100 MiB block leaves exactly 1 MiB, not more than kSmallSize: the whole
+  // block is handed out (100 MiB allocated).
+  CachingAllocator a;
+  a.release(a.allocate(100 * MiB));
+  a.allocate(99 * MiB);
+  CHECK(a.allocated() == 100 * MiB);
+  // Small pool: 1000 B requests (1024 B) share one 2 MiB segment.
+  a.allocate(1000);
+  a.allocate(1000);
+  CHECK(a.reserved() == 100 * MiB + 2 * MiB);
+  CHECK(a.allocated() == 100 * MiB + 2048);
+}
+
+TEST_CASE("freed neighbours merge; entirely free segments are returned before a new one") {
+  // A cached 60 MiB segment carved into a, b, c of 20 MiB. Freeing a and c leaves two 20 MiB
+  // holes: 40 MiB needs a new segment (100 MiB reserved). Freeing b merges a, b and c into one
+  // free 60 MiB block, which then takes a 60 MiB request without a new segment. Finally 200 MiB:
+  // no block fits; the 40 MiB segment is freed first and returned, the 60 MiB one is in use:
+  // 60 + 200 = 260 MiB reserved.
+  CachingAllocator a;
+  a.release(a.allocate(60 * MiB));
+  const std::size_t x = a.allocate(20 * MiB);
+  const std::size_t y = a.allocate(20 * MiB);
+  const std::size_t z = a.allocate(20 * MiB);
+  a.release(x);
+  a.release(z);
+  const std::size_t forty = a.allocate(40 * MiB);
+  CHECK(a.reserved() == 100 * MiB);
+  a.release(y);
+  a.allocate(60 * MiB);
+  CHECK(a.reserved() == 100 * MiB);
+  a.release(forty);
+  a.allocate(200 * MiB);
+  CHECK(a.reserved() == 260 * MiB);
+  CHECK(a.segments() == 2);
+}
+
+TEST_CASE("the activation trace frees what it allocates and holds one layer's tensors in backward") {
+  // GPT-2-like layer, s = 512, b = 8, h = 1024, a = 16, 16-bit: Korthikanti's stored tensors of
+  // one layer are 34·s·b·h + 5·a·s²·b = 34 x 4,194,304 + 5 x 33,554,432 = 310,378,496 B, all live
+  // at the start of that layer's backward besides the checkpoints (with recomputation).
+  TransformerShape s;
+  s.layers = 4;
+  s.hidden = 1024;
+  s.ffn = 4096;
+  s.heads = 16;
+  s.vocabulary = 1000;
+  s.sequence = 512;
+  s.micro_batch = 8;
+  const auto events = activation_events(s, {});
+  std::int64_t live = 0;
+  for (const AllocatorEvent& e : events) live += e.bytes > 0 ? 1 : -1;
+  CHECK(live == 0);
+  const ActivationMemory m = activation_memory(s, {});
+  CHECK(m.activations[1] >= 310378496.0);
+  CHECK(m.overhead[1] >= 0);
+  // Without recomputation every layer's tensors are kept through the forward: at least 4 x.
+  s.recompute = false;
+  CHECK(activation_memory(s, {}).activations[0] >= 4 * 310378496.0);
+}

@@ -9,6 +9,7 @@
 
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/checkpoint/scheduler.hpp"
+#include "ckptsim/workload/engine.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/failure/failure_process.hpp"
@@ -77,7 +78,7 @@ int command_list(const CommandContext& ctx) {
   namespace po = boost::program_options;
   po::options_description options(
       "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets, strategies, "
-      "placements,\nfailures, schedulers, parameters (default: all)\n\noptions");
+      "placements,\nfailures, schedulers, engines, parameters (default: all)\n\noptions");
   options.add_options()("help,h", "print this help");
   std::string what = "all";
   if (!parse_command_options(ctx, options, "what", &what)) return 0;
@@ -98,10 +99,11 @@ int command_list(const CommandContext& ctx) {
     print_cause_presets(ctx.out);
   }
   if (want("schedulers")) print_registry(ctx.out, "traffic schedulers (strategy.scheduler)", scheduler_registry());
+  if (want("engines")) print_registry(ctx.out, "training engines (training.engine)", engine_registry());
   if (want("parameters")) print_parameters(ctx.out);
   if (!printed)
     throw UsageError(fmt::format(
-        "unknown list \"{}\": expected one of presets, strategies, placements, failures, schedulers, parameters, all",
+        "unknown list \"{}\": expected one of presets, strategies, placements, failures, schedulers, engines, parameters, all",
         what));
   return 0;
 }

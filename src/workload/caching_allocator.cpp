@@ -4,7 +4,21 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+
 namespace ckptsim {
+
+std::int64_t allocator_bytes(double bytes) {
+  constexpr double kLimit = 1152921504606846976.0;  // 2^60
+  if (!(bytes >= 0 && bytes < kLimit)) {
+    throw ModelError("/model", fmt::format("one tensor of {:.3g} B is beyond what the allocator model handles (2^60 B); "
+                                           "the model, sequence or micro-batch is far too large for any GPU",
+                                           bytes));
+  }
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(bytes)));
+}
 
 std::int64_t CachingAllocator::round_size(std::int64_t bytes) {
   if (bytes < kAllocatorMinBlock) return kAllocatorMinBlock;
@@ -21,13 +35,24 @@ std::size_t CachingAllocator::segments() const {
   return static_cast<std::size_t>(std::count_if(segments_.begin(), segments_.end(), [](const Segment& s) { return s.alive; }));
 }
 
+void CachingAllocator::mark_free(std::size_t segment, std::int64_t offset, std::int64_t size) {
+  const Segment& seg = segments_[segment];
+  free_.insert({seg.small, size, seg.base + offset, segment, offset});
+}
+
+void CachingAllocator::unmark_free(std::size_t segment, std::int64_t offset, std::int64_t size) {
+  const Segment& seg = segments_[segment];
+  free_.erase({seg.small, size, seg.base + offset, segment, offset});
+}
+
 void CachingAllocator::release_free_segments() {
-  for (Segment& s : segments_) {
-    if (s.alive && s.blocks.size() == 1 && s.blocks.front().free) {
-      s.alive = false;
-      reserved_ -= s.size;
-      s.blocks.clear();
-    }
+  for (std::size_t i = 0; i < segments_.size(); ++i) {
+    Segment& s = segments_[i];
+    if (!s.alive || s.blocks.size() != 1 || !s.blocks.begin()->second.free) continue;
+    unmark_free(i, 0, s.size);
+    s.alive = false;
+    s.blocks.clear();
+    reserved_ -= s.size;
   }
 }
 
@@ -35,56 +60,37 @@ std::size_t CachingAllocator::allocate(std::int64_t bytes) {
   const std::int64_t size = round_size(bytes);
   const bool small = size <= kAllocatorSmallSize;
   // Best fit: the smallest free block of the pool, the lowest address among equal sizes.
-  std::size_t best_segment = segments_.size();
-  std::size_t best_block = 0;
-  for (std::size_t s = 0; s < segments_.size(); ++s) {
-    const Segment& seg = segments_[s];
-    if (!seg.alive || seg.small != small) continue;
-    for (std::size_t b = 0; b < seg.blocks.size(); ++b) {
-      const Block& blk = seg.blocks[b];
-      if (!blk.free || blk.size < size) continue;
-      if (best_segment == segments_.size()) {
-        best_segment = s;
-        best_block = b;
-        continue;
-      }
-      const Block& cur = segments_[best_segment].blocks[best_block];
-      const std::int64_t address = seg.base + blk.offset;
-      const std::int64_t best_address = segments_[best_segment].base + cur.offset;
-      if (blk.size < cur.size || (blk.size == cur.size && address < best_address)) {
-        best_segment = s;
-        best_block = b;
-      }
-    }
-  }
-  if (best_segment == segments_.size()) {
+  auto it = free_.lower_bound({small, size, 0, 0, 0});
+  if (it == free_.end() || it->small != small) {
     release_free_segments();
     Segment seg;
     seg.base = next_base_;
     seg.size = segment_size(size);
     seg.small = small;
     next_base_ += seg.size;
-    seg.blocks.push_back({0, seg.size, true});
+    seg.blocks.emplace(0, Block{seg.size, true});
     reserved_ += seg.size;
     peak_reserved_ = std::max(peak_reserved_, reserved_);
     segments_.push_back(std::move(seg));
-    best_segment = segments_.size() - 1;
-    best_block = 0;
+    mark_free(segments_.size() - 1, 0, segments_.back().size);
+    it = free_.lower_bound({small, size, 0, 0, 0});
   }
-  Segment& seg = segments_[best_segment];
-  Block& blk = seg.blocks[best_block];
+  const FreeKey key = *it;
+  free_.erase(it);
+  Segment& seg = segments_[key.segment];
+  Block& blk = seg.blocks.at(key.offset);
   const std::int64_t remaining = blk.size - size;
   const bool split = small ? remaining >= kAllocatorMinBlock : remaining > kAllocatorSmallSize;
-  const std::int64_t taken = split ? size : blk.size;
-  const std::int64_t offset = blk.offset;
   blk.free = false;
   if (split) {
     blk.size = size;
-    seg.blocks.insert(seg.blocks.begin() + static_cast<std::ptrdiff_t>(best_block) + 1, Block{offset + size, remaining, true});
+    seg.blocks.emplace(key.offset + size, Block{remaining, true});
+    mark_free(key.segment, key.offset + size, remaining);
   }
+  const std::int64_t taken = blk.size;
   allocated_ += taken;
   peak_allocated_ = std::max(peak_allocated_, allocated_);
-  handles_.push_back({best_segment, offset, taken, true});
+  handles_.push_back({key.segment, key.offset, taken, true});
   return handles_.size() - 1;
 }
 
@@ -93,19 +99,26 @@ void CachingAllocator::release(std::size_t handle) {
   if (!h.live) throw std::logic_error("caching allocator: a block freed twice");
   h.live = false;
   Segment& seg = segments_[h.segment];
-  auto it = std::find_if(seg.blocks.begin(), seg.blocks.end(), [&](const Block& b) { return b.offset == h.offset; });
-  if (it == seg.blocks.end() || it->free) throw std::logic_error("caching allocator: freeing a block it does not hold");
-  it->free = true;
+  auto it = seg.blocks.find(h.offset);
+  if (it == seg.blocks.end() || it->second.free) throw std::logic_error("caching allocator: freeing a block it does not hold");
+  it->second.free = true;
   allocated_ -= h.size;
   // Merge with the free neighbours.
-  if (std::next(it) != seg.blocks.end() && std::next(it)->free) {
-    it->size += std::next(it)->size;
-    seg.blocks.erase(std::next(it));
+  if (auto next = std::next(it); next != seg.blocks.end() && next->second.free) {
+    unmark_free(h.segment, next->first, next->second.size);
+    it->second.size += next->second.size;
+    seg.blocks.erase(next);
   }
-  if (it != seg.blocks.begin() && std::prev(it)->free) {
-    std::prev(it)->size += it->size;
-    seg.blocks.erase(it);
+  if (it != seg.blocks.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.free) {
+      unmark_free(h.segment, prev->first, prev->second.size);
+      prev->second.size += it->second.size;
+      seg.blocks.erase(it);
+      it = prev;
+    }
   }
+  mark_free(h.segment, it->first, it->second.size);
 }
 
 namespace {
@@ -115,7 +128,7 @@ class Trace {
  public:
   int alloc(double bytes, TensorKind kind = TensorKind::activation) {
     const int id = next_++;
-    events_.push_back({id, std::max<std::int64_t>(1, static_cast<std::int64_t>(std::llround(bytes))), kind, backward_});
+    events_.push_back({id, allocator_bytes(bytes), kind, backward_});
     kinds_.push_back(kind);
     return id;
   }

@@ -34,7 +34,7 @@ double ComputeModel::forward_flops(ComputePart part) const {
   return 0;
 }
 
-double ComputeModel::flops(const ComputeUse& use) const {
+double ComputeModel::flops(const GpuWork& use) const {
   const double forward = forward_flops(use.part);
   switch (use.pass) {
     case ComputePass::forward:
@@ -46,7 +46,7 @@ double ComputeModel::flops(const ComputeUse& use) const {
   return 0;
 }
 
-SimTime ComputeModel::duration(const ComputeUse& use) const {
+SimTime ComputeModel::duration(const GpuWork& use) const {
   if (use.pass == ComputePass::memory_bound) return use.hbm_bytes > 0 ? transfer_time(use.hbm_bytes, hbm_bandwidth_) : SimTime::zero();
   const double work = flops(use);
   return work > 0 ? transfer_time(work, flop_rate_) : SimTime::zero();

@@ -21,7 +21,7 @@ Zero3Layout zero3_layout(const TransformerShape& shape) {
     p.modules.push_back({{f * h, h}});                // FC2
   }
   constexpr ComputePart kParts[4] = {ComputePart::qkv, ComputePart::attention_out, ComputePart::fc1, ComputePart::fc2};
-  auto use = [&](int module, ComputeUse c, TaskCategory category, int layer, bool gradient) {
+  auto use = [&](int module, GpuWork c, TaskCategory category, int layer, bool gradient) {
     p.uses.push_back({module, gradient ? p.modules[static_cast<std::size_t>(module)].total() : 0.0});
     p.compute.push_back(c);
     p.category.push_back(category);
@@ -133,7 +133,7 @@ class Writer {
     const auto m = static_cast<std::size_t>(module);
     if (module_buffer_[m] < 0) return;
     pressure_.frees_at(module_buffer_[m], op);
-    out_.buffers.push_back({"gathered parameters", layout_.modules[m].fetched(threshold_) * w_, module_alloc_[m], op, true});
+    out_.buffers.push_back({"gathered parameters", layout_.modules[m].fetched(threshold_) * w_, module_alloc_[m], op});
     module_buffer_[m] = -1;
   }
 
@@ -239,7 +239,10 @@ class Writer {
   int buckets_ = 0;
 };
 
-std::vector<GpuMemoryTerm> memory_terms(const EngineInput& in, const Zero3Layout& layout) {
+}  // namespace
+
+EngineMemory deepspeed_zero3_memory(const EngineInput& in) {
+  const Zero3Layout layout = zero3_layout(in.shape);
   const Zero3Spec& z = in.scenario->training.zero3;
   const double w = in.shape.word_bytes();
   const double p = in.shape.parameters();
@@ -252,7 +255,8 @@ std::vector<GpuMemoryTerm> memory_terms(const EngineInput& in, const Zero3Layout
     if (i > 0) largest_layer = std::max(largest_layer, m.total());
   }
   const double fp32_conversion = w == 4.0 ? 0.0 : 4.0;
-  return {
+  EngineMemory out;
+  out.terms = {
       {"model states (16 B x P / n)", 16.0 * p / n, kEveryPhase},
       {"persistent parameters", persistent * w, kEveryPhase},
       {"gradient bucket", z.reduce_bucket_size * w, kEveryPhase},
@@ -262,21 +266,18 @@ std::vector<GpuMemoryTerm> memory_terms(const EngineInput& in, const Zero3Layout
       {"fp32 gradient (sub-group)", std::min(z.sub_group_size, p / n) * (w + fp32_conversion),
        phase_bit(MemoryPhase::optimizer_step)},
   };
+  out.communicators = 2;  // the default group (setup, barriers) and the data-parallel group
+  out.held_gradient = layout.modules.front().total() * w;
+  for (std::size_t i = 4; i >= 1 && i < layout.modules.size(); --i) out.layer_gradients.push_back(layout.modules[i].total() * w);  // FC2, FC1, O, QKV
+  return out;
 }
-
-}  // namespace
 
 EngineProgram deepspeed_zero3_program(const EngineInput& input) {
   const Zero3Layout layout = zero3_layout(input.shape);
   const Zero3Schedule plan = plan_zero3(layout.modules, layout.uses, zero3_knobs(*input.scenario));
   EngineProgram out = Writer(input, layout, plan).write();
-  out.memory_terms = memory_terms(input, layout);
   out.summary = fmt::format("deepspeed-zero3 (trace {})", name_of(input.scenario->training.zero3.trace));
-  out.communicators = 2;  // the default group (setup, barriers) and the data-parallel group
-  out.held_gradient = layout.modules.front().total() * input.shape.word_bytes();
-  if (input.shape.layers > 0) {  // FC2, FC1, O, QKV of a layer: modules 4, 3, 2, 1
-    for (int i = 4; i >= 1; --i) out.layer_gradients.push_back(layout.modules[static_cast<std::size_t>(i)].total() * input.shape.word_bytes());
-  }
+  out.memory = deepspeed_zero3_memory(input);
   return out;
 }
 

@@ -43,27 +43,23 @@ class FsdpWriter {
     // Backward: the root first (its pre-backward hook runs on the loss's gradient).
     out_.backward_op = static_cast<int>(p_.size());
     pre_backward(root, -1);
-    const int head = p_.compute({ComputePass::backward, ComputePart::output}, TaskCategory::backward, {}, -1, root,
-                                "output projection");
-    const int root_grad = head;
+    p_.compute({ComputePass::backward, ComputePart::output}, TaskCategory::backward, {}, -1, root, "output projection");
     for (int k = layers_ - 1; k >= 0; --k) {
       pre_backward(k, k > 0 ? k - 1 : -1);
       const ComputePass pass = in_.shape.recompute ? ComputePass::backward_with_recompute : ComputePass::backward;
       const int op = p_.compute({pass, ComputePart::block}, TaskCategory::backward, {}, k, k, unit_name(k));
-      post_backward(k, op, op, k > 0 ? k - 1 : -1);
+      post_backward(k, op, k > 0 ? k - 1 : -1);
     }
     const int embedding = p_.compute({ComputePass::backward, ComputePart::embedding}, TaskCategory::backward, {}, -1, root,
                                      "embedding");
-    post_backward(root, embedding, root_grad, -1);
+    post_backward(root, embedding, -1);
     p_.marker(Stream::compute, {Stream::reduce});  // _post_backward_final_callback
     step();
     out_.program = std::move(p_);
+    out_.memory = fsdp_memory(in_);
     out_.summary = fmt::format("fsdp ({}, backward prefetch {}{}{})", name_of(spec_.sharding_strategy),
                                name_of(spec_.backward_prefetch), spec_.forward_prefetch ? ", forward prefetch" : "",
                                spec_.limit_all_gathers ? ", all-gather limiter" : "");
-    out_.communicators = hybrid_ ? 3 : 1;  // the default group is FULL_SHARD's; HSDP adds shard and replicate
-    out_.layer_gradients = {w_ * in_.shape.layer_parameters()};  // the unit's flat gradient
-    out_.held_gradient = w_ * in_.shape.embedding_parameters();   // the root's, from the head to the embedding
     return std::move(out_);
   }
 
@@ -112,7 +108,7 @@ class FsdpWriter {
   // _reshard after `last_use`: frees the unsharded parameter and queues a free event.
   void reshard(int u, int last_use) {
     const auto ui = static_cast<std::size_t>(u);
-    out_.buffers.push_back({"unsharded parameters", w_ * unit_elements_[ui], alloc_op_[ui], last_use, true});
+    out_.buffers.push_back({"unsharded parameters", w_ * unit_elements_[ui], alloc_op_[ui], last_use});
     pressure_.frees_at(buffer_[ui], last_use);
     unsharded_[ui] = 0;
     if (spec_.limit_all_gathers) free_events_.push_back(last_use);
@@ -126,7 +122,7 @@ class FsdpWriter {
     if (spec_.backward_prefetch == FsdpBackwardPrefetch::backward_pre) prefetch(next);
   }
 
-  void post_backward(int u, int last_use, int grad_from, int next) {
+  void post_backward(int u, int last_use, int next) {
     const auto ui = static_cast<std::size_t>(u);
     reshard(u, last_use);
     if (spec_.backward_prefetch == FsdpBackwardPrefetch::backward_post) prefetch(next);
@@ -142,7 +138,6 @@ class FsdpWriter {
       p_.marker(Stream::reduce, {}, {done});
     }
     if (in_.shape.mixed_precision) p_.copy(Stream::reduce, 6 * unit_elements_[ui] / shard_ranks_, Cause::bandwidth);
-    out_.buffers.push_back({"unsharded gradients", bytes, grad_from, p_.last_on(Stream::reduce), false});
   }
 
   void step() {
@@ -159,12 +154,6 @@ class FsdpWriter {
     }
     p_.compute({ComputePass::memory_bound, ComputePart::none, 8 * shard}, TaskCategory::boundary, {});
     out_.update_op = p_.compute({ComputePass::memory_bound, ComputePart::none, 28 * shard}, TaskCategory::optimizer, {});
-    const double largest = *std::max_element(unit_elements_.begin(), unit_elements_.end());
-    out_.memory_terms = {
-        {"model states (16 B x P / n)", 16.0 * in_.shape.parameters() / shard_ranks_, kEveryPhase},
-        {"low-precision shard (largest unit)", in_.shape.mixed_precision ? w_ * largest / shard_ranks_ : 0.0,
-         phase_bit(MemoryPhase::loss) | phase_bit(MemoryPhase::backward)},
-    };
   }
 
   const EngineInput& in_;
@@ -187,5 +176,26 @@ class FsdpWriter {
 }  // namespace
 
 EngineProgram fsdp_program(const EngineInput& input) { return FsdpWriter(input).write(); }
+
+EngineMemory fsdp_memory(const EngineInput& in) {
+  const FsdpSpec& spec = in.scenario->training.fsdp;
+  const bool hybrid = spec.sharding_strategy == FsdpSharding::hybrid_shard;
+  const double shard_ranks = hybrid ? in.gpus_per_machine : in.ranks();
+  const double w = in.shape.word_bytes();
+  const double block = in.shape.layer_parameters();
+  const double root = in.shape.embedding_parameters();
+  const double largest = std::max(block, root);
+  constexpr PhaseSet kLossBackward = phase_bit(MemoryPhase::loss) | phase_bit(MemoryPhase::backward);
+  EngineMemory out;
+  out.terms = {
+      {"model states (16 B x P / n)", 16.0 * in.shape.parameters() / shard_ranks, kEveryPhase},
+      {"low-precision shard (largest unit)", in.shape.mixed_precision ? w * largest / shard_ranks : 0.0, kLossBackward},
+      {"unsharded gradients (root's and one block's)", w * (root + block), phase_bit(MemoryPhase::backward)},
+  };
+  out.communicators = hybrid ? 3 : 1;  // the default group is FULL_SHARD's; HSDP adds shard and replicate
+  out.layer_gradients = {w * block};   // the unit's flat gradient
+  out.held_gradient = w * root;        // the root's, from the head to the embedding
+  return out;
+}
 
 }  // namespace ckptsim

@@ -1,6 +1,5 @@
 #include "ckptsim/workload/gpu_memory.hpp"
 
-#include "ckptsim/workload/caching_allocator.hpp"
 
 namespace ckptsim {
 
@@ -34,7 +33,7 @@ MemoryPhase GpuMemory::peak_phase() const {
 }
 
 GpuMemory gpu_memory(const Scenario& scenario, const TransformerShape& shape, std::vector<GpuMemoryTerm> engine_terms,
-                     int communicators, const std::vector<double>& layer_gradients, double held_gradient) {
+                     int communicators, const ActivationMemory& replay) {
   const double w = shape.word_bytes();
   const double checkpoints = (shape.layers + 1.0) * shape.micro_batch * shape.sequence * shape.hidden * w;
   constexpr PhaseSet kLoss = phase_bit(MemoryPhase::loss);
@@ -48,7 +47,6 @@ GpuMemory gpu_memory(const Scenario& scenario, const TransformerShape& shape, st
   g.terms.insert(g.terms.end(), std::make_move_iterator(engine_terms.begin()), std::make_move_iterator(engine_terms.end()));
   // With recomputation the checkpoints are the layers' inputs; the rest of the activations
   // (the layer being computed, the logits, the gradients flowing back) come from the replay.
-  const ActivationMemory replay = activation_memory(shape, layer_gradients, held_gradient);
   g.terms.emplace_back("activation checkpoints", shape.recompute ? checkpoints : 0.0, kLoss | kBackward);
   GpuMemoryTerm live;
   live.name = "activations besides checkpoints (simulated peak)";

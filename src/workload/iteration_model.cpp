@@ -22,12 +22,13 @@ SimTime end_of(const GraphRun& run, int task) {
   return task >= 0 ? run.timing[static_cast<std::size_t>(task)].end : SimTime::zero();
 }
 
-// Each buffer term replayed in host order: a buffer is live from its allocating operation to
-// the operation at which the host frees it. That is the least the program needs: a host running
-// further ahead holds more, until the allocator makes it wait (memory_pressure.hpp). A term of
-// its own pool goes through the caching allocator and counts what the pool reserves; phases by
-// operation: [0, backward_op) loss, [backward_op, step_op) backward, then the step.
-std::vector<GpuMemoryTerm> buffer_terms(const EngineProgram& program, bool pooled_only) {
+// The buffer terms replayed in host order: a buffer is live from the operation at which the
+// host allocates it to the one at which it frees it. That is the least the program needs: a
+// host running further ahead holds more, until the allocator makes it wait
+// (memory_pressure.hpp). Each term goes through its own pool of the caching allocator and
+// counts what the pool reserves; phases by operation: [0, backward_op) loss, [backward_op,
+// step_op) backward, then the step.
+std::vector<GpuMemoryTerm> buffer_terms(const EngineProgram& program) {
   struct Event {
     int op;
     int order;  // frees (0) before allocations (1) at the same operation
@@ -39,17 +40,15 @@ std::vector<GpuMemoryTerm> buffer_terms(const EngineProgram& program, bool poole
   };
   std::vector<std::string> names;
   std::vector<std::vector<Event>> events;
-  std::vector<char> pooled;
   const auto& buffers = program.buffers;
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const EngineBuffer& b = buffers[i];
-    if (b.bytes <= 0 || b.alloc_op < 0 || (pooled_only && !b.own_pool)) continue;
+    if (b.bytes <= 0 || b.alloc_op < 0) continue;
     auto it = std::find(names.begin(), names.end(), b.term);
     const auto k = static_cast<std::size_t>(it - names.begin());
     if (it == names.end()) {
       names.push_back(b.term);
       events.emplace_back();
-      pooled.push_back(b.own_pool ? 1 : 0);
     }
     events[k].push_back({b.alloc_op, 1, i});
     events[k].push_back({std::max(b.alloc_op, b.free_op), 0, i});
@@ -61,38 +60,18 @@ std::vector<GpuMemoryTerm> buffer_terms(const EngineProgram& program, bool poole
       return a.op != b.op ? a.op < b.op : (a.order != b.order ? a.order < b.order : a.buffer < b.buffer);
     });
     GpuMemoryTerm term;
-    term.name = names[k] + (pooled[k] ? " (allocator, host order)" : " (host order)");
+    term.name = names[k] + " (allocator, host order)";
     CachingAllocator pool;
     std::vector<std::size_t> handle(buffers.size());
-    double live = 0;
     for (const Event& e : list) {
-      const double bytes = buffers[e.buffer].bytes;
-      if (pooled[k]) {
-        if (e.order == 1) handle[e.buffer] = pool.allocate(static_cast<std::int64_t>(bytes));
-        else pool.release(handle[e.buffer]);
-      }
-      live += e.order == 1 ? bytes : -bytes;
+      if (e.order == 1) handle[e.buffer] = pool.allocate(allocator_bytes(buffers[e.buffer].bytes));
+      else pool.release(handle[e.buffer]);
       auto& peak = term.phase_bytes[phase_of(e.op)];
-      peak = std::max(peak, pooled[k] ? static_cast<double>(pool.reserved()) : live);
+      peak = std::max(peak, static_cast<double>(pool.reserved()));
     }
     terms.push_back(std::move(term));
   }
   return terms;
-}
-
-std::vector<GpuMemoryTerm> all_terms(const EngineProgram& program, bool with_pooled_buffers) {
-  std::vector<GpuMemoryTerm> terms = program.memory_terms;
-  for (GpuMemoryTerm& t : buffer_terms(program, false)) {
-    const bool pooled_term = t.name.find("(allocator") != std::string::npos;
-    if (with_pooled_buffers || !pooled_term) terms.push_back(std::move(t));
-  }
-  return terms;
-}
-
-GpuMemory memory_of(const Scenario& scenario, const TransformerShape& shape, const EngineProgram& program,
-                    bool with_pooled_buffers) {
-  return gpu_memory(scenario, shape, all_terms(program, with_pooled_buffers), program.communicators,
-                    program.layer_gradients, program.held_gradient);
 }
 
 }  // namespace
@@ -134,12 +113,11 @@ IterationModel simulate_iteration(const Scenario& scenario) {
   const ClusterSpec& c = scenario.cluster;
   EngineInput input{&scenario, w.shape, w.compute, c.machines, std::max(1, c.gpus_per_machine)};
   // The memory the gathered parameters may take before the allocator makes the host wait
-  // (memory_pressure.hpp): the capacity minus every other term's peak, from a first writing of
-  // the program (cheap; nothing is simulated, and the host waits it adds change no allocation).
-  {
-    const EngineProgram sizing = make_engine_program(w.engine, input);
-    input.buffer_budget = std::max(0.0, memory_of(scenario, w.shape, sizing, false).free());
-  }
+  // (memory_pressure.hpp): the capacity minus every other term's peak.
+  const EngineMemory fixed = engine_memory(w.engine, input);
+  const ActivationMemory activations = activation_memory(w.shape, fixed.layer_gradients, fixed.held_gradient);
+  input.buffer_budget =
+      std::max(0.0, gpu_memory(scenario, w.shape, fixed.terms, fixed.communicators, activations).free());
   w.program = make_engine_program(w.engine, input);
   ProgramCosts costs;
   costs.algorithm = parse_collective_algorithm(c.network.collective);
@@ -156,7 +134,9 @@ IterationModel simulate_iteration(const Scenario& scenario) {
   m.profile.iteration_time = m.run.makespan;
   m.profile.machine_spans = machine_idle_spans(w.graph(), m.topology, profiler_busy(w, m.run), m.run.makespan);
   m.profile.silent_spans = machine_idle_spans(w.graph(), m.topology, silent_busy(w, m.run), m.run.makespan);
-  m.memory = memory_of(scenario, w.shape, w.program, true);
+  std::vector<GpuMemoryTerm> terms = w.program.memory.terms;
+  for (GpuMemoryTerm& t : buffer_terms(w.program)) terms.push_back(std::move(t));
+  m.memory = gpu_memory(scenario, w.shape, std::move(terms), w.program.memory.communicators, activations);
   return m;
 }
 

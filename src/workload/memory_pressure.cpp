@@ -3,25 +3,18 @@
 namespace ckptsim {
 
 int MemoryPressure::allocate(StreamProgram& p, double bytes) {
-  while (live_ + bytes > budget_) {
-    // The earliest free already written (frees follow compute order: the smallest op index).
-    int earliest = -1;
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const Buffer& b = buffers_[i];
-      if (!b.live || b.free_op < 0) continue;
-      if (earliest < 0 || b.free_op < buffers_[static_cast<std::size_t>(earliest)].free_op) earliest = static_cast<int>(i);
-    }
-    if (earliest < 0) break;  // nothing the host could wait for: over the budget
-    Buffer& b = buffers_[static_cast<std::size_t>(earliest)];
-    p.host_wait(b.free_op, Cause::host_sync);
-    b.live = false;
-    live_ -= b.bytes;
+  // The earliest free already written (frees follow compute order: the smallest op index).
+  while (live_ + bytes > budget_ && !known_.empty()) {
+    const auto [free_op, id] = known_.top();
+    known_.pop();
+    p.host_wait(free_op, Cause::host_sync);
+    live_ -= bytes_[static_cast<std::size_t>(id)];
   }
-  buffers_.push_back({bytes, -1, true});
+  bytes_.push_back(bytes);
   live_ += bytes;
-  return static_cast<int>(buffers_.size()) - 1;
+  return static_cast<int>(bytes_.size()) - 1;
 }
 
-void MemoryPressure::frees_at(int id, int free_op) { buffers_.at(static_cast<std::size_t>(id)).free_op = free_op; }
+void MemoryPressure::frees_at(int id, int free_op) { known_.emplace(free_op, id); }
 
 }  // namespace ckptsim

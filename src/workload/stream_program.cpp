@@ -52,7 +52,7 @@ int StreamProgram::host_wait(int event, Cause cause, TaskCategory category) {
   return add(std::move(op));
 }
 
-int StreamProgram::compute(ComputeUse use, TaskCategory category, std::vector<Stream> waits, int layer, int index,
+int StreamProgram::compute(GpuWork use, TaskCategory category, std::vector<Stream> waits, int layer, int index,
                            std::string label) {
   ProgramOp op;
   op.kind = ProgramOp::Kind::compute;

@@ -170,6 +170,10 @@ check "list failures names the domain kinds, lemon models and cause tables" bash
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking erasure-coded none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 
+check "list engines names deepspeed-zero3 and fsdp; list parameters their knobs" bash -c "
+  '$bin' list engines | grep -q '^ *deepspeed-zero3' && '$bin' list engines | grep -q '^ *fsdp' &&
+  out=\$('$bin' list parameters); for p in /training/engine /training/zero3/trace /training/fsdp/sharding_strategy /training/fsdp/limit_all_gathers; do grep -q \"\$p\" <<<\"\$out\" || exit 1; done"
+
 # --- erasure-coded in-memory checkpoints (issue 12) ---
 ec=scenarios/examples/llama3-405b-erasure-coded.json
 check "list strategies and placements name erasure-coded and group-spread" bash -c "

@@ -19,9 +19,13 @@
 // This model always returns entirely free segments before it allocates a new one — the
 // allocator running at the edge of its memory — so the peak it reserves is the least memory
 // the allocation sequence runs in. One stream (the compute stream) and one pool pair.
-// Sizes in bytes (exact integers).
+// Sizes in bytes (exact integers). Complexity: O(log B) per request for B cached blocks (a free
+// set ordered like the allocator's), plus O(S) over the S segments when a new one is needed.
 #include <array>
 #include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "ckptsim/workload/transformer.hpp"
@@ -34,6 +38,10 @@ inline constexpr std::int64_t kAllocatorSmallBuffer = 2 << 20;
 inline constexpr std::int64_t kAllocatorLargeBuffer = 20 << 20;
 inline constexpr std::int64_t kAllocatorMinLargeAlloc = 10 << 20;
 inline constexpr std::int64_t kAllocatorRoundLarge = 2 << 20;
+
+/// Whole bytes of a tensor of `bytes` (rounded); throws ModelError (pointer "/model") for a size
+/// beyond 2^60 B or not finite, which no GPU holds and int64 sums would overflow.
+std::int64_t allocator_bytes(double bytes);
 
 class CachingAllocator {
  public:
@@ -52,7 +60,6 @@ class CachingAllocator {
 
  private:
   struct Block {
-    std::int64_t offset = 0;
     std::int64_t size = 0;
     bool free = true;
   };
@@ -61,7 +68,18 @@ class CachingAllocator {
     std::int64_t size = 0;
     bool small = false;
     bool alive = true;
-    std::vector<Block> blocks;  ///< in address order, covering the segment
+    std::map<std::int64_t, Block> blocks;  ///< by offset, covering the segment
+  };
+  /// A free block, ordered as the allocator's BlockComparator: pool, size, address.
+  struct FreeKey {
+    bool small;
+    std::int64_t size;
+    std::int64_t address;
+    std::size_t segment;
+    std::int64_t offset;
+    bool operator<(const FreeKey& o) const {
+      return std::tie(small, size, address) < std::tie(o.small, o.size, o.address);
+    }
   };
   struct Handle {
     std::size_t segment = 0;
@@ -70,8 +88,11 @@ class CachingAllocator {
     bool live = false;
   };
   void release_free_segments();
+  void mark_free(std::size_t segment, std::int64_t offset, std::int64_t size);
+  void unmark_free(std::size_t segment, std::int64_t offset, std::int64_t size);
 
   std::vector<Segment> segments_;
+  std::set<FreeKey> free_;
   std::vector<Handle> handles_;
   std::int64_t next_base_ = 0;
   std::int64_t reserved_ = 0;

@@ -25,7 +25,7 @@ namespace ckptsim {
 enum class ComputePass { forward, recompute, backward, backward_with_recompute, memory_bound };
 enum class ComputePart { none, embedding, qkv, attention_out, fc1, fc2, output, block };
 
-struct ComputeUse {
+struct GpuWork {
   ComputePass pass = ComputePass::forward;
   ComputePart part = ComputePart::none;
   double hbm_bytes = 0;  ///< memory_bound: bytes read plus written
@@ -39,8 +39,8 @@ class ComputeModel {
   /// From the scenario's cluster and training (throws ModelError when a rate is missing).
   static ComputeModel from(const Scenario& scenario, const TransformerShape& shape);
 
-  [[nodiscard]] double flops(const ComputeUse& use) const;       ///< per GPU
-  [[nodiscard]] SimTime duration(const ComputeUse& use) const;
+  [[nodiscard]] double flops(const GpuWork& use) const;       ///< per GPU
+  [[nodiscard]] SimTime duration(const GpuWork& use) const;
   [[nodiscard]] double flop_rate() const { return flop_rate_; }  ///< FLOP/s achieved
   [[nodiscard]] double hbm_bandwidth() const { return hbm_bandwidth_; }
   [[nodiscard]] const TransformerShape& shape() const { return shape_; }

@@ -74,7 +74,7 @@ inline constexpr double kOptimizerBytesPerParameter = 6 + 2 + 8 + 28 + 6;
 struct Zero3Layout {
   std::vector<SubModule> modules;
   std::vector<ModuleUse> uses;
-  std::vector<ComputeUse> compute;     ///< per use
+  std::vector<GpuWork> compute;     ///< per use
   std::vector<TaskCategory> category;  ///< per use: forward, recompute or backward
   std::vector<int> layer;              ///< per use: transformer layer (-1: embedding/output)
 };
@@ -94,5 +94,6 @@ struct BucketFlush {
 std::vector<BucketFlush> plan_buckets(const std::vector<double>& elements, double bucket_size);
 
 EngineProgram deepspeed_zero3_program(const EngineInput& input);
+EngineMemory deepspeed_zero3_memory(const EngineInput& input);
 
 }  // namespace ckptsim

@@ -35,28 +35,21 @@ struct EngineInput {
   [[nodiscard]] double ranks() const { return static_cast<double>(machines) * gpus_per_machine; }
 };
 
-/// A GPU buffer the program allocates and frees: live from the moment the host reaches
-/// `alloc_op` (the caching allocator hands out memory when the host asks, not when the stream
-/// uses it) to the end of `free_op` (its last use on the GPU).
+/// A gathered-parameter buffer the program allocates and frees, from a side stream's own pool
+/// of the caching allocator: live from the operation at which the host allocates it (the
+/// all-gather's output, handed out when the host asks) to the one at which the host frees it
+/// (the GPU may use it longer: the allocator reuses it only after that). Its term counts what
+/// the pool reserves in host order (caching_allocator.hpp), fragmentation included.
 struct EngineBuffer {
   std::string term;      ///< the memory term it counts in
   double bytes = 0;
   int alloc_op = -1;
   int free_op = -1;
-  /// Allocated from a side stream's own pool of the caching allocator (caching_allocator.hpp):
-  /// the term is the pool's reserved peak, fragmentation included; otherwise the live peak
-  /// (the compute stream's fragmentation is counted with the activations).
-  bool own_pool = false;
 };
 
-struct EngineProgram {
-  std::string summary;                     ///< the engine and its main knobs, for reports
-  StreamProgram program;
-  int update_op = -1;                      ///< the first operation that changes model states
-  int backward_op = -1;                    ///< the first backward operation (memory phases)
-  int step_op = -1;                        ///< the first operation of the step (memory phases)
-  std::vector<EngineBuffer> buffers;       ///< dynamic buffers (their peak per phase is a term)
-  std::vector<GpuMemoryTerm> memory_terms; ///< the engine's fixed terms
+/// What an engine holds in GPU memory besides the activations, known before its program runs.
+struct EngineMemory {
+  std::vector<GpuMemoryTerm> terms;        ///< the engine's fixed terms
   int communicators = 1;                   ///< NCCL communicators (process groups) it creates
   /// Parameter gradients one layer's backward creates on the compute stream, bytes in creation
   /// order (caching_allocator.hpp: they interleave with the activations' gradients).
@@ -66,11 +59,26 @@ struct EngineProgram {
   double held_gradient = 0;
 };
 
-using EngineFactory = EngineProgram (*)(const EngineInput& input);
+struct EngineProgram {
+  std::string summary;                     ///< the engine and its main knobs, for reports
+  StreamProgram program;
+  int update_op = -1;                      ///< the first operation that changes model states
+  int backward_op = -1;                    ///< the first backward operation (memory phases)
+  int step_op = -1;                        ///< the first operation of the step (memory phases)
+  std::vector<EngineBuffer> buffers;       ///< gathered-parameter buffers (a term of their own pool)
+  EngineMemory memory;                     ///< as the engine's memory function gives it
+};
+
+/// One engine: its program and its memory, each a function of the same input.
+struct Engine {
+  EngineProgram (*program)(const EngineInput& input);
+  EngineMemory (*memory)(const EngineInput& input);
+};
 
 /// The engines, named and ordered as EngineKind's name table (scenario/kinds.hpp).
-const Registry<EngineFactory>& engine_registry();
+const Registry<Engine>& engine_registry();
 
 EngineProgram make_engine_program(EngineKind kind, const EngineInput& input);
+EngineMemory engine_memory(EngineKind kind, const EngineInput& input);
 
 }  // namespace ckptsim

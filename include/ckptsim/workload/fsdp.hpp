@@ -43,10 +43,10 @@
 // FULL_SHARD shards over every GPU (n = N·G); HYBRID_SHARD shards within a machine (n = G,
 // all-gathers and reduce-scatters over NVLink) and replicates across machines.
 // Memory terms of this engine: model states 16·P/n (fp32 sharded flat parameter and gradient,
-// Adam moments); the low-precision shard of the unit being gathered; the unsharded flat
-// parameters (buffers, live from the all-gather's issue to the end of the compute that precedes
-// the reshard; the root's until the end of backward) and unsharded gradients (from the unit's
-// backward to the end of its reduce-scatter).
+// Adam moments); the low-precision shard of the unit being gathered; the unsharded gradients
+// in backward (the root's, from the head's backward to the embedding's, and one block's: the
+// host frees a unit's after issuing its reduce-scatter); the unsharded flat parameters
+// (buffers, from the all-gather's issue to the reshard; the root's until the end of backward).
 #include "ckptsim/workload/engine.hpp"
 
 namespace ckptsim {
@@ -55,5 +55,6 @@ namespace ckptsim {
 inline constexpr double kFsdpStepBytesPerParameter = 4 + 8 + 28;
 
 EngineProgram fsdp_program(const EngineInput& input);
+EngineMemory fsdp_memory(const EngineInput& input);
 
 }  // namespace ckptsim

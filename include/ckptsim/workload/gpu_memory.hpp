@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/caching_allocator.hpp"
 #include "ckptsim/workload/transformer.hpp"
 
 namespace ckptsim {
@@ -72,9 +73,9 @@ struct GpuMemory {
 
 /// The breakdown for the scenario's model and cluster: the shared terms, then `engine_terms`
 /// (the engine's fixed terms and its buffers' peaks per phase); `communicators` sizes the NCCL
-/// buffers; `layer_gradients` and `held_gradient` are the engine's parameter gradients on the
-/// compute stream (engine.hpp; the allocator overhead replays them with the activations).
+/// buffers; `activations` is the compute stream's replay (caching_allocator.hpp, with the
+/// engine's parameter gradients).
 GpuMemory gpu_memory(const Scenario& scenario, const TransformerShape& shape, std::vector<GpuMemoryTerm> engine_terms,
-                     int communicators, const std::vector<double>& layer_gradients, double held_gradient);
+                     int communicators, const ActivationMemory& activations);
 
 }  // namespace ckptsim

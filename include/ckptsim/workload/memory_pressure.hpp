@@ -13,8 +13,11 @@
 // `live` outstanding, while live + b > budget the host waits for the earliest free whose
 // operation exists already (host order) and counts it released; buffers whose freeing operation
 // the host has not written yet cannot help, and the allocation goes over the budget (the memory
-// verdict then reports it).
+// verdict then reports it). Complexity: O(log B) per buffer.
+#include <functional>
 #include <limits>
+#include <queue>
+#include <utility>
 #include <vector>
 
 #include "ckptsim/workload/stream_program.hpp"
@@ -30,14 +33,11 @@ class MemoryPressure {
   void frees_at(int id, int free_op);
 
  private:
-  struct Buffer {
-    double bytes = 0;
-    int free_op = -1;
-    bool live = true;
-  };
   double budget_;
   double live_ = 0;
-  std::vector<Buffer> buffers_;
+  std::vector<double> bytes_;  ///< per buffer
+  /// Buffers whose freeing operation is known, earliest first: (free_op, id).
+  std::priority_queue<std::pair<int, int>, std::vector<std::pair<int, int>>, std::greater<>> known_;
 };
 
 }  // namespace ckptsim

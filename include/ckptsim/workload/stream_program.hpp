@@ -73,7 +73,7 @@ struct ProgramOp {
   Stream stream = Stream::host;
   TaskCategory category = TaskCategory::marker;
   Cause cause = Cause::none;
-  ComputeUse use;                  ///< compute: what runs (duration from compute_time.hpp)
+  GpuWork use;                  ///< compute: what runs (duration from compute_time.hpp)
   double bytes = 0;                ///< copy: HBM bytes read plus written; collective: S
   CollectiveKind collective = CollectiveKind::all_gather;
   Group group = Group::data_parallel;
@@ -97,7 +97,7 @@ class StreamProgram {
 
   // Shorthands for the engines.
   int host_wait(int event, Cause cause, TaskCategory category = TaskCategory::host);
-  int compute(ComputeUse use, TaskCategory category, std::vector<Stream> waits, int layer = -1, int index = -1,
+  int compute(GpuWork use, TaskCategory category, std::vector<Stream> waits, int layer = -1, int index = -1,
               std::string label = {});
   int copy(Stream stream, double bytes, Cause cause, std::vector<Stream> waits = {}, std::vector<int> after = {});
   int collective(CollectiveKind kind, Group group, double bytes, Cause cause, TaskCategory category,

@@ -9,7 +9,7 @@ using namespace ckptsim;
 
 namespace {
 
-ComputeUse busy_for(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
+GpuWork busy_for(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
 
 // Runs a hand-written program on the tiny cluster (HBM 1e9 B/s for the busy_for uses, 1e9 B/s
 // NICs, ring latency `latency` per step) and fills the model as simulate_iteration would.

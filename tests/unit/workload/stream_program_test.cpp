@@ -13,7 +13,7 @@ using namespace ckptsim;
 namespace {
 
 // Memory-bound compute of `ms` milliseconds at 1e9 B/s of HBM.
-ComputeUse busy_for(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
+GpuWork busy_for(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
 
 struct Built {
   Topology topology;

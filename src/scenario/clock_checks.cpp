@@ -7,7 +7,11 @@
 // that lengthens the duration (|log(value/typical)|), so "sequence_length": 1e9 is blamed rather
 // than the model size it multiplies. Estimates (bytes in, bytes/s out, seconds):
 //   compute      (6 x parameters + 12 x layers x sequence_length x hidden) x micro_batch x
-//                sequence_length / (gpu_peak_flops x efficiency)   (x 4/3 with recomputation)
+//                sequence_length / (gpu_peak_flops x efficiency)   (x 4/3 with recomputation):
+//                the kernel model's GEMM-bound time (workload/kernel_time.hpp: FLOPs at the
+//                GPU's GEMM efficiency, gpu_gemm_efficiency, or at the compute_efficiency
+//                override; the kernel model itself lies in a layer above and refuses, with
+//                checked arithmetic, what this estimate lets through)
 //   network      6 x parameters / (network_bandwidth x collective_efficiency)   (3 collectives
 //                of 2-byte parameters)
 //   send         parameters x checkpoint_bytes_per_parameter / machines /
@@ -98,13 +102,18 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
     const double flops_per_token = (s.training.activation_recomputation ? 4.0 / 3.0 : 1.0) *
                                    (6.0 * p + 12.0 * s.model.layers * seq * s.model.hidden);
     const double tokens = double(s.training.micro_batch) * seq;
+    const bool override = s.training.compute_efficiency.has_value();
+    const double efficiency = override ? *s.training.compute_efficiency
+                                       : (s.cluster.kernels.gemm_efficiency > 0 ? s.cluster.kernels.gemm_efficiency : 1.0);
+    const std::string_view efficiency_pointer =
+        override ? "/training/compute_efficiency" : "/cluster/gpu_gemm_efficiency";
     check_derived(ctx, "one iteration's compute time",
-                  flops_per_token * tokens / (s.cluster.gpu_peak_flops * s.training.compute_efficiency),
+                  flops_per_token * tokens / (s.cluster.gpu_peak_flops * efficiency),
                   {{"/model/parameters", p, 1e11, 1},
                     {"/training/micro_batch", double(s.training.micro_batch), 8, 1},
                     {"/training/sequence_length", double(s.training.sequence_length), 2048, 1},
                     {"/cluster/gpu_peak_flops", s.cluster.gpu_peak_flops, 312e12, -1},
-                    {"/training/compute_efficiency", s.training.compute_efficiency, 0.5, -1}});
+                    {efficiency_pointer, efficiency, 0.5, -1}});
     check_estimate(ctx, "one iteration's network traffic time", 6.0,
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/network_bandwidth", s.cluster.network_bandwidth, 50e9, -1},
                     {"/cluster/network/collective_efficiency", s.cluster.network.collective_efficiency, 0.6, -1}});

@@ -155,13 +155,27 @@ SimTime ComputeTimes::iteration() const {
   return checked_add(layers, ends, "/model/layers", "one iteration's compute time");
 }
 
+std::array<double, kKernelClasses> ComputeTimes::seconds_by_class(ComputeUse use, Pass pass) const {
+  std::array<double, kKernelClasses> out{};
+  for (const Kernel& k : use_kernels(shape_, use, pass)) out[static_cast<std::size_t>(k.group)] += kernel_seconds(k);
+  return out;
+}
+
 std::array<double, kKernelClasses> ComputeTimes::layer_seconds_by_class() const {
   std::array<double, kKernelClasses> out{};
-  std::vector<Pass> passes{Pass::forward, Pass::backward};
-  if (shape_.recompute) passes.insert(passes.begin() + 1, Pass::recompute);
-  for (Pass pass : passes)
-    for (ComputeUse use : kLayerUses)
-      for (const Kernel& k : use_kernels(shape_, use, pass)) out[static_cast<std::size_t>(k.group)] += kernel_seconds(k);
+  for (Pass pass : {Pass::forward, Pass::recompute, Pass::backward}) {
+    if (pass == Pass::recompute && !shape_.recompute) continue;
+    for (ComputeUse use : kLayerUses) {
+      const auto part = seconds_by_class(use, pass);
+      for (std::size_t c = 0; c < out.size(); ++c) out[c] += part[c];
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<Kernel, double>> ComputeTimes::timed_kernels(ComputeUse use, Pass pass) const {
+  std::vector<std::pair<Kernel, double>> out;
+  for (const Kernel& k : use_kernels(shape_, use, pass)) out.emplace_back(k, kernel_seconds(k));
   return out;
 }
 

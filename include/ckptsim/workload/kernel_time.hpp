@@ -24,6 +24,9 @@
 // launches included in e (the first-order model the calibrate command fits).
 // Units: seconds inside, SimTime out.
 #include <array>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
@@ -77,9 +80,15 @@ class ComputeTimes {
   /// One iteration's compute: embedding, every layer forward (recomputed when the shape
   /// recomputes) and backward, the output stage both ways.
   [[nodiscard]] SimTime iteration() const;
-  /// Seconds per kernel class over one layer's three passes (forward, recompute if any,
-  /// backward); with compute_efficiency every second is counted as its kernels' FLOPs share.
+  /// Seconds per kernel class of one use in one pass (with compute_efficiency: the kernels'
+  /// FLOPs at the override rate, memory-bound kernels none).
+  [[nodiscard]] std::array<double, kKernelClasses> seconds_by_class(ComputeUse use, Pass pass) const;
+  /// The same summed over one layer's passes (forward, recompute if any, backward).
   [[nodiscard]] std::array<double, kKernelClasses> layer_seconds_by_class() const;
+  /// Each kernel of a use with its seconds, in launch order.
+  [[nodiscard]] std::vector<std::pair<Kernel, double>> timed_kernels(ComputeUse use, Pass pass) const;
+  /// True when the compute_efficiency override replaces the kernel model.
+  [[nodiscard]] bool overridden() const { return override_rate_.has_value(); }
   [[nodiscard]] const TransformerShape& shape() const { return shape_; }
 
  private:

@@ -37,10 +37,10 @@ void print_gpus(std::ostream& out) {
   out << "GPU types (cluster.gpu; figures: data sheet; kernel efficiencies: measured, assumed from a sibling GPU, or "
          "the data sheet's)\n";
   for (const auto& g : gpu_types()) {
-    out << fmt::format("  {:<20} {}: {} SMs at {:.0f} MHz, {:.1f} TFLOPS dense FP16/BF16, {} HBM at {}, NVLink {} each "
-                       "way\n",
+    out << fmt::format("  {:<20} {}: {} SMs at {:.0f} MHz, {:.1f} TFLOPS dense FP16/BF16, {} HBM at {:.0f} GB/s, NVLink "
+                       "{:.0f} GB/s each way\n",
                        g.name, g.description, g.sms, g.clock_hz / 1e6, g.peak_flops / 1e12, format_bytes(g.memory_bytes),
-                       format_bandwidth(g.memory_bandwidth), format_bandwidth(g.nvlink_bandwidth));
+                       g.memory_bandwidth / 1e9, g.nvlink_bandwidth / 1e9);
     out << fmt::format("  {:<20}   {}\n", "", kernel_figure("GEMM", g.gemm_efficiency));
     out << fmt::format("  {:<20}   {}\n", "", kernel_figure("HBM", g.memory_efficiency));
     out << fmt::format("  {:<20}   {}\n", "",
@@ -59,7 +59,7 @@ void print_instances(std::ostream& out) {
     const std::string link = p.pcie_generation > 0 ? fmt::format("PCIe gen{}", p.pcie_generation) : "NVLink-C2C";
     out << fmt::format("  {:<20} {}: {} x {}, {} CPU memory, {} network ({}), {} {} per GPU, {}\n", p.name, p.description,
                        p.gpus_per_machine, p.gpu, format_bytes(p.cpu_memory_bytes), format_bandwidth(p.network_bandwidth),
-                       p.network, link, format_bandwidth(p.gpu_cpu_bandwidth),
+                       p.network, link, fmt::format("{:.2f} GB/s", p.gpu_cpu_bandwidth / 1e9),
                        p.gpudirect_rdma ? "GPUDirect RDMA" : "no GPUDirect RDMA (host staging)");
     out << fmt::format("  {:<20}   network bandwidth factors: {}\n", "", p.bandwidth_factors);
     out << fmt::format("  {:<20}   host link: {}\n", "", p.gpu_cpu_source);

@@ -66,7 +66,7 @@ KernelFigure measured(double achieved, double peak, std::string source) {
   return {achieved / peak, FigureOrigin::measured, std::move(source)};
 }
 
-KernelFigure from_data_sheet() { return {1.0, FigureOrigin::data_sheet, "no measurement found: the data-sheet figure"}; }
+KernelFigure from_data_sheet() { return {1.0, FigureOrigin::data_sheet, "no measurement found; the data-sheet bandwidth is used"}; }
 
 std::vector<GpuType> make_gpu_types() {
   std::vector<GpuType> out;

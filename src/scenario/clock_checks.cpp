@@ -21,6 +21,8 @@
 //   storage      parameters x checkpoint_bytes_per_parameter / storage bandwidth
 //   snapshot     parameters x checkpoint_bytes_per_parameter / machines / serialization_bandwidth
 //   latency      6 x layers x machines x gpus_per_machine x latency   (ring steps per iteration)
+//   launches     100 x layers x gpu_kernel_launch   (about 60 kernels per layer in forward,
+//                recomputation and backward, and the optimizer step's per-tensor norms)
 //   run          iterations x iteration_time, every_iterations x iteration_time (explicit time)
 #include <algorithm>
 #include <cmath>
@@ -127,6 +129,9 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/gpu_cpu_bandwidth", s.cluster.gpu_cpu_bandwidth, 32e9, -1}});
     check_estimate(ctx, "one iteration's NVLink traffic time", 6.0,
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/nvlink_bandwidth", s.cluster.nvlink_bandwidth, 300e9, -1}});
+    check_estimate(ctx, "one iteration's kernel launches", 100.0,
+                   {{"/cluster/gpu_kernel_launch", s.cluster.kernels.launch_overhead.seconds(), 3e-6, 1},
+                    {"/model/layers", double(s.model.layers), 100, 1}});
     check_estimate(ctx, "one iteration's message latency", 6.0,
                    {{"/cluster/network/latency", s.cluster.network.latency.seconds(), 1e-5, 1},
                     {"/model/layers", double(s.model.layers), 100, 1},

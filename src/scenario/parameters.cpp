@@ -270,6 +270,7 @@ std::string unit_label(const Field& f) {
       // Presets are many and listed on their own by `ckptsim list`.
       if (f.choices == &instance_preset_names) return "instance preset name";
       if (f.choices == &model_preset_names) return "model preset name";
+      if (f.choices == &gpu_type_names) return "GPU type name";
       return join_names(f.choices());
     case Unit::integer: return "integer";
     case Unit::seed: return "integer 0 .. 2^63-1";

@@ -3,6 +3,7 @@
 // above its check.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <string>
 
 #include "ckptsim/core/error.hpp"
@@ -173,6 +174,21 @@ TEST_CASE("kernel model: a block is its four uses, and the override path is FLOP
   const ComputeTimes flat(shape, c, 0.25);
   CHECK(flat.flops(ComputeUse::fc1, Pass::forward) == 8.589934592e9);
   CHECK(flat.duration(ComputeUse::fc1, Pass::forward).seconds() == doctest::Approx(268.435456e-6).epsilon(1e-6));
+}
+
+TEST_CASE("kernel model: the per-class times of a layer add up to its three passes") {
+  // Every kernel belongs to one class, so the classes' seconds over forward, recompute and
+  // backward sum to the three blocks (each use rounded up to the nanosecond: at most 12 ns apart).
+  ClusterSpec c = toy_gpu();
+  c.kernels.launch_overhead = microseconds(3);
+  const ComputeTimes times(toy_shape(AttentionKind::unfused), c, std::nullopt);
+  double classes = 0;
+  for (double s : times.layer_seconds_by_class()) classes += s;
+  const double blocks = (times.block(Pass::forward) + times.block(Pass::recompute) + times.block(Pass::backward)).seconds();
+  CHECK(std::abs(classes - blocks) <= 12e-9);
+  // The loss and embedding kernels lie outside the layers.
+  CHECK(times.layer_seconds_by_class()[static_cast<std::size_t>(KernelClass::loss)] == 0);
+  CHECK(times.layer_seconds_by_class()[static_cast<std::size_t>(KernelClass::embedding)] == 0);
 }
 
 TEST_CASE("kernel model: missing GPU figures and an unavailable fused kernel are refused by name") {

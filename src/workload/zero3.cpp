@@ -1,6 +1,7 @@
 #include "ckptsim/workload/zero3.hpp"
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
 
@@ -8,7 +9,6 @@ Zero3Program make_zero3_program(const TransformerShape& shape) {
   Zero3Program p;
   const double h = shape.hidden;
   const double f = shape.ffn;
-  const double tokens = shape.micro_batch * shape.sequence;
   // Module 0: the tied embedding (+ final LayerNorm); layer k: 1 + 4k .. 4 + 4k.
   p.modules.push_back({{shape.vocabulary * h, h, h}});
   for (int k = 0; k < shape.layers; ++k) {
@@ -17,27 +17,35 @@ Zero3Program make_zero3_program(const TransformerShape& shape) {
     p.modules.push_back({{h * f, f, h, h}});          // FC1 + LayerNorm 2
     p.modules.push_back({{f * h, h}});                // FC2
   }
-  const double forward[4] = {6 * tokens * h * h, 2 * tokens * h * h + 4 * tokens * shape.sequence * h,
-                             2 * tokens * h * f, 2 * tokens * h * f};
-  auto use = [&](int module, double flops, TaskCategory c, int layer, bool gradient) {
+  // Each (use, pass)'s FLOPs once (kernels.hpp), not once per layer.
+  double flops[kComputeUses][kPasses] = {};
+  for (int u = 0; u < kComputeUses; ++u)
+    for (int q = 0; q < kPasses; ++q) {
+      const auto use = static_cast<ComputeUse>(u);
+      if (q == static_cast<int>(Pass::recompute) && (use == ComputeUse::embedding || use == ComputeUse::output)) continue;
+      for (const Kernel& k : use_kernels(shape, use, static_cast<Pass>(q))) flops[u][q] += k.flops;
+    }
+  auto use = [&](int module, ComputeUse kind, Pass pass, TaskCategory c, int layer, bool gradient) {
     p.uses.push_back({module, gradient ? p.modules[static_cast<std::size_t>(module)].total() : 0.0});
-    p.flops.push_back(flops);
+    p.flops.push_back(flops[static_cast<int>(kind)][static_cast<int>(pass)]);
+    p.compute.emplace_back(kind, pass);
     p.category.push_back(c);
     p.layer.push_back(layer);
   };
-  use(0, 0, TaskCategory::forward, -1, false);
+  use(0, ComputeUse::embedding, Pass::forward, TaskCategory::forward, -1, false);
   for (int k = 0; k < shape.layers; ++k) {
-    for (int i = 0; i < 4; ++i) use(1 + 4 * k + i, forward[i], TaskCategory::forward, k, false);
+    for (int i = 0; i < 4; ++i) use(1 + 4 * k + i, kLayerUses[i], Pass::forward, TaskCategory::forward, k, false);
   }
-  use(0, shape.output_forward_flops(), TaskCategory::forward, -1, false);
-  use(0, shape.output_backward_flops(), TaskCategory::backward, -1, false);
+  use(0, ComputeUse::output, Pass::forward, TaskCategory::forward, -1, false);
+  use(0, ComputeUse::output, Pass::backward, TaskCategory::backward, -1, false);
   for (int k = shape.layers - 1; k >= 0; --k) {
     if (shape.recompute) {
-      for (int i = 0; i < 4; ++i) use(1 + 4 * k + i, forward[i], TaskCategory::recompute, k, false);
+      for (int i = 0; i < 4; ++i)
+        use(1 + 4 * k + i, kLayerUses[i], Pass::recompute, TaskCategory::recompute, k, false);
     }
-    for (int i = 3; i >= 0; --i) use(1 + 4 * k + i, 2 * forward[i], TaskCategory::backward, k, true);
+    for (int i = 3; i >= 0; --i) use(1 + 4 * k + i, kLayerUses[i], Pass::backward, TaskCategory::backward, k, true);
   }
-  use(0, 0, TaskCategory::backward, -1, true);
+  use(0, ComputeUse::embedding, Pass::backward, TaskCategory::backward, -1, true);
   return p;
 }
 
@@ -88,19 +96,25 @@ int add_collective(Zero3Iteration& it, const CollectiveTemplate& shape, double b
 
 void check_inputs(const Scenario& scenario) {
   const ClusterSpec& c = scenario.cluster;
-  if (c.gpu_peak_flops <= 0) throw ModelError("/cluster/gpu_peak_flops", "the iteration model needs a positive GPU peak FLOP rate");
-  if (c.gpu_memory_bandwidth <= 0) {
-    throw ModelError("/cluster/gpu_memory_bandwidth", "the iteration model needs the GPU memory bandwidth (optimizer step)");
-  }
-  if (scenario.training.compute_efficiency <= 0 || scenario.training.compute_efficiency > 1) {
-    throw ModelError("/training/compute_efficiency", "must be in (0, 1]");
-  }
   if (c.network.collective_efficiency <= 0 || c.network.collective_efficiency > 1) {
     throw ModelError("/cluster/network/collective_efficiency", "must be in (0, 1]");
   }
   if (c.network.p2p_efficiency <= 0 || c.network.p2p_efficiency > 1) {
     throw ModelError("/cluster/network/p2p_efficiency", "must be in (0, 1]");
   }
+}
+
+/// The step phases' shape: the rank's partition, its tensors (every module's), the batch.
+StepShape step_shape(const Scenario& scenario, const Zero3Program& program, const TransformerShape& shape) {
+  StepShape x;
+  const double ranks = static_cast<double>(scenario.cluster.machines) * scenario.cluster.gpus_per_machine;
+  x.partition_elements = shape.parameters() / ranks;
+  for (const SubModule& m : program.modules) x.tensors += static_cast<double>(m.tensors.size());
+  x.sub_group_size = scenario.training.zero3.sub_group_size;
+  x.tokens = shape.micro_batch * shape.sequence;
+  x.word_bytes = shape.word_bytes();
+  x.host_bandwidth = scenario.cluster.gpu_cpu_bandwidth;
+  return x;
 }
 
 }  // namespace
@@ -110,7 +124,7 @@ Zero3Iteration make_zero3_iteration(const Scenario& scenario, const Topology& to
   const ClusterSpec& c = scenario.cluster;
   Zero3Iteration it;
   it.shape = TransformerShape::from(scenario);
-  it.compute_rate = c.gpu_peak_flops * scenario.training.compute_efficiency;
+  const ComputeTimes times(it.shape, c, scenario.training.compute_efficiency);
   const double w = it.shape.word_bytes();
   const Zero3Program program = make_zero3_program(it.shape);
   it.schedule = plan_zero3(program.modules, program.uses, options.knobs);
@@ -141,7 +155,7 @@ Zero3Iteration make_zero3_iteration(const Scenario& scenario, const Topology& to
     t.layer = program.layer[j];
     t.phase = program.uses[j].module;
     t.flops = program.flops[j];
-    t.duration = transfer_time(t.flops, it.compute_rate);
+    t.duration = times.duration(program.compute[j].first, program.compute[j].second);
     t.deps.push_back(j == 0 ? it.first_task : it.compute_tasks[j - 1]);
     if (const int g = it.schedule.waits_on[j]; g >= 0) t.deps.push_back(it.gather_tasks[static_cast<std::size_t>(g)]);
     it.compute_tasks[j] = it.graph.add(std::move(t));
@@ -152,9 +166,14 @@ Zero3Iteration make_zero3_iteration(const Scenario& scenario, const Topology& to
                                                static_cast<int>(next_bucket), std::move(deps)));
     }
   }
+  const KernelTimer step_timer = KernelTimer::memory_only(c);
+  const StepShape step = step_shape(scenario, program, it.shape);
+  it.boundary_phases = boundary_phases(step_timer, step);
+  it.optimizer_phases = optimizer_step_phases(step_timer, step);
   Task boundary;
   boundary.kind = TaskKind::compute;
   boundary.category = TaskCategory::boundary;
+  boundary.duration = total_duration(it.boundary_phases);
   for (const FlowPhase& p : ag.phases) boundary.duration += p.latency * 2;
   for (const FlowPhase& p : rs.phases) boundary.duration += p.latency * 2;
   boundary.deps = {it.compute_tasks.back()};
@@ -164,8 +183,7 @@ Zero3Iteration make_zero3_iteration(const Scenario& scenario, const Topology& to
   Task opt;
   opt.kind = TaskKind::compute;
   opt.category = TaskCategory::optimizer;
-  const double ranks = static_cast<double>(c.machines) * c.gpus_per_machine;
-  opt.duration = transfer_time(kOptimizerBytesPerParameter * it.shape.parameters() / ranks, c.gpu_memory_bandwidth);
+  opt.duration = total_duration(it.optimizer_phases);
   opt.deps = {it.boundary_task};
   it.optimizer_task = it.graph.add(std::move(opt));
   return it;

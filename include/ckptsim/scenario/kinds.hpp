@@ -28,6 +28,10 @@ enum class FailureProcessKind { exponential, weibull, trace, none };
 enum class ReplacementDistribution { fixed, uniform, lognormal };
 /// Heterogeneous per-machine failure rates, "lemon nodes" (failures.lemons.model).
 enum class LemonModel { none, fraction, gamma };
+/// How attention is computed (training.attention; workload/kernels.hpp): separate score and
+/// value GEMMs with masking, softmax and dropout kernels between them, or one fused kernel
+/// (FlashAttention-2).
+enum class AttentionKind { unfused, flash };
 
 template <typename Enum>
 struct EnumName {
@@ -87,6 +91,12 @@ template <>
 struct EnumNames<LemonModel> {
   static constexpr std::array<EnumName<LemonModel>, 3> table{
       {{LemonModel::none, "none"}, {LemonModel::fraction, "fraction"}, {LemonModel::gamma, "gamma"}}};
+};
+
+template <>
+struct EnumNames<AttentionKind> {
+  static constexpr std::array<EnumName<AttentionKind>, 2> table{
+      {{AttentionKind::unfused, "unfused"}, {AttentionKind::flash, "flash"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -12,12 +12,14 @@
 //   E      token embedding V·h, tied with the output projection (+ final LayerNorm 2h)
 //   per layer: QKV 3h·h (+ bias 3h, LayerNorm 2h), O h·h (+ h), FC1 h·f (+ f, LayerNorm 2h),
 //              FC2 f·h (+ h)
-// Uses in order (T = b·s tokens per rank; a multiply-add = 2 FLOPs):
-//   forward    E (no FLOPs), per layer QKV 6T·h^2, O 2T·h^2 + 4T·s·h (attention scores and
-//              weighted sum), FC1 2T·h·f, FC2 2T·h·f; output projection on E: 2T·h·V
-//   backward   output projection 4T·h·V; per layer from the last: with activation
-//              recomputation its four forward uses again, then FC2, FC1, O, QKV at twice their
-//              forward FLOPs, each completing its module's gradient; E last (its gradient)
+// Uses in order, each a (ComputeUse, Pass) of the kernel model (workload/kernels.hpp lists the
+// kernels of each; e.g. the attention core runs in the QKV use, after the QKV GEMM):
+//   forward    E (embedding), per layer QKV, O, FC1, FC2; the output stage on E (final
+//              LayerNorm, logits, loss)
+//   backward   the output stage's backward (with the turn from forward to backward); per layer
+//              from the last: with activation recomputation its four forward uses again, then
+//              FC2, FC1, O, QKV backward, each completing its module's gradient; E last (its
+//              gradient)
 // Dependencies:
 //   gather group g (issued at use j)   after the previous gather (one all-gather stream) and
 //                                      after compute j-1-L ends (j-1-L >= 0): the host, which
@@ -32,33 +34,31 @@
 //   reduce-scatter bucket              after the compute that issued it and the previous one
 //                                      (its own stream; it overlaps the gathers, sharing NICs)
 //   boundary                           after the last compute and the last reduce-scatter:
-//                                      DeepSpeed's overflow check and gradient-norm
+//                                      DeepSpeed's overflow check and gradient norm
+//                                      (workload/step_phases.hpp, boundary phases) with the
 //                                      all-reduce of a scalar each: 2 x the latency of an
 //                                      all-reduce (reduce-scatter + all-gather phases)
-//   optimizer step                     after the boundary: Adam over the 1/n fp32 shard,
-//                                      memory bound, kOptimizerBytesPerParameter·P/n / HBM
+//   optimizer step                     after the boundary: the update of the fp32 partition
+//                                      and the step end (step_phases.hpp)
 // The next iteration's first gather waits for the step, so one iteration is its makespan.
-// Compute time = FLOPs / (gpu_peak_flops x training.compute_efficiency).
+// Compute time: the kernel model (workload/kernel_time.hpp), or FLOPs / (gpu_peak_flops x
+// training.compute_efficiency) when the scenario gives that override.
 // Collectives reach cluster.network.collective_efficiency of the NIC line rate and, without
 // GPUDirect RDMA, cross the GPUs' PCIe links (network/collectives.hpp).
 // Units: durations rounded up to the nanosecond, bytes, FLOPs per GPU.
+#include <utility>
 #include <vector>
 
 #include "ckptsim/network/collectives.hpp"
 #include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/kernels.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 #include "ckptsim/workload/task_graph.hpp"
 #include "ckptsim/workload/transformer.hpp"
 #include "ckptsim/workload/zero3_schedule.hpp"
 
 namespace ckptsim {
-
-/// HBM bytes the optimizer step moves per parameter of the shard (DeepSpeed 0.7.3 stage3.py
-/// step(), mixed precision): fp16 gradient to fp32 (read 2, write 4), gradient-norm read of the
-/// fp16 gradient (2), unscale/clip in place (read 4, write 4), fused Adam (read parameter,
-/// gradient, exp_avg, exp_avg_sq: 16; write parameter, exp_avg, exp_avg_sq: 12), fp32 to fp16
-/// parameter copy (read 4, write 2).
-inline constexpr double kOptimizerBytesPerParameter = 6 + 2 + 8 + 28 + 6;
 
 struct Zero3Options {
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::ring;
@@ -77,15 +77,17 @@ struct Zero3Iteration {
   std::vector<int> gather_tasks;       ///< last phase of each gather group
   std::vector<int> reduce_tasks;       ///< last phase of each reduce-scatter bucket
   std::vector<int> network_tasks;      ///< all-gathers and reduce-scatters (every phase)
-  double compute_rate = 0;             ///< FLOP/s per GPU achieved (peak x efficiency)
+  std::vector<StepPhase> boundary_phases;   ///< the boundary task's compute phases
+  std::vector<StepPhase> optimizer_phases;  ///< the optimizer task's phases
 };
 
-/// The submodules and their uses in one iteration, as the header lists them; `flops` and
-/// `category` get one entry per use.
+/// The submodules and their uses in one iteration, as the header lists them; `flops`,
+/// `compute` and `category` get one entry per use.
 struct Zero3Program {
   std::vector<SubModule> modules;
   std::vector<ModuleUse> uses;
-  std::vector<double> flops;
+  std::vector<double> flops;           ///< the use's kernels' FLOPs (kernels.hpp)
+  std::vector<std::pair<ComputeUse, Pass>> compute;  ///< the kernel model's use and pass
   std::vector<TaskCategory> category;
   std::vector<int> layer;              ///< transformer layer of each use (-1: embedding/output)
 };

@@ -141,7 +141,12 @@ bool read_quantity(const Field& f, const json& v, Scenario& s) {
     return false;
   }
   if (!passes(f.check, x)) return false;
-  *std::get<double*>(f.bind(s)) = x;
+  const FieldRef ref = f.bind(s);
+  if (auto* p = std::get_if<double*>(&ref)) {
+    **p = x;
+  } else {
+    *std::get<std::optional<double>*>(ref) = x;
+  }
   return true;
 }
 

@@ -1,55 +1,97 @@
 #include "ckptsim/workload/compute_time.hpp"
 
-#include "ckptsim/core/error.hpp"
+#include <stdexcept>
+
+#include "ckptsim/core/checked_time.hpp"
+#include "ckptsim/workload/kernels.hpp"
 
 namespace ckptsim {
+namespace {
+
+ComputeUse use_of(ComputePart part) {
+  switch (part) {
+    case ComputePart::embedding: return ComputeUse::embedding;
+    case ComputePart::qkv: return ComputeUse::qkv;
+    case ComputePart::attention_out: return ComputeUse::out;
+    case ComputePart::fc1: return ComputeUse::fc1;
+    case ComputePart::fc2: return ComputeUse::fc2;
+    case ComputePart::output: return ComputeUse::output;
+    case ComputePart::none:
+    case ComputePart::block: break;
+  }
+  throw std::logic_error("ComputeModel: no single use for this part");
+}
+
+Pass pass_of(ComputePass pass) {
+  switch (pass) {
+    case ComputePass::forward: return Pass::forward;
+    case ComputePass::recompute: return Pass::recompute;
+    case ComputePass::backward: return Pass::backward;
+    case ComputePass::backward_with_recompute:
+    case ComputePass::memory_bound:
+    case ComputePass::timed: break;
+  }
+  throw std::logic_error("ComputeModel: no single pass for this work");
+}
+
+/// The block's FLOPs in one pass: its four uses.
+double block_flops(const ComputeTimes& t, Pass pass) {
+  double f = 0;
+  for (ComputeUse u : kLayerUses) f += t.flops(u, pass);
+  return f;
+}
+
+}  // namespace
+
+ComputeModel::ComputeModel(double hbm_bandwidth) {
+  ClusterSpec c;
+  c.gpu_peak_flops = 1;  // unused: memory-bound work only
+  c.gpu_memory_bandwidth = hbm_bandwidth;
+  memory_ = KernelTimer::memory_only(c);
+}
 
 ComputeModel ComputeModel::from(const Scenario& scenario, const TransformerShape& shape) {
-  const ClusterSpec& c = scenario.cluster;
-  if (c.gpu_peak_flops <= 0) throw ModelError("/cluster/gpu_peak_flops", "the iteration model needs a positive GPU peak FLOP rate");
-  if (c.gpu_memory_bandwidth <= 0) {
-    throw ModelError("/cluster/gpu_memory_bandwidth", "the iteration model needs the GPU memory bandwidth (optimizer step, copies)");
-  }
-  if (scenario.training.compute_efficiency <= 0 || scenario.training.compute_efficiency > 1) {
-    throw ModelError("/training/compute_efficiency", "must be in (0, 1]");
-  }
-  return {shape, c.gpu_peak_flops * scenario.training.compute_efficiency, c.gpu_memory_bandwidth};
+  ComputeModel m;
+  m.times_.emplace(shape, scenario.cluster, scenario.training.compute_efficiency);
+  m.memory_ = KernelTimer::memory_only(scenario.cluster);
+  return m;
 }
 
-double ComputeModel::forward_flops(ComputePart part) const {
-  const double h = shape_.hidden;
-  const double f = shape_.ffn;
-  const double t = shape_.micro_batch * shape_.sequence;
-  switch (part) {
-    case ComputePart::none:
-    case ComputePart::embedding: return 0;
-    case ComputePart::qkv: return 6 * t * h * h;
-    case ComputePart::attention_out: return 2 * t * h * h + 4 * t * shape_.sequence * h;
-    case ComputePart::fc1:
-    case ComputePart::fc2: return 2 * t * h * f;
-    case ComputePart::output: return 2 * t * h * shape_.vocabulary;
-    case ComputePart::block:
-      return forward_flops(ComputePart::qkv) + forward_flops(ComputePart::attention_out) + 2 * forward_flops(ComputePart::fc1);
-  }
-  return 0;
+const ComputeTimes& ComputeModel::times() const {
+  if (!times_) throw std::logic_error("ComputeModel: a transformer use on a memory-only model");
+  return *times_;
 }
 
-double ComputeModel::flops(const GpuWork& use) const {
-  const double forward = forward_flops(use.part);
-  switch (use.pass) {
+double ComputeModel::flops(const GpuWork& work) const {
+  switch (work.pass) {
+    case ComputePass::memory_bound:
+    case ComputePass::timed: return 0;
+    case ComputePass::backward_with_recompute:
+      return block_flops(times(), Pass::recompute) + block_flops(times(), Pass::backward);
     case ComputePass::forward:
-    case ComputePass::recompute: return forward;
-    case ComputePass::backward: return 2 * forward;
-    case ComputePass::backward_with_recompute: return 3 * forward;
-    case ComputePass::memory_bound: return 0;
+    case ComputePass::recompute:
+    case ComputePass::backward: break;
   }
-  return 0;
+  if (work.part == ComputePart::none) return 0;
+  if (work.part == ComputePart::block) return block_flops(times(), pass_of(work.pass));
+  return times().flops(use_of(work.part), pass_of(work.pass));
 }
 
-SimTime ComputeModel::duration(const GpuWork& use) const {
-  if (use.pass == ComputePass::memory_bound) return use.hbm_bytes > 0 ? transfer_time(use.hbm_bytes, hbm_bandwidth_) : SimTime::zero();
-  const double work = flops(use);
-  return work > 0 ? transfer_time(work, flop_rate_) : SimTime::zero();
+SimTime ComputeModel::duration(const GpuWork& work) const {
+  switch (work.pass) {
+    case ComputePass::timed: return work.time;
+    case ComputePass::memory_bound:
+      return work.hbm_bytes > 0
+                 ? checked_seconds(memory_.memory_seconds(work.hbm_bytes), "/model/parameters", "a memory-bound kernel")
+                 : SimTime::zero();
+    case ComputePass::backward_with_recompute: return times().block(Pass::recompute) + times().block(Pass::backward);
+    case ComputePass::forward:
+    case ComputePass::recompute:
+    case ComputePass::backward: break;
+  }
+  if (work.part == ComputePart::none) return SimTime::zero();
+  if (work.part == ComputePart::block) return times().block(pass_of(work.pass));
+  return times().duration(use_of(work.part), pass_of(work.pass));
 }
 
 }  // namespace ckptsim

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/workload/memory_pressure.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 
 namespace ckptsim {
 
@@ -69,6 +70,17 @@ std::vector<BucketFlush> plan_buckets(const std::vector<double>& elements, doubl
   }
   if (tensors > 0) flushes.push_back({elements.size(), held, tensors});
   return flushes;
+}
+
+StepShape deepspeed_zero3_step_shape(const Scenario& scenario, const TransformerShape& shape) {
+  StepShape x;
+  x.partition_elements = shape.parameters() / (static_cast<double>(scenario.cluster.machines) * scenario.cluster.gpus_per_machine);
+  for (const SubModule& m : zero3_layout(shape).modules) x.tensors += static_cast<double>(m.tensors.size());
+  x.sub_group_size = scenario.training.zero3.sub_group_size;
+  x.tokens = shape.micro_batch * shape.sequence;
+  x.word_bytes = shape.word_bytes();
+  x.host_bandwidth = scenario.cluster.gpu_cpu_bandwidth;
+  return x;
 }
 
 namespace {
@@ -202,20 +214,44 @@ class Writer {
 
   void step() {
     out_.step_op = static_cast<int>(p_.size());
-    const double shard = in_.shape.parameters() / n_;
-    // Overflow: the tracker's .item() (reduce stream, already synchronized), a one-byte
-    // all-reduce from the default stream, .item().
+    const KernelTimer& timer = in_.compute.memory_timer();
+    const StepShape shape = step_shape();
+    const std::vector<StepPhase> boundary = boundary_phases(timer, shape);
+    const std::vector<StepPhase> update = optimizer_step_phases(timer, shape);
+    auto run = [&](const StepPhase& phase, TaskCategory category, std::vector<int> after = {}) {
+      ProgramOp op;
+      op.kind = ProgramOp::Kind::compute;
+      op.stream = Stream::compute;
+      op.category = category;
+      op.use = {ComputePass::timed, ComputePart::none, 0, phase.duration};
+      op.waits = {};
+      op.after = std::move(after);
+      op.label = std::string(phase.name);
+      const int i = p_.add(std::move(op));
+      if (phase.syncs > 0) p_.host_wait(i, Cause::host_sync);  // .item() / synchronize(): the host waits
+      return i;
+    };
+    // Boundary (step_phases.hpp, in order): the overflow flag (the tracker's .item(), the flag to
+    // the GPU, its one-byte all-reduce, .item()), the gradient norm (per-tensor norms, their
+    // sum, an 8-byte all-reduce, .item()).
+    run(boundary[0], TaskCategory::boundary);
+    run(boundary[1], TaskCategory::boundary);
     const int overflow = p_.collective(CollectiveKind::all_reduce, Group::data_parallel, 1, Cause::host_sync,
-                                       TaskCategory::all_reduce, {Stream::compute});
-    p_.host_wait(overflow, Cause::host_sync);
-    // Gradient norm: per-partition norms in double (read w, write and read 8 per element).
-    p_.compute({ComputePass::memory_bound, ComputePart::none, (w_ + 16) * shard}, TaskCategory::boundary, {});
+                                       TaskCategory::all_reduce, {Stream::compute}, -1, "overflow flag");
+    run(boundary[2], TaskCategory::boundary, {overflow});
+    run(boundary[3], TaskCategory::boundary);
+    run(boundary[4], TaskCategory::boundary);
     const int norm = p_.collective(CollectiveKind::all_reduce, Group::data_parallel, 8, Cause::host_sync,
-                                   TaskCategory::all_reduce, {Stream::compute});
-    p_.host_wait(norm, Cause::host_sync);
-    out_.update_op = p_.compute({ComputePass::memory_bound, ComputePart::none, kOptimizerBytesPerParameter * shard},
-                                TaskCategory::optimizer, {});
+                                   TaskCategory::all_reduce, {Stream::compute}, -1, "gradient norm");
+    run(boundary[5], TaskCategory::boundary, {norm});
+    // The update over the partition (fused Adam changes the model states) and the step end.
+    for (const StepPhase& phase : update) {
+      const int i = run(phase, phase.part == StepPart::update ? TaskCategory::optimizer : TaskCategory::boundary);
+      if (phase.name == std::string_view("fused Adam")) out_.update_op = i;
+    }
   }
+
+  [[nodiscard]] StepShape step_shape() const { return deepspeed_zero3_step_shape(*in_.scenario, in_.shape); }
 
   const EngineInput& in_;
   const Zero3Layout& layout_;

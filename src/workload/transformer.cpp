@@ -21,6 +21,8 @@ TransformerShape TransformerShape::from(const Scenario& scenario) {
   s.micro_batch = scenario.training.micro_batch;
   s.recompute = scenario.training.activation_recomputation;
   s.mixed_precision = scenario.training.mixed_precision;
+  s.causal = scenario.model.causal;
+  s.attention = scenario.training.attention;
   return s;
 }
 

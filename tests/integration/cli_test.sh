@@ -121,6 +121,36 @@ check "iteration --trace writes Chrome trace-event JSON" bash -c "
   '$bin' iteration $paper --scheduler gemini --trace '$tmp/trace.json' >/dev/null &&
   python3 -c \"import json; d=json.load(open('$tmp/trace.json')); e=d['traceEvents'] if isinstance(d, dict) else d; assert len(e) > 100\""
 check "iteration --scheduler bogus exits 2" exits_with 2 "$bin" iteration $paper --scheduler bogus
+
+# --- compute (the kernel model) ---
+check "compute --json: the uses add up to the iteration's compute, which iteration --json shows too" bash -c "
+  '$bin' compute $paper --json --kernels > '$tmp/compute.json' &&
+  python3 -c \"
+import json
+c = json.load(open('$tmp/compute.json'))
+it = json.load(open('$tmp/it.json'))
+u = c['uses_s']
+layer = sum(u[p]['forward'] + u[p]['recompute'] + u[p]['backward'] for p in ('qkv', 'out', 'fc1', 'fc2'))
+total = 124 * layer + u['embedding']['forward'] + u['embedding']['backward'] + u['output']['forward'] + u['output']['backward']
+assert abs(total - c['iteration_compute_s']) <= 1e-6, (total, c['iteration_compute_s'])
+# the same per-use times are the iteration model's forward, recompute and backward compute
+ph = it['phases_s']
+assert abs(c['iteration_compute_s'] - (ph['forward'] + ph['recompute'] + ph['backward'])) <= 1e-6
+# the optimizer phase is the update phases' total; the boundary the boundary and step-end phases'
+update = sum(p['time_s'] for p in c['step_phases']['optimizer'] if p['part'] == 'update')
+assert abs(update - ph['optimizer']) <= 1e-6, (update, ph['optimizer'])
+rest = sum(p['time_s'] for p in c['step_phases']['boundary']) + sum(p['time_s'] for p in c['step_phases']['optimizer'] if p['part'] != 'update')
+assert abs(rest - ph['boundary']) <= 1e-6, (rest, ph['boundary'])
+# every kernel has a time, GEMMs their FLOPs
+assert all(k['time_s'] > 0 for k in c['kernels']) and all(k['flops'] > 0 for k in c['kernels'] if k['m'] > 0)
+\""
+check "compute: flash attention on V100 (no FlashAttention-2 kernel) exits 2 naming /training/attention" bash -c "
+  python3 -c \"import json; d=json.load(open('scenarios/paper/gpt2-40b-16xp3dn.json')); d['training']['attention']='flash'; json.dump(d, open('$tmp/v100-flash.json', 'w'))\" &&
+  out=\$('$bin' compute '$tmp/v100-flash.json' 2>&1); test \$? -eq 2 && echo \"\$out\" | grep -q '/training/attention' && echo \"\$out\" | grep -q v100-sxm2-32gb"
+check "list gpus: every GPU type with its data sheet; list instances marks measured and line-rate factors" bash -c "
+  test \$('$bin' list gpus | grep -c 'data sheet: https://') -eq 9 &&
+  '$bin' list instances | grep -q 'network bandwidth factors: measured' &&
+  '$bin' list instances | grep -q 'network bandwidth factors: line rate'"
 check "schedule -o writes a ckptsim-plan/1 plan" bash -c "
   '$bin' schedule $paper -o '$tmp/plan.json' >/dev/null &&
   python3 -c \"import json; d=json.load(open('$tmp/plan.json')); assert d['format'] == 'ckptsim-plan/1'; assert len(d['ranks']) == 16 * 8\""

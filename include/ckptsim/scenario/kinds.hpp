@@ -36,6 +36,10 @@ enum class Zero3Trace { complete, invalid };
 enum class FsdpSharding { full_shard, hybrid_shard };
 /// FSDP's backward prefetch (training.fsdp.backward_prefetch).
 enum class FsdpBackwardPrefetch { backward_pre, backward_post, none };
+/// How attention is computed (training.attention; workload/kernels.hpp): separate score and
+/// value GEMMs with masking, softmax and dropout kernels between them, or one fused kernel
+/// (FlashAttention-2).
+enum class AttentionKind { unfused, flash };
 
 template <typename Enum>
 struct EnumName {
@@ -120,6 +124,12 @@ struct EnumNames<FsdpBackwardPrefetch> {
       {{FsdpBackwardPrefetch::backward_pre, "backward-pre"},
        {FsdpBackwardPrefetch::backward_post, "backward-post"},
        {FsdpBackwardPrefetch::none, "none"}}};
+};
+
+template <>
+struct EnumNames<AttentionKind> {
+  static constexpr std::array<EnumName<AttentionKind>, 2> table{
+      {{AttentionKind::unfused, "unfused"}, {AttentionKind::flash, "flash"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -53,6 +53,8 @@ enum class Presence {
   defaulted,         ///< the default in scenario.hpp
   required,          ///< must be written
   from_instance,     ///< from cluster.instance; required without one
+  from_gpu,          ///< from the GPU type (cluster.gpu, or the instance's); required without one
+  gpu_kernel,        ///< from the GPU type; without one unset (only the kernel model needs it)
   from_model,        ///< from model.preset; required without one
   computed,          ///< model.parameters: from the architecture (or the preset's published count)
   optional,          ///< absent means "not set" (std::optional)
@@ -63,10 +65,10 @@ enum class Presence {
 /// The Scenario member a field fills. Name-valued fields (Unit::name) bind a std::string (a
 /// preset name) or one of the enums of kinds.hpp (parsed by its name table).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
-                              std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
-                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*,
-                              LemonModel*, FailureCauseTable*, EngineKind*, Zero3Trace*, FsdpSharding*,
-                              FsdpBackwardPrefetch*>;
+                               std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
+                               StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
+                               ReplacementDistribution*, LemonModel*, AttentionKind*, FailureCauseTable*, EngineKind*,
+                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -100,6 +102,7 @@ std::vector<std::string> engine_names();
 std::vector<std::string> zero3_trace_names();
 std::vector<std::string> fsdp_sharding_names();
 std::vector<std::string> fsdp_backward_prefetch_names();
+std::vector<std::string> attention_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -30,6 +30,7 @@ struct ModelSpec {
   int ffn = 0;
   int heads = 0;
   int vocabulary = 0;
+  bool causal = true;                      ///< decoder (GPT, Llama): each token attends to earlier ones only
 };
 
 /// DeepSpeed ZeRO-3 knobs (deepspeed/runtime/zero/config.py at v0.7.3; defaults as there).
@@ -61,7 +62,10 @@ struct TrainingSpec {
   int sequence_length = 512;
   double checkpoint_bytes_per_parameter = 12;  ///< Adam exp_avg + exp_avg_sq + fp32 master
   double serialization_bandwidth = 0;      ///< bytes/s per machine: snapshot to / reload from CPU memory
-  double compute_efficiency = 0.5;         ///< achieved fraction of gpu_peak_flops
+  /// Explicit override of the kernel model (a calibration result): every compute task takes
+  /// FLOPs / (gpu_peak_flops x this). nullopt: the kernel model (workload/kernel_time.hpp).
+  std::optional<double> compute_efficiency;
+  AttentionKind attention = AttentionKind::unfused;  ///< workload/kernels.hpp
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model

@@ -1,55 +1,57 @@
 #pragma once
 // Compute durations of one rank: the single place the engines (deepspeed_zero3.hpp, fsdp.hpp)
-// ask how long a use of the GPU takes, so that the compute model behind it can change without
-// touching them.
+// ask how long a use of the GPU takes. Behind it is the kernel compute model
+// (kernel_time.hpp, kernels.hpp: GEMM tile and wave quantization, memory-bound kernels over the
+// achieved HBM bandwidth, unfused or FlashAttention-2 attention, a launch per kernel), or the
+// training.compute_efficiency override that model honours.
 //
-// Uses (T = b·s tokens per rank, h hidden, f FFN width, V vocabulary, s sequence; a
-// multiply-add = 2 FLOPs; Narayanan et al., SC '21, Section 5.1):
-//   part           forward FLOPs
-//   embedding      0 (a lookup)
-//   qkv            6·T·h²
-//   attention_out  2·T·h² + 4·T·s·h   (the output projection, with QKᵀ and the weighted sum)
-//   fc1, fc2       2·T·h·f each
-//   output         2·T·h·V            (logits against the tied embedding)
-//   block          the four layer parts together (FSDP's unit: one transformer block)
-// A backward pass costs twice its forward, a recomputed forward once; the FSDP block's backward
-// with activation recomputation is one forward plus the backward (3x).
-// duration = FLOPs / (gpu_peak_flops x training.compute_efficiency), rounded up to the ns.
-// Memory-bound work (the optimizer step) is given as HBM bytes: duration = bytes / HBM bandwidth.
+//   work                         duration
+//   a submodule use              ComputeTimes::duration(use, pass): qkv, out, fc1, fc2, the
+//                                embedding and the output stage (final LayerNorm, logits, loss)
+//   block (FSDP's unit)          ComputeTimes::block(pass): the layer's four uses
+//   block, backward_with_recompute  block(recompute) + block(backward): FSDP's non-reentrant
+//                                checkpointing recomputes the block inside its backward
+//   memory_bound (bytes)         bytes / (e_m · B) + L: one memory-bound kernel (a copy, a cast)
+//   timed                        a duration the kernel model already gave (DeepSpeed's step
+//                                phases, step_phases.hpp)
+// FLOPs: the use's GEMM and fused-attention FLOPs (kernels.hpp); none for the others.
+#include <optional>
+
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
 #include "ckptsim/workload/transformer.hpp"
 
 namespace ckptsim {
 
-enum class ComputePass { forward, recompute, backward, backward_with_recompute, memory_bound };
+enum class ComputePass { forward, recompute, backward, backward_with_recompute, memory_bound, timed };
 enum class ComputePart { none, embedding, qkv, attention_out, fc1, fc2, output, block };
 
 struct GpuWork {
   ComputePass pass = ComputePass::forward;
   ComputePart part = ComputePart::none;
   double hbm_bytes = 0;  ///< memory_bound: bytes read plus written
+  SimTime time{};        ///< timed: the duration
 };
 
 class ComputeModel {
  public:
   ComputeModel() = default;
-  ComputeModel(const TransformerShape& shape, double flop_rate, double hbm_bandwidth)
-      : shape_(shape), flop_rate_(flop_rate), hbm_bandwidth_(hbm_bandwidth) {}
-  /// From the scenario's cluster and training (throws ModelError when a rate is missing).
+  /// Memory-bound and timed work only, at `hbm_bandwidth` B/s with no launch overhead (for
+  /// hand-worked programs; a transformer use throws std::logic_error).
+  explicit ComputeModel(double hbm_bandwidth);
+  /// The scenario's kernel model (throws ModelError naming the field a figure is missing from).
   static ComputeModel from(const Scenario& scenario, const TransformerShape& shape);
 
-  [[nodiscard]] double flops(const GpuWork& use) const;       ///< per GPU
-  [[nodiscard]] SimTime duration(const GpuWork& use) const;
-  [[nodiscard]] double flop_rate() const { return flop_rate_; }  ///< FLOP/s achieved
-  [[nodiscard]] double hbm_bandwidth() const { return hbm_bandwidth_; }
-  [[nodiscard]] const TransformerShape& shape() const { return shape_; }
+  [[nodiscard]] double flops(const GpuWork& work) const;  ///< per GPU
+  [[nodiscard]] SimTime duration(const GpuWork& work) const;
+  /// The timer of memory-bound work (DeepSpeed's step phases are timed with it).
+  [[nodiscard]] const KernelTimer& memory_timer() const { return memory_; }
 
  private:
-  [[nodiscard]] double forward_flops(ComputePart part) const;
-  TransformerShape shape_;
-  double flop_rate_ = 0;
-  double hbm_bandwidth_ = 0;
+  [[nodiscard]] const ComputeTimes& times() const;
+  std::optional<ComputeTimes> times_;
+  KernelTimer memory_;
 };
 
 }  // namespace ckptsim

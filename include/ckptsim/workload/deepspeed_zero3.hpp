@@ -43,10 +43,13 @@
 //      copied and checked for inf/nan (reads and writes 4·w·B/n); an event is recorded.
 //   7. after the last use the remaining bucket is flushed and the host synchronize()s the
 //      reduce stream (independent_gradient_partition_epilogue, S 988-993; E 1729-1739).
-// The step (S 1874-1935): the overflow flag (S 2001-2027: .item() of the inf/nan tracker, an
-// all-reduce of one byte, .item()), the gradient norm (S 1527-1575: the norm of each gradient
-// partition in double, an all-reduce, .item()), then the optimizer over the shard,
-// kOptimizerBytesPerParameter x P/n HBM bytes (the operation that changes model states).
+// The step (S 1874-1935), phase by phase as step_phases.hpp times them: the overflow flag
+// (S 2001-2027: .item() of the inf/nan tracker, the flag to the GPU, an all-reduce of one byte,
+// .item()), the gradient norm (S 1527-1575: the norm of each gradient tensor in double, their
+// sum, an all-reduce, .item()), the update of each sub-group (flatten, to fp32, unscale and
+// clip, fused Adam — the operation that changes model states —, back to 16 bits) and the step
+// end (the throughput timer's synchronize, the next batch to the GPU, the next forward's
+// synchronize). Every .item() and synchronize() is a host wait on the operation before it.
 // All-gathers, reduce-scatters and the step's all-reduces share the data-parallel group, hence
 // one NCCL stream: they run one at a time in the order the host issues them.
 // Memory terms of this engine (gpu_memory.hpp): model states 16·P/n (fp16 parameter and
@@ -58,17 +61,11 @@
 #include <vector>
 
 #include "ckptsim/workload/engine.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 #include "ckptsim/workload/transformer.hpp"
 #include "ckptsim/workload/zero3_schedule.hpp"
 
 namespace ckptsim {
-
-/// HBM bytes the optimizer step moves per parameter of the shard (DeepSpeed 0.7.3 stage3.py
-/// step(), mixed precision): fp16 gradient to fp32 (read 2, write 4), gradient-norm read of the
-/// fp16 gradient (2), unscale/clip in place (read 4, write 4), fused Adam (read parameter,
-/// gradient, exp_avg, exp_avg_sq: 16; write parameter, exp_avg, exp_avg_sq: 12), fp32 to fp16
-/// parameter copy (read 4, write 2).
-inline constexpr double kOptimizerBytesPerParameter = 6 + 2 + 8 + 28 + 6;
 
 /// The submodules and their uses in one iteration, as the header lists them.
 struct Zero3Layout {
@@ -92,6 +89,10 @@ struct BucketFlush {
 };
 /// Stage 3's bucketing of gradient tensors of `elements` each, in hook order (header, item 6).
 std::vector<BucketFlush> plan_buckets(const std::vector<double>& elements, double bucket_size);
+
+/// The step phases' shape (step_phases.hpp) of one rank: its partition P / n, every module's
+/// tensors, training.zero3.sub_group_size, b·s tokens, the host link.
+StepShape deepspeed_zero3_step_shape(const Scenario& scenario, const TransformerShape& shape);
 
 EngineProgram deepspeed_zero3_program(const EngineInput& input);
 EngineMemory deepspeed_zero3_memory(const EngineInput& input);

@@ -27,6 +27,8 @@ struct TransformerShape {
   double micro_batch = 0;
   bool recompute = true;
   bool mixed_precision = true;
+  bool causal = true;                                ///< decoder attention (model.causal)
+  AttentionKind attention = AttentionKind::unfused;  ///< training.attention (kernels.hpp)
 
   static TransformerShape from(const Scenario& scenario);
 

@@ -19,7 +19,7 @@ IterationModel model_of(StreamProgram p, SimTime latency) {
   ProgramCosts costs;
   costs.latency = latency;
   costs.hbm_bandwidth = 1e9;
-  costs.compute = ComputeModel(TransformerShape{}, 1e9, 1e9);
+  costs.compute = ComputeModel(1e9);
   m.workload.program.program = std::move(p);
   m.workload.built = build_program(m.workload.program.program, m.topology, costs);
   m.run = run_task_graph(m.workload.built.graph, m.topology.capacities());

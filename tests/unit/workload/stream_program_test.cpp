@@ -30,7 +30,7 @@ Built run(const StreamProgram& p, SimTime latency = SimTime::zero()) {
   ProgramCosts costs;
   costs.latency = latency;
   costs.hbm_bandwidth = 1e9;
-  costs.compute = ComputeModel(TransformerShape{}, 1e9, 1e9);
+  costs.compute = ComputeModel(1e9);
   b.program = build_program(p, b.topology, costs);
   b.run = run_task_graph(b.program.graph, b.topology.capacities());
   return b;

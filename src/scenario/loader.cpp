@@ -169,6 +169,7 @@ class Reader {
       s_.model.heads = p->heads;
       s_.model.vocabulary = p->vocabulary;
       s_.model.causal = p->causal;
+      s_.model.dropout = p->dropout;
       s_.model.parameters = preset_parameters(*p);
     }
   }

@@ -24,6 +24,7 @@ std::vector<std::string> zero3_trace_names() { return names_of<Zero3Trace>(); }
 std::vector<std::string> fsdp_sharding_names() { return names_of<FsdpSharding>(); }
 std::vector<std::string> fsdp_backward_prefetch_names() { return names_of<FsdpBackwardPrefetch>(); }
 std::vector<std::string> attention_names() { return names_of<AttentionKind>(); }
+std::vector<std::string> cross_entropy_names() { return names_of<CrossEntropyKind>(); }
 
 namespace {
 
@@ -108,6 +109,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.model.vocabulary; }},
     {"/model/causal", U::boolean, C::none, P::defaulted, "causal (decoder) attention; false for encoders (default: the model preset's, else true)",
      [](Scenario& s) -> FieldRef { return &s.model.causal; }},
+    {"/model/dropout", U::number, C::probability, P::defaulted, "dropout probability of the attention probabilities and the residual branches (0: no dropout kernels or masks) (default: the model preset's, else 0.1, Megatron-LM's)",
+     [](Scenario& s) -> FieldRef { return &s.model.dropout; }},
 
     {"/training/parallelism", U::name, C::none, P::defaulted, "parallelism scheme",
      [](Scenario& s) -> FieldRef { return &s.training.parallelism; }, &parallelism_names},
@@ -125,6 +128,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.compute_efficiency; }},
     {"/training/attention", U::name, C::none, P::defaulted, "attention kernels: separate GEMMs, mask, softmax and dropout, or one fused FlashAttention-2 kernel",
      [](Scenario& s) -> FieldRef { return &s.training.attention; }, &attention_names},
+    {"/training/cross_entropy", U::name, C::none, P::defaulted, "the loss: Megatron-LM's over fp32 logits (GPT-2 under DeepSpeed), PyTorch's cross_entropy on the 16-bit logits (Hugging Face models), or flash-attn's fused kernel (llm-foundry's MPT)",
+     [](Scenario& s) -> FieldRef { return &s.training.cross_entropy; }, &cross_entropy_names},
     {"/training/activation_recomputation", U::boolean, C::none, P::defaulted, "recompute activations in backward",
      [](Scenario& s) -> FieldRef { return &s.training.activation_recomputation; }},
     {"/training/mixed_precision", U::boolean, C::none, P::defaulted, "16-bit compute with fp32 master weights",

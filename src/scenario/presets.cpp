@@ -203,6 +203,10 @@ std::vector<ModelPreset> make_models() {
   // 96 layers, d_model 12288, 96 heads, d_ff = 4 d_model = 49152; GPT-2 BPE vocabulary 50257.
   out.push_back({"gpt3-175b", "GPT-3 175B (Brown et al. 2020)", 96, 12288, 49152, 96, 50257, std::nullopt, true});
 
+  // Llama trains without dropout: Meta's reference model (llama/model.py) has no dropout layer
+  // and Hugging Face's LlamaConfig defaults attention_dropout to 0.0. The GPT-2, BERT, RoBERTa
+  // and GPT-3 rows keep the 0.1 of Megatron-LM's --hidden-dropout and --attention-dropout.
+  constexpr double kNoDropout = 0.0;
   // Llama 2 70B (Touvron et al. 2023, "Llama 2"; released config): 80 layers, hidden 8192,
   // SwiGLU FFN 28672, 64 heads with 8 key/value heads (GQA), vocabulary 32000, untied
   // embeddings, no biases. Counted by hand:
@@ -210,7 +214,7 @@ std::vector<ModelPreset> make_models() {
   //   RMSNorms 2·8192 = 16,384 -> 855,654,400 per layer x 80 = 68,452,352,000;
   //   embeddings in and out 2·32000·8192 = 524,288,000; final norm 8192 -> 68,976,648,192.
   out.push_back({"llama2-70b", "Llama 2 70B (Touvron et al. 2023; GQA, SwiGLU)", 80, 8192, 28672, 64, 32000,
-                 68'976'648'192.0, true});
+                 68'976'648'192.0, true, kNoDropout});
 
   // Llama 3.1 405B (Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3): 126 layers,
   // hidden 16384, FFN 53248, 128 heads with 8 key/value heads, vocabulary 128256, untied.
@@ -218,7 +222,7 @@ std::vector<ModelPreset> make_models() {
   //   norms 32,768 -> 3,187,703,808 per layer x 126 = 401,650,679,808;
   //   embeddings 2·128256·16384 = 4,202,692,608; final norm 16384 -> 405,853,388,800.
   out.push_back({"llama3-405b", "Llama 3 405B (Dubey et al. 2024; GQA, SwiGLU)", 126, 16384, 53248, 128, 128256,
-                 405'853'388'800.0, true});
+                 405'853'388'800.0, true, kNoDropout});
   return out;
 }
 

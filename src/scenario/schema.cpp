@@ -73,6 +73,10 @@ void add_range(json& schema, Check check) {
       schema["exclusiveMinimum"] = 0;
       schema["maximum"] = 1;
       break;
+    case Check::probability:
+      schema["minimum"] = 0;
+      schema["exclusiveMaximum"] = 1;
+      break;
   }
 }
 

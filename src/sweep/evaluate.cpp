@@ -138,11 +138,11 @@ std::string iteration_cost_key(const Scenario& s) {
   const GpuKernelSpec& g = c.kernels;
   key += fmt::format("|g{}|{}|{}|{}|{}|{}|{}x{}", c.gpu, g.sms, g.gemm_efficiency, g.memory_efficiency,
                      g.flash_efficiency.value_or(-1), g.launch_overhead.ns(), g.tile_m, g.tile_n);
-  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads,
-                     m.vocabulary, m.causal);
-  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
+  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads,
+                     m.vocabulary, m.causal, m.dropout);
+  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
                      t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency.value_or(-1),
-                     name_of(t.attention), t.activation_recomputation, t.mixed_precision);
+                     name_of(t.attention), name_of(t.cross_entropy), t.activation_recomputation, t.mixed_precision);
   const auto& z = t.zero3;
   key += fmt::format("|z{}|{}|{}|{}|{}|{}|{}|{}", name_of(t.engine), z.prefetch_bucket_size, z.param_persistence_threshold,
                      z.max_live_parameters, z.max_reuse_distance, z.reduce_bucket_size, z.sub_group_size, name_of(z.trace));

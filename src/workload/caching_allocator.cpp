@@ -145,65 +145,100 @@ class Trace {
 
 // One layer's forward (Megatron GPT, fused bias-dropout-add, fused softmax): the tensors of
 // Korthikanti et al. Section 4.1 in creation order. X = s·b·h·w, A = a·s²·b·w, masks 1 byte per
-// element. `grad` keeps what the backward needs and returns it; otherwise each tensor is freed
-// after its last forward use. `x` is the layer's input (kept by the caller); returns the output.
+// element. With FlashAttention the s² tensors are never materialized: the kernel keeps its
+// output and the softmax statistics (logsumexp, fp32, b·a·s) for its backward. Without dropout
+// (p = 0 returns the input) no mask is kept and the dropout's output is its input. `grad`
+// keeps what the backward needs; otherwise each tensor is freed after its last forward use.
+// Returns what is kept (ids, -1 for none) and the output.
 struct LayerSaved {
-  std::vector<int> tensors;
+  int ln1 = -1, qkv = -1, probs = -1, mask_a = -1, probs_d = -1, lse = -1, ctx = -1, mask_1 = -1, ln2 = -1,
+      fc1 = -1, gelu = -1, mask_2 = -1, h1 = -1;
   int output = -1;
 };
 
-LayerSaved layer_forward(Trace& t, const TransformerShape& s, bool grad, bool output_is_checkpoint) {
+struct Sizes {
+  double x = 0;       ///< s·b·h·w
+  double mask_x = 0;  ///< s·b·h (1-byte mask)
+  double a = 0;       ///< a·s²·b·w
+  double mask_a = 0;  ///< a·s²·b
+  double lse = 0;     ///< FlashAttention's logsumexp, 4·b·a·s
+  double dq_accum = 0;///< FlashAttention-2's backward dQ accumulator, fp32: 4·s·b·h
+  bool flash = false;
+  bool dropout = false;
+};
+
+Sizes sizes(const TransformerShape& s) {
+  Sizes z;
   const double w = s.word_bytes();
-  const double x = s.sequence * s.micro_batch * s.hidden * w;
-  const double a = s.heads * s.sequence * s.sequence * s.micro_batch * w;
-  const double mx = x / w;
-  const double ma = a / w;
-  LayerSaved saved;
-  auto keep = [&](int id) {
-    if (grad) saved.tensors.push_back(id); else t.free(id);
+  z.x = s.sequence * s.micro_batch * s.hidden * w;
+  z.mask_x = z.x / w;
+  z.a = s.heads * s.sequence * s.sequence * s.micro_batch * w;
+  z.mask_a = z.a / w;
+  z.lse = 4 * s.micro_batch * s.heads * s.sequence;
+  z.dq_accum = 4 * s.sequence * s.micro_batch * s.hidden;
+  z.flash = s.attention == AttentionKind::flash;
+  z.dropout = s.dropout > 0;
+  return z;
+}
+
+LayerSaved layer_forward(Trace& t, const TransformerShape& s, bool grad, bool output_is_checkpoint) {
+  const Sizes z = sizes(s);
+  LayerSaved k;
+  auto keep = [&](int& slot, int id) {
+    if (grad) slot = id; else t.free(id);
   };
-  const int ln1 = t.alloc(x);
-  const int qkv = t.alloc(3 * x);
-  keep(ln1);
-  const int scores = t.alloc(a);
-  const int probs = t.alloc(a);
-  t.free(scores);
-  const int mask_a = t.alloc(ma);
-  const int probs_d = t.alloc(a);
-  keep(probs);
-  keep(mask_a);
-  const int ctx = t.alloc(x);
-  keep(probs_d);
-  keep(qkv);
-  const int attn = t.alloc(x);
-  const int mask_1 = t.alloc(mx);
-  const int h1 = t.alloc(x);
+  const int ln1 = t.alloc(z.x);
+  const int qkv = t.alloc(3 * z.x);
+  keep(k.ln1, ln1);
+  int ctx = -1;
+  if (z.flash) {
+    ctx = t.alloc(z.x);
+    keep(k.lse, t.alloc(z.lse));
+  } else {
+    const int scores = t.alloc(z.a);
+    const int probs = t.alloc(z.a);
+    t.free(scores);
+    if (z.dropout) {
+      const int mask_a = t.alloc(z.mask_a);
+      const int probs_d = t.alloc(z.a);
+      keep(k.probs, probs);
+      keep(k.mask_a, mask_a);
+      ctx = t.alloc(z.x);
+      keep(k.probs_d, probs_d);
+    } else {
+      ctx = t.alloc(z.x);
+      keep(k.probs, probs);
+    }
+  }
+  keep(k.qkv, qkv);
+  const int attn = t.alloc(z.x);
+  const int mask_1 = z.dropout ? t.alloc(z.mask_x) : -1;
+  const int h1 = t.alloc(z.x);
   t.free(attn);
-  keep(ctx);
-  keep(mask_1);
-  const int ln2 = t.alloc(x);
-  const int fc1 = t.alloc(4 * x);
-  keep(ln2);
-  const int gelu = t.alloc(4 * x);
-  keep(fc1);
-  const int fc2 = t.alloc(x);
-  keep(gelu);
-  const int mask_2 = t.alloc(mx);
-  saved.output = t.alloc(x, output_is_checkpoint ? TensorKind::checkpoint : TensorKind::activation);
+  keep(k.ctx, ctx);
+  if (mask_1 >= 0) keep(k.mask_1, mask_1);
+  const int ln2 = t.alloc(z.x);
+  const int fc1 = t.alloc(4 * z.x);
+  keep(k.ln2, ln2);
+  const int gelu = t.alloc(4 * z.x);
+  keep(k.fc1, fc1);
+  const int fc2 = t.alloc(z.x);
+  keep(k.gelu, gelu);
+  const int mask_2 = z.dropout ? t.alloc(z.mask_x) : -1;
+  k.output = t.alloc(z.x, output_is_checkpoint ? TensorKind::checkpoint : TensorKind::activation);
   t.free(fc2);
-  keep(mask_2);
-  keep(h1);
-  return saved;
+  if (mask_2 >= 0) keep(k.mask_2, mask_2);
+  keep(k.h1, h1);
+  return k;
 }
 
 // One layer's backward after its recomputed (or kept) forward: each saved tensor freed after its
 // use, the activation gradients allocated and freed as the chain rule goes, the engine's
 // parameter gradients created along. Takes the gradient of the output, returns the input's.
-int layer_backward(Trace& t, const TransformerShape& s, const LayerSaved& saved, int grad_out,
+// Without dropout a dropout's backward is the identity: the gradient passes through unchanged.
+int layer_backward(Trace& t, const TransformerShape& s, const LayerSaved& k, int grad_out,
                    const std::vector<double>& gradients) {
-  const double w = s.word_bytes();
-  const double x = s.sequence * s.micro_batch * s.hidden * w;
-  const double a = s.heads * s.sequence * s.sequence * s.micro_batch * w;
+  const Sizes z = sizes(s);
   std::size_t next_gradient = 0;
   int previous_gradient = -1;
   auto parameter_gradient = [&] {  // the next gradient tensor of the engine, if any
@@ -212,49 +247,67 @@ int layer_backward(Trace& t, const TransformerShape& s, const LayerSaved& saved,
     if (previous_gradient >= 0) t.free(previous_gradient);
     previous_gradient = g;
   };
-  // saved: ln1, probs, mask_a, probs_d, qkv, ctx, mask_1, ln2, fc1, gelu, mask_2, h1
-  const auto& v = saved.tensors;
-  auto drop = [&](std::size_t i) { t.free(v[i]); };
-  const int g_fc2 = t.alloc(x);  // dropout backward
-  drop(10);
-  const int g_gelu = t.alloc(4 * x);  // FC2 backward
+  auto drop = [&](int id) {
+    if (id >= 0) t.free(id);
+  };
+  // A dropout's backward: a new tensor (grad x mask), or the incoming gradient itself.
+  auto dropout_backward = [&](int mask) {
+    if (!z.dropout) return -1;
+    const int g = t.alloc(z.x);
+    drop(mask);
+    return g;
+  };
+  const int g_fc2_own = dropout_backward(k.mask_2);
+  const int g_gelu = t.alloc(4 * z.x);  // FC2 backward
   parameter_gradient();
-  t.free(g_fc2);
-  drop(9);
-  const int g_fc1 = t.alloc(4 * x);  // GeLU backward
+  drop(g_fc2_own);
+  drop(k.gelu);
+  const int g_fc1 = t.alloc(4 * z.x);  // GeLU backward
   t.free(g_gelu);
-  drop(8);
-  const int g_ln2 = t.alloc(x);  // FC1 backward
+  drop(k.fc1);
+  const int g_ln2 = t.alloc(z.x);  // FC1 backward
   parameter_gradient();
   t.free(g_fc1);
-  drop(7);
-  const int g_h1 = t.alloc(x);  // LayerNorm 2 backward plus the residual
+  drop(k.ln2);
+  const int g_h1 = t.alloc(z.x);  // LayerNorm 2 backward plus the residual
   t.free(g_ln2);
   t.free(grad_out);
-  drop(11);
-  const int g_attn = t.alloc(x);  // dropout backward
-  drop(6);
-  const int g_ctx = t.alloc(x);  // output projection backward
+  drop(k.h1);
+  const int g_attn_own = dropout_backward(k.mask_1);
+  const int g_ctx = t.alloc(z.x);  // output projection backward
   parameter_gradient();
-  t.free(g_attn);
-  drop(5);
-  const int g_probs_d = t.alloc(a);  // attention over values backward
-  const int g_qkv = t.alloc(3 * x);
-  t.free(g_ctx);
-  drop(3);
-  const int g_probs = t.alloc(a);  // dropout backward
-  t.free(g_probs_d);
-  drop(2);
-  const int g_scores = t.alloc(a);  // softmax backward
-  t.free(g_probs);
-  drop(1);
-  t.free(g_scores);  // QKᵀ backward writes into g_qkv
-  drop(4);
-  const int g_ln1 = t.alloc(x);  // QKV projection backward
+  drop(g_attn_own);
+  int g_qkv = -1;
+  if (z.flash) {
+    g_qkv = t.alloc(3 * z.x);  // FlashAttention-2 backward writes dQ, dK, dV
+    const int accum = t.alloc(z.dq_accum);
+    t.free(accum);
+    t.free(g_ctx);
+    drop(k.lse);
+    drop(k.ctx);
+  } else {
+    drop(k.ctx);
+    const int g_probs_d = t.alloc(z.a);  // attention over values backward
+    g_qkv = t.alloc(3 * z.x);
+    t.free(g_ctx);
+    int g_probs = g_probs_d;
+    if (z.dropout) {
+      drop(k.probs_d);
+      g_probs = t.alloc(z.a);  // dropout backward
+      t.free(g_probs_d);
+      drop(k.mask_a);
+    }
+    const int g_scores = t.alloc(z.a);  // softmax backward
+    t.free(g_probs);
+    drop(k.probs);
+    t.free(g_scores);  // QKᵀ backward writes into g_qkv
+  }
+  drop(k.qkv);
+  const int g_ln1 = t.alloc(z.x);  // QKV projection backward
   parameter_gradient();
   t.free(g_qkv);
-  drop(0);
-  const int g_x = t.alloc(x);  // LayerNorm 1 backward plus the residual
+  drop(k.ln1);
+  const int g_x = t.alloc(z.x);  // LayerNorm 1 backward plus the residual
   t.free(g_ln1);
   t.free(g_h1);
   while (next_gradient < gradients.size()) parameter_gradient();
@@ -262,29 +315,77 @@ int layer_backward(Trace& t, const TransformerShape& s, const LayerSaved& saved,
   return g_x;
 }
 
+// The final LayerNorm, the logits and the loss, then the loss's backward
+// (training.cross_entropy):
+//   megatron-fp32  the 16-bit logits cast to fp32, which the loss keeps (softmax in place; the
+//                  16-bit copy is freed), then the 16-bit gradient (Megatron's
+//                  _VocabParallelCrossEntropy);
+//   torch          log_softmax keeps its 16-bit output; backward: nll_loss's dense gradient,
+//                  then the logits' (torch.nn.functional.cross_entropy);
+//   fused          the kernel keeps the logits and a log-sum-exp per token (fp32); backward
+//                  writes the logits' gradient (flash-attn's cross_entropy.py).
+// For torch and fused the logits are the model's output, which the training loop holds until
+// the backward ends (Composer's state.outputs, a Hugging Face ModelOutput). Returns the
+// gradient into the last layer and what the caller frees when the backward ends.
+struct LossEnd {
+  int grad = -1;
+  int held_logits = -1;
+  int held_gradient = -1;
+};
+
+LossEnd loss(Trace& t, const TransformerShape& s, double held) {
+  const double w = s.word_bytes();
+  const double x = s.sequence * s.micro_batch * s.hidden * w;
+  const double tokens = s.micro_batch * s.sequence;
+  const double logits = tokens * s.vocabulary;
+  LossEnd out;
+  const int ln = t.alloc(x);
+  int kept = -1;  // what the loss keeps for its backward besides held logits
+  switch (s.cross_entropy) {
+    case CrossEntropyKind::megatron_fp32: {
+      const int half = t.alloc(logits * w);
+      kept = t.alloc(logits * 4);
+      t.free(half);
+      break;
+    }
+    case CrossEntropyKind::torch:
+      out.held_logits = t.alloc(logits * w);
+      kept = t.alloc(logits * w);
+      break;
+    case CrossEntropyKind::fused:
+      out.held_logits = t.alloc(logits * w);
+      kept = t.alloc(tokens * 4);
+      break;
+  }
+  t.enter_backward();
+  int g_logits = -1;
+  if (s.cross_entropy == CrossEntropyKind::torch) {
+    const int g_nll = t.alloc(logits * w);  // nll_loss backward: dense
+    g_logits = t.alloc(logits * w);
+    t.free(g_nll);
+  } else {
+    g_logits = t.alloc(logits * w);
+  }
+  t.free(kept);
+  out.grad = t.alloc(x);
+  out.held_gradient = held > 0 ? t.alloc(held, TensorKind::gradient) : -1;
+  t.free(g_logits);
+  t.free(ln);
+  return out;
+}
+
 void iteration(Trace& t, const TransformerShape& s, const std::vector<double>& gradients, double held) {
   const double w = s.word_bytes();
   const double x = s.sequence * s.micro_batch * s.hidden * w;
-  const double logits = s.micro_batch * s.sequence * s.vocabulary;
   std::vector<int> inputs{t.alloc(x, s.recompute ? TensorKind::checkpoint : TensorKind::activation)};  // the embedding's output
   std::vector<LayerSaved> kept;
   for (int k = 0; k < s.layers; ++k) {
     LayerSaved saved = layer_forward(t, s, !s.recompute, s.recompute);
     inputs.push_back(saved.output);
-    if (!s.recompute) kept.push_back(std::move(saved));
+    if (!s.recompute) kept.push_back(saved);
   }
-  // Final LayerNorm, logits (16-bit, then fp32 for the loss), the loss's backward.
-  const int ln = t.alloc(x);
-  const int half = t.alloc(logits * w);
-  const int full = t.alloc(logits * 4);
-  t.free(half);
-  t.enter_backward();
-  const int g_half = t.alloc(logits * w);
-  t.free(full);
-  int grad = t.alloc(x);
-  const int held_gradient = held > 0 ? t.alloc(held, TensorKind::gradient) : -1;
-  t.free(g_half);
-  t.free(ln);
+  const LossEnd end = loss(t, s, held);
+  int grad = end.grad;
   for (int k = s.layers - 1; k >= 0; --k) {
     const LayerSaved saved = s.recompute ? layer_forward(t, s, true, false) : kept[static_cast<std::size_t>(k)];
     t.free(inputs[static_cast<std::size_t>(k) + 1]);
@@ -293,7 +394,8 @@ void iteration(Trace& t, const TransformerShape& s, const std::vector<double>& g
   }
   t.free(inputs.front());
   t.free(grad);
-  if (held_gradient >= 0) t.free(held_gradient);
+  if (end.held_gradient >= 0) t.free(end.held_gradient);
+  if (end.held_logits >= 0) t.free(end.held_logits);
 }
 
 }  // namespace

@@ -12,13 +12,15 @@ struct Symbols {
   double b, s, T, h, f, a, d, V, w, S;
   bool causal;
   AttentionKind attention;
+  bool dropout;    ///< model.dropout > 0: dropout kernels and their masks
+  CrossEntropyKind loss;
 };
 
 Symbols symbols(const TransformerShape& x) {
   const double T = x.micro_batch * x.sequence;
   return {x.micro_batch, x.sequence, T,       x.hidden,    x.ffn,     x.heads,
           x.hidden / x.heads, x.vocabulary, x.word_bytes(), x.micro_batch * x.heads * x.sequence * x.sequence,
-          x.causal, x.attention};
+          x.causal, x.attention, x.dropout > 0, x.cross_entropy};
 }
 
 Kernel gemm(std::string_view name, double m, double n, double k, double batch = 1,
@@ -44,6 +46,14 @@ Kernel memory(std::string_view name, KernelClass group, double bytes) {
   return k;
 }
 
+/// The bias + dropout + residual add after a projection (Megatron's fused kernel): reads the
+/// projection's output and the residual, writes the sum, and with dropout writes its 1-byte mask.
+Kernel residual_add(const Symbols& y) {
+  const double Thw = y.T * y.h * y.w;
+  if (!y.dropout) return memory("bias + residual add", KernelClass::elementwise, 3 * Thw);
+  return memory("bias + dropout + residual add", KernelClass::elementwise, 3 * Thw + y.T * y.h);
+}
+
 /// A linear layer's backward: dgrad dX = dY·W (T, in, out) and wgrad dW = dY^T·X (out, in, T).
 void linear_backward(std::vector<Kernel>& out, const Symbols& y, double in, double width, std::string_view dgrad,
                      std::string_view wgrad) {
@@ -64,7 +74,7 @@ void attention_forward(std::vector<Kernel>& out, const Symbols& y) {
   out.push_back(gemm("attention scores Q K^T", y.s, y.s, y.d, y.b * y.a, KernelClass::attention));
   out.push_back(memory("attention mask", KernelClass::attention, 2 * y.S * y.w));
   out.push_back(memory("softmax", KernelClass::attention, 2 * y.S * y.w));
-  out.push_back(memory("attention dropout", KernelClass::attention, 2 * y.S * y.w + y.S));
+  if (y.dropout) out.push_back(memory("attention dropout", KernelClass::attention, 2 * y.S * y.w + y.S));
   out.push_back(gemm("attention context P V", y.s, y.d, y.s, y.b * y.a, KernelClass::attention));
   out.push_back(memory("context transpose", KernelClass::attention, 2 * y.T * y.h * y.w));
 }
@@ -82,7 +92,7 @@ void attention_backward(std::vector<Kernel>& out, const Symbols& y) {
   out.push_back(memory("context transpose backward", KernelClass::attention, 2 * y.T * y.h * y.w));
   out.push_back(gemm("context backward dP = dO V^T", y.s, y.s, y.d, y.b * y.a, KernelClass::attention));
   out.push_back(gemm("context backward dV = P^T dO", y.s, y.d, y.s, y.b * y.a, KernelClass::attention));
-  out.push_back(memory("attention dropout backward", KernelClass::attention, 2 * y.S * y.w + y.S));
+  if (y.dropout) out.push_back(memory("attention dropout backward", KernelClass::attention, 2 * y.S * y.w + y.S));
   out.push_back(memory("softmax backward", KernelClass::attention, 3 * y.S * y.w));
   out.push_back(memory("attention mask backward", KernelClass::attention, 2 * y.S * y.w));
   out.push_back(gemm("scores backward dQ = dS K", y.s, y.d, y.s, y.b * y.a, KernelClass::attention));
@@ -102,7 +112,7 @@ std::vector<Kernel> forward(const Symbols& y, ComputeUse use) {
     case ComputeUse::embedding:
       out.push_back(memory("token embedding lookup", KernelClass::embedding, 2 * Thw + 8 * y.T));
       out.push_back(memory("position embedding add", KernelClass::embedding, 3 * Thw));
-      out.push_back(memory("embedding dropout", KernelClass::embedding, 2 * Thw + y.T * y.h));
+      if (y.dropout) out.push_back(memory("embedding dropout", KernelClass::embedding, 2 * Thw + y.T * y.h));
       break;
     case ComputeUse::qkv:
       out.push_back(memory("LayerNorm 1", KernelClass::layer_norm, 2 * Thw + 8 * y.T));
@@ -111,7 +121,7 @@ std::vector<Kernel> forward(const Symbols& y, ComputeUse use) {
       break;
     case ComputeUse::out:
       out.push_back(gemm("output projection GEMM", y.T, y.h, y.h));
-      out.push_back(memory("bias + dropout + residual add", KernelClass::elementwise, 3 * Thw + y.T * y.h));
+      out.push_back(residual_add(y));
       break;
     case ComputeUse::fc1:
       out.push_back(memory("LayerNorm 2", KernelClass::layer_norm, 2 * Thw + 8 * y.T));
@@ -120,12 +130,21 @@ std::vector<Kernel> forward(const Symbols& y, ComputeUse use) {
       break;
     case ComputeUse::fc2:
       out.push_back(gemm("FC2 GEMM", y.T, y.h, y.f));
-      out.push_back(memory("bias + dropout + residual add", KernelClass::elementwise, 3 * Thw + y.T * y.h));
+      out.push_back(residual_add(y));
       break;
     case ComputeUse::output: {
       const double TV = y.T * y.V;
       out.push_back(memory("final LayerNorm", KernelClass::layer_norm, 2 * Thw + 8 * y.T));
       out.push_back(gemm("logits GEMM", y.T, y.V, y.h));
+      if (y.loss == CrossEntropyKind::torch) {
+        out.push_back(memory("loss: log-softmax", KernelClass::loss, 3 * TV * y.w));
+        out.push_back(memory("loss: target gather", KernelClass::loss, y.T * (y.w + 8)));
+        break;
+      }
+      if (y.loss == CrossEntropyKind::fused) {
+        out.push_back(memory("loss: fused cross entropy", KernelClass::loss, TV * y.w + 16 * y.T));
+        break;
+      }
       out.push_back(memory("logits to fp32", KernelClass::loss, TV * (y.w + 4)));
       out.push_back(memory("loss: max over vocabulary", KernelClass::loss, 4 * TV));
       out.push_back(memory("loss: subtract max", KernelClass::loss, 8 * TV));
@@ -148,15 +167,26 @@ std::vector<Kernel> backward(const Symbols& y, ComputeUse use) {
       // The turn from forward to backward: loss.float(), loss x scale, autograd's seed.
       for (const char* name : {"turn: loss to fp32", "turn: loss x scale", "turn: backward seed"})
         out.push_back(memory(name, KernelClass::loss, 8));
-      out.push_back(memory("loss backward: subtract one-hot", KernelClass::loss, 16 * y.T));
-      out.push_back(memory("loss backward: scale", KernelClass::loss, 8 * TV));
-      out.push_back(memory("logits gradient to 16-bit", KernelClass::loss, TV * (4 + y.w)));
+      switch (y.loss) {
+        case CrossEntropyKind::megatron_fp32:
+          out.push_back(memory("loss backward: subtract one-hot", KernelClass::loss, 16 * y.T));
+          out.push_back(memory("loss backward: scale", KernelClass::loss, 8 * TV));
+          out.push_back(memory("logits gradient to 16-bit", KernelClass::loss, TV * (4 + y.w)));
+          break;
+        case CrossEntropyKind::torch:
+          out.push_back(memory("loss backward: target gradient", KernelClass::loss, TV * y.w + y.T * (y.w + 8)));
+          out.push_back(memory("loss backward: log-softmax", KernelClass::loss, 3 * TV * y.w));
+          break;
+        case CrossEntropyKind::fused:
+          out.push_back(memory("loss backward: fused cross entropy", KernelClass::loss, 2 * TV * y.w + 12 * y.T));
+          break;
+      }
       linear_backward(out, y, y.h, y.V, "logits dgrad", "logits wgrad");
       layer_norm_backward(out, y, "final LayerNorm backward", "final LayerNorm weight gradient");
       break;
     }
     case ComputeUse::fc2:
-      out.push_back(memory("dropout backward", KernelClass::elementwise, 2 * Thw + y.T * y.h));
+      if (y.dropout) out.push_back(memory("dropout backward", KernelClass::elementwise, 2 * Thw + y.T * y.h));
       out.push_back(memory("FC2 bias gradient", KernelClass::elementwise, Thw));
       linear_backward(out, y, y.f, y.h, "FC2 dgrad", "FC2 wgrad");
       break;
@@ -168,7 +198,7 @@ std::vector<Kernel> backward(const Symbols& y, ComputeUse use) {
       out.push_back(memory("residual gradient add", KernelClass::elementwise, 3 * Thw));
       break;
     case ComputeUse::out:
-      out.push_back(memory("dropout backward", KernelClass::elementwise, 2 * Thw + y.T * y.h));
+      if (y.dropout) out.push_back(memory("dropout backward", KernelClass::elementwise, 2 * Thw + y.T * y.h));
       out.push_back(memory("output projection bias gradient", KernelClass::elementwise, Thw));
       linear_backward(out, y, y.h, y.h, "output projection dgrad", "output projection wgrad");
       attention_backward(out, y);
@@ -180,7 +210,7 @@ std::vector<Kernel> backward(const Symbols& y, ComputeUse use) {
       out.push_back(memory("residual gradient add", KernelClass::elementwise, 3 * Thw));
       break;
     case ComputeUse::embedding:
-      out.push_back(memory("embedding dropout backward", KernelClass::embedding, 2 * Thw + y.T * y.h));
+      if (y.dropout) out.push_back(memory("embedding dropout backward", KernelClass::embedding, 2 * Thw + y.T * y.h));
       out.push_back(memory("position embedding gradient", KernelClass::embedding, Thw + y.s * y.h * y.w));
       out.push_back(memory("token embedding gradient: zero-fill", KernelClass::embedding, y.V * y.h * y.w));
       out.push_back(memory("token embedding gradient: scatter-add", KernelClass::embedding, Thw + 8 * y.T));

@@ -23,6 +23,8 @@ TransformerShape TransformerShape::from(const Scenario& scenario) {
   s.mixed_precision = scenario.training.mixed_precision;
   s.causal = scenario.model.causal;
   s.attention = scenario.training.attention;
+  s.dropout = scenario.model.dropout;
+  s.cross_entropy = scenario.training.cross_entropy;
   return s;
 }
 

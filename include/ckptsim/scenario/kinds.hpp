@@ -40,6 +40,10 @@ enum class FsdpBackwardPrefetch { backward_pre, backward_post, none };
 /// value GEMMs with masking, softmax and dropout kernels between them, or one fused kernel
 /// (FlashAttention-2).
 enum class AttentionKind { unfused, flash };
+/// How the loss is computed (training.cross_entropy; workload/kernels.hpp, caching_allocator.hpp):
+/// Megatron-LM's over fp32 logits, PyTorch's cross_entropy on the 16-bit logits (log_softmax and
+/// nll_loss), or flash-attn's fused cross-entropy kernel.
+enum class CrossEntropyKind { megatron_fp32, torch, fused };
 
 template <typename Enum>
 struct EnumName {
@@ -130,6 +134,12 @@ template <>
 struct EnumNames<AttentionKind> {
   static constexpr std::array<EnumName<AttentionKind>, 2> table{
       {{AttentionKind::unfused, "unfused"}, {AttentionKind::flash, "flash"}}};
+};
+
+template <>
+struct EnumNames<CrossEntropyKind> {
+  static constexpr std::array<EnumName<CrossEntropyKind>, 3> table{
+      {{CrossEntropyKind::megatron_fp32, "megatron-fp32"}, {CrossEntropyKind::torch, "torch"}, {CrossEntropyKind::fused, "fused"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -46,6 +46,7 @@ enum class Check {
   non_negative,      ///< >= 0
   at_least_one,      ///< >= 1
   unit_interval,     ///< in (0, 1]
+  probability,       ///< in [0, 1)
 };
 
 /// Where the value comes from when the key is absent.
@@ -67,7 +68,7 @@ enum class Presence {
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
-                               ReplacementDistribution*, LemonModel*, AttentionKind*, FailureCauseTable*, EngineKind*,
+                               ReplacementDistribution*, LemonModel*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
                                Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*>;
 
 struct Field {
@@ -103,6 +104,7 @@ std::vector<std::string> zero3_trace_names();
 std::vector<std::string> fsdp_sharding_names();
 std::vector<std::string> fsdp_backward_prefetch_names();
 std::vector<std::string> attention_names();
+std::vector<std::string> cross_entropy_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -54,6 +54,7 @@ struct ModelPreset {
   /// transformer_parameters() counts (grouped-query attention, gated FFN, untied embeddings).
   std::optional<double> published_parameters;
   bool causal = true;             ///< decoder-only (GPT, Llama); false for encoders (BERT, RoBERTa)
+  double dropout = 0.1;           ///< model.dropout the training code applies
 };
 
 /// The collective factor at `machines` nodes: piecewise-linear in log2(machines) through the

@@ -31,6 +31,7 @@ struct ModelSpec {
   int heads = 0;
   int vocabulary = 0;
   bool causal = true;                      ///< decoder (GPT, Llama): each token attends to earlier ones only
+  double dropout = 0.1;                    ///< dropout probability of attention and residual branches (0: none)
 };
 
 /// DeepSpeed ZeRO-3 knobs (deepspeed/runtime/zero/config.py at v0.7.3; defaults as there).
@@ -66,6 +67,7 @@ struct TrainingSpec {
   /// FLOPs / (gpu_peak_flops x this). nullopt: the kernel model (workload/kernel_time.hpp).
   std::optional<double> compute_efficiency;
   AttentionKind attention = AttentionKind::unfused;  ///< workload/kernels.hpp
+  CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< workload/kernels.hpp
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model

@@ -123,8 +123,12 @@ struct ActivationMemory {
 
 /// The compute stream's activations of one iteration (per layer, the tensors of Korthikanti et
 /// al., MLSys '23, Section 4.1, in the order Megatron's GPT layer creates and frees them; with
-/// recomputation a no-grad forward keeping only each layer's output, and the layer recomputed
-/// before its backward), the fp32 logits of the loss, and the parameter gradients an engine's
+/// training.attention "flash" no a·s²·b tensor, the kernel keeping its output and a fp32
+/// log-sum-exp per head and token instead, and its backward a fp32 dQ accumulator (FlashAttention-2,
+/// flash_attn_interface.py and flash_bwd_launch_template.h); with model.dropout 0 no dropout
+/// mask or output; with recomputation a no-grad forward keeping only each layer's output, and
+/// the layer recomputed before its backward), the logits and the loss's tensors as
+/// training.cross_entropy keeps them, and the parameter gradients an engine's
 /// backward creates per layer (`layer_gradients`, bytes, in creation order; each freed once
 /// the next one exists, as DeepSpeed and FSDP copy them out), and `held_gradient` bytes from the
 /// loss's backward to the end (the tied embedding's gradient).

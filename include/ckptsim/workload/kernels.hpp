@@ -52,6 +52,17 @@
 //   stage3.backward -> loss_scaler.backward: loss.float(), loss x scale, autograd's seed
 //   gradient: three one-element kernels, 8 B each); then subtract the one-hot target 16T;
 //   scale by the incoming gradient 8TV; cast to w bytes TV(4 + w).
+//   training.cross_entropy "torch" (Hugging Face models: torch.nn.functional.cross_entropy on
+//   the 16-bit logits, log_softmax then nll_loss): forward log-softmax 3TVw (two reads for the
+//   max and the sum, one write), target gather T(w + 8); backward (after the turn) nll_loss's
+//   dense gradient TVw + T(w + 8), log-softmax backward 3TVw (reads its output and the
+//   gradient, writes the input's). "fused" (flash-attn's Triton cross entropy,
+//   flash_attn/losses/cross_entropy.py, llm-foundry's MPT default): forward one kernel reading
+//   the logits and writing the loss and the log-sum-exp, TVw + 16T; backward one kernel reading
+//   the logits, the log-sum-exp and the targets and writing the logits' gradient, 2TVw + 12T.
+// Without dropout (model.dropout 0) the dropout kernels are not launched (PyTorch's dropout
+// returns its input when p = 0) and the fused bias + dropout + residual add writes no mask:
+// 3Thw.
 // Recomputation (activation checkpointing) runs exactly the forward kernels again.
 #include <string_view>
 #include <vector>

@@ -29,6 +29,8 @@ struct TransformerShape {
   bool mixed_precision = true;
   bool causal = true;                                ///< decoder attention (model.causal)
   AttentionKind attention = AttentionKind::unfused;  ///< training.attention (kernels.hpp)
+  double dropout = 0.1;                              ///< model.dropout (0: no dropout kernels or masks)
+  CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< training.cross_entropy
 
   static TransformerShape from(const Scenario& scenario);
 

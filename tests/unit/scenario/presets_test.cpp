@@ -68,6 +68,14 @@ TEST_CASE("presets: Llama counts (grouped-query attention, SwiGLU, untied embedd
   CHECK(std::fabs(count_of("llama3-405b") / 405e9 - 1) < 0.01);
 }
 
+TEST_CASE("presets: Llama trains without dropout, the GPT-2 family with Megatron-LM's 0.1") {
+  // Meta's reference Llama has no dropout layer; Megatron-LM's --hidden-dropout and
+  // --attention-dropout default to 0.1 (presets.cpp).
+  CHECK(find_model_preset("llama3-405b")->dropout == 0.0);
+  CHECK(find_model_preset("llama2-70b")->dropout == 0.0);
+  CHECK(find_model_preset("gpt2-100b")->dropout == 0.1);
+}
+
 TEST_CASE("presets: instance figures") {
   const InstancePreset* p4d = find_instance_preset("p4d.24xlarge");
   REQUIRE(p4d != nullptr);

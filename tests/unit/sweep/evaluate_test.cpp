@@ -80,6 +80,17 @@ TEST_CASE("evaluate: the cost key changes with what the iteration model reads, n
   s = base;
   s.strategy.gpu_buffer_bytes *= 2;
   CHECK(iteration_cost_key(s) != key);
+  // The fields that shape the compute and the activation memory (kernels.hpp,
+  // caching_allocator.hpp) are read by the iteration model.
+  s = base;
+  s.model.dropout = 0;
+  CHECK(iteration_cost_key(s) != key);
+  s = base;
+  s.training.cross_entropy = CrossEntropyKind::fused;
+  CHECK(iteration_cost_key(s) != key);
+  s = base;
+  s.training.attention = AttentionKind::flash;
+  CHECK(iteration_cost_key(s) != key);
   s = base;
   s.strategy.placement = PlacementScheme::random;
   const std::string random_key = iteration_cost_key(s);

@@ -100,3 +100,77 @@ TEST_CASE("the activation trace frees what it allocates and holds one layer's te
   s.recompute = false;
   CHECK(activation_memory(s, {}).activations[0] >= 4 * 310378496.0);
 }
+
+namespace {
+TransformerShape four_layers() {
+  TransformerShape s;
+  s.layers = 4;
+  s.hidden = 1024;
+  s.ffn = 4096;
+  s.heads = 16;
+  s.vocabulary = 1000;
+  s.sequence = 512;
+  s.micro_batch = 8;
+  s.recompute = false;
+  return s;
+}
+}  // namespace
+
+TEST_CASE("FlashAttention without dropout keeps no s² tensor: the forward peak by hand") {
+  // s = 512, b = 8, h = 1024, a = 16, V = 1000, 16-bit, no recomputation, fused cross entropy.
+  // X = s·b·h·2 = 8,388,608 B. Each layer keeps LayerNorm 1 (X), QKV (3X), the attention output
+  // (X) and its log-sum-exp (4·b·a·s = 262,144 B), LayerNorm 2 (X), FC1 (4X), GeLU (4X), the
+  // first residual (X) and its output (X, the next layer's input): 16X + 262,144 = 134,479,872 B;
+  // no mask, no dropout output, no scores. The forward ends with the loss holding: the embedding
+  // output (X), 4 layers (537,919,488), the final LayerNorm (X), the logits (b·s·V·2 =
+  // 8,192,000) and their log-sum-exp (4·b·s = 16,384): 562,905,088 B, the phase's peak (no
+  // transient inside a layer exceeds the 16.6 MB the loss adds at the end).
+  TransformerShape s = four_layers();
+  s.attention = AttentionKind::flash;
+  s.dropout = 0;
+  s.cross_entropy = CrossEntropyKind::fused;
+  CHECK(activation_memory(s, {}).activations[0] == 562905088.0);
+}
+
+TEST_CASE("unfused attention without dropout: 32·s·b·h + 2·a·s²·b per layer (Korthikanti's 34 and 5 less the masks)") {
+  // Without dropout the attention-probability mask (a·s²·b), the dropout's output (2·a·s²·b) and
+  // the two residual masks (s·b·h each) are never made. Per layer: 15X + the probabilities
+  // (A = a·s²·b·2 = 67,108,864) + the output X = 201,326,592 B; four layers 805,306,368, plus the
+  // embedding output, the final LayerNorm and the fused loss's 8,208,384: 830,291,968 B.
+  TransformerShape s = four_layers();
+  s.dropout = 0;
+  s.cross_entropy = CrossEntropyKind::fused;
+  CHECK(activation_memory(s, {}).activations[0] == 830291968.0);
+  // With dropout 0.1 each layer keeps Korthikanti's 34·s·b·h + 5·a·s²·b = 310,378,496 B (the
+  // output included): 4 of them + 8,388,608 + 8,388,608 + 8,208,384 = 1,266,499,584 B.
+  s.dropout = 0.1;
+  CHECK(activation_memory(s, {}).activations[0] == 1266499584.0);
+}
+
+TEST_CASE("the loss's tensors at the end of the forward, per cross-entropy kind") {
+  // Same model without dropout (830,291,968 B with the fused loss's logits + log-sum-exp,
+  // 8,208,384 B). PyTorch's cross_entropy keeps the logits and the log-softmax output (2 x
+  // 8,192,000); Megatron's keeps the 16-bit logits and their fp32 copy at once before freeing
+  // the 16-bit one (8,192,000 x 3 = 24,576,000).
+  TransformerShape s = four_layers();
+  s.dropout = 0;
+  const double rest = 830291968.0 - 8208384.0;
+  s.cross_entropy = CrossEntropyKind::torch;
+  CHECK(activation_memory(s, {}).activations[0] == rest + 16384000.0);
+  s.cross_entropy = CrossEntropyKind::megatron_fp32;
+  CHECK(activation_memory(s, {}).activations[0] == rest + 24576000.0);
+  // The backward's peak, with a vocabulary of 100,000 so that the loss dominates: the logits
+  // are L = b·s·V = 409,600,000 elements, Lw = 819,200,000 B; the rest of the forward (822,083,584
+  // B above) stays live. PyTorch's: logits, log-softmax, nll's dense gradient and the logits'
+  // gradient at once, rest + 4Lw = 4,098,883,584 B. Fused: the logits and their gradient, then the
+  // gradient into the last layer (X) before the logits' gradient is freed: rest + 2Lw + X =
+  // 2,468,872,192 B. Megatron's: the fp32 copy and the 16-bit gradient, rest + L(4 + 2) =
+  // 3,279,683,584 B.
+  s.vocabulary = 100000;
+  s.cross_entropy = CrossEntropyKind::torch;
+  CHECK(activation_memory(s, {}).activations[1] == 4098883584.0);
+  s.cross_entropy = CrossEntropyKind::fused;
+  CHECK(activation_memory(s, {}).activations[1] == 2468872192.0);
+  s.cross_entropy = CrossEntropyKind::megatron_fp32;
+  CHECK(activation_memory(s, {}).activations[1] == 3279683584.0);
+}

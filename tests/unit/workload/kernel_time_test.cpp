@@ -248,6 +248,46 @@ TEST_CASE("step phases: the optimizer step's and the boundary's phases add up to
   CHECK(cut[3].kernels == 5);
 }
 
+TEST_CASE("kernel lists: no dropout kernels without dropout; the loss as each cross-entropy kind runs it") {
+  // toy shape: T = 1024 tokens, h = 1024, V = 1000, w = 2; TV = 1,024,000.
+  TransformerShape s = toy_shape(AttentionKind::unfused);
+  auto names = [&](ComputeUse use, Pass pass) {
+    std::vector<std::string> out;
+    for (const Kernel& k : use_kernels(s, use, pass)) out.emplace_back(k.name);
+    return out;
+  };
+  auto has_dropout = [&](ComputeUse use, Pass pass) {
+    for (const std::string& n : names(use, pass))
+      if (n.find("dropout") != std::string::npos) return true;
+    return false;
+  };
+  CHECK(has_dropout(ComputeUse::qkv, Pass::forward));  // attention dropout at 0.1
+  s.dropout = 0;
+  for (ComputeUse use : {ComputeUse::embedding, ComputeUse::qkv, ComputeUse::out, ComputeUse::fc1, ComputeUse::fc2})
+    for (Pass pass : {Pass::forward, Pass::backward}) {
+      CAPTURE(to_string(use));
+      CHECK_FALSE(has_dropout(use, pass));
+    }
+  // The residual add after FC2 without its mask: 3Thw = 3 x 1024 x 1024 x 2 = 6,291,456 B.
+  CHECK(use_kernels(s, ComputeUse::fc2, Pass::forward).back().bytes == 6291456.0);
+  // Fused cross entropy: forward TVw + 16T = 2,048,000 + 16,384 B; backward 2TVw + 12T =
+  // 4,096,000 + 12,288 B, one kernel each (after the three one-element kernels of the turn).
+  s.cross_entropy = CrossEntropyKind::fused;
+  const auto forward = use_kernels(s, ComputeUse::output, Pass::forward);
+  CHECK(forward.back().name == "loss: fused cross entropy");
+  CHECK(forward.back().bytes == 2064384.0);
+  CHECK(forward.size() == 3);  // final LayerNorm, logits GEMM, the loss
+  const auto backward = use_kernels(s, ComputeUse::output, Pass::backward);
+  CHECK(backward[3].name == "loss backward: fused cross entropy");
+  CHECK(backward[3].bytes == 4108288.0);
+  // PyTorch's: log-softmax 3TVw = 6,144,000 B and the target gather T(w + 8) = 10,240 B.
+  s.cross_entropy = CrossEntropyKind::torch;
+  const auto torch_forward = use_kernels(s, ComputeUse::output, Pass::forward);
+  REQUIRE(torch_forward.size() == 4);
+  CHECK(torch_forward[2].bytes == 6144000.0);
+  CHECK(torch_forward[3].bytes == 10240.0);
+}
+
 TEST_CASE("DeepSpeed's step in the iteration: one compute operation per phase, in the phases' order") {
   // The program's step (deepspeed_zero3.hpp) runs each boundary and optimizer-step phase as one
   // compute operation of exactly the phase's duration: their compute operations after the

@@ -91,7 +91,7 @@ struct OptimizeResult {
 };
 
 /// Evaluates every combination of `axes` applied to `doc`. `file_label` and `base_dir` are
-/// passed to load_scenario_json. Throws std::invalid_argument when a pointer cannot be written
+/// passed to load_scenario_json. Throws InputError (on the command line) when a pointer cannot be written
 /// (its parent is not an object or array) or there are no axes.
 OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir,
                         const std::vector<VaryAxis>& axes, const OptimizeOptions& options);

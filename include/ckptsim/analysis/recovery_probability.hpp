@@ -6,7 +6,7 @@
 // (Placement::holders). k machines fail at once, the failed set F chosen uniformly among the
 // C(N, k) sets of size k. Recovery from CPU memory succeeds iff no holder set lies inside F:
 //     P_k = G_k / C(N, k),   G_k = #{F : |F| = k, H_i not subset of F for every i}.
-// When it fails, GEMINI restarts every machine from persistent storage (gemini.md §5).
+// When it fails, GEMINI restarts every machine from persistent storage (GEMINI, SOSP '23, §5).
 //
 // Exact counts G_k (k = 0..N), by structure:
 //   group (g = N/m groups): a failure set is safe iff each group keeps a survivor, so
@@ -63,7 +63,7 @@
 // relative error is at most 4u(N(|ln p| + |ln(1-p)|) + max_k ln C(N,k) + N) with u = 2^-53;
 // WindowRecovery::relative_error_bound carries that number.
 // Machines that must read from storage:
-//   - GEMINI semantics (gemini.md §5: any lost checkpoint restarts every machine from
+//   - GEMINI semantics (GEMINI, SOSP '23, §5: any lost checkpoint restarts every machine from
 //     storage): E = N x P(not recoverable);
 //   - machines whose every holder failed (the checkpoints actually lost):
 //     E = sum_i C(N - |H_i|, k - |H_i|) / C(N, k) for k failures, sum_i p^|H_i| in a window.

@@ -309,7 +309,7 @@ TEST_CASE("recovery: group corollary bound, with equality for m <= k < 2m") {
         CAPTURE(m);
         CAPTURE(k);
         const auto ki = static_cast<std::size_t>(k);
-        // Corollary (gemini.md §3): P = 1 for k < m; P >= max{0, 1 - (N/m) C(N-m,k-m)/C(N,k)}.
+        // Corollary (GEMINI, SOSP '23, §3): P = 1 for k < m; P >= max{0, 1 - (N/m) C(N-m,k-m)/C(N,k)}.
         const double bound = k < m ? 1.0 : std::max(0.0, 1.0 - (n / m) * binomial(n - m, k - m) / binomial(n, k));
         CHECK(curve.union_bound[ki] == doctest::Approx(bound).epsilon(1e-12));
         CHECK(curve.probability[ki] >= curve.union_bound[ki] - 1e-14);

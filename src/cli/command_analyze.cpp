@@ -106,6 +106,7 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
       out << fmt::format("memory     P(a hardware failure leaves some checkpoint without holders) = {:.3g}\n",
                          p.memory_loss_per_hardware_failure);
     for (const auto& n : p.notes) out << "note       " << n << '\n';
+    for (const auto& t : p.omitted_terms) out << "leaves out " << t << " (compare with the Monte Carlo)\n";
   }
 }
 

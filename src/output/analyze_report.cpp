@@ -65,6 +65,7 @@ nlohmann::json closed_form_json(const AnalyticPrediction& p, std::int64_t best_e
   closed["available"] = p.available;
   if (!p.available) closed["reason"] = p.reason;
   closed["notes"] = p.notes;
+  closed["omitted_terms"] = p.omitted_terms;
   if (!p.available) return closed;
   closed["failure_rate_per_s"] = p.failure_rate;
   closed["wall_time_s"] = p.wall_time_s;

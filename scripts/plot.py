@@ -492,7 +492,7 @@ def plot_timeline(doc, args, outdir, written):
     what = "One iteration" if iterations == 1 else f"{iterations} iterations"
     ax.set_xlabel("time since the first iteration started (s)" if iterations > 1 else "time since the iteration started (s)")
     shown = f"{len(machines)} of {other['machines']}" if "machines" in other else f"{len(machines)}"
-    ax.set_title(wrapped(args.title or f"{what}: compute, collectives and checkpoint traffic per stream "
+    ax.set_title(wrapped(args.title or f"{what}: compute, collectives and checkpoint traffic per stream\n"
                          f"({source}; {shown} machines shown)", 110), fontsize=10)
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="x", alpha=0.3)

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -148,6 +149,7 @@ class NcclBackend final : public Backend {
     check(cudaMemcpy(shard_, staging_, layout_.shard, cudaMemcpyHostToDevice), "cudaMemcpy shard");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     used_ = 0;
+    hold_.clear();
     MPI_Barrier(world_);
     t0_ = Clock::now();
     check(cudaEventRecord(zero_, compute_), "cudaEventRecord");
@@ -177,9 +179,17 @@ class NcclBackend final : public Backend {
     return close(h, compute_);
   }
 
-  Handle collective(OpKind kind, double bytes) override {
+  Handle collective(OpKind kind, double bytes, PacedLink& link, double eligible) override {
     cudaStream_t s = kind == OpKind::all_gather ? ag_ : rs_;
     const Handle h = open(s);
+    if (link.paced()) {
+      // NCCL's collective cannot be paced from outside: its end is held until the link has
+      // carried its bytes (backend.hpp).
+      const double deadline = link.schedule({static_cast<std::size_t>(bytes)}, eligible).back();
+      link.hand_over(deadline);
+      link.done(deadline, deadline);
+      hold_[h] = deadline;
+    }
     const auto count = n_ > 1 ? static_cast<std::size_t>(bytes / (n_ - 1) / 4) : 0;
     if (kind == OpKind::all_gather) {
       check(ncclAllGather(coll_send_, coll_recv_, count, ncclFloat, ag_comm_, s), "ncclAllGather");
@@ -223,10 +233,13 @@ class NcclBackend final : public Backend {
     const cudaError_t e = cudaEventQuery(op.end);
     if (e == cudaErrorNotReady) return Progress::waiting;
     check(e, "cudaEventQuery");
+    const auto held = hold_.find(h);
+    if (held != hold_.end() && now() < held->second) return Progress::waiting;
     float start_ms = 0, end_ms = 0;
     check(cudaEventElapsedTime(&start_ms, zero_, op.start), "cudaEventElapsedTime");
     check(cudaEventElapsedTime(&end_ms, zero_, op.end), "cudaEventElapsedTime");
     measured = {start_ms * 1e-3, end_ms * 1e-3};
+    if (held != hold_.end()) measured.end_s = std::max(measured.end_s, held->second);
     return Progress::done;
   }
 
@@ -279,6 +292,7 @@ class NcclBackend final : public Backend {
   unsigned char *staging_ = nullptr, *local_cpu_ = nullptr, *replicas_ = nullptr;  // pinned host memory
   std::vector<GpuOp> events_;
   std::size_t used_ = 0;
+  std::map<Handle, double> hold_;  // paced collectives: no earlier end than the link's deadline
   cudaEvent_t zero_ = nullptr;
   Clock::time_point t0_;
 };

@@ -17,6 +17,7 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/output_file.hpp"
+#include "ckptsim/output/trace_events.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -52,79 +53,71 @@ nlohmann::json scheduler_json(const IterationStudy& study, const SchedulerOutcom
   };
 }
 
-// A compute task's submodule (zero3.hpp: module 0 the tied embedding, then 4 per layer).
-std::string module_name(const Task& task) {
-  if (task.phase == 0) return "embedding/output";
-  static const char* const parts[4] = {"QKV", "O", "FC1", "FC2"};
-  return fmt::format("L{} {}", task.layer, parts[(task.phase - 1) % 4]);
-}
-
-// Chrome trace-event format ("X" complete events, microseconds; Perfetto and chrome://tracing
-// load it). One process per machine; threads: the GPUs' compute stream, the NIC's all-gather
-// and reduce-scatter streams, checkpoint chunks sent, GPU-to-CPU copies of received chunks and
-// the local replica's copy. Every rank runs the same program, so each machine shows the same
-// tasks (one row stands for its 8 GPUs).
-nlohmann::json trace_json(const IterationStudy& study, const std::string& scheduler, const CheckpointRun& run,
+// Chrome trace-event format in the convention of output/trace_events.hpp (shared with
+// ckptsim-replay --trace, so predicted and measured timelines overlay). One process per machine;
+// every rank runs the same program, so each machine shows the same tasks (one row stands for its
+// GPUs). Chunk args name the peer machine (the copy-th holder of the placement), the span and
+// the sub-buffer; flows join each chunk's send to its copy on the peer machine.
+nlohmann::json trace_json(const IterationStudy& study, const SchedulerOutcome& outcome, const std::string& scheduler,
                           int machines_shown, const std::string& command_line) {
+  const CheckpointRun& run = *outcome.run;
   auto events = nlohmann::json::array();
-  const int tracks = 6;
-  const char* track_names[tracks] = {"GPU compute (every GPU)", "all-gather", "reduce-scatter", "checkpoint chunks sent",
-                                     "GPU-to-CPU copies (received chunks)", "GPU-to-CPU copy (local replica)"};
-  auto track_of = [](TaskCategory c) {
-    switch (c) {
-      case TaskCategory::forward:
-      case TaskCategory::recompute:
-      case TaskCategory::backward:
-      case TaskCategory::boundary:
-      case TaskCategory::optimizer: return 0;
-      case TaskCategory::all_gather: return 1;
-      case TaskCategory::reduce_scatter: return 2;
-      case TaskCategory::checkpoint_send: return 3;
-      case TaskCategory::checkpoint_copy: return 4;
-      case TaskCategory::local_copy: return 5;
-      case TaskCategory::marker: return -1;
-    }
-    return -1;
-  };
-  for (int m = 0; m < machines_shown; ++m) {
-    events.push_back({{"ph", "M"}, {"pid", m}, {"name", "process_name"}, {"args", {{"name", fmt::format("machine {}", m)}}}});
-    for (int t = 0; t < tracks; ++t) {
-      events.push_back({{"ph", "M"}, {"pid", m}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", track_names[t]}}}});
-    }
-  }
+  for (int m = 0; m < machines_shown; ++m) add_trace_process(events, m, fmt::format("machine {}", m));
+  const auto peers = ordered_peers(study.placement);
   const auto& tasks = run.graph.tasks();
+  const double iteration = run.iteration_time.seconds();
+  std::vector<std::vector<std::pair<std::pair<double, double>, double>>> nic(static_cast<std::size_t>(machines_shown)), buffers(nic.size());
+  for (int m = 0; m < machines_shown; ++m) {
+    events.push_back(trace_slice(m, TraceTrack::iterations, "iteration 0", "iteration", 0.0, iteration,
+                                 {{"iteration", 0}, {"checkpoint_time_s", run.checkpoint_time.seconds()}}));
+  }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& task = tasks[i];
-    const int track = track_of(task.category);
-    if (track < 0) continue;
+    TraceTrack track{};
+    if (!trace_track(task.category, track)) continue;
     const TaskTiming& t = run.run.timing[i];
-    std::string name;
-    switch (task.category) {
-      case TaskCategory::forward:
-      case TaskCategory::recompute:
-      case TaskCategory::backward: name = fmt::format("{} {}", to_string(task.category), module_name(task)); break;
-      case TaskCategory::boundary: name = "overflow check + gradient norm"; break;
-      case TaskCategory::optimizer: name = "optimizer step"; break;
-      case TaskCategory::all_gather: name = fmt::format("all-gather group {} phase {}", task.layer, task.phase); break;
-      case TaskCategory::reduce_scatter: name = fmt::format("reduce-scatter bucket {} phase {}", task.layer, task.phase); break;
-      case TaskCategory::checkpoint_send: name = fmt::format("chunk {} (copy {})", task.layer, task.phase); break;
-      case TaskCategory::checkpoint_copy: name = fmt::format("copy chunk {}", task.layer); break;
-      case TaskCategory::local_copy: name = "local replica"; break;
-      case TaskCategory::marker: break;
-    }
-    nlohmann::json args = {{"bytes", task.bytes}};
-    if (task.kind == TaskKind::compute) args = {{"flops", task.flops}};
-    const double ts = static_cast<double>(t.ready.ns()) / 1000.0;
-    const double dur = static_cast<double>((t.end - t.ready).ns()) / 1000.0;
+    const double start = t.ready.seconds(), end = t.end.seconds();
     for (int m = 0; m < machines_shown; ++m) {
-      events.push_back({{"ph", "X"}, {"pid", m}, {"tid", track}, {"name", name}, {"cat", to_string(task.category)},
-                        {"ts", ts}, {"dur", dur}, {"args", args}});
+      nlohmann::json args = task.kind == TaskKind::compute ? nlohmann::json{{"flops", task.flops}} : nlohmann::json{{"bytes", task.bytes}};
+      if (task.category == TaskCategory::checkpoint_send) {
+        const PlannedChunk& c = outcome.plan.chunks[static_cast<std::size_t>(task.layer)];
+        const auto& holders = peers[static_cast<std::size_t>(m)];
+        args["peer"] = c.copy < static_cast<int>(holders.size()) ? holders[static_cast<std::size_t>(c.copy)] : -1;
+        args["span"] = c.span;
+        args["sub_buffer"] = c.sub_buffer;
+      }
+      events.push_back(trace_slice(m, track, task_slice_name(task), to_string(task.category), start, end, std::move(args)));
+      if (task.kind == TaskKind::transfer && end > start && task.category != TaskCategory::checkpoint_copy && task.category != TaskCategory::local_copy) {
+        nic[static_cast<std::size_t>(m)].push_back({{start, end}, task.bytes / (end - start)});
+      }
     }
+  }
+  // Flows and sub-buffer occupancy: chunk c leaves machine m for its copy-th holder p, whose copy
+  // task of chunk c (the same task on every machine) ends it; the sub-buffer is held from the
+  // send's end (arrival) to the copy's end.
+  for (std::size_t c = 0; c < run.send_tasks.size() && c < run.copy_tasks.size(); ++c) {
+    const TaskTiming& send = run.run.timing[static_cast<std::size_t>(run.send_tasks[c])];
+    const TaskTiming& copy = run.run.timing[static_cast<std::size_t>(run.copy_tasks[c])];
+    const PlannedChunk& chunk = outcome.plan.chunks[c];
+    for (int m = 0; m < machines_shown; ++m) {
+      buffers[static_cast<std::size_t>(m)].push_back({{send.end.seconds(), copy.end.seconds()}, 1.0});
+      const auto& holders = peers[static_cast<std::size_t>(m)];
+      if (chunk.copy >= static_cast<int>(holders.size())) continue;
+      const int p = holders[static_cast<std::size_t>(chunk.copy)];
+      if (p >= machines_shown) continue;
+      add_trace_flow(events, static_cast<long long>(m) * 1048576 + static_cast<long long>(c), m, TraceTrack::chunks_sent,
+                     std::max(send.ready.seconds(), send.end.seconds() - 1e-9), p, TraceTrack::copies_received, copy.ready.seconds());
+    }
+  }
+  for (int m = 0; m < machines_shown; ++m) {
+    add_trace_counter(events, m, "NIC send rate (B/s)", nic[static_cast<std::size_t>(m)]);
+    add_trace_counter(events, m, "receive sub-buffers in use", buffers[static_cast<std::size_t>(m)]);
   }
   nlohmann::json doc;
   doc["traceEvents"] = std::move(events);
   doc["displayTimeUnit"] = "ms";
-  doc["otherData"] = {{"scheduler", scheduler},
+  doc["otherData"] = {{"source", "predicted"},
+                      {"scheduler", scheduler},
                       {"machines", study.scenario.cluster.machines},
                       {"machines_shown", machines_shown},
                       {"manifest", make_manifest(study.scenario, command_line)}};
@@ -319,7 +312,7 @@ int command_iteration(const CommandContext& ctx) {
     // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
     auto it = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == name_of(traced); });
     const int shown = std::min(trace_machines, scenario.cluster.machines);
-    write_file(trace, trace_json(study, it->name, *it->outcome.run, shown, ctx.command_line));
+    write_file(trace, trace_json(study, it->outcome, it->name, shown, ctx.command_line));
   }
 
   if (vm.count("json")) {

@@ -113,7 +113,13 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     const std::string name = kind == SampleKind::compute || kind == SampleKind::host_copy
                                  ? fmt::format("{} ({} ranks)", info.name, ranks)
                                  : fmt::format("{} over {} ranks on {} machine{}", info.name, ranks, nodes, nodes == 1 ? "" : "s");
-    c.fits.push_back(fit_group(name, std::string(info.name), ranks, nodes, ms, info.model, std::string(info.rate_unit), max_rate));
+    // A group's own fit is reported only: when it cannot be fitted, say so and go on (the pooled
+    // fits below, which write fields, refuse instead).
+    try {
+      c.fits.push_back(fit_group(name, std::string(info.name), ranks, nodes, ms, info.model, std::string(info.rate_unit), max_rate));
+    } catch (const ModelError& e) {
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+    }
   }
   // Pooled collectives of the chosen machine count.
   int machines = 0;
@@ -126,18 +132,19 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     if (!any) throw ModelError("--machines", fmt::format("no collective sample spans {} machines", machines));
   }
   std::vector<Measurement> coll, single, p2p, copy, compute;
+  std::map<std::string, std::size_t> unused;  // reason -> samples
   for (const Measurement& s : m.samples) {
+    const std::string group = fmt::format("{} over {} ranks on {} machine{}", sample_kind_info(s.kind).name, s.ranks, s.nodes, s.nodes == 1 ? "" : "s");
     if (is_collective(s.kind) && machines >= 2 && s.nodes == machines) coll.push_back(s);
     else if (is_collective(s.kind) && s.nodes == 1) single.push_back(s);
-    else if (is_collective(s.kind)) c.notes.push_back(fmt::format("{}: {} over {} machines, not the {} the network fields come from", s.origin, sample_kind_info(s.kind).name, s.nodes, machines));
+    else if (is_collective(s.kind)) ++unused[fmt::format("{}: not the {} machines the network fields come from (--machines)", group, machines)];
     else if (s.kind == SampleKind::p2p && s.nodes >= 2 && s.ranks == s.nodes) p2p.push_back(s);
     else if (s.kind == SampleKind::host_copy) copy.push_back(s);
     else if (s.kind == SampleKind::compute) compute.push_back(s);
-    else c.notes.push_back(fmt::format("{}: {} over {} ranks on {} machines: reported, not written (the model's checkpoint sends go one rank per machine)", s.origin, sample_kind_info(s.kind).name, s.ranks, s.nodes));
+    else ++unused[fmt::format("{}: reported, not written (checkpoint sends go one rank per machine; all-to-all is not modelled)", group)];
   }
-  // Dedupe the notes of one group (one line per origin file would repeat).
-  std::sort(c.notes.begin(), c.notes.end());
-  c.notes.erase(std::unique(c.notes.begin(), c.notes.end()), c.notes.end());
+  for (const auto& [why, count] : unused) c.notes.push_back(fmt::format("{} samples of {}", count, why));
+  c.notes.insert(c.notes.end(), m.notes.begin(), m.notes.end());
   nlohmann::json& f = c.fields;
   std::optional<double> rc, rp;
   double latency = -1;

@@ -1,9 +1,11 @@
 #include "ckptsim/calibration/measurements.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include <fmt/format.h>
 
+#include "ckptsim/calibration/torch_profiler.hpp"
 #include "json_reader.hpp"
 
 namespace ckptsim {
@@ -134,6 +136,55 @@ void add_timeline_samples(const MeasuredTimeline& t, MeasurementSet& out) {
     }
   }
   out.sources.push_back(t.file);
+}
+
+namespace {
+
+std::optional<SampleKind> kind_of_collective(const std::string& c) {
+  if (c == "allreduce") return SampleKind::all_reduce;
+  if (c == "allgather" || c == "allgatherbase" || c == "allgatherintotensor" || c == "allgathercoalesced") return SampleKind::all_gather;
+  if (c == "reducescatter" || c == "reducescatterbase" || c == "reducescattertensor" || c == "reducescattertensorcoalesced") return SampleKind::reduce_scatter;
+  if (c == "alltoall" || c == "alltoallbase" || c == "alltoallv") return SampleKind::all_to_all;
+  if (c == "sendrecv" || c == "send" || c == "recv") return SampleKind::p2p;
+  return std::nullopt;
+}
+
+}  // namespace
+
+void add_kernel_samples(const nlohmann::json& doc, const std::string& file, MeasurementSet& out) {
+  std::map<std::string, std::size_t> skipped;
+  const std::vector<ProfiledRank> ranks = parse_kernel_classes_document(doc, file);
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    for (std::size_t s = 0; s < ranks[i].steps.size(); ++s) {
+      const ProfiledStep& st = ranks[i].steps[s];
+      const std::string sp = fmt::format("/ranks/{}/steps/{}", i, s);
+      for (std::size_t k = 0; k < st.collectives.size(); ++k) {
+        const ProfiledCollective& c = st.collectives[k];
+        const auto kind = kind_of_collective(c.collective);
+        if (!kind) { ++skipped["collectives ckptsim does not model (" + c.collective + ")"]; continue; }
+        if (c.bytes <= 0) { ++skipped["collectives the trace gives no size of"]; continue; }
+        if (c.machines <= 0) { ++skipped["collectives of unknown machine count (import with --gpus-per-machine)"]; continue; }
+        if (c.group_size < 2) { ++skipped["collectives of unknown group size"]; continue; }
+        if (!(c.seconds > 0)) throw InputError(file, fmt::format("{}/collectives/{}/seconds", sp, k), "a positive time", "0");
+        Measurement x;
+        x.kind = *kind;
+        x.x = bus_bytes(*kind, c.bytes, *kind == SampleKind::p2p ? 2 : c.group_size);
+        x.seconds = c.seconds;
+        x.ranks = *kind == SampleKind::p2p ? 2 : c.group_size;
+        x.nodes = *kind == SampleKind::p2p ? std::min(2, c.machines) : c.machines;
+        x.origin = fmt::format("{}: {}/collectives/{}", file, sp, k);
+        out.samples.push_back(std::move(x));
+      }
+      for (std::size_t k = 0; k < st.copies.size(); ++k) {
+        const ProfiledCopy& c = st.copies[k];
+        if (c.direction != "DtoH") { ++skipped["copies other than device-to-host"]; continue; }
+        if (c.bytes <= 0 || !(c.seconds > 0)) { ++skipped["device-to-host copies of no size or time"]; continue; }
+        out.samples.push_back({SampleKind::host_copy, c.bytes, c.seconds, 1, 1, fmt::format("{}: {}/copies/{}", file, sp, k)});
+      }
+    }
+  }
+  for (const auto& [why, count] : skipped) out.notes.push_back(fmt::format("{}: {} {}: read, not samples", file, count, why));
+  out.sources.push_back(file);
 }
 
 std::vector<RateSample> rate_samples(const std::vector<Measurement>& samples) {

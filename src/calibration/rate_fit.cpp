@@ -135,6 +135,18 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
     }
     break;
   }
+  // The rate must be determined: an interval of 1/R that reaches 0 allows any rate up to
+  // infinity (the samples' sizes span too little of the time's range to separate rate from noise).
+  if (free_beta) {
+    const auto hw = half_width(s.beta_se, s.dof);
+    if (hw && s.beta - *hw <= 0) {
+      refuse(fmt::format("the samples do not determine the rate: {} +- {} (the 95% interval of the time per {} reaches 0, so any rate "
+                         "above {} fits); measure larger sizes or more repetitions",
+                         si(1 / s.beta, o.unit), si(*s.beta_se / (s.beta * s.beta), o.unit), x_unit == "FLOPs" ? "FLOP" : "byte",
+                         si(1 / (s.beta + *hw), o.unit)),
+             s);
+    }
+  }
   fit.rate = 1 / s.beta;
   if (free_beta && s.beta_se) fit.rate_se = *s.beta_se / (s.beta * s.beta);
   fit.latency_s = ab ? s.alpha : 0.0;

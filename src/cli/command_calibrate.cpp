@@ -37,8 +37,11 @@ void add_measurement_file(const std::string& file, MeasurementSet& set) {
     add_microbench_samples(doc, file, set);
   } else if (format == "ckptsim-timeline/1") {
     add_timeline_samples(parse_measured_timeline(doc, file), set);
+  } else if (format == "ckptsim-kernels/1") {
+    add_kernel_samples(doc, file, set);
   } else {
-    throw InputError(file, "/format", "\"ckptsim-microbench/1\" (ckptsim-replay --microbench) or \"ckptsim-timeline/1\" (ckptsim-replay)",
+    throw InputError(file, "/format", "\"ckptsim-microbench/1\" (ckptsim-replay --microbench), \"ckptsim-timeline/1\" (ckptsim-replay) or "
+                     "\"ckptsim-kernels/1\" (ckptsim import torch-profiler --kernels)",
                      doc.contains("format") ? doc["format"].dump().substr(0, 60) : "nothing");
   }
 }
@@ -48,8 +51,9 @@ void add_measurement_file(const std::string& file, MeasurementSet& set) {
 int command_calibrate(const CommandContext& ctx) {
   po::options_description visible(
       "usage: ckptsim calibrate MEASURED... -o FILE [--scenario BASE] [--machines N] [--json]\n\n"
-      "Fits the model's hardware parameters to microbenchmarks (ckptsim-replay --microbench) and\n"
-      "measured timelines (ckptsim-replay) by weighted least squares: latency and bandwidth of the\n"
+      "Fits the model's hardware parameters to microbenchmarks (ckptsim-replay --microbench), measured\n"
+      "timelines (ckptsim-replay) and kernel classes of profiler traces (ckptsim import torch-profiler\n"
+      "--kernels) by weighted least squares: latency and bandwidth of the\n"
       "collectives and of point-to-point sends, GPU-to-CPU copy bandwidth and compute FLOP/s, each\n"
       "with its standard error and residuals. A fit that is not physical (a negative latency, a rate\n"
       "above the line rate) beyond its uncertainty is refused (exit 2) with the samples behind it.\n"

@@ -13,6 +13,7 @@
 
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/plan_file.hpp"
+#include "ckptsim/calibration/torch_profiler.hpp"
 #include "ckptsim/calibration/validation.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/json_input.hpp"
@@ -27,7 +28,8 @@ namespace po = boost::program_options;
 int command_validate(const CommandContext& ctx) {
   po::options_description visible(
       "usage: ckptsim validate PLAN MEASURED [--json] [--tolerance X]\n\n"
-      "Compares a plan's predictions (ckptsim schedule) with a replay of that plan (ckptsim-replay):\n"
+      "Compares a plan's predictions (ckptsim schedule) with a replay of that plan (ckptsim-replay), or\n"
+      "with the kernel classes of a profiled job (ckptsim import torch-profiler --kernels):\n"
       "the relative error's median and 90th percentile per operation kind and per phase, and the\n"
       "iteration-time, idle-time and checkpoint-completion errors. The timeline must be a replay of\n"
       "PLAN (its manifest names the plan's hash). Exits 1 when a median |error| exceeds the tolerance.\n\noptions");
@@ -51,8 +53,11 @@ int command_validate(const CommandContext& ctx) {
   refuse_repeated_inputs("PLAN and MEASURED", files);
   const PlanFile plan = read_plan_file(files[0], 1e18);
   const nlohmann::json doc = read_json_file(files[1], "a measured timeline");
-  const MeasuredTimeline measured = with_json_file_context(files[1], "a measured timeline", [&] { return parse_measured_timeline(doc, files[1]); });
-  const Validation v = validate(plan, measured, tolerance);
+  const bool profiled = doc.is_object() && doc.contains("format") && doc["format"] == "ckptsim-kernels/1";
+  const Validation v = with_json_file_context(files[1], "a measured timeline", [&] {
+    return profiled ? validate_profile(plan, parse_kernel_classes_document(doc, files[1]), tolerance)
+                    : validate(plan, parse_measured_timeline(doc, files[1]), tolerance);
+  });
   if (vm.count("json")) {
     ctx.out << validation_json(v).dump(2) << '\n';
   } else {

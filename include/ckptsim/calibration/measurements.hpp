@@ -69,6 +69,7 @@ struct MeasurementSet {
   /// another device and bound nothing (calibrate.hpp).
   bool emulated = false;
   std::vector<std::string> sources;  ///< the files read, in order
+  std::vector<std::string> notes;    ///< what was read but is no sample, and why (counted per file and reason)
 };
 
 /// `ckptsim-replay --microbench` output (docs/timeline-format.md, "Microbenchmarks").
@@ -77,6 +78,13 @@ void add_microbench_samples(const nlohmann::json& doc, const std::string& file, 
 /// A measured timeline: compute ops (FLOPs), collectives (bytes per rank stream), checkpoint
 /// sends (p2p) and the copies into CPU memory (host-copy: received chunks and the local replica).
 void add_timeline_samples(const MeasuredTimeline& timeline, MeasurementSet& out);
+
+/// A kernel-class document (`ckptsim import torch-profiler --kernels`, docs/profile-format.md):
+/// its NCCL collectives with sizes and a known machine count (all-reduce, all-gather,
+/// reduce-scatter, all-to-all, send/receive) and its device-to-host copies. Collectives without
+/// sizes (older traces) or machine counts, and other collectives (broadcast, ...), are counted
+/// in `notes`, not taken. The devices are real (not emulated).
+void add_kernel_samples(const nlohmann::json& doc, const std::string& file, MeasurementSet& out);
 
 /// The samples of one kind, group and node count as rate-fit samples.
 std::vector<RateSample> rate_samples(const std::vector<Measurement>& samples);

@@ -30,6 +30,7 @@
 
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/plan_file.hpp"
+#include "ckptsim/calibration/torch_profiler.hpp"
 
 namespace ckptsim {
 
@@ -62,6 +63,15 @@ struct Validation {
 };
 
 Validation validate(const PlanFile& plan, const MeasuredTimeline& measured, double tolerance);
+
+/// The plan's iteration against a profiled job (`ckptsim import torch-profiler --kernels`),
+/// per (rank, step): the step's length against the plan's training iteration
+/// (iteration.iteration_time_s, no checkpoint); its network idle time (length - NCCL busy)
+/// against the planned idle time of the training iteration; the GPU time of every class but
+/// NCCL and memory copies/sets ("compute") against the planned compute durations summed; and
+/// the NCCL time of all-gathers and of reduce-scatters against the planned collectives of that
+/// kind summed. A trace names no plan, so the scenario must describe the traced job.
+Validation validate_profile(const PlanFile& plan, const std::vector<ProfiledRank>& profiled, double tolerance);
 
 /// Length of the union of [start, end) intervals clipped to [0, limit].
 double union_length(std::vector<std::pair<double, double>> intervals, double limit);

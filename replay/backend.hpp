@@ -18,6 +18,8 @@
 
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include "ckptsim/calibration/plan_file.hpp"
 #include "paced_link.hpp"
 #include "timeline.hpp"
@@ -82,6 +84,10 @@ class Backend {
   /// Microseconds the rank loop sleeps at most when a turn found nothing to do (it wakes earlier
   /// for the next paced deadline), unless --idle-sleep-us.
   [[nodiscard]] virtual int idle_sleep_us() const = 0;
+
+  /// What this rank runs on, for reports: {"backend", "host", ...}; nccl adds the CUDA runtime,
+  /// driver and NCCL versions and the device's name and PCI bus id.
+  [[nodiscard]] virtual nlohmann::json device_info() const = 0;
 
   /// --inject-corruption: flips one bit of byte `byte` of a sub-buffer (after its receive).
   virtual void corrupt(int slot, int sub_buffer, std::size_t byte) = 0;

@@ -58,6 +58,7 @@ Args parse_args(int argc, char** argv) {
       "their planned points into the receivers' sub-buffers and on into CPU memory; checks every\n"
       "replica by checksum; writes every operation's measured start and end (docs/timeline-format.md).\n\noptions");
   int idle_sleep_us = -1;
+  std::string issue_order;
   visible.add_options()("help,h", "print this help")
       ("microbench", "instead of a plan: short collective, point-to-point, GEMM and host-copy sweeps (input of ckptsim calibrate)")
       ("backend", po::value(&a.backend)->default_value("mpi"),
@@ -76,6 +77,8 @@ Args parse_args(int argc, char** argv) {
       ("force", "run even when the estimated run time exceeds --time-limit")
       ("segment-bytes", po::value(&a.engine.segment_bytes), "segment size of paced sends (default: what the link carries in 1 ms, 4 KiB..4 MiB; nccl unpaced: 16 MiB)")
       ("matmul-n", po::value(&a.engine.matmul_n), "compute block size n (n x n matrices; default 64 for mpi, 2048 for nccl)")
+      ("issue-order", po::value(&issue_order), "ready: every operation as soon as it may go (mpi default); plan: every NCCL call site "
+       "in the plan's order on every rank, as NCCL requires for concurrent communicators (nccl default)")
       ("idle-sleep-us", po::value(&idle_sleep_us), "longest sleep of a rank with nothing to do, in microseconds (default 200 for mpi, 10 for nccl)");
   po::options_description hidden;
   hidden.add_options()("plan", po::value(&a.plan));
@@ -96,6 +99,12 @@ Args parse_args(int argc, char** argv) {
     throw Usage(text.str());
   }
   a.microbench = vm.count("microbench") > 0;
+  if (issue_order.empty()) issue_order = a.backend == "nccl" ? "plan" : "ready";
+  if (issue_order != "plan" && issue_order != "ready") throw std::invalid_argument(fmt::format("--issue-order expects plan or ready, found \"{}\"", issue_order));
+  if (a.backend == "nccl" && issue_order == "ready") {
+    throw std::invalid_argument("--issue-order ready with --backend nccl: NCCL needs the same order of its call sites on every rank (use plan)");
+  }
+  a.engine.plan_order = issue_order == "plan";
   a.force = vm.count("force") > 0;
   if (!vm.count("matmul-n")) a.engine.matmul_n = a.backend == "nccl" ? 2048 : 64;
   if (vm.count("idle-sleep-us")) {

@@ -1,6 +1,7 @@
 #include "microbench.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -142,10 +143,21 @@ nlohmann::json run_microbench(const MicrobenchOptions& o, Backend& backend, MPI_
       for (double t : gathered(s.end_s - t0, world, n)) samples.push_back({{"kind", "host-copy"}, {"bytes", bytes}, {"seconds", t}});
     }
   }
+  // Every rank's device, gathered on rank 0 (serialized JSON, fixed-size slots).
+  const std::string mine = backend.device_info().dump().substr(0, 1023);
+  std::vector<char> all(static_cast<std::size_t>(n) * 1024, 0);
+  std::vector<char> slot(1024, 0);
+  std::copy(mine.begin(), mine.end(), slot.begin());
+  MPI_Gather(slot.data(), 1024, MPI_CHAR, all.data(), 1024, MPI_CHAR, 0, world);
   if (rank != 0) return nlohmann::json::object();
+  auto devices = nlohmann::json::array();
+  for (int r = 0; r < n; ++r) {
+    const char* text = all.data() + static_cast<std::size_t>(r) * 1024;
+    devices.push_back(nlohmann::json::parse(std::string(text, strnlen(text, 1024)), nullptr, false));
+  }
   nlohmann::json doc = {{"format", "ckptsim-microbench/1"}, {"ranks", n}, {"backend", backend.name()}, {"paced_bandwidth_bytes_per_s", o.bandwidth},
                         {"pacing", {{"segment_bytes", link.segment_bytes()}, {"achieved_fraction", achieved}}},
-                        {"matmul_n", o.matmul_n}, {"samples", std::move(samples)}};
+                        {"matmul_n", o.matmul_n}, {"devices", std::move(devices)}, {"samples", std::move(samples)}};
   if (o.bandwidth > 0 && achieved < 0.95) {
     doc["pacing_warning"] = fmt::format("the slowest rank kept {:.1f}% of the requested {:.4g} B/s: this machine cannot keep that rate, and "
                                         "the fitted bandwidth describes what it kept", 100 * achieved, o.bandwidth);

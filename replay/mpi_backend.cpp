@@ -176,6 +176,13 @@ class MpiBackend final : public Backend {
   // a few cores on a small machine) every few microseconds.
   [[nodiscard]] int idle_sleep_us() const override { return 200; }
 
+  [[nodiscard]] nlohmann::json device_info() const override {
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    return {{"backend", "mpi"}, {"rank", rank_}, {"host", std::string(host, static_cast<std::size_t>(len))}};
+  }
+
   void corrupt(int slot, int sub_buffer, std::size_t byte) override { sub(slot, sub_buffer)[byte] ^= 0x01; }
   [[nodiscard]] const unsigned char* replica(int slot) const override { return replicas_[static_cast<std::size_t>(slot)].data(); }
   [[nodiscard]] const unsigned char* local_replica() const override { return local_cpu_.data(); }

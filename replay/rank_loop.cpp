@@ -84,6 +84,15 @@ bool poll_all(Backend& backend, Segmented& s, bool& progressed) {
   return true;
 }
 
+// One NCCL call site in the plan's issue order (EngineOptions::plan_order): a collective (op
+// id), this rank's send of one of its chunks, or its receive of a chunk from a sender.
+struct IssueItem {
+  enum Kind { collective, send, receive } kind = collective;
+  int op = -1;      // collective: its id
+  int sender = -1;  // receive: the sending rank
+  int chunk = -1;   // send, receive: the chunk's index in the sender's plan
+};
+
 class RankLoop {
  public:
   RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world);
@@ -106,6 +115,9 @@ class RankLoop {
   bool step_sends();
   std::optional<double> chunk_eligible(std::size_t k) const;
   bool post_receives(Incoming& in);
+  void build_issue_order();
+  bool may_issue(const IssueItem& item) const;
+  void issued(const IssueItem& item);
   bool step_receives();
   bool step_local_copy();
   bool finished();
@@ -137,6 +149,8 @@ class RankLoop {
   bool send_active_ = false;
   Segmented send_;
   std::vector<double> credited_;  // when each chunk's credit arrived (< 0: not yet)
+  std::vector<IssueItem> order_;  // plan_order: every NCCL call site of this rank, in issue order
+  std::size_t order_next_ = 0;
   std::size_t credits_seen_ = 0;
 };
 
@@ -176,6 +190,51 @@ RankLoop::RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& 
     incoming_.push_back(std::move(in));
   }
   backend_.allocate(layout);
+  if (opt_.plan_order) build_issue_order();
+}
+
+// The issue order of plan_order mode, the same on every rank for every pair of ranks that share
+// communicators: the collectives in id order (every rank issues each one); a chunk's send (on
+// its sender) and receive (on its receiver) right after the collectives with ids up to its
+// span's anchor operation (span -1: before any collective; an anchorless span: after the
+// collectives planned to start by the chunk's planned start), in chunk order.
+void RankLoop::build_issue_order() {
+  std::vector<std::pair<double, IssueItem>> keyed;  // (position, item); ties keep insertion order
+  for (const PlanOp& op : plan_.ops) {
+    if (op.kind == OpKind::all_gather || op.kind == OpKind::reduce_scatter) keyed.push_back({static_cast<double>(op.id), {IssueItem::collective, op.id, -1, -1}});
+  }
+  const int d = static_cast<int>(plan_.spans.size());
+  auto position = [&](const PlanChunk& c) {
+    if (c.span < 0) return -1.0;
+    if (d > 0) {
+      const PlanSpan& span = plan_.spans[static_cast<std::size_t>(std::min(c.span, d - 1))];
+      if (span.after_op >= 0) return span.after_op + 0.5;
+    }
+    double last = -1;  // no anchor: after the collectives planned to start by the chunk's start
+    for (const PlanOp& op : plan_.ops) {
+      if ((op.kind == OpKind::all_gather || op.kind == OpKind::reduce_scatter) && op.planned && op.planned_start_s <= c.planned_start_s) last = op.id;
+    }
+    return last + 0.5;
+  };
+  for (const PlanRank& pr : plan_.rank_plans) {
+    for (const PlanChunk& c : pr.chunks) {
+      if (pr.rank == rank_) keyed.push_back({position(c), {IssueItem::send, -1, pr.rank, c.index}});
+      else if (c.peer == rank_) keyed.push_back({position(c), {IssueItem::receive, -1, pr.rank, c.index}});
+    }
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [pos, item] : keyed) order_.push_back(item);
+}
+
+bool RankLoop::may_issue(const IssueItem& item) const {
+  if (!opt_.plan_order) return true;
+  if (order_next_ >= order_.size()) return false;
+  const IssueItem& next = order_[order_next_];
+  return next.kind == item.kind && next.op == item.op && next.sender == item.sender && next.chunk == item.chunk;
+}
+
+void RankLoop::issued(const IssueItem& item) {
+  if (opt_.plan_order && may_issue(item)) ++order_next_;
 }
 
 bool RankLoop::deps_done(const PlanOp& op) const {
@@ -225,9 +284,11 @@ bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle
   const PlanOp& op = plan_.ops[static_cast<std::size_t>(ops[cursor])];
   double& stream_free = kind == OpKind::all_gather ? ag_free_ : rs_free_;
   if (!active) {
-    if (!op_may_start(op)) return false;
+    const IssueItem item{IssueItem::collective, op.id, -1, -1};
+    if (!op_may_start(op) || !may_issue(item)) return false;
     ready = ready_time(op, stream_free);
     handle = backend_.collective(kind, op.bytes, link_, ready);
+    issued(item);
     active = true;
   }
   Span m;
@@ -302,7 +363,9 @@ bool RankLoop::step_sends() {
   const PlanChunk& c = chunks[send_cursor_];
   const auto [begin, end] = my_ranges_[send_cursor_];
   const std::size_t len = end - begin;
+  const IssueItem item{IssueItem::send, -1, rank_, c.index};
   if (!send_active_) {
+    if (!may_issue(item)) return progressed;
     const std::optional<double> eligible = chunk_eligible(send_cursor_);
     if (!eligible) return progressed;
     send_ = Segmented{};
@@ -318,7 +381,10 @@ bool RankLoop::step_sends() {
     send_.handles.push_back(backend_.send(begin + send_.offset, send_.sizes[send_.next], c.peer));
     link_.hand_over(send_.deadlines[send_.next]);
     send_.offset += send_.sizes[send_.next];
-    if (++send_.next == send_.sizes.size()) link_.done(send_.deadlines.back(), t);
+    if (++send_.next == send_.sizes.size()) {
+      link_.done(send_.deadlines.back(), t);
+      issued(item);  // every segment of the chunk is issued before the next NCCL call site
+    }
     progressed = true;
   }
   if (send_.next < send_.sizes.size() || !poll_all(backend_, send_, progressed)) return progressed;
@@ -341,7 +407,8 @@ bool RankLoop::post_receives(Incoming& in) {
     const bool busy = std::any_of(in.in_flight.begin(), in.in_flight.end(), [&](const InFlight& f) {
       return plan_chunks[static_cast<std::size_t>(f.index)].sub_buffer == sb;
     });
-    if (busy) break;
+    const IssueItem item{IssueItem::receive, -1, in.sender, index};
+    if (busy || !may_issue(item)) break;
     InFlight f;
     f.index = index;
     f.receive.span.start_s = now();
@@ -353,6 +420,7 @@ bool RankLoop::post_receives(Incoming& in) {
       off += n;
     }
     in.in_flight.push_back(std::move(f));
+    issued(item);
     ++in.next_post;
     progressed = true;
   }
@@ -427,6 +495,7 @@ void RankLoop::reset(int iteration) {
   compute_cursor_ = ag_cursor_ = rs_cursor_ = 0;
   compute_free_ = ag_free_ = rs_free_ = 0;
   link_.reset();
+  order_next_ = 0;
   compute_active_ = ag_active_ = rs_active_ = local_active_ = false;
   send_cursor_ = 0;
   send_active_ = false;

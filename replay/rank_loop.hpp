@@ -16,6 +16,10 @@
 // measured end of its dependencies and of the previous operation on its stream (so it does not
 // depend on when the loop noticed them); a chunk's start is when it may go.
 //
+// Issue order (plan_order, the nccl backend): collectives in id order across both streams, each
+// chunk's send and receive at the same place among them on both ranks, every segment of a chunk
+// before the next call site; an item waits for its dependencies and for every item before it.
+//
 // Pacing: every byte a rank sends (its collectives' and its chunks') passes one paced link at
 // --bandwidth bytes/s (paced_link.hpp): segments are handed over at deadlines computed from
 // their eligible times, and the loop sleeps until the next deadline. The link's report (ideal
@@ -38,6 +42,11 @@ struct EngineOptions {
   double segment_bytes = 0;          ///< segment size of paced sends; 0: derived from the rate (paced_link.hpp)
   int matmul_n = 64;                 ///< compute block: n x n times n x n (2 n^3 FLOPs)
   int idle_sleep_us = 200;            ///< sleep when a loop turn found nothing to do
+  /// Issue every NCCL call site (collectives, chunk sends and receives) in one order that is
+  /// the same on every rank (rank_loop.cpp, build_issue_order): NCCL requires communicators
+  /// used concurrently to be used in the same order on every rank, or kernels waiting for peers
+  /// can deadlock. On for the nccl backend; --issue-order plan turns it on for mpi (tests).
+  bool plan_order = false;
   int corrupt_rank = -1;             ///< --inject-corruption: sender rank, chunk, iteration (-1: none)
   int corrupt_chunk = 0;
   int corrupt_iteration = 0;

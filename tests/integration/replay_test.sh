@@ -49,6 +49,15 @@ for r in m["ranks"]:
     assert it["iteration_time_s"] > 0 and it["checkpoint_time_s"] > 0
 PY
 done
+# The nccl backend's issue order (every NCCL call site in the plan's order on every rank), run on
+# the mpi backend: every scheduler's plan still completes with matching checksums (no rank waits
+# for a call site another rank has not reached).
+for s in blocking naive single-buffer gemini; do
+  check "$s: --issue-order plan replays without deadlock, checksums match" \
+    exits_with 0 "${mpi[@]}" "$replay" "$tmp/$s.plan.json" --issue-order plan --bandwidth none --iterations 1 --warmup 0 -o "$tmp/$s.ordered.json"
+done
+check "--issue-order ready with the nccl backend exits 2" exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl --issue-order ready -o "$tmp/x.json"
+
 # blocking holds training until every chunk was sent: no training op starts before the last send ends.
 check "blocking: training starts after the last chunk was sent" json_has "$tmp/blocking.measured.json" \
   "all(min(o['start_s'] for o in it['operations']) >= it['sends'][-1]['end_s'] for r in d['ranks'] for it in r['iterations'])"

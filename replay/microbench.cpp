@@ -26,9 +26,6 @@ Span wait_done(Backend& backend, Backend::Handle h) {
   return m;
 }
 
-void wait_until(Backend& backend, double t) {
-  while (backend.now() < t) std::this_thread::sleep_for(std::chrono::microseconds(20));
-}
 
 double max_over_ranks(double x, MPI_Comm comm) {
   double out = 0;
@@ -69,7 +66,14 @@ double p2p_seconds(Backend& backend, double bytes, PacedLink& link, MPI_Comm com
     std::size_t off = 0;
     for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (rank % 2 == 0) {
-        wait_until(backend, deadlines[k]);
+        // Keep the posted segments moving while waiting (MPI progresses a large message only
+        // inside MPI calls), then hand the next one over at its deadline.
+        while (backend.now() < deadlines[k]) {
+          Span ignored;
+          bool waiting = true;
+          for (std::size_t h = 0; h < handles.size(); ++h) waiting = backend.poll(handles[h], ignored) == Progress::waiting && waiting;
+          if (waiting) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
         handles.push_back(backend.send(off, sizes[k], partner));
         link.hand_over(deadlines[k]);
         if (k + 1 == sizes.size()) link.done(deadlines[k], backend.now());

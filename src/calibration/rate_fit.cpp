@@ -109,7 +109,7 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
   // At most one pass per bound: each fixes a parameter, so the loop ends.
   for (int pass = 0; pass < 3; ++pass) {
     if (free_beta && !(s.beta > 0)) {
-      refuse(fmt::format("the time does not grow with the size (rate {} per {})", s.beta == 0 ? "infinite" : si(1 / s.beta, o.unit), x_unit), s);
+      refuse(fmt::format("the time does not grow with the size (a fitted rate of {})", s.beta == 0 ? "infinity" : si(1 / s.beta, o.unit)), s);
     }
     if (free_alpha && s.alpha < 0) {
       const auto hw = half_width(s.alpha_se, s.dof);

@@ -27,6 +27,10 @@ CalibrationTarget load_calibration_target(const std::string& base_path, Calibrat
 
 void write_calibration(const CommandContext& ctx, const Calibration& cal, const CalibrationTarget& target,
                        const std::string& output, const std::string& command, bool json) {
+  if (cal.fields.empty()) {
+    ctx.out << (json ? calibration_json(cal).dump(2) + '\n' : calibration_table(cal));
+    throw ModelError(command, "no measurement sets a scenario field (see \"not written\" above), so nothing was written");
+  }
   nlohmann::json doc = cal.fields;
   if (!target.base_path.empty()) {
     doc = target.base_doc;

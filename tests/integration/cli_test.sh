@@ -402,6 +402,10 @@ check "validate: the seed plan and its measured timeline compare (exit 0 or 1, n
 # --- calibrate: inputs it cannot trust are refused (exit 2), never fitted around ---
 mb=$timeline_seeds/mb.json
 small=scenarios/examples/replay-small.json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); op=d['ranks'][1]['iterations'][0]['operations'][4]; op['end_s']=op['start_s']-0.001; json.dump(d, open(sys.argv[2],'w'))" \
+  $timeline_seeds/measured.json "$tmp/negative-op.json"
+check "calibrate: a timeline with an operation ending before it starts exits 2 at its pointer" bash -c "
+  '$bin' calibrate '$tmp/negative-op.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q '/ranks/1/iterations/0/operations/4/end_s' '$tmp/e'"
 check "calibrate: the same file twice exits 2" exits_with 2 "$bin" calibrate $mb $mb -o "$tmp/cal.json"
 check "calibrate: the same file twice through another spelling exits 2" exits_with 2 "$bin" calibrate $mb ./$mb -o "$tmp/cal.json"
 cp $mb "$tmp/mb.json"

@@ -60,6 +60,8 @@ class TraceReader {
   std::string file_;
 };
 
+const std::string kEmpty;
+
 std::string copy_direction(const std::string& name) {
   for (const char* d : {"DtoH", "HtoD", "DtoD"}) {
     if (name.find(d) != std::string::npos) return d;
@@ -101,9 +103,12 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
   for (std::size_t k = 0; k < events->size(); ++k) {
     const nlohmann::json& e = (*events)[k];
     if (!e.is_object() || !e.contains("ph") || e.at("ph") != "X") continue;
-    const std::string cat = e.contains("cat") && e.at("cat").is_string() ? e.at("cat").get<std::string>() : "";
-    const std::string name = e.contains("name") && e.at("name").is_string() ? e.at("name").get<std::string>() : "";
-    const nlohmann::json args = e.contains("args") ? e.at("args") : nlohmann::json::object();
+    const auto cat_it = e.find("cat"), name_it = e.find("name");
+    const std::string& cat = cat_it != e.end() && cat_it->is_string() ? cat_it->get_ref<const std::string&>() : kEmpty;
+    const std::string& name = name_it != e.end() && name_it->is_string() ? name_it->get_ref<const std::string&>() : kEmpty;
+    static const nlohmann::json no_args = nlohmann::json::object();
+    const auto found_args = e.find("args");
+    const nlohmann::json& args = found_args != e.end() ? *found_args : no_args;
     if (name.rfind("ProfilerStep#", 0) == 0 && cat != "gpu_user_annotation") {
       const auto [ts, dur] = r.times(e, k);
       int number = 0;

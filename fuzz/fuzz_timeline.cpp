@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "ckptsim/calibration/measured_timeline.hpp"
+#include "ckptsim/calibration/plan_file.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "fuzz_input.hpp"
-#ifdef CKPTSIM_FUZZ_REPLAY_PLAN
-#include "ckptsim/calibration/plan_file.hpp"
-#endif
 
 namespace {
 

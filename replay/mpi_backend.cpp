@@ -118,6 +118,10 @@ class MpiBackend final : public Backend {
     auto* recv = reinterpret_cast<float*>(coll_recv_.data());
     if (kind == OpKind::all_gather) {
       MPI_Iallgather(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, ag_comm_, &op.request);
+    } else if (kind == OpKind::all_reduce) {
+      // A ring all-reduce moves 2(n-1)/n of its buffer: the buffer is n/2 blocks, in place in the
+      // receive buffer (n blocks long).
+      MPI_Iallreduce(MPI_IN_PLACE, recv, std::max(1, count * n_ / 2), MPI_FLOAT, MPI_SUM, rs_comm_, &op.request);
     } else {
       MPI_Ireduce_scatter_block(send, recv, count, MPI_FLOAT, MPI_SUM, rs_comm_, &op.request);
     }
@@ -208,8 +212,10 @@ class MpiBackend final : public Backend {
     Ring& g = *op.ring;
     g.kind = kind;
     g.link = &link;
-    g.steps = n_ - 1;
-    g.block = static_cast<std::size_t>(bytes / (n_ - 1) / 4) * 4;
+    // A ring all-reduce is a reduce-scatter ring then an all-gather ring: 2(n-1) steps, each
+    // rank's stream moving `bytes` in all, as the plan counts it.
+    g.steps = kind == OpKind::all_reduce ? 2 * (n_ - 1) : n_ - 1;
+    g.block = static_cast<std::size_t>(bytes / g.steps / 4) * 4;
     start_step(g, eligible);
     return ops_.size() - 1;
   }
@@ -218,12 +224,18 @@ class MpiBackend final : public Backend {
     return buffer.data() + static_cast<std::size_t>((block % n_ + n_) % n_) * layout_.collective_block;
   }
 
+  // An all-gather ring, or the second half of an all-reduce's.
+  bool gathers(const Ring& g) const { return g.kind == OpKind::all_gather || (g.kind == OpKind::all_reduce && g.step >= n_ - 1); }
+  // The step within its ring (an all-reduce's gather half counts from 0 again).
+  int ring_step(const Ring& g) const { return g.kind == OpKind::all_reduce && g.step >= n_ - 1 ? g.step - (n_ - 1) : g.step; }
+
   // Posts the step's receives and schedules its send segments on the link.
   void start_step(Ring& g, double eligible) {
     const int tag = kRingTag + g.step % kRingTags;
     const int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
-    const bool ag = g.kind == OpKind::all_gather;
-    unsigned char* in = ag ? coll_block(coll_recv_, rank_ - g.step - 1) : coll_recv_.data();
+    const bool ag = gathers(g);
+    const int step = ring_step(g);
+    unsigned char* in = ag ? coll_block(coll_recv_, rank_ - step - 1) : coll_recv_.data();
     g.sizes = g.link->segments(g.block);
     g.deadlines = g.link->schedule(g.sizes, eligible);
     g.next = 0;
@@ -240,10 +252,11 @@ class MpiBackend final : public Backend {
 
   Progress step_ring(MpiOp& op) {
     Ring& g = *op.ring;
-    const bool ag = g.kind == OpKind::all_gather;
+    const bool ag = gathers(g);
+    const int step = ring_step(g);
     const int tag = kRingTag + g.step % kRingTags;
     const int next = (rank_ + 1) % n_;
-    unsigned char* out = ag ? coll_block(coll_recv_, rank_ - g.step) : coll_block(coll_send_, rank_ - g.step - 1);
+    unsigned char* out = ag ? coll_block(coll_recv_, rank_ - step) : coll_block(coll_send_, rank_ - step - 1);
     bool worked = false;
     std::size_t off = 0;
     for (std::size_t k = 0; k < g.next; ++k) off += g.sizes[k];
@@ -261,7 +274,7 @@ class MpiBackend final : public Backend {
     MPI_Testall(static_cast<int>(g.receives.size()), g.receives.data(), &received, MPI_STATUSES_IGNORE);
     if (g.next < g.sizes.size() || !sent || !received) return worked ? Progress::working : Progress::waiting;
     if (!ag) {  // reduce-scatter: add the received partial sum into this rank's own
-      auto* acc = reinterpret_cast<float*>(coll_block(coll_send_, rank_ - g.step - 2));
+      auto* acc = reinterpret_cast<float*>(coll_block(coll_send_, rank_ - step - 2));
       const auto* got = reinterpret_cast<const float*>(coll_recv_.data());
       for (std::size_t i = 0; i < g.block / 4; ++i) acc[i] += got[i];
     }

@@ -168,7 +168,8 @@ RankLoop::RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& 
     switch (op.kind) {
       case OpKind::compute: compute_ops_.push_back(op.id); break;
       case OpKind::all_gather: ag_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
-      case OpKind::reduce_scatter: rs_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
+      case OpKind::reduce_scatter:
+      case OpKind::all_reduce: rs_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
       case OpKind::marker: marker_ops_.push_back(op.id); break;
     }
   }
@@ -201,7 +202,7 @@ RankLoop::RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& 
 void RankLoop::build_issue_order() {
   std::vector<std::pair<double, IssueItem>> keyed;  // (position, item); ties keep insertion order
   for (const PlanOp& op : plan_.ops) {
-    if (op.kind == OpKind::all_gather || op.kind == OpKind::reduce_scatter) keyed.push_back({static_cast<double>(op.id), {IssueItem::collective, op.id, -1, -1}});
+    if (is_collective(op.kind)) keyed.push_back({static_cast<double>(op.id), {IssueItem::collective, op.id, -1, -1}});
   }
   const int d = static_cast<int>(plan_.spans.size());
   auto position = [&](const PlanChunk& c) {
@@ -212,7 +213,7 @@ void RankLoop::build_issue_order() {
     }
     double last = -1;  // no anchor: after the collectives planned to start by the chunk's start
     for (const PlanOp& op : plan_.ops) {
-      if ((op.kind == OpKind::all_gather || op.kind == OpKind::reduce_scatter) && op.planned && op.planned_start_s <= c.planned_start_s) last = op.id;
+      if (is_collective(op.kind) && op.planned && op.planned_start_s <= c.planned_start_s) last = op.id;
     }
     return last + 0.5;
   };
@@ -287,7 +288,7 @@ bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle
     const IssueItem item{IssueItem::collective, op.id, -1, -1};
     if (!op_may_start(op) || !may_issue(item)) return false;
     ready = ready_time(op, stream_free);
-    handle = backend_.collective(kind, op.bytes, link_, ready);
+    handle = backend_.collective(op.kind, op.bytes, link_, ready);
     issued(item);
     active = true;
   }

@@ -40,7 +40,8 @@ PlanOp read_op(const JsonReader& r, const nlohmann::json& j, const std::string& 
   } else if (kind == "collective") {
     if (op.category == "all-gather") op.kind = OpKind::all_gather;
     else if (op.category == "reduce-scatter") op.kind = OpKind::reduce_scatter;
-    else r.fail(ptr + "/category", "\"all-gather\" or \"reduce-scatter\" for a collective", "\"" + op.category + "\"");
+    else if (op.category == "all-reduce") op.kind = OpKind::all_reduce;
+    else r.fail(ptr + "/category", "\"all-gather\", \"reduce-scatter\" or \"all-reduce\" for a collective", "\"" + op.category + "\"");
     op.bytes = r.number(j, ptr, "bytes", 0, 1e15);
   } else if (kind != "marker") {
     r.fail(ptr + "/kind", "\"compute\", \"collective\" or \"marker\"", "\"" + kind + "\"");
@@ -146,7 +147,7 @@ void assign_phases(std::vector<PlanOp>& ops) {
     }
   }
   for (PlanOp& op : ops) {
-    if (op.kind != OpKind::reduce_scatter) continue;
+    if (op.kind != OpKind::reduce_scatter && op.kind != OpKind::all_reduce) continue;
     int producer = -1;
     for (int d : op.deps) {
       if (ops[static_cast<std::size_t>(d)].kind == OpKind::compute) producer = std::max(producer, d);
@@ -162,6 +163,7 @@ const char* to_string(OpKind kind) {
     case OpKind::compute: return "compute";
     case OpKind::all_gather: return "all-gather";
     case OpKind::reduce_scatter: return "reduce-scatter";
+    case OpKind::all_reduce: return "all-reduce";
     case OpKind::marker: return "marker";
   }
   return "?";

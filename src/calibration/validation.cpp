@@ -137,7 +137,7 @@ Validation validate(const PlanFile& plan, const MeasuredTimeline& m, double tole
   v.tolerance = tolerance;
   std::vector<std::pair<double, double>> planned_busy;
   for (const PlanOp& p : plan.ops) {
-    if (p.kind == OpKind::all_gather || p.kind == OpKind::reduce_scatter) planned_busy.emplace_back(p.planned_start_s, p.planned_end_s);
+    if (is_collective(p.kind)) planned_busy.emplace_back(p.planned_start_s, p.planned_end_s);
   }
   const double predicted_iteration = plan.predicted_iteration_with_checkpoint_s;
   const double predicted_idle = predicted_iteration - union_length(planned_busy, predicted_iteration);
@@ -185,7 +185,7 @@ Validation validate_profile(const PlanFile& plan, const std::vector<ProfiledRank
     if (p.kind == OpKind::compute) compute += d;
     if (p.kind == OpKind::all_gather) all_gather += d;
     if (p.kind == OpKind::reduce_scatter) reduce_scatter += d;
-    if (p.kind == OpKind::all_gather || p.kind == OpKind::reduce_scatter) busy.emplace_back(p.planned_start_s, p.planned_end_s);
+    if (is_collective(p.kind)) busy.emplace_back(p.planned_start_s, p.planned_end_s);
   }
   const double iteration = plan.iteration_time_s;
   const double idle = iteration - union_length(busy, iteration);

@@ -18,8 +18,12 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   }
   out.push_back({"/cluster/machines", "the iteration model's training flows", estimate_iteration_flows(s),
                  kMaxIterationFlows, "flows"});
+  out.push_back({"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
+                 estimate_program_bytes(s), kMaxMemoryBytes, "bytes"});
   return out;
 }
+
+double estimate_program_bytes(const Scenario& s) { return 100.0 * 1024.0 * std::max(1, s.model.layers); }
 
 double estimate_iteration_flows(const Scenario& s) {
   return 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;

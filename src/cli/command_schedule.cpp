@@ -35,7 +35,7 @@ const char* operation_kind(const Task& t) {
 }
 
 nlohmann::json operations_json(const IterationStudy& study) {
-  const TaskGraph& graph = study.model.workload.graph;
+  const TaskGraph& graph = study.model.workload.graph();
   const GraphRun& run = study.model.run;
   auto ops = nlohmann::json::array();
   for (std::size_t i = 0; i < graph.size(); ++i) {
@@ -43,7 +43,7 @@ nlohmann::json operations_json(const IterationStudy& study) {
     nlohmann::json op = {{"id", i},
                          {"kind", operation_kind(t)},
                          {"category", to_string(t.category)},
-                         {"name", task_slice_name(t)},
+                         {"name", task_slice_name(study.model.workload, static_cast<int>(i))},
                          {"stage", t.layer},
                          {"deps", t.deps}};
     if (t.kind == TaskKind::compute) {

@@ -9,9 +9,13 @@ namespace ckptsim {
 
 const char* trace_track_name(TraceTrack track) {
   switch (track) {
-    case TraceTrack::compute: return "GPU compute";
-    case TraceTrack::all_gather: return "all-gather";
-    case TraceTrack::reduce_scatter: return "reduce-scatter";
+    case TraceTrack::compute: return "GPU compute (every GPU)";
+    case TraceTrack::gather: return "gather stream";
+    case TraceTrack::pre_gather: return "pre-gather stream";
+    case TraceTrack::reduce: return "reduce stream";
+    case TraceTrack::comm: return "NCCL stream (sharding group)";
+    case TraceTrack::comm_replica: return "NCCL stream (replicate group)";
+    case TraceTrack::host: return "host waits";
     case TraceTrack::chunks_sent: return "checkpoint chunks sent";
     case TraceTrack::copies_received: return "GPU-to-CPU copies (received chunks)";
     case TraceTrack::local_copy: return "GPU-to-CPU copy (local replica)";
@@ -20,52 +24,30 @@ const char* trace_track_name(TraceTrack track) {
   return "?";
 }
 
-bool trace_track(TaskCategory c, TraceTrack& track) {
-  switch (c) {
-    case TaskCategory::forward:
-    case TaskCategory::recompute:
-    case TaskCategory::backward:
-    case TaskCategory::boundary:
-    case TaskCategory::optimizer: track = TraceTrack::compute; return true;
-    case TaskCategory::all_gather: track = TraceTrack::all_gather; return true;
-    case TaskCategory::reduce_scatter: track = TraceTrack::reduce_scatter; return true;
-    case TaskCategory::checkpoint_send: track = TraceTrack::chunks_sent; return true;
-    case TaskCategory::checkpoint_copy: track = TraceTrack::copies_received; return true;
-    case TaskCategory::local_copy: track = TraceTrack::local_copy; return true;
-    case TaskCategory::marker: return false;
+TraceTrack trace_track(Stream s) {
+  switch (s) {
+    case Stream::compute: return TraceTrack::compute;
+    case Stream::gather: return TraceTrack::gather;
+    case Stream::pre_gather: return TraceTrack::pre_gather;
+    case Stream::reduce: return TraceTrack::reduce;
+    case Stream::comm: return TraceTrack::comm;
+    case Stream::comm_replica: return TraceTrack::comm_replica;
+    case Stream::host: return TraceTrack::host;
   }
-  return false;
+  return TraceTrack::compute;
 }
-
-namespace {
-
-// A compute task's submodule (zero3.hpp: module 0 the tied embedding, then 4 per layer).
-std::string module_name(const Task& task) {
-  if (task.phase == 0) return "embedding/output";
-  static const char* const parts[4] = {"QKV", "O", "FC1", "FC2"};
-  return fmt::format("L{} {}", task.layer, parts[(task.phase - 1) % 4]);
-}
-
-}  // namespace
 
 std::string chunk_slice_name(int index, int copy) { return fmt::format("chunk {} (copy {})", index, copy); }
 std::string copy_slice_name(int index) { return fmt::format("copy chunk {}", index); }
 
-std::string task_slice_name(const Task& task) {
-  switch (task.category) {
-    case TaskCategory::forward:
-    case TaskCategory::recompute:
-    case TaskCategory::backward: return fmt::format("{} {}", to_string(task.category), module_name(task));
-    case TaskCategory::boundary: return "overflow check + gradient norm";
-    case TaskCategory::optimizer: return "optimizer step";
-    case TaskCategory::all_gather: return fmt::format("all-gather group {} phase {}", task.layer, task.phase);
-    case TaskCategory::reduce_scatter: return fmt::format("reduce-scatter bucket {} phase {}", task.layer, task.phase);
-    case TaskCategory::checkpoint_send: return chunk_slice_name(task.layer, task.phase);
-    case TaskCategory::checkpoint_copy: return copy_slice_name(task.layer);
-    case TaskCategory::local_copy: return "local replica";
-    case TaskCategory::marker: return "marker";
-  }
-  return "?";
+std::string task_slice_name(const IterationWorkload& w, int task) {
+  const Task& t = w.graph().tasks()[static_cast<std::size_t>(task)];
+  const ProgramOp* op = w.op_for(task);
+  if (op == nullptr) return to_string(t.category);
+  std::string name = op->label.empty() ? std::string(to_string(t.category)) : fmt::format("{} {}", to_string(t.category), op->label);
+  if (op->kind == ProgramOp::Kind::collective) name += fmt::format(" phase {}", t.phase);
+  if (op->kind == ProgramOp::Kind::host_wait) name = fmt::format("host waits ({})", name_of(op->cause));
+  return name;
 }
 
 void add_trace_process(nlohmann::json& events, int pid, const std::string& name) {
@@ -125,7 +107,7 @@ nlohmann::json measured_trace_json(const PlanFile& plan, const MeasuredTimeline&
                                    b + it.iteration_time_s, {{"iteration", it.iteration}, {"checkpoint_time_s", it.checkpoint_time_s}}));
       for (const MeasuredOp& op : it.operations) {
         const PlanOp& p = plan.ops[static_cast<std::size_t>(op.id)];
-        const TraceTrack track = p.kind == OpKind::compute ? TraceTrack::compute : p.kind == OpKind::all_gather ? TraceTrack::all_gather : TraceTrack::reduce_scatter;
+        const TraceTrack track = p.kind == OpKind::compute ? TraceTrack::compute : p.kind == OpKind::all_gather ? TraceTrack::gather : TraceTrack::reduce;
         nlohmann::json args = p.kind == OpKind::compute ? nlohmann::json{{"flops", p.flops}} : nlohmann::json{{"bytes", p.bytes}};
         events.push_back(trace_slice(r.rank, track, p.name, p.category, b + op.span.start_s, b + op.span.end_s, std::move(args)));
         if (p.kind != OpKind::compute && op.span.length() > 0) nic.push_back({{b + op.span.start_s, b + op.span.end_s}, p.bytes / op.span.length()});

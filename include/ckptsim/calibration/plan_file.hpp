@@ -25,12 +25,17 @@
 
 namespace ckptsim {
 
-enum class OpKind { compute, all_gather, reduce_scatter, marker };
+enum class OpKind { compute, all_gather, reduce_scatter, all_reduce, marker };
+
+/// All-gather, reduce-scatter and all-reduce: the operations that move bytes on a stream.
+inline bool is_collective(OpKind kind) {
+  return kind == OpKind::all_gather || kind == OpKind::reduce_scatter || kind == OpKind::all_reduce;
+}
 
 struct PlanOp {
   int id = 0;
   OpKind kind = OpKind::marker;
-  std::string category;  ///< forward, recompute, backward, boundary, optimizer, all-gather, reduce-scatter, marker
+  std::string category;  ///< forward, recompute, backward, boundary, optimizer, all-gather, reduce-scatter, all-reduce, copy, host, marker
   std::string phase;     ///< see above
   std::string name;      ///< slice name of the traces (output/trace_events.hpp); plans without one: "<category> S<stage>"
   int stage = 0;

@@ -1,5 +1,7 @@
 #include "ckptsim/calibration/calibrate.hpp"
 
+#include "ckptsim/workload/kernel_time.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -34,6 +36,76 @@ bool is_collective(SampleKind k) {
   return k == SampleKind::all_gather || k == SampleKind::reduce_scatter || k == SampleKind::all_reduce;
 }
 
+// Kernel classes against the base's kernel model (calibrate.hpp): per class reported, then the
+// fits that write (gemm, the pooled memory-bound classes, flash attention), which refuse.
+void fit_kernel_classes(const std::vector<ClassSample>& samples, const CalibrationBase& base, Calibration& c) {
+  if (!base.kernel_model) {
+    throw ModelError("calibrate", fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given "
+                                              "as --scenario; {}",
+                                              base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
+  }
+  const KernelModelBase& km = *base.kernel_model;
+  std::array<std::vector<RateSample>, kKernelClasses> per;
+  std::map<std::string, std::size_t> unmodelled;
+  for (const ClassSample& s : samples) {
+    const auto i = static_cast<std::size_t>(s.cls);
+    if (!(km.seconds[i] > 0)) {
+      ++unmodelled[key_of(s.cls)];
+      continue;
+    }
+    per[i].push_back({km.seconds[i], s.seconds, 1, s.origin});
+  }
+  for (const auto& [cls, n] : unmodelled) {
+    c.notes.push_back(fmt::format("{} steps of kernel class {}: measured, but the base scenario's kernel model runs none", n, cls));
+  }
+  const auto efficiency = [&](KernelClass k) -> std::optional<double> {
+    switch (k) {
+      case KernelClass::gemm: return km.gemm_efficiency;
+      case KernelClass::attention: return km.flash_efficiency;
+      default: return km.memory_efficiency;
+    }
+  };
+  const auto fit_of = [&](std::string name, const std::vector<RateSample>& rs, std::optional<double> e) {
+    RateFit fit = fit_rate(rs, {RateModel::proportional, e && *e > 0 ? std::optional(1 / *e) : std::nullopt, name, "x"});
+    return GroupFit{std::move(name), std::string("kernel-class"), 0, 0, std::string("x"), rs, std::move(fit), {}};
+  };
+  for (int k = 0; k < kKernelClasses; ++k) {
+    const auto cls = static_cast<KernelClass>(k);
+    if (per[static_cast<std::size_t>(k)].empty()) continue;
+    const std::string name = fmt::format("kernel class {} vs model", key_of(cls));
+    try {
+      c.fits.push_back(fit_of(name, per[static_cast<std::size_t>(k)], efficiency(cls)));
+    } catch (const ModelError& e) {
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+    }
+  }
+  const auto write = [&](GroupFit g, double e, const char* key, const std::string& pointer) {
+    c.fields["cluster"][key] = std::stod(fmt::format("{:.6g}", e * g.fit.rate));
+    g.writes = {pointer};
+    c.fits.push_back(std::move(g));
+  };
+  if (const auto& gemm = per[static_cast<std::size_t>(KernelClass::gemm)]; !gemm.empty()) {
+    write(fit_of("GEMM (kernel model)", gemm, km.gemm_efficiency), km.gemm_efficiency, "gpu_gemm_efficiency", "/cluster/gpu_gemm_efficiency");
+  }
+  std::vector<RateSample> memory;
+  for (KernelClass k : {KernelClass::layer_norm, KernelClass::elementwise, KernelClass::loss, KernelClass::embedding}) {
+    const auto& v = per[static_cast<std::size_t>(k)];
+    memory.insert(memory.end(), v.begin(), v.end());
+  }
+  if (!memory.empty()) {
+    write(fit_of("memory-bound kernels (kernel model)", memory, km.memory_efficiency), km.memory_efficiency, "gpu_memory_efficiency",
+          "/cluster/gpu_memory_efficiency");
+  }
+  if (const auto& att = per[static_cast<std::size_t>(KernelClass::attention)]; !att.empty()) {
+    if (km.flash_efficiency) {
+      write(fit_of("flash attention (kernel model)", att, km.flash_efficiency), *km.flash_efficiency, "gpu_flash_attention_efficiency",
+            "/cluster/gpu_flash_attention_efficiency");
+    } else {
+      c.notes.push_back("kernel class attention: reported, not written (unfused attention is GEMMs and memory-bound kernels in one class)");
+    }
+  }
+}
+
 }  // namespace
 
 CalibrationBase calibration_base(const Scenario& s) {
@@ -42,6 +114,20 @@ CalibrationBase calibration_base(const Scenario& s) {
   b.network_bandwidth = s.cluster.network_bandwidth;
   b.nvlink_bandwidth = s.cluster.nvlink_bandwidth;
   b.gpu_peak_flops = s.cluster.gpu_peak_flops;
+  if (s.training.compute_efficiency) {
+    b.kernel_model_missing = "the base scenario's training.compute_efficiency replaces the kernel model";
+  } else {
+    try {
+      KernelModelBase k;
+      k.seconds = ComputeTimes(s).iteration_seconds_by_class();
+      k.gemm_efficiency = s.cluster.kernels.gemm_efficiency;
+      k.memory_efficiency = s.cluster.kernels.memory_efficiency;
+      if (s.training.attention == AttentionKind::flash) k.flash_efficiency = s.cluster.kernels.flash_efficiency;
+      b.kernel_model = k;
+    } catch (const ModelError& e) {
+      b.kernel_model_missing = fmt::format("the base scenario has no kernel model ({}: {})", e.parameter(), e.message());
+    }
+  }
   return b;
 }
 
@@ -89,7 +175,7 @@ void check_scenario_fragment(const nlohmann::json& fragment) {
 }
 
 Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
-  if (m.samples.empty()) throw InputError(m.sources.empty() ? "<command line>" : m.sources.front(), "", "timed samples to fit", "none");
+  if (m.samples.empty() && m.class_samples.empty()) throw InputError(m.sources.empty() ? "<command line>" : m.sources.front(), "", "timed samples to fit", "none");
   Calibration c;
   const int g = std::max(1, base.gpus_per_machine);
   // The line rate per machine and the peak (calibrate.hpp).
@@ -203,6 +289,7 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     }
     c.fits.push_back(std::move(gf));
   }
+  if (!m.class_samples.empty()) fit_kernel_classes(m.class_samples, base, c);
   check_scenario_fragment(f);
   return c;
 }

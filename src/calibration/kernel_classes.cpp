@@ -15,17 +15,20 @@ std::string lower(std::string_view s) {
 }
 
 struct Rule {
-  const char* name;
-  std::array<const char*, 7> needles;
+  std::string_view name;
+  std::array<const char*, 9> needles;
 };
 
-constexpr Rule kRules[] = {
+// Compute classes take their names from the kernel model (key_of), the one place they are named.
+const Rule kRules[] = {
     {"nccl", {"nccl"}},
-    {"gemm", {"gemm", "cutlass", "xmma", "cublas", "matmul"}},
-    {"attention", {"flash", "fmha", "attention", "sdpa"}},
-    {"norm", {"layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm", "group_norm"}},
+    {key_of(KernelClass::gemm), {"gemm", "cutlass", "xmma", "cublas", "matmul"}},
+    {key_of(KernelClass::attention), {"flash", "fmha", "attention", "sdpa"}},
+    {key_of(KernelClass::layer_norm), {"layer_norm", "layernorm", "rms_norm", "rmsnorm"}},
+    {key_of(KernelClass::loss), {"cross_entropy", "nll_loss", "log_softmax"}},
+    {key_of(KernelClass::embedding), {"embedding", "index_select", "indexselect"}},
     {"optimizer", {"adam", "multi_tensor_apply", "sgd", "lamb"}},
-    {"elementwise", {"elementwise", "vectorized", "reduce_kernel", "softmax", "index", "cat", "copy"}},
+    {key_of(KernelClass::elementwise), {"elementwise", "vectorized", "reduce_kernel", "softmax", "dropout", "gelu", "index", "cat", "copy"}},
 };
 
 }  // namespace
@@ -34,10 +37,17 @@ std::string kernel_class(std::string_view kernel_name) {
   const std::string n = lower(kernel_name);
   for (const Rule& r : kRules) {
     for (const char* needle : r.needles) {
-      if (needle && n.find(needle) != std::string::npos) return r.name;
+      if (needle && n.find(needle) != std::string::npos) return std::string(r.name);
     }
   }
   return "other";
+}
+
+std::optional<KernelClass> model_kernel_class(std::string_view class_name) {
+  for (int c = 0; c < kKernelClasses; ++c) {
+    if (class_name == key_of(static_cast<KernelClass>(c))) return static_cast<KernelClass>(c);
+  }
+  return std::nullopt;
 }
 
 std::string nccl_collective(std::string_view kernel_name, std::string_view collective_arg) {

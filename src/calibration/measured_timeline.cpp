@@ -41,8 +41,8 @@ MeasuredIteration read_iteration(const JsonReader& r, const nlohmann::json& j, c
     op.id = r.integer(ops[k], op_ptr, "id", 0, 1'000'000);
     if (!ids.insert(op.id).second) r.fail(op_ptr + "/id", "each operation once per iteration", fmt::format("operation {} again", op.id));
     op.kind = r.text(ops[k], op_ptr, "kind");
-    if (op.kind != "compute" && op.kind != "all-gather" && op.kind != "reduce-scatter") {
-      r.fail(op_ptr + "/kind", "\"compute\", \"all-gather\" or \"reduce-scatter\"", "\"" + op.kind + "\"");
+    if (op.kind != "compute" && op.kind != "all-gather" && op.kind != "reduce-scatter" && op.kind != "all-reduce") {
+      r.fail(op_ptr + "/kind", "\"compute\", \"all-gather\", \"reduce-scatter\" or \"all-reduce\"", "\"" + op.kind + "\"");
     }
     op.category = r.text(ops[k], op_ptr, "category");
     op.span = read_span(r, ops[k], op_ptr, "start_s", "end_s");

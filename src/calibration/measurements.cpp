@@ -1,5 +1,7 @@
 #include "ckptsim/calibration/measurements.hpp"
 
+#include "ckptsim/calibration/kernel_classes.hpp"
+
 #include <algorithm>
 #include <map>
 
@@ -174,6 +176,12 @@ void add_kernel_samples(const nlohmann::json& doc, const std::string& file, Meas
         x.nodes = *kind == SampleKind::p2p ? std::min(2, c.machines) : c.machines;
         x.origin = fmt::format("{}: {}/collectives/{}", file, sp, k);
         out.samples.push_back(std::move(x));
+      }
+      for (const auto& [name, t] : st.classes) {
+        const std::optional<KernelClass> cls = model_kernel_class(name);
+        if (!cls) continue;  // nccl, optimizer, other, memcpy, memset: not kernel-model classes
+        if (!(t.seconds > 0)) throw InputError(file, fmt::format("{}/classes/{}/seconds", sp, name), "a positive time", fmt::format("{}", t.seconds));
+        out.class_samples.push_back({*cls, t.seconds, fmt::format("{}: {}/classes/{}", file, sp, name)});
       }
       for (std::size_t k = 0; k < st.copies.size(); ++k) {
         const ProfiledCopy& c = st.copies[k];

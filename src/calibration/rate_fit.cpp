@@ -83,7 +83,7 @@ std::string sample_table(const std::vector<RateSample>& samples, const std::vect
 RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o) {
   const bool ab = o.model == RateModel::alpha_beta;
   const std::size_t params = ab ? 2 : 1;
-  const std::string x_unit = o.unit == "FLOP/s" ? "FLOPs" : "bytes";
+  const std::string x_unit = o.unit == "FLOP/s" ? "FLOPs" : o.unit == "x" ? "model s" : "bytes";
   if (samples.size() < params) {
     throw ModelError(o.name, fmt::format("the fit has {} parameter(s) ({}) and needs at least as many samples; found {}", params,
                                          ab ? "latency and rate" : "rate", samples.size()));

@@ -178,13 +178,14 @@ Validation validate_profile(const PlanFile& plan, const std::vector<ProfiledRank
   if (plan.imported_profile) {
     throw InputError(plan.file, "/iteration/profile", "a simulated plan (planned operation times to compare with)", "\"imported\"");
   }
-  double compute = 0, all_gather = 0, reduce_scatter = 0;
+  double compute = 0, all_gather = 0, reduce_scatter = 0, all_reduce = 0;
   std::vector<std::pair<double, double>> busy;
   for (const PlanOp& p : plan.ops) {
     const double d = p.planned_end_s - p.planned_start_s;
     if (p.kind == OpKind::compute) compute += d;
     if (p.kind == OpKind::all_gather) all_gather += d;
     if (p.kind == OpKind::reduce_scatter) reduce_scatter += d;
+    if (p.kind == OpKind::all_reduce) all_reduce += d;
     if (is_collective(p.kind)) busy.emplace_back(p.planned_start_s, p.planned_end_s);
   }
   const double iteration = plan.iteration_time_s;
@@ -195,17 +196,19 @@ Validation validate_profile(const PlanFile& plan, const std::vector<ProfiledRank
   v.tolerance = tolerance;
   for (const ProfiledRank& r : profiled) {
     for (const ProfiledStep& s : r.steps) {
-      double gpu = 0, ag = 0, rs = 0;
+      double gpu = 0, ag = 0, rs = 0, ar = 0;
       for (const auto& [name, c] : s.classes) {
         if (name != "nccl" && name.rfind("memcpy", 0) != 0 && name != "memset") gpu += c.seconds;
       }
       for (const ProfiledCollective& c : s.collectives) {
         if (c.collective.rfind("allgather", 0) == 0) ag += c.seconds;
         if (c.collective.rfind("reducescatter", 0) == 0) rs += c.seconds;
+        if (c.collective.rfind("allreduce", 0) == 0) ar += c.seconds;
       }
       if (compute > 0) kinds["compute"].push_back(relative(gpu, compute));
       if (all_gather > 0) kinds["all-gather"].push_back(relative(ag, all_gather));
       if (reduce_scatter > 0) kinds["reduce-scatter"].push_back(relative(rs, reduce_scatter));
+      if (all_reduce > 0) kinds["all-reduce"].push_back(relative(ar, all_reduce));
       if (iteration > 0) iter_e.push_back(relative(s.iteration_time_s, iteration));
       if (idle > 0) idle_e.push_back(relative(s.iteration_time_s - s.network_busy_s, idle));
       v.iterations.push_back({s.step, s.iteration_time_s, iteration, iteration > 0 ? relative(s.iteration_time_s, iteration) : 0.0});

@@ -54,8 +54,9 @@ int command_calibrate(const CommandContext& ctx) {
       "Fits the model's hardware parameters to microbenchmarks (ckptsim-replay --microbench), measured\n"
       "timelines (ckptsim-replay) and kernel classes of profiler traces (ckptsim import torch-profiler\n"
       "--kernels) by weighted least squares: latency and bandwidth of the\n"
-      "collectives and of point-to-point sends, GPU-to-CPU copy bandwidth and compute FLOP/s, each\n"
-      "with its standard error and residuals. A fit that is not physical (a negative latency, a rate\n"
+      "collectives and of point-to-point sends, GPU-to-CPU copy bandwidth, compute FLOP/s, and the\n"
+      "time of each kernel class against the kernel model of --scenario (GEMM, memory-bound and\n"
+      "FlashAttention efficiencies), each with its standard error and residuals. A fit that is not physical (a negative latency, a rate\n"
       "above the line rate) beyond its uncertainty is refused (exit 2) with the samples behind it.\n"
       "-o writes the fitted scenario fields, or with --scenario BASE the whole scenario with them\n"
       "replaced; either way a file ckptsim loads (docs/timeline-format.md, \"Calibration\").\n\noptions");

@@ -48,7 +48,7 @@ std::string residual_table(const GroupFit& g) {
     r.rel.push_back(g.fit.relative_residuals[i]);
     r.steps = g.samples[i].steps;
   }
-  std::string text = fmt::format("    {:>14} {:>7} {:>14} {:>14} {:>10}\n", g.rate_unit == "FLOP/s" ? "FLOPs" : "bytes", "samples",
+  std::string text = fmt::format("    {:>14} {:>7} {:>14} {:>14} {:>10}\n", g.rate_unit == "FLOP/s" ? "FLOPs" : g.rate_unit == "x" ? "model s" : "bytes", "samples",
                                  "measured (s)", "fitted (s)", "residual");
   for (const auto& [x, r] : rows) {
     const double fitted = r.steps * g.fit.latency_s + x / g.fit.rate;

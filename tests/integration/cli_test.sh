@@ -515,6 +515,17 @@ check "import torch-profiler: gzip cut short exits 2" bash -c "head -c 20000 $tp
 check "import torch-profiler: --kernels feeds calibrate (sizes and machine counts)" bash -c "
   '$bin' import torch-profiler $tp/hta-nccl-data-rank-0.json.gz --gpus-per-machine 8 -o '$tmp/p2.json' --kernels '$tmp/k2.json' >/dev/null 2>&1 &&
   '$bin' calibrate '$tmp/k2.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'do not determine the rate' '$tmp/e'"
+# Compute per kernel class: the kernel document's gemm, layer_norm, elementwise, embedding classes
+# are fitted against the kernel model of the profiled job given as --scenario.
+check "calibrate: kernel classes without --scenario exit 2 saying the kernel model is needed" bash -c "
+  '$bin' calibrate '$tmp/kern.json' -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'given as --scenario' '$tmp/e' && test ! -e '$tmp/kc.json'"
+check "calibrate: kernel classes against a scenario that overrides the kernel model exit 2" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario $small -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'replaces the kernel model' '$tmp/e'"
+# The traced job's GEMMs take 77-110 ms per step; GPT-3 175B's kernel model predicts 7.3 s on an
+# H100 at gemm efficiency 0.8: an efficiency of about 66 (above 1), refused with its samples.
+check "calibrate: a kernel-class fit above efficiency 1 is refused (exit 2) with its samples" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario scenarios/examples/gpt3-175b-32xp5-flash.json -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null
+  test \$? -eq 2 && grep -q 'GEMM (kernel model): the fit is not physical' '$tmp/e' && grep -q 'steps/1/classes/gemm' '$tmp/e' && test ! -e '$tmp/kc.json'"
 "$bin" schedule $small -o "$tmp/small.plan.json" 2>/dev/null
 check "validate: a plan against a profiled job's kernel classes compares iteration, idle, compute and collectives" bash -c "
   '$bin' validate '$tmp/small.plan.json' '$tmp/kern.json' --json >'$tmp/pv.json' 2>/dev/null; test \$? -le 1 &&

@@ -16,6 +16,21 @@
 //   compute      t = x / F:  training.compute_efficiency = F / P with P the peak of the device
 //                (cluster.gpu_peak_flops of the base), or without one cluster.gpu_peak_flops = F
 //                and compute_efficiency = 1.
+//   kernel classes  GPU seconds per profiled step of each of the kernel model's classes
+//                (`ckptsim import torch-profiler` kernel document, kernel_classes.hpp) against the
+//                base scenario's kernel model for the same step (ComputeTimes::
+//                iteration_seconds_by_class), t = x / s with x the model's seconds and s the
+//                measured speed relative to the model (1: as predicted):
+//                  gemm         cluster.gpu_gemm_efficiency  = e_g * s
+//                  layer_norm, elementwise, loss, embedding (pooled, one HBM efficiency):
+//                               cluster.gpu_memory_efficiency = e_m * s
+//                  attention    cluster.gpu_flash_attention_efficiency = e_f * s with
+//                               training.attention "flash"; unfused attention (GEMMs and memory
+//                               kernels in one class) is reported, not written
+//                bounded by s <= 1 / e (an efficiency cannot exceed 1). A kernel's launch time
+//                scales with its work here (first order: exact when launches are a small share
+//                of the class). Needs the profiled job as the base scenario (--scenario) and is
+//                refused when the base overrides the kernel model (training.compute_efficiency).
 // The line rate L per machine and the peak P come from what was measured:
 //   - emulated devices (measurements.hpp; ckptsim-replay's mpi backend): L is the paced rate
 //     per rank times G and is written as cluster.network_bandwidth (the emulated network);
@@ -29,6 +44,7 @@
 // The fields are written only if the scenario loader accepts every one of them (each value is
 // parsed and range-checked through the parameter table, scenario/parameters.hpp); otherwise
 // ModelError names the field and value.
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,8 +54,17 @@
 #include "ckptsim/calibration/measurements.hpp"
 #include "ckptsim/calibration/rate_fit.hpp"
 #include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/kernels.hpp"
 
 namespace ckptsim {
+
+/// The base scenario's kernel model: GPU seconds per iteration by class and its efficiencies.
+struct KernelModelBase {
+  std::array<double, kKernelClasses> seconds{};  ///< KernelClass order
+  double gemm_efficiency = 0;
+  double memory_efficiency = 0;
+  std::optional<double> flash_efficiency;  ///< only when training.attention is "flash"
+};
 
 struct CalibrationBase {
   int gpus_per_machine = 1;                 ///< G
@@ -47,6 +72,8 @@ struct CalibrationBase {
   std::optional<double> nvlink_bandwidth;   ///< bound of single-machine collectives
   std::optional<double> gpu_peak_flops;     ///< P
   std::optional<int> machines;              ///< which machine count's collectives set the network fields
+  std::optional<KernelModelBase> kernel_model;
+  std::string kernel_model_missing;  ///< why there is none (for the error when class samples need it)
 };
 
 struct GroupFit {
@@ -54,7 +81,7 @@ struct GroupFit {
   std::string kind;       ///< sample kind, or "collectives" for the pooled fit
   int ranks = 0;          ///< 0 for pooled fits over several rank counts
   int machines = 0;
-  std::string rate_unit;  ///< "B/s" or "FLOP/s"
+  std::string rate_unit;  ///< "B/s", "FLOP/s", or "x" (kernel classes: speed relative to the kernel model)
   std::vector<RateSample> samples;
   RateFit fit;
   std::vector<std::string> writes;  ///< the fields this fit set

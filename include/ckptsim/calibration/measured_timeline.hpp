@@ -27,7 +27,7 @@ struct TimeSpan {
 
 struct MeasuredOp {
   int id = 0;
-  std::string kind;      ///< compute, all-gather, reduce-scatter
+  std::string kind;      ///< compute, all-gather, reduce-scatter, all-reduce
   std::string category;  ///< the plan operation's category
   TimeSpan span;         ///< start: dependencies ended and its stream free; end: completed
   double flops = 0;      ///< compute

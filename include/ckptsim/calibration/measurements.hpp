@@ -29,6 +29,7 @@
 
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/rate_fit.hpp"
+#include "ckptsim/workload/kernels.hpp"
 
 namespace ckptsim {
 
@@ -61,8 +62,16 @@ struct Measurement {
   std::string origin;
 };
 
+/// GPU seconds of one kernel-model class in one profiled step (kernel_classes.hpp).
+struct ClassSample {
+  KernelClass cls = KernelClass::gemm;
+  double seconds = 0;
+  std::string origin;
+};
+
 struct MeasurementSet {
   std::vector<Measurement> samples;
+  std::vector<ClassSample> class_samples;  ///< from kernel-class documents: the kernel model's classes per step
   std::optional<double> paced_rate;  ///< bytes/s each rank's sends were paced to (the emulated link), when any
   /// Measured on emulated devices (ckptsim-replay's mpi backend: CPU processes stand for GPUs
   /// and a paced link for the network), so a base scenario's data-sheet figures describe

@@ -4,7 +4,7 @@
 //   - as the plan of `validate INPUT MEASURED --json` (MEASURED: a valid seed timeline);
 //   - as the measurements of `calibrate INPUT -o /dev/null --json` (the fits are computed and
 //     printed; nothing is written to disk, which keeps runs fast).
-// and, when ckptsim-replay is built, through its plan reader (load_replay_plan, 1 GiB limit).
+// and, when ckptsim-replay is built, through its plan reader (read_plan_file, 1 GiB limit).
 // Any exit code is allowed; an exception the front end reports as an internal error (one that
 // is not a typed error of core/error.hpp) is a bug and aborts.
 #include <cstddef>
@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "ckptsim/calibration/measured_timeline.hpp"
+#include "ckptsim/calibration/plan_file.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "fuzz_input.hpp"
-#ifdef CKPTSIM_FUZZ_REPLAY_PLAN
-#include "replay_plan.hpp"
-#endif
 
 namespace {
 
@@ -44,12 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   run({"validate", plan, path, "--json"});
   run({"validate", path, measured, "--json"});
   run({"calibrate", path, "-o", "/dev/null", "--json"});
-#ifdef CKPTSIM_FUZZ_REPLAY_PLAN
   try {
-    (void)ckptsim::replay::load_replay_plan(path, 1024.0 * 1024 * 1024);
+    (void)ckptsim::read_plan_file(path, 1024.0 * 1024 * 1024);
   } catch (const ckptsim::InputError&) {
   } catch (const ckptsim::LimitError&) {
   }
-#endif
+  try {
+    (void)ckptsim::parse_measured_timeline(ckptsim::read_json_file(path, "a measured timeline"), path);
+  } catch (const ckptsim::InputError&) {
+  }
   return 0;
 }

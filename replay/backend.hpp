@@ -18,7 +18,10 @@
 
 #include <mpi.h>
 
-#include "replay_plan.hpp"
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/calibration/plan_file.hpp"
+#include "paced_link.hpp"
 #include "timeline.hpp"
 
 namespace ckptsim::replay {
@@ -57,8 +60,14 @@ class Backend {
 
   /// Matrix multiplications totalling `flops` on the compute stream.
   virtual Handle compute(double flops) = 0;
-  /// A ring all-gather or reduce-scatter in which each rank's stream moves `bytes`.
-  virtual Handle collective(OpKind kind, double bytes) = 0;
+  /// A ring all-gather or reduce-scatter in which each rank's stream moves `bytes`, ready at
+  /// `eligible`. With a paced `link` every byte a rank sends passes it (paced_link.hpp): the mpi
+  /// backend runs the ring itself, n - 1 steps of paced point-to-point segments (a step's block
+  /// goes once the previous step's block arrived), so the measured time is MPI's and the
+  /// pacing's together; the nccl backend runs NCCL's collective and holds its end until the link
+  /// has carried its bytes (NCCL cannot be paced from outside). Unpaced: the library's own
+  /// collective (MPI_Iallgather / MPI_Ireduce_scatter_block, ncclAllGather / ncclReduceScatter).
+  virtual Handle collective(OpKind kind, double bytes, PacedLink& link, double eligible) = 0;
   /// Bytes [offset, offset + n) of this rank's shard to `peer` (checkpoint send stream).
   virtual Handle send(std::size_t offset, std::size_t n, int peer) = 0;
   /// Receives n bytes from the sender of `slot` into its sub-buffer at `offset`.
@@ -72,8 +81,13 @@ class Backend {
   /// computes and copies inside poll), `waiting` when it is still in flight, `done` (with its
   /// measured span) once it completed.
   virtual Progress poll(Handle h, Span& measured) = 0;
-  /// Microseconds the rank loop sleeps when a turn found nothing to do, unless --idle-sleep-us.
+  /// Microseconds the rank loop sleeps at most when a turn found nothing to do (it wakes earlier
+  /// for the next paced deadline), unless --idle-sleep-us.
   [[nodiscard]] virtual int idle_sleep_us() const = 0;
+
+  /// What this rank runs on, for reports: {"backend", "host", ...}; nccl adds the CUDA runtime,
+  /// driver and NCCL versions and the device's name and PCI bus id.
+  [[nodiscard]] virtual nlohmann::json device_info() const = 0;
 
   /// --inject-corruption: flips one bit of byte `byte` of a sub-buffer (after its receive).
   virtual void corrupt(int slot, int sub_buffer, std::size_t byte) = 0;

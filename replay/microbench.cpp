@@ -1,11 +1,14 @@
 #include "microbench.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <thread>
 #include <vector>
 
-#include "token_bucket.hpp"
+#include <fmt/format.h>
+
+#include "paced_link.hpp"
 
 namespace ckptsim::replay {
 
@@ -23,9 +26,6 @@ Span wait_done(Backend& backend, Backend::Handle h) {
   return m;
 }
 
-void wait_until(Backend& backend, double t) {
-  while (backend.now() < t) std::this_thread::sleep_for(std::chrono::microseconds(20));
-}
 
 double max_over_ranks(double x, MPI_Comm comm) {
   double out = 0;
@@ -39,38 +39,51 @@ std::vector<double> gathered(double x, MPI_Comm comm, int n) {
   return all;
 }
 
-// One paced ring collective of `bytes` per rank stream: the backend moves the data, the token
-// bucket holds the end until a link of `rate` would have carried it (as a replay does).
-double collective_seconds(Backend& backend, OpKind kind, double bytes, double rate, MPI_Comm comm) {
+// One ring collective of `bytes` per rank stream, through the paced link as in a replay (the mpi
+// backend runs a ring of paced segments; backend.hpp); time = the slowest rank's.
+double collective_seconds(Backend& backend, OpKind kind, double bytes, PacedLink& link, MPI_Comm comm) {
   MPI_Barrier(comm);
+  link.reset();
   const double t0 = backend.now();
-  TokenBucket bucket(rate, 0, t0);
-  const double release = bucket.take(bytes, t0);
-  const Span m = wait_done(backend, backend.collective(kind, bytes));
-  return max_over_ranks(std::max(m.end_s, release) - t0, comm);
+  const Span m = wait_done(backend, backend.collective(kind, bytes, link, t0));
+  return max_over_ranks(m.end_s - t0, comm);
 }
 
-// Rank 2i sends `bytes` to rank 2i+1 in paced segments; time until the receiver has them all.
-double p2p_seconds(Backend& backend, const MicrobenchOptions& o, double bytes, MPI_Comm comm, int rank, int n) {
-  const auto seg = static_cast<std::size_t>(o.segment_bytes);
+// Rank 2i sends `bytes` to rank 2i+1 in segments released at their deadlines on the paced link;
+// time until the receiver has them all.
+double p2p_seconds(Backend& backend, double bytes, PacedLink& link, MPI_Comm comm, int rank, int n) {
   const auto len = static_cast<std::size_t>(bytes);
   MPI_Barrier(comm);
+  link.reset();
   const double t0 = backend.now();
   double end = t0;
   const int partner = rank % 2 == 0 ? rank + 1 : rank - 1;
   if (partner < n) {
-    TokenBucket bucket(o.bandwidth, 0, t0);
+    const std::vector<std::size_t> sizes = link.segments(len);
+    std::vector<double> deadlines;
+    if (rank % 2 == 0) deadlines = link.schedule(sizes, t0);
     std::vector<Backend::Handle> handles;
-    for (std::size_t off = 0; off < len; off += seg) {
-      const std::size_t k = std::min(seg, len - off);
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
       if (rank % 2 == 0) {
-        wait_until(backend, bucket.take(static_cast<double>(k), backend.now()));
-        handles.push_back(backend.send(off, k, partner));
+        // Keep the posted segments moving while waiting (MPI progresses a large message only
+        // inside MPI calls), then hand the next one over at its deadline.
+        while (backend.now() < deadlines[k]) {
+          Span ignored;
+          bool waiting = true;
+          for (std::size_t h = 0; h < handles.size(); ++h) waiting = backend.poll(handles[h], ignored) == Progress::waiting && waiting;
+          if (waiting) std::this_thread::sleep_for(std::chrono::microseconds(20));
+        }
+        handles.push_back(backend.send(off, sizes[k], partner));
+        link.hand_over(deadlines[k]);
+        if (k + 1 == sizes.size()) link.done(deadlines[k], backend.now());
       } else {
-        handles.push_back(backend.receive(0, 0, off, k));
+        handles.push_back(backend.receive(0, 0, off, sizes[k]));
       }
+      off += sizes[k];
     }
     for (Backend::Handle h : handles) end = std::max(end, wait_done(backend, h).end_s);
+    if (!deadlines.empty()) end = std::max(end, deadlines.back());
   }
   return max_over_ranks(end - t0, comm);
 }
@@ -106,14 +119,18 @@ nlohmann::json run_microbench(const MicrobenchOptions& o, Backend& backend, MPI_
   MPI_Comm_size(world, &n);
   backend.allocate(microbench_layout(o, rank, n));
   backend.begin_iteration(0);
+  PacedLink link(o.bandwidth, o.segment_bytes);
   auto samples = nlohmann::json::array();
   for (int rep = 0; rep < o.repetitions && n > 1; ++rep) {
     for (double bytes : o.message_bytes) {
-      samples.push_back({{"kind", "all-gather"}, {"bytes", bytes}, {"seconds", collective_seconds(backend, OpKind::all_gather, bytes, o.bandwidth, world)}});
-      samples.push_back({{"kind", "reduce-scatter"}, {"bytes", bytes}, {"seconds", collective_seconds(backend, OpKind::reduce_scatter, bytes, o.bandwidth, world)}});
-      samples.push_back({{"kind", "p2p"}, {"bytes", bytes}, {"seconds", p2p_seconds(backend, o, bytes, world, rank, n)}});
+      samples.push_back({{"kind", "all-gather"}, {"bytes", bytes}, {"seconds", collective_seconds(backend, OpKind::all_gather, bytes, link, world)}});
+      samples.push_back({{"kind", "reduce-scatter"}, {"bytes", bytes}, {"seconds", collective_seconds(backend, OpKind::reduce_scatter, bytes, link, world)}});
+      samples.push_back({{"kind", "p2p"}, {"bytes", bytes}, {"seconds", p2p_seconds(backend, bytes, link, world, rank, n)}});
     }
   }
+  // How close the ranks came to the requested rate: the worst rank's achieved fraction.
+  double achieved = link.report().achieved_fraction();
+  MPI_Allreduce(MPI_IN_PLACE, &achieved, 1, MPI_DOUBLE, MPI_MIN, world);
   const double m = o.matmul_n;
   for (int rep = 0; rep < o.repetitions; ++rep) {
     for (int blocks : o.gemm_blocks) {
@@ -130,9 +147,26 @@ nlohmann::json run_microbench(const MicrobenchOptions& o, Backend& backend, MPI_
       for (double t : gathered(s.end_s - t0, world, n)) samples.push_back({{"kind", "host-copy"}, {"bytes", bytes}, {"seconds", t}});
     }
   }
+  // Every rank's device, gathered on rank 0 (serialized JSON, fixed-size slots).
+  const std::string mine = backend.device_info().dump().substr(0, 1023);
+  std::vector<char> all(static_cast<std::size_t>(n) * 1024, 0);
+  std::vector<char> slot(1024, 0);
+  std::copy(mine.begin(), mine.end(), slot.begin());
+  MPI_Gather(slot.data(), 1024, MPI_CHAR, all.data(), 1024, MPI_CHAR, 0, world);
   if (rank != 0) return nlohmann::json::object();
-  return {{"format", "ckptsim-microbench/1"}, {"ranks", n}, {"backend", backend.name()}, {"paced_bandwidth_bytes_per_s", o.bandwidth},
-          {"matmul_n", o.matmul_n}, {"samples", std::move(samples)}};
+  auto devices = nlohmann::json::array();
+  for (int r = 0; r < n; ++r) {
+    const char* text = all.data() + static_cast<std::size_t>(r) * 1024;
+    devices.push_back(nlohmann::json::parse(std::string(text, strnlen(text, 1024)), nullptr, false));
+  }
+  nlohmann::json doc = {{"format", "ckptsim-microbench/1"}, {"ranks", n}, {"backend", backend.name()}, {"paced_bandwidth_bytes_per_s", o.bandwidth},
+                        {"pacing", {{"segment_bytes", link.segment_bytes()}, {"achieved_fraction", achieved}}},
+                        {"matmul_n", o.matmul_n}, {"devices", std::move(devices)}, {"samples", std::move(samples)}};
+  if (o.bandwidth > 0 && achieved < 0.95) {
+    doc["pacing_warning"] = fmt::format("the slowest rank kept {:.1f}% of the requested {:.4g} B/s: this machine cannot keep that rate, and "
+                                        "the fitted bandwidth describes what it kept", 100 * achieved, o.bandwidth);
+  }
+  return doc;
 }
 
 }  // namespace ckptsim::replay

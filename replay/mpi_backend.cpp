@@ -3,10 +3,20 @@
 // single-precision matrix multiplications. Nothing runs in the background: poll() does the
 // work, one n x n x n block of a compute op or one 1 MiB step of a local copy per call, so the
 // rank loop keeps polling MPI while computing.
+//
+// Paced collectives are rings of point-to-point messages (Thakur, Rabenseifner, Gropp,
+// IJHPCA 2005: the ring all-gather and reduce-scatter of n - 1 steps). Step s of rank r sends
+// block (r - s) mod n (all-gather; reduce-scatter: its partial sum (r - s - 1) mod n) to r + 1
+// and receives block (r - s - 1) mod n (reduce-scatter: (r - s - 2) mod n, added into its own
+// partial sum) from r - 1; step s + 1 may send only once step s's block arrived, since it
+// forwards that block. Every step's block goes through the paced link in segments released at
+// their deadlines (paced_link.hpp). Tags carry the step, so messages of consecutive steps never
+// match each other's receives.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include <Eigen/Dense>
@@ -23,7 +33,22 @@ constexpr std::size_t kLocalCopyStep = std::size_t{1} << 20;  // memcpy granular
 
 using Clock = std::chrono::steady_clock;
 
-enum class MpiOpKind { compute, request, local_copy, done };
+constexpr int kRingTag = 100;  // + step % kRingTags
+constexpr int kRingTags = 1000;
+
+enum class MpiOpKind { compute, request, local_copy, ring, done };
+
+// One paced ring collective in progress.
+struct Ring {
+  OpKind kind = OpKind::all_gather;
+  PacedLink* link = nullptr;
+  int step = 0, steps = 0;
+  std::size_t block = 0;  // bytes per block (whole floats)
+  std::vector<std::size_t> sizes;
+  std::vector<double> deadlines;
+  std::size_t next = 0;   // next segment of this step to hand over
+  std::vector<MPI_Request> sends, receives;
+};
 
 struct MpiOp {
   MpiOpKind kind = MpiOpKind::done;
@@ -31,6 +56,7 @@ struct MpiOp {
   double flops_left = 0;
   std::size_t offset = 0, left = 0;
   Span span;
+  std::unique_ptr<Ring> ring;
 };
 
 class MpiBackend final : public Backend {
@@ -82,7 +108,8 @@ class MpiBackend final : public Backend {
     return ops_.size() - 1;
   }
 
-  Handle collective(OpKind kind, double bytes) override {
+  Handle collective(OpKind kind, double bytes, PacedLink& link, double eligible) override {
+    if (link.paced() && n_ > 1) return paced_ring(kind, bytes, link, eligible);
     MpiOp& op = add(MpiOpKind::request);
     // Ring collectives: each rank's stream moves (n-1)/n of the gathered size, so a rank's block
     // is bytes / (n-1), in whole floats for the reduction.
@@ -134,6 +161,7 @@ class MpiBackend final : public Backend {
     switch (op.kind) {
       case MpiOpKind::compute: step_compute(op); break;
       case MpiOpKind::local_copy: step_local_copy(op); break;
+      case MpiOpKind::ring: p = step_ring(op); break;
       case MpiOpKind::request: {
         int flag = 0;
         MPI_Test(&op.request, &flag, MPI_STATUS_IGNORE);
@@ -152,6 +180,13 @@ class MpiBackend final : public Backend {
   // a few cores on a small machine) every few microseconds.
   [[nodiscard]] int idle_sleep_us() const override { return 200; }
 
+  [[nodiscard]] nlohmann::json device_info() const override {
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    return {{"backend", "mpi"}, {"rank", rank_}, {"host", std::string(host, static_cast<std::size_t>(len))}};
+  }
+
   void corrupt(int slot, int sub_buffer, std::size_t byte) override { sub(slot, sub_buffer)[byte] ^= 0x01; }
   [[nodiscard]] const unsigned char* replica(int slot) const override { return replicas_[static_cast<std::size_t>(slot)].data(); }
   [[nodiscard]] const unsigned char* local_replica() const override { return local_cpu_.data(); }
@@ -169,6 +204,88 @@ class MpiBackend final : public Backend {
   }
   unsigned char* sub(int slot, int sub_buffer) {
     return sub_buffers_[static_cast<std::size_t>(slot * layout_.sub_buffers + sub_buffer)].data();
+  }
+
+  Handle paced_ring(OpKind kind, double bytes, PacedLink& link, double eligible) {
+    MpiOp& op = add(MpiOpKind::ring);
+    op.ring = std::make_unique<Ring>();
+    Ring& g = *op.ring;
+    g.kind = kind;
+    g.link = &link;
+    // A ring all-reduce is a reduce-scatter ring then an all-gather ring: 2(n-1) steps, each
+    // rank's stream moving `bytes` in all, as the plan counts it.
+    g.steps = kind == OpKind::all_reduce ? 2 * (n_ - 1) : n_ - 1;
+    g.block = static_cast<std::size_t>(bytes / g.steps / 4) * 4;
+    start_step(g, eligible);
+    return ops_.size() - 1;
+  }
+
+  unsigned char* coll_block(std::vector<unsigned char>& buffer, int block) {
+    return buffer.data() + static_cast<std::size_t>((block % n_ + n_) % n_) * layout_.collective_block;
+  }
+
+  // An all-gather ring, or the second half of an all-reduce's.
+  bool gathers(const Ring& g) const { return g.kind == OpKind::all_gather || (g.kind == OpKind::all_reduce && g.step >= n_ - 1); }
+  // The step within its ring (an all-reduce's gather half counts from 0 again).
+  int ring_step(const Ring& g) const { return g.kind == OpKind::all_reduce && g.step >= n_ - 1 ? g.step - (n_ - 1) : g.step; }
+
+  // Posts the step's receives and schedules its send segments on the link.
+  void start_step(Ring& g, double eligible) {
+    const int tag = kRingTag + g.step % kRingTags;
+    const int next = (rank_ + 1) % n_, prev = (rank_ + n_ - 1) % n_;
+    const bool ag = gathers(g);
+    const int step = ring_step(g);
+    unsigned char* in = ag ? coll_block(coll_recv_, rank_ - step - 1) : coll_recv_.data();
+    g.sizes = g.link->segments(g.block);
+    g.deadlines = g.link->schedule(g.sizes, eligible);
+    g.next = 0;
+    g.sends.clear();
+    g.receives.clear();
+    std::size_t off = 0;
+    for (std::size_t n : g.sizes) {
+      g.receives.emplace_back();
+      MPI_Irecv(in + off, static_cast<int>(n), MPI_BYTE, prev, tag, ag ? ag_comm_ : rs_comm_, &g.receives.back());
+      off += n;
+    }
+    (void)next;
+  }
+
+  Progress step_ring(MpiOp& op) {
+    Ring& g = *op.ring;
+    const bool ag = gathers(g);
+    const int step = ring_step(g);
+    const int tag = kRingTag + g.step % kRingTags;
+    const int next = (rank_ + 1) % n_;
+    unsigned char* out = ag ? coll_block(coll_recv_, rank_ - step) : coll_block(coll_send_, rank_ - step - 1);
+    bool worked = false;
+    std::size_t off = 0;
+    for (std::size_t k = 0; k < g.next; ++k) off += g.sizes[k];
+    const double t = now();
+    while (g.next < g.sizes.size() && t >= g.deadlines[g.next]) {
+      g.sends.emplace_back();
+      MPI_Isend(out + off, static_cast<int>(g.sizes[g.next]), MPI_BYTE, next, tag, ag ? ag_comm_ : rs_comm_, &g.sends.back());
+      g.link->hand_over(g.deadlines[g.next]);
+      off += g.sizes[g.next];
+      if (++g.next == g.sizes.size()) g.link->done(g.deadlines.back(), t);
+      worked = true;
+    }
+    int sent = 0, received = 0;
+    MPI_Testall(static_cast<int>(g.sends.size()), g.sends.data(), &sent, MPI_STATUSES_IGNORE);
+    MPI_Testall(static_cast<int>(g.receives.size()), g.receives.data(), &received, MPI_STATUSES_IGNORE);
+    if (g.next < g.sizes.size() || !sent || !received) return worked ? Progress::working : Progress::waiting;
+    if (!ag) {  // reduce-scatter: add the received partial sum into this rank's own
+      auto* acc = reinterpret_cast<float*>(coll_block(coll_send_, rank_ - step - 2));
+      const auto* got = reinterpret_cast<const float*>(coll_recv_.data());
+      for (std::size_t i = 0; i < g.block / 4; ++i) acc[i] += got[i];
+    }
+    if (++g.step == g.steps) {
+      finish(op);
+      op.ring.reset();
+      return Progress::working;
+    }
+    // The next step forwards the block that just arrived: it may go now.
+    start_step(g, now());
+    return Progress::working;
   }
 
   // At most one block per call: n x n times n x n, or the remainder as n x k times k x n.

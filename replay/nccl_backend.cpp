@@ -19,7 +19,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <vector>
 
 #include <cublas_v2.h>
@@ -106,8 +108,13 @@ class NcclBackend final : public Backend {
     check(cudaMalloc(&a_, m * m * sizeof(__nv_bfloat16)), "cudaMalloc");
     check(cudaMalloc(&b_, m * m * sizeof(__nv_bfloat16)), "cudaMalloc");
     check(cudaMalloc(&c_, m * m * sizeof(float)), "cudaMalloc");
-    check(cudaMemset(a_, 0, m * m * sizeof(__nv_bfloat16)), "cudaMemset");
-    check(cudaMemset(b_, 0, m * m * sizeof(__nv_bfloat16)), "cudaMemset");
+    // Non-zero inputs (0.5 and 0.25, as the mpi backend's): a GPU may skip work or draw less
+    // power on zeros, and the GEMM rate calibrated on them would not be a training GEMM's.
+    // BF16 is the upper half of an IEEE float (0.5f = 0x3f000000 -> 0x3f00).
+    std::vector<std::uint16_t> half(m * m, 0x3f00), quarter(m * m, 0x3e80);
+    check(cudaMemcpy(a_, half.data(), m * m * sizeof(std::uint16_t), cudaMemcpyHostToDevice), "cudaMemcpy GEMM input");
+    check(cudaMemcpy(b_, quarter.data(), m * m * sizeof(std::uint16_t), cudaMemcpyHostToDevice), "cudaMemcpy GEMM input");
+    check(cudaMemset(c_, 0, m * m * sizeof(float)), "cudaMemset");
     check(cudaEventCreate(&zero_), "cudaEventCreate");
   }
   ~NcclBackend() override {
@@ -148,6 +155,7 @@ class NcclBackend final : public Backend {
     check(cudaMemcpy(shard_, staging_, layout_.shard, cudaMemcpyHostToDevice), "cudaMemcpy shard");
     check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     used_ = 0;
+    hold_.clear();
     MPI_Barrier(world_);
     t0_ = Clock::now();
     check(cudaEventRecord(zero_, compute_), "cudaEventRecord");
@@ -177,9 +185,17 @@ class NcclBackend final : public Backend {
     return close(h, compute_);
   }
 
-  Handle collective(OpKind kind, double bytes) override {
+  Handle collective(OpKind kind, double bytes, PacedLink& link, double eligible) override {
     cudaStream_t s = kind == OpKind::all_gather ? ag_ : rs_;
     const Handle h = open(s);
+    if (link.paced()) {
+      // NCCL's collective cannot be paced from outside: its end is held until the link has
+      // carried its bytes (backend.hpp).
+      const double deadline = link.schedule({static_cast<std::size_t>(bytes)}, eligible).back();
+      link.hand_over(deadline);
+      link.done(deadline, deadline);
+      hold_[h] = deadline;
+    }
     const auto count = n_ > 1 ? static_cast<std::size_t>(bytes / (n_ - 1) / 4) : 0;
     if (kind == OpKind::all_gather) {
       check(ncclAllGather(coll_send_, coll_recv_, count, ncclFloat, ag_comm_, s), "ncclAllGather");
@@ -227,16 +243,39 @@ class NcclBackend final : public Backend {
     const cudaError_t e = cudaEventQuery(op.end);
     if (e == cudaErrorNotReady) return Progress::waiting;
     check(e, "cudaEventQuery");
+    const auto held = hold_.find(h);
+    if (held != hold_.end() && now() < held->second) return Progress::waiting;
     float start_ms = 0, end_ms = 0;
     check(cudaEventElapsedTime(&start_ms, zero_, op.start), "cudaEventElapsedTime");
     check(cudaEventElapsedTime(&end_ms, zero_, op.end), "cudaEventElapsedTime");
     measured = {start_ms * 1e-3, end_ms * 1e-3};
+    if (held != hold_.end()) measured.end_s = std::max(measured.end_s, held->second);
     return Progress::done;
   }
 
   // The GPU works in the background and each rank has a core of its own on a GPU machine: a
   // short sleep keeps the host's reaction to a finished operation (the next launch) small.
   [[nodiscard]] int idle_sleep_us() const override { return 10; }
+
+  [[nodiscard]] nlohmann::json device_info() const override {
+    int runtime = 0, driver = 0, nccl = 0, device = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    ncclGetVersion(&nccl);
+    cudaGetDevice(&device);
+    cudaDeviceProp prop{};
+    cudaGetDeviceProperties(&prop, device);
+    char bus[32] = {};
+    cudaDeviceGetPCIBusId(bus, sizeof bus, device);
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(host, &len);
+    // CUDA versions are 1000 major + 10 minor; NCCL's 10000 major + 100 minor + patch (>= 2.9).
+    return {{"backend", "nccl"}, {"rank", rank_}, {"host", std::string(host, static_cast<std::size_t>(len))}, {"device", prop.name},
+            {"pci_bus_id", bus}, {"cuda_runtime", fmt::format("{}.{}", runtime / 1000, runtime % 1000 / 10)},
+            {"cuda_driver", fmt::format("{}.{}", driver / 1000, driver % 1000 / 10)},
+            {"nccl", fmt::format("{}.{}.{}", nccl / 10000, nccl % 10000 / 100, nccl % 100)}};
+  }
 
   void corrupt(int slot, int sub_buffer, std::size_t byte) override {
     check(cudaStreamSynchronize(recv_[static_cast<std::size_t>(slot)]), "cudaStreamSynchronize");
@@ -283,6 +322,7 @@ class NcclBackend final : public Backend {
   unsigned char *staging_ = nullptr, *local_cpu_ = nullptr, *replicas_ = nullptr;  // pinned host memory
   std::vector<GpuOp> events_;
   std::size_t used_ = 0;
+  std::map<Handle, double> hold_;  // paced collectives: no earlier end than the link's deadline
   cudaEvent_t zero_ = nullptr;
   Clock::time_point t0_;
 };

@@ -4,12 +4,13 @@
 #include <cmath>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <chrono>
 #include <vector>
 
+#include "paced_link.hpp"
 #include "pattern.hpp"
-#include "token_bucket.hpp"
 
 namespace ckptsim::replay {
 
@@ -46,9 +47,10 @@ std::vector<std::pair<std::size_t, std::size_t>> chunk_ranges(const PlanRank& pr
 struct Segmented {
   std::vector<Backend::Handle> handles;
   std::size_t completed = 0;  // handles[0 .. completed) are done
-  std::size_t next = 0;       // next byte to post
-  double released = 0;        // when the reserved segment has passed the token bucket
-  bool reserved = false;      // tokens taken for the next segment, not yet posted
+  std::vector<std::size_t> sizes;
+  std::vector<double> deadlines;  // send: each segment's deadline on the paced link
+  std::size_t next = 0;           // next segment to hand over
+  std::size_t offset = 0;         // its first byte
   Span span;
 };
 
@@ -82,32 +84,46 @@ bool poll_all(Backend& backend, Segmented& s, bool& progressed) {
   return true;
 }
 
+// One NCCL call site in the plan's issue order (EngineOptions::plan_order): a collective (op
+// id), this rank's send of one of its chunks, or its receive of a chunk from a sender.
+struct IssueItem {
+  enum Kind { collective, send, receive } kind = collective;
+  int op = -1;      // collective: its id
+  int sender = -1;  // receive: the sending rank
+  int chunk = -1;   // send, receive: the chunk's index in the sender's plan
+};
+
 class RankLoop {
  public:
-  RankLoop(const ReplayPlan& plan, const EngineOptions& options, Backend& backend, MPI_Comm world);
+  RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world);
   ~RankLoop() { MPI_Comm_free(&ctrl_comm_); }
   RankLoop(const RankLoop&) = delete;
   RankLoop& operator=(const RankLoop&) = delete;
   IterationRecord run(int iteration);
   IntegrityFailure verify(int iteration) const;
+  [[nodiscard]] const PacingReport& pacing() const { return link_.report(); }
 
  private:
   double now() const { return backend_.now(); }
   bool deps_done(const PlanOp& op) const;
   bool op_may_start(const PlanOp& op) const;
   bool step_compute();
-  bool step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& release);
+  double ready_time(const PlanOp& op, double stream_free) const;
+  bool step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& ready);
   bool step_markers();
   bool step_credits();
   bool step_sends();
-  bool start_chunk_allowed(std::size_t k) const;
+  std::optional<double> chunk_eligible(std::size_t k) const;
   bool post_receives(Incoming& in);
+  void build_issue_order();
+  bool may_issue(const IssueItem& item) const;
+  void issued(const IssueItem& item);
   bool step_receives();
   bool step_local_copy();
   bool finished();
   void reset(int iteration);
 
-  const ReplayPlan& plan_;
+  const PlanFile& plan_;
   const EngineOptions& opt_;
   Backend& backend_;
   int rank_ = 0;
@@ -119,24 +135,27 @@ class RankLoop {
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> ranges_of_;  // per rank
   std::vector<int> compute_ops_, ag_ops_, rs_ops_, marker_ops_;
   std::vector<Incoming> incoming_;
+  PacedLink link_;  // this rank's sends (collectives and chunks); see paced_link.hpp
   // Per-iteration state.
   int iteration_ = 0;
-  std::unique_ptr<TokenBucket> bucket_;
   IterationRecord rec_;
   std::vector<char> done_;
   std::size_t compute_cursor_ = 0, ag_cursor_ = 0, rs_cursor_ = 0;
   Backend::Handle compute_h_ = 0, ag_h_ = 0, rs_h_ = 0, local_h_ = 0;
   bool compute_active_ = false, ag_active_ = false, rs_active_ = false, local_active_ = false;
-  double ag_release_ = 0, rs_release_ = 0;
+  double ag_ready_ = 0, rs_ready_ = 0, compute_ready_ = 0;
+  double compute_free_ = 0, ag_free_ = 0, rs_free_ = 0;  // when each stream's last op ended
   std::size_t send_cursor_ = 0;
   bool send_active_ = false;
   Segmented send_;
-  std::vector<char> credited_;
+  std::vector<double> credited_;  // when each chunk's credit arrived (< 0: not yet)
+  std::vector<IssueItem> order_;  // plan_order: every NCCL call site of this rank, in issue order
+  std::size_t order_next_ = 0;
   std::size_t credits_seen_ = 0;
 };
 
-RankLoop::RankLoop(const ReplayPlan& plan, const EngineOptions& options, Backend& backend, MPI_Comm world)
-    : plan_(plan), opt_(options), backend_(backend) {
+RankLoop::RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world)
+    : plan_(plan), opt_(options), backend_(backend), link_(options.bandwidth, options.segment_bytes) {
   MPI_Comm_rank(world, &rank_);
   MPI_Comm_size(world, &n_);
   MPI_Comm_dup(world, &ctrl_comm_);
@@ -172,6 +191,51 @@ RankLoop::RankLoop(const ReplayPlan& plan, const EngineOptions& options, Backend
     incoming_.push_back(std::move(in));
   }
   backend_.allocate(layout);
+  if (opt_.plan_order) build_issue_order();
+}
+
+// The issue order of plan_order mode, the same on every rank for every pair of ranks that share
+// communicators: the collectives in id order (every rank issues each one); a chunk's send (on
+// its sender) and receive (on its receiver) right after the collectives with ids up to its
+// span's anchor operation (span -1: before any collective; an anchorless span: after the
+// collectives planned to start by the chunk's planned start), in chunk order.
+void RankLoop::build_issue_order() {
+  std::vector<std::pair<double, IssueItem>> keyed;  // (position, item); ties keep insertion order
+  for (const PlanOp& op : plan_.ops) {
+    if (is_collective(op.kind)) keyed.push_back({static_cast<double>(op.id), {IssueItem::collective, op.id, -1, -1}});
+  }
+  const int d = static_cast<int>(plan_.spans.size());
+  auto position = [&](const PlanChunk& c) {
+    if (c.span < 0) return -1.0;
+    if (d > 0) {
+      const PlanSpan& span = plan_.spans[static_cast<std::size_t>(std::min(c.span, d - 1))];
+      if (span.after_op >= 0) return span.after_op + 0.5;
+    }
+    double last = -1;  // no anchor: after the collectives planned to start by the chunk's start
+    for (const PlanOp& op : plan_.ops) {
+      if (is_collective(op.kind) && op.planned && op.planned_start_s <= c.planned_start_s) last = op.id;
+    }
+    return last + 0.5;
+  };
+  for (const PlanRank& pr : plan_.rank_plans) {
+    for (const PlanChunk& c : pr.chunks) {
+      if (pr.rank == rank_) keyed.push_back({position(c), {IssueItem::send, -1, pr.rank, c.index}});
+      else if (c.peer == rank_) keyed.push_back({position(c), {IssueItem::receive, -1, pr.rank, c.index}});
+    }
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [pos, item] : keyed) order_.push_back(item);
+}
+
+bool RankLoop::may_issue(const IssueItem& item) const {
+  if (!opt_.plan_order) return true;
+  if (order_next_ >= order_.size()) return false;
+  const IssueItem& next = order_[order_next_];
+  return next.kind == item.kind && next.op == item.op && next.sender == item.sender && next.chunk == item.chunk;
+}
+
+void RankLoop::issued(const IssueItem& item) {
+  if (opt_.plan_order && may_issue(item)) ++order_next_;
 }
 
 bool RankLoop::deps_done(const PlanOp& op) const {
@@ -187,39 +251,52 @@ bool RankLoop::op_may_start(const PlanOp& op) const {
   return true;
 }
 
+// The simulator's ready time of an op: its dependencies ended and its stream is free. Measured
+// ends only, so it does not depend on when the loop noticed them.
+double RankLoop::ready_time(const PlanOp& op, double stream_free) const {
+  double t = stream_free;
+  for (int d : op.deps) t = std::max(t, rec_.ops[static_cast<std::size_t>(d)].end_s);
+  return t;
+}
+
 bool RankLoop::step_compute() {
   if (compute_cursor_ >= compute_ops_.size()) return false;
   const PlanOp& op = plan_.ops[static_cast<std::size_t>(compute_ops_[compute_cursor_])];
   if (!compute_active_) {
     if (!op_may_start(op)) return false;
+    compute_ready_ = ready_time(op, compute_free_);
     compute_h_ = backend_.compute(op.flops);
     compute_active_ = true;
   }
   Span m;
   const Progress p = backend_.poll(compute_h_, m);
   if (p != Progress::done) return p == Progress::working;
-  rec_.ops[static_cast<std::size_t>(op.id)] = m;
+  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(compute_ready_, m.start_s), m.end_s};
+  compute_free_ = m.end_s;
   done_[static_cast<std::size_t>(op.id)] = 1;
   compute_active_ = false;
   ++compute_cursor_;
   return true;
 }
 
-bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& release) {
+bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& ready) {
   const std::vector<int>& ops = kind == OpKind::all_gather ? ag_ops_ : rs_ops_;
   if (cursor >= ops.size()) return false;
   const PlanOp& op = plan_.ops[static_cast<std::size_t>(ops[cursor])];
+  double& stream_free = kind == OpKind::all_gather ? ag_free_ : rs_free_;
   if (!active) {
-    if (!op_may_start(op)) return false;
-    release = bucket_->take(op.bytes, now());
-    handle = backend_.collective(op.kind, op.bytes);
+    const IssueItem item{IssueItem::collective, op.id, -1, -1};
+    if (!op_may_start(op) || !may_issue(item)) return false;
+    ready = ready_time(op, stream_free);
+    handle = backend_.collective(op.kind, op.bytes, link_, ready);
+    issued(item);
     active = true;
-    return true;
   }
   Span m;
-  if (backend_.poll(handle, m) != Progress::done || now() < release) return false;
-  m.end_s = std::max(m.end_s, release);  // the emulated link has carried the op's bytes
-  rec_.ops[static_cast<std::size_t>(op.id)] = m;
+  const Progress p = backend_.poll(handle, m);
+  if (p != Progress::done) return p == Progress::working;
+  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(ready, m.start_s), m.end_s};
+  stream_free = m.end_s;
   done_[static_cast<std::size_t>(op.id)] = 1;
   active = false;
   ++cursor;
@@ -238,9 +315,15 @@ bool RankLoop::step_markers() {
   return progressed;
 }
 
-bool RankLoop::start_chunk_allowed(std::size_t k) const {
+// When chunk k may go (its span's anchor ended plus its offset, and the credit of chunk k - p
+// arrived), once both are known and that time has come; none before.
+std::optional<double> RankLoop::chunk_eligible(std::size_t k) const {
   const PlanChunk& c = plan_.rank_plans[static_cast<std::size_t>(rank_)].chunks[k];
-  if (k >= static_cast<std::size_t>(p_) && !credited_[k - static_cast<std::size_t>(p_)]) return false;
+  double credit = 0;
+  if (k >= static_cast<std::size_t>(p_)) {
+    credit = credited_[k - static_cast<std::size_t>(p_)];
+    if (credit < 0) return std::nullopt;
+  }
   const int d = static_cast<int>(plan_.spans.size());
   double earliest = c.planned_start_s;
   if (c.span < 0) {
@@ -248,11 +331,13 @@ bool RankLoop::start_chunk_allowed(std::size_t k) const {
   } else if (d > 0) {
     const PlanSpan& span = plan_.spans[static_cast<std::size_t>(std::min(c.span, d - 1))];
     if (span.after_op >= 0) {
-      if (!done_[static_cast<std::size_t>(span.after_op)]) return false;
+      if (!done_[static_cast<std::size_t>(span.after_op)]) return std::nullopt;
       earliest = rec_.ops[static_cast<std::size_t>(span.after_op)].end_s + (c.span >= d ? span.length_s : 0.0) + c.offset_s;
     }
   }
-  return now() >= earliest;
+  const double eligible = std::max(earliest, credit);
+  if (now() < eligible) return std::nullopt;
+  return eligible;
 }
 
 // Credits: a receiver copied one of this rank's chunks out of its sub-buffer.
@@ -265,7 +350,7 @@ bool RankLoop::step_credits() {
     if (!flag) break;
     int index = 0;
     MPI_Recv(&index, 1, MPI_INT, st.MPI_SOURCE, kCreditTag, ctrl_comm_, MPI_STATUS_IGNORE);
-    credited_[static_cast<std::size_t>(index)] = 1;
+    credited_[static_cast<std::size_t>(index)] = now();
     ++credits_seen_;
     progressed = true;
   }
@@ -276,31 +361,35 @@ bool RankLoop::step_sends() {
   bool progressed = step_credits();
   const auto& chunks = plan_.rank_plans[static_cast<std::size_t>(rank_)].chunks;
   if (send_cursor_ >= chunks.size()) return progressed;
-  if (!send_active_) {
-    if (!start_chunk_allowed(send_cursor_)) return progressed;
-    send_ = Segmented{};
-    send_.span.start_s = now();
-    send_active_ = true;
-  }
   const PlanChunk& c = chunks[send_cursor_];
   const auto [begin, end] = my_ranges_[send_cursor_];
   const std::size_t len = end - begin;
-  const auto seg = static_cast<std::size_t>(opt_.segment_bytes);
-  // Each segment pays its tokens first and is handed to the backend when the emulated link has
-  // carried it, so the receiver sees it no earlier than a link of that rate would deliver it.
-  while (send_.next < len) {
-    const std::size_t n = std::min(seg, len - send_.next);
-    if (!send_.reserved) {
-      send_.released = bucket_->take(static_cast<double>(n), now());
-      send_.reserved = true;
+  const IssueItem item{IssueItem::send, -1, rank_, c.index};
+  if (!send_active_) {
+    if (!may_issue(item)) return progressed;
+    const std::optional<double> eligible = chunk_eligible(send_cursor_);
+    if (!eligible) return progressed;
+    send_ = Segmented{};
+    send_.span.start_s = *eligible;
+    send_.sizes = link_.segments(len);
+    send_.deadlines = link_.schedule(send_.sizes, *eligible);
+    send_active_ = true;
+  }
+  // Each segment is handed to the backend at its deadline on the paced link, so the receiver
+  // sees it no earlier than a link of that rate would deliver it (paced_link.hpp).
+  const double t = now();
+  while (send_.next < send_.sizes.size() && t >= send_.deadlines[send_.next]) {
+    send_.handles.push_back(backend_.send(begin + send_.offset, send_.sizes[send_.next], c.peer));
+    link_.hand_over(send_.deadlines[send_.next]);
+    send_.offset += send_.sizes[send_.next];
+    if (++send_.next == send_.sizes.size()) {
+      link_.done(send_.deadlines.back(), t);
+      issued(item);  // every segment of the chunk is issued before the next NCCL call site
     }
-    if (now() < send_.released) break;
-    send_.handles.push_back(backend_.send(begin + send_.next, n, c.peer));
-    send_.reserved = false;
-    send_.next += n;
     progressed = true;
   }
-  if (send_.next < len || !poll_all(backend_, send_, progressed)) return progressed;
+  if (send_.next < send_.sizes.size() || !poll_all(backend_, send_, progressed)) return progressed;
+  send_.span.end_s = std::max(send_.span.end_s, send_.deadlines.back());
   rec_.sends.push_back({c.index, c.copy, c.peer, static_cast<double>(len), send_.span});
   send_active_ = false;
   ++send_cursor_;
@@ -313,20 +402,26 @@ bool RankLoop::post_receives(Incoming& in) {
   bool progressed = false;
   const auto& plan_chunks = plan_.rank_plans[static_cast<std::size_t>(in.sender)].chunks;
   const auto& ranges = ranges_of_[static_cast<std::size_t>(in.sender)];
-  const auto seg = static_cast<std::size_t>(opt_.segment_bytes);
   while (in.next_post < in.chunks.size()) {
     const int index = in.chunks[in.next_post];
     const int sb = plan_chunks[static_cast<std::size_t>(index)].sub_buffer;
     const bool busy = std::any_of(in.in_flight.begin(), in.in_flight.end(), [&](const InFlight& f) {
       return plan_chunks[static_cast<std::size_t>(f.index)].sub_buffer == sb;
     });
-    if (busy) break;
+    const IssueItem item{IssueItem::receive, -1, in.sender, index};
+    if (busy || !may_issue(item)) break;
     InFlight f;
     f.index = index;
     f.receive.span.start_s = now();
     const std::size_t len = ranges[static_cast<std::size_t>(index)].second - ranges[static_cast<std::size_t>(index)].first;
-    for (std::size_t off = 0; off < len; off += seg) f.receive.handles.push_back(backend_.receive(in.slot, sb, off, std::min(seg, len - off)));
+    // The sender's segments: the same sizes on every rank (the same link rate and options).
+    std::size_t off = 0;
+    for (std::size_t n : link_.segments(len)) {
+      f.receive.handles.push_back(backend_.receive(in.slot, sb, off, n));
+      off += n;
+    }
     in.in_flight.push_back(std::move(f));
+    issued(item);
     ++in.next_post;
     progressed = true;
   }
@@ -399,10 +494,13 @@ void RankLoop::reset(int iteration) {
   rec_.ops.assign(plan_.ops.size(), Span{});
   done_.assign(plan_.ops.size(), 0);
   compute_cursor_ = ag_cursor_ = rs_cursor_ = 0;
+  compute_free_ = ag_free_ = rs_free_ = 0;
+  link_.reset();
+  order_next_ = 0;
   compute_active_ = ag_active_ = rs_active_ = local_active_ = false;
   send_cursor_ = 0;
   send_active_ = false;
-  credited_.assign(my_ranges_.size(), 0);
+  credited_.assign(my_ranges_.size(), -1.0);
   credits_seen_ = 0;
   for (Incoming& in : incoming_) {
     in.next_post = 0;
@@ -414,19 +512,23 @@ void RankLoop::reset(int iteration) {
 IterationRecord RankLoop::run(int iteration) {
   reset(iteration);
   backend_.begin_iteration(iteration);  // pattern into the shard, barrier, time zero
-  // Depth one segment: a rank that polled late may catch up by one segment, never burst more.
-  bucket_ = std::make_unique<TokenBucket>(opt_.bandwidth, opt_.segment_bytes, 0.0);
   const int sleep_us = opt_.idle_sleep_us >= 0 ? opt_.idle_sleep_us : backend_.idle_sleep_us();
   while (!finished()) {
     bool progressed = step_receives();
     progressed |= step_sends();
-    progressed |= step_collective(OpKind::all_gather, ag_cursor_, ag_h_, ag_active_, ag_release_);
-    progressed |= step_collective(OpKind::reduce_scatter, rs_cursor_, rs_h_, rs_active_, rs_release_);
+    progressed |= step_collective(OpKind::all_gather, ag_cursor_, ag_h_, ag_active_, ag_ready_);
+    progressed |= step_collective(OpKind::reduce_scatter, rs_cursor_, rs_h_, rs_active_, rs_ready_);
     progressed |= step_markers();
     progressed |= step_local_copy();
     progressed |= step_compute();
-    // Nothing to do: give the core to the other ranks (they may share it).
-    if (!progressed) std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+    // Nothing to do: give the core to the other ranks (they may share it), waking for the next
+    // paced deadline if it comes sooner.
+    if (!progressed) {
+      double wait = sleep_us * 1e-6;
+      const double next = link_.next_deadline();
+      if (next >= 0) wait = std::min(wait, std::max(0.0, next - now()));
+      if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    }
   }
   rec_.iteration_time_s = rec_.ops[static_cast<std::size_t>(plan_.optimizer_op)].end_s;
   rec_.checkpoint_time_s = rec_.local_copy.end_s;
@@ -457,12 +559,14 @@ IntegrityFailure RankLoop::verify(int iteration) const {
 
 }  // namespace
 
-RankRecord replay_rank(const ReplayPlan& plan, const EngineOptions& options, Backend& backend, MPI_Comm world,
+RankRecord replay_rank(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world,
                        IntegrityFailure& failure) {
   RankRecord record;
   MPI_Comm_rank(world, &record.rank);
   RankLoop loop(plan, options, backend, world);
+  PacingReport before;
   for (int it = 0; it < options.warmup + options.iterations; ++it) {
+    if (it == options.warmup) before = loop.pacing();  // the report covers the measured iterations
     IterationRecord r = loop.run(it);
     const IntegrityFailure f = loop.verify(it);
     if (f.failed && !failure.failed) failure = f;
@@ -472,6 +576,10 @@ RankRecord replay_rank(const ReplayPlan& plan, const EngineOptions& options, Bac
     if (it >= options.warmup) record.iterations.push_back(std::move(r));
     if (any_bad) break;
   }
+  record.pacing = loop.pacing();
+  record.pacing.paced_bytes -= before.paced_bytes;
+  record.pacing.ideal_s -= before.ideal_s;
+  record.pacing.late_s -= before.late_s;
   return record;
 }
 

@@ -12,16 +12,25 @@
 // last chunk sent and the local replica's copy; `blocking` plans hold every root op until the
 // last chunk was sent.
 //
-// Pacing: every send of a rank (its collective bytes and checkpoint segments) draws from one
-// token bucket at --bandwidth bytes/s; an op ends when the backend completed it and its bytes
-// have passed the bucket; a checkpoint segment is handed to the backend only once the bucket
-// has carried it (bucket depth one segment). Integrity: after each iteration every received
-// chunk is hashed in CPU memory and compared with the hash of the sender's known pattern.
+// Recorded times: an operation's start is its ready time in the simulator's sense, the latest
+// measured end of its dependencies and of the previous operation on its stream (so it does not
+// depend on when the loop noticed them); a chunk's start is when it may go.
+//
+// Issue order (plan_order, the nccl backend): collectives in id order across both streams, each
+// chunk's send and receive at the same place among them on both ranks, every segment of a chunk
+// before the next call site; an item waits for its dependencies and for every item before it.
+//
+// Pacing: every byte a rank sends (its collectives' and its chunks') passes one paced link at
+// --bandwidth bytes/s (paced_link.hpp): segments are handed over at deadlines computed from
+// their eligible times, and the loop sleeps until the next deadline. The link's report (ideal
+// time and lateness) is kept per rank over the measured iterations. Integrity: after each
+// iteration every received chunk is hashed in CPU memory and compared with the hash of the
+// sender's known pattern.
 #pragma once
 #include <mpi.h>
 
 #include "backend.hpp"
-#include "replay_plan.hpp"
+#include "ckptsim/calibration/plan_file.hpp"
 #include "timeline.hpp"
 
 namespace ckptsim::replay {
@@ -30,10 +39,15 @@ struct EngineOptions {
   int iterations = 3;
   int warmup = 1;
   double bandwidth = 0;              ///< bytes/s per rank; <= 0: unpaced
-  double segment_bytes = 64 << 10;  ///< pacing granularity of checkpoint sends
+  double segment_bytes = 0;          ///< segment size of paced sends; 0: derived from the rate (paced_link.hpp)
   int matmul_n = 64;                 ///< compute block: n x n times n x n (2 n^3 FLOPs)
   int idle_sleep_us = 200;            ///< sleep when a loop turn found nothing to do
-  int corrupt_rank = -1;             ///< --inject-corruption: sender rank, chunk, iteration
+  /// Issue every NCCL call site (collectives, chunk sends and receives) in one order that is
+  /// the same on every rank (rank_loop.cpp, build_issue_order): NCCL requires communicators
+  /// used concurrently to be used in the same order on every rank, or kernels waiting for peers
+  /// can deadlock. On for the nccl backend; --issue-order plan turns it on for mpi (tests).
+  bool plan_order = false;
+  int corrupt_rank = -1;             ///< --inject-corruption: sender rank, chunk, iteration (-1: none)
   int corrupt_chunk = 0;
   int corrupt_iteration = 0;
 };
@@ -48,7 +62,7 @@ struct IntegrityFailure {
 
 /// Runs warmup + iterations on this rank; returns the measured iterations' records, or the
 /// first integrity failure this rank saw (in `failure`).
-RankRecord replay_rank(const ReplayPlan& plan, const EngineOptions& options, Backend& backend, MPI_Comm world,
+RankRecord replay_rank(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world,
                        IntegrityFailure& failure);
 
 }  // namespace ckptsim::replay

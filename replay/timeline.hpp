@@ -1,16 +1,20 @@
-// What a replay measured on one rank, and the timeline file format both the replay tool and
-// the simulator's predictions use (docs/timeline-format.md). Times are seconds from the start
-// of the iteration on that rank (all ranks start an iteration together, after a barrier).
+// What a replay measured on one rank (the rank loop's records), turned into the measured
+// timeline of the calibration layer (calibration/measured_timeline.hpp, docs/timeline-format.md),
+// whose writer and reader are the ones `ckptsim validate` and `ckptsim calibrate` use. Times are
+// seconds from the start of the iteration on that rank (all ranks start an iteration together,
+// after a barrier).
 #pragma once
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "replay_plan.hpp"
+#include "ckptsim/calibration/measured_timeline.hpp"
+#include "ckptsim/calibration/plan_file.hpp"
 
 namespace ckptsim::replay {
 
+/// A span being measured; -1 until its start or end is known.
 struct Span {
   double start_s = -1;
   double end_s = -1;
@@ -45,15 +49,14 @@ struct IterationRecord {
 struct RankRecord {
   int rank = 0;
   std::vector<IterationRecord> iterations;
+  PacingReport pacing;  ///< over the measured iterations
 };
 
-nlohmann::json rank_record_json(const ReplayPlan& plan, const RankRecord& r);
+/// The measured timeline's entry for this rank (every span of a finished iteration is known).
+MeasuredRank measured_rank(const PlanFile& plan, const RankRecord& record);
 
-/// The whole file, from every rank's record (as produced by rank_record_json).
-nlohmann::json timeline_json(const ReplayPlan& plan, const std::string& backend, double bandwidth,
-                             const nlohmann::json& ranks, const std::string& command_line);
-
-/// Chrome trace-event JSON (one process per rank; the tracks of `ckptsim iteration --trace`).
-nlohmann::json chrome_trace_json(const ReplayPlan& plan, const nlohmann::json& ranks);
+/// The timeline's header: the plan's identity and a manifest (ckptsim version, git revision,
+/// command line, the plan's hash).
+MeasuredTimeline timeline_header(const PlanFile& plan, const std::string& backend, double bandwidth, const std::string& command_line);
 
 }  // namespace ckptsim::replay

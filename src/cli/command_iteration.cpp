@@ -98,7 +98,7 @@ int command_iteration(const CommandContext& ctx) {
     // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
     auto it = std::find_if(rows.begin(), rows.end(), [&](const SchedulerRow& r) { return r.name == name_of(traced); });
     const int shown = std::min(trace_machines, scenario.cluster.machines);
-    write_file(trace, iteration_trace_json(study, it->name, *it->outcome.run, shown, ctx.command_line));
+    write_file(trace, iteration_trace_json(study, it->name, it->outcome, shown, ctx.command_line));
   }
   if (vm.count("json")) {
     ctx.out << iteration_report_json(study, rows, ctx.command_line).dump(2) << '\n';

@@ -15,6 +15,7 @@
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/output_file.hpp"
+#include "ckptsim/output/trace_events.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -42,6 +43,7 @@ nlohmann::json operations_json(const IterationStudy& study) {
     nlohmann::json op = {{"id", i},
                          {"kind", operation_kind(t)},
                          {"category", to_string(t.category)},
+                         {"name", task_slice_name(study.model.workload, static_cast<int>(i))},
                          {"stage", t.layer},
                          {"deps", t.deps}};
     if (t.kind == TaskKind::compute) {

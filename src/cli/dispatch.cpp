@@ -32,6 +32,7 @@ constexpr CommandEntry kCommands[] = {
     {"optimize", "search strategy parameters for the best ETTR within memory budgets", command_optimize},
     {"validate", "compare a plan's predictions with what ckptsim-replay measured", command_validate},
     {"calibrate", "fit latency, bandwidth, FLOP/s and copy rate to replay measurements", command_calibrate},
+    {"import", "read nccl-tests output and PyTorch profiler traces (calibration, measured profiles)", command_import},
     {"sweep", "run a parameter study (threads, MPI ranks, Slurm shards; resumable)", command_sweep},
     {"merge", "join the output folders of a sharded sweep", command_merge},
     {"trace", "synthesize a failure trace from published data (synth), or describe one (stats)", command_trace},

@@ -5,7 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/checkpoint/checkpoint_run.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/trace_events.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/workload/iteration_analysis.hpp"
 
@@ -192,53 +194,32 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   return doc;
 }
 
-namespace {
-
-enum Track { kCompute, kGather, kPreGather, kReduce, kComm, kCommReplica, kHost, kChunks, kCopies, kLocal, kTracks };
-
-int track_of_stream(Stream s) {
-  switch (s) {
-    case Stream::compute: return kCompute;
-    case Stream::gather: return kGather;
-    case Stream::pre_gather: return kPreGather;
-    case Stream::reduce: return kReduce;
-    case Stream::comm: return kComm;
-    case Stream::comm_replica: return kCommReplica;
-    case Stream::host: return kHost;
-  }
-  return kCompute;
-}
-
-}  // namespace
-
-nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const CheckpointRun& run,
+nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
                                     int machines_shown, const std::string& command_line) {
-  const char* track_names[kTracks] = {"GPU compute (every GPU)", "gather stream", "pre-gather stream", "reduce stream",
-                                      "NCCL stream (sharding group)", "NCCL stream (replicate group)", "host waits",
-                                      "checkpoint chunks sent", "GPU-to-CPU copies (received chunks)",
-                                      "GPU-to-CPU copy (local replica)"};
+  const CheckpointRun& run = *outcome.run;
   auto events = nlohmann::json::array();
-  for (int m = 0; m < machines_shown; ++m) {
-    events.push_back({{"ph", "M"}, {"pid", m}, {"name", "process_name"}, {"args", {{"name", fmt::format("machine {}", m)}}}});
-    for (int t = 0; t < kTracks; ++t) {
-      events.push_back({{"ph", "M"}, {"pid", m}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", track_names[t]}}}});
-    }
-  }
+  for (int m = 0; m < machines_shown; ++m) add_trace_process(events, m, fmt::format("machine {}", m));
   const IterationWorkload& w = study.model.workload;
+  const auto peers = ordered_peers(study.placement);
   const auto& tasks = run.graph.tasks();
+  const double iteration = run.iteration_time.seconds();
+  std::vector<std::vector<std::pair<std::pair<double, double>, double>>> nic(static_cast<std::size_t>(machines_shown)), buffers(nic.size());
+  for (int m = 0; m < machines_shown; ++m) {
+    events.push_back(trace_slice(m, TraceTrack::iterations, "iteration 0", "iteration", 0.0, iteration,
+                                 {{"iteration", 0}, {"checkpoint_time_s", run.checkpoint_time.seconds()}}));
+  }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& task = tasks[i];
     const TaskTiming& t = run.run.timing[i];
     SimTime from = t.ready;
-    int track = -1;
+    TraceTrack track{};
+    bool drawn = true;
     std::string name;
     nlohmann::json args = {{"bytes", task.bytes}};
     if (const ProgramOp* op = w.op_for(static_cast<int>(i))) {
-      track = track_of_stream(op->stream);
-      name = op->label.empty() ? std::string(to_string(task.category)) : fmt::format("{} {}", to_string(task.category), op->label);
-      if (op->kind == ProgramOp::Kind::collective) name += fmt::format(" phase {}", task.phase);
+      track = trace_track(op->stream);
+      name = task_slice_name(w, static_cast<int>(i));
       if (op->kind == ProgramOp::Kind::host_wait) {
-        name = fmt::format("host waits ({})", name_of(op->cause));
         const int prev = w.built.op_stream_prev[static_cast<std::size_t>(w.op_of(static_cast<int>(i)))];
         from = prev >= 0 ? run.run.timing[static_cast<std::size_t>(prev)].end : SimTime::zero();
       }
@@ -246,24 +227,61 @@ nlohmann::json iteration_trace_json(const IterationStudy& study, const std::stri
       args["cause"] = name_of(op->cause);
     } else {
       switch (task.category) {
-        case TaskCategory::checkpoint_send: track = kChunks; name = fmt::format("chunk {} (copy {})", task.layer, task.phase); break;
-        case TaskCategory::checkpoint_copy: track = kCopies; name = fmt::format("copy chunk {}", task.layer); break;
-        case TaskCategory::local_copy: track = kLocal; name = "local replica"; break;
-        default: break;
+        case TaskCategory::checkpoint_send: {
+          track = TraceTrack::chunks_sent;
+          name = chunk_slice_name(task.layer, task.phase);
+          break;
+        }
+        case TaskCategory::checkpoint_copy: track = TraceTrack::copies_received; name = copy_slice_name(task.layer); break;
+        case TaskCategory::local_copy: track = TraceTrack::local_copy; name = "local replica"; break;
+        default: drawn = false; break;
       }
     }
-    if (track < 0 || t.end <= from) continue;  // markers and zero-length waits
-    const double ts = static_cast<double>(from.ns()) / 1000.0;
-    const double dur = static_cast<double>((t.end - from).ns()) / 1000.0;
+    if (!drawn || t.end <= from) continue;  // markers and zero-length waits
+    const double start = from.seconds(), end = t.end.seconds();
     for (int m = 0; m < machines_shown; ++m) {
-      events.push_back({{"ph", "X"}, {"pid", m}, {"tid", track}, {"name", name}, {"cat", to_string(task.category)},
-                        {"ts", ts}, {"dur", dur}, {"args", args}});
+      nlohmann::json a = args;
+      if (task.category == TaskCategory::checkpoint_send && task.layer >= 0 &&
+          task.layer < static_cast<int>(outcome.plan.chunks.size())) {
+        const PlannedChunk& c = outcome.plan.chunks[static_cast<std::size_t>(task.layer)];
+        const auto& holders = peers[static_cast<std::size_t>(m)];
+        a["peer"] = c.copy < static_cast<int>(holders.size()) ? holders[static_cast<std::size_t>(c.copy)] : -1;
+        a["span"] = c.span;
+        a["sub_buffer"] = c.sub_buffer;
+      }
+      events.push_back(trace_slice(m, track, name, to_string(task.category), start, end, std::move(a)));
+      if (task.kind == TaskKind::transfer && end > start && task.category != TaskCategory::checkpoint_copy &&
+          task.category != TaskCategory::local_copy && task.category != TaskCategory::copy) {
+        nic[static_cast<std::size_t>(m)].push_back({{start, end}, task.bytes / (end - start)});
+      }
     }
+  }
+  // Flows and sub-buffer occupancy: chunk c leaves machine m for its copy-th holder p, whose copy
+  // task of chunk c (the same task on every machine) ends it; the sub-buffer is held from the
+  // send's end (arrival) to the copy's end.
+  for (std::size_t c = 0; c < run.send_tasks.size() && c < run.copy_tasks.size() && c < outcome.plan.chunks.size(); ++c) {
+    const TaskTiming& send = run.run.timing[static_cast<std::size_t>(run.send_tasks[c])];
+    const TaskTiming& copy = run.run.timing[static_cast<std::size_t>(run.copy_tasks[c])];
+    const PlannedChunk& chunk = outcome.plan.chunks[c];
+    for (int m = 0; m < machines_shown; ++m) {
+      buffers[static_cast<std::size_t>(m)].push_back({{send.end.seconds(), copy.end.seconds()}, 1.0});
+      const auto& holders = peers[static_cast<std::size_t>(m)];
+      if (chunk.copy >= static_cast<int>(holders.size())) continue;
+      const int p = holders[static_cast<std::size_t>(chunk.copy)];
+      if (p >= machines_shown) continue;
+      add_trace_flow(events, static_cast<long long>(m) * 1048576 + static_cast<long long>(c), m, TraceTrack::chunks_sent,
+                     std::max(send.ready.seconds(), send.end.seconds() - 1e-9), p, TraceTrack::copies_received, copy.ready.seconds());
+    }
+  }
+  for (int m = 0; m < machines_shown; ++m) {
+    add_trace_counter(events, m, "NIC send rate (B/s)", nic[static_cast<std::size_t>(m)]);
+    add_trace_counter(events, m, "receive sub-buffers in use", buffers[static_cast<std::size_t>(m)]);
   }
   nlohmann::json doc;
   doc["traceEvents"] = std::move(events);
   doc["displayTimeUnit"] = "ms";
-  doc["otherData"] = {{"scheduler", scheduler},
+  doc["otherData"] = {{"source", "predicted"},
+                      {"scheduler", scheduler},
                       {"engine", name_of(study.scenario.training.engine)},
                       {"machines", study.scenario.cluster.machines},
                       {"machines_shown", machines_shown},

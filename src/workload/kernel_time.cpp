@@ -173,6 +173,18 @@ std::array<double, kKernelClasses> ComputeTimes::layer_seconds_by_class() const 
   return out;
 }
 
+std::array<double, kKernelClasses> ComputeTimes::iteration_seconds_by_class() const {
+  std::array<double, kKernelClasses> out = layer_seconds_by_class();
+  for (double& s : out) s *= shape_.layers;
+  for (ComputeUse use : {ComputeUse::embedding, ComputeUse::output}) {
+    for (Pass pass : {Pass::forward, Pass::backward}) {
+      const auto part = seconds_by_class(use, pass);
+      for (std::size_t c = 0; c < out.size(); ++c) out[c] += part[c];
+    }
+  }
+  return out;
+}
+
 std::vector<std::pair<Kernel, double>> ComputeTimes::timed_kernels(ComputeUse use, Pass pass) const {
   std::vector<std::pair<Kernel, double>> out;
   for (const Kernel& k : use_kernels(shape_, use, pass)) out.emplace_back(k, kernel_seconds(k));

@@ -234,6 +234,18 @@ const char* to_string(KernelClass c) {
   return "";
 }
 
+const char* key_of(KernelClass c) {
+  switch (c) {
+    case KernelClass::gemm: return "gemm";
+    case KernelClass::attention: return "attention";
+    case KernelClass::layer_norm: return "layer_norm";
+    case KernelClass::elementwise: return "elementwise";
+    case KernelClass::loss: return "loss";
+    case KernelClass::embedding: return "embedding";
+  }
+  return "";
+}
+
 const char* to_string(ComputeUse u) {
   switch (u) {
     case ComputeUse::embedding: return "embedding";

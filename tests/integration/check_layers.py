@@ -8,7 +8,7 @@ import pathlib
 import re
 import sys
 
-ORDER = ["core", "scenario", "network", "workload", "failure", "checkpoint", "run", "analysis", "output", "sweep", "cli"]
+ORDER = ["core", "scenario", "network", "workload", "failure", "checkpoint", "run", "calibration", "analysis", "output", "sweep", "cli"]
 RANK = {name: i for i, name in enumerate(ORDER)}
 INCLUDE = re.compile(r'#include\s+"ckptsim/([a-z_]+)/')
 

@@ -436,4 +436,99 @@ check "calibrate: a JSON string exits 2 naming what it found" bash -c "
 check "validate: the seed plan and its measured timeline compare (exit 0 or 1, not 2)" bash -c "
   '$bin' validate $timeline_seeds/plan.json $timeline_seeds/measured.json >/dev/null 2>&1; test \$? -le 1"
 
+# --- calibrate: inputs it cannot trust are refused (exit 2), never fitted around ---
+mb=$timeline_seeds/mb.json
+small=scenarios/examples/replay-small.json
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); op=d['ranks'][1]['iterations'][0]['operations'][4]; op['end_s']=op['start_s']-0.001; json.dump(d, open(sys.argv[2],'w'))" \
+  $timeline_seeds/measured.json "$tmp/negative-op.json"
+check "calibrate: a timeline with an operation ending before it starts exits 2 at its pointer" bash -c "
+  '$bin' calibrate '$tmp/negative-op.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q '/ranks/1/iterations/0/operations/4/end_s' '$tmp/e'"
+check "calibrate: the same file twice exits 2" exits_with 2 "$bin" calibrate $mb $mb -o "$tmp/cal.json"
+check "calibrate: the same file twice through another spelling exits 2" exits_with 2 "$bin" calibrate $mb ./$mb -o "$tmp/cal.json"
+cp $mb "$tmp/mb.json"
+check "calibrate: -o equal to an input exits 2" exits_with 2 "$bin" calibrate "$tmp/mb.json" -o "$tmp/mb.json"
+cp $small "$tmp/base.json"
+check "calibrate: -o equal to --scenario exits 2" exits_with 2 "$bin" calibrate $mb --scenario "$tmp/base.json" -o "$tmp/base.json"
+check "calibrate: the inputs are untouched after a refused -o" bash -c "cmp -s $mb '$tmp/mb.json' && cmp -s $small '$tmp/base.json'"
+printf '{"name": "x"}\n' >"$tmp/bad-scenario.json"
+check "calibrate: an invalid --scenario exits 2 naming its problems" exits_with 2 "$bin" calibrate $mb --scenario "$tmp/bad-scenario.json" -o "$tmp/cal.json"
+mbedit() {  # mbedit NAME PYTHON-STATEMENT: $tmp/NAME.json = the seed microbenchmarks after the statement (on d)
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $2; json.dump(d, open(sys.argv[2], 'w'))" $mb "$tmp/$1.json"
+}
+mbedit ranks0 "d['ranks'] = 0"
+mbedit negative-time "d['samples'][3]['seconds'] = -0.01"
+mbedit zero-bytes "d['samples'][0]['bytes'] = 0"
+mbedit nan-time "d['samples'][2]['seconds'] = 'NaN'"
+mbedit one-size "d['samples'] = [dict(s, bytes=65536) if s['kind'] == 'p2p' else s for s in d['samples']]"
+mbedit negative-latency "d['samples'] = [dict(s, seconds=s['bytes'] / 1e8 - 1e-3) if s['kind'] == 'p2p' and s['bytes'] > 1e5 else s for s in d['samples'] if s['kind'] != 'p2p' or s['bytes'] > 1e5]"
+for case in ranks0:/ranks negative-time:/samples/3/seconds zero-bytes:/samples/0/bytes nan-time:/samples/2/seconds; do
+  name=${case%%:*} pointer=${case#*:}
+  check "calibrate: $name exits 2 naming $pointer" bash -c "'$bin' calibrate '$tmp/$name.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q '$pointer' '$tmp/e'"
+done
+check "calibrate: p2p samples all of one size (latency and rate undetermined) exit 2" bash -c "
+  '$bin' calibrate '$tmp/one-size.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'determine only 1 of the 2' '$tmp/e'"
+# p2p t = bytes / 100 MB/s - 1 ms exactly: a latency of -1 ms that no noise explains.
+check "calibrate: a negative latency beyond its uncertainty exits 2 with the samples" bash -c "
+  '$bin' calibrate '$tmp/negative-latency.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'negative latency' '$tmp/e' && grep -q 'samples/' '$tmp/e'"
+check "calibrate: nothing is written when a fit is refused" bash -c "
+  '$bin' calibrate '$tmp/negative-latency.json' -o '$tmp/refused.json' >/dev/null 2>&1; test ! -e '$tmp/refused.json'"
+check "calibrate: --json prints every fit with its standard errors and residuals" bash -c "
+  '$bin' calibrate $mb -o '$tmp/cal.json' --json 2>/dev/null >'$tmp/fits.json' && python3 -c \"
+import json; d = json.load(open('$tmp/fits.json'))
+assert all('rate_se' in f and len(f['residuals']) == f['samples'] for f in d['fits']), d['fits'][0].keys()
+assert any(f['writes'] for f in d['fits'])\""
+
+# --- import nccl-tests and torch-profiler: published outputs in, files ckptsim loads out ---
+fx=tests/fixtures
+check "import: no format is a usage error (exit 2)" exits_with 2 "$bin" import
+check "import: an unknown format exits 2" exits_with 2 "$bin" import perfetto x.json -o "$tmp/x.json"
+# The paper's p4d.24xlarge scenario (400 Gbps per machine) as the base: efficiency = R / 50 GB/s.
+check "import nccl-tests: two machines' all-reduce into a scenario that loads" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --scenario $paper -o '$tmp/nccl.json' >/dev/null 2>&1 &&
+  '$bin' schedule '$tmp/nccl.json' -o '$tmp/nccl.plan.json' >/dev/null 2>&1"
+check "import nccl-tests: against replay-small's 800 Mbps line the 1.8 GB/s fit is refused, not clamped" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --scenario $small -o '$tmp/x2.json' 2>'$tmp/e' >/dev/null
+  test \$? -eq 2 && grep -q 'above the' '$tmp/e' && test ! -e '$tmp/x2.json'"
+check "import nccl-tests: the table shows rate +- se and the fields written" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt -o '$tmp/nccl-fields.json' 2>/dev/null |
+  grep 'collectives (2 machines)' | grep -q '+-.*collective_efficiency'"
+check "import nccl-tests: a run without Rank lines needs --ranks and --machines (exit 2)" \
+  exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/all_gather_perf-nccl-1435-2gpu.txt -o "$tmp/x.json"
+check "import nccl-tests: with them it fits the NVLink bandwidth" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_gather_perf-nccl-1435-2gpu.txt --ranks 2 --machines 1 -o '$tmp/nv.json' >/dev/null 2>&1 &&
+  python3 -c \"import json; d = json.load(open('$tmp/nv.json')); assert d['cluster']['nvlink_bandwidth'].endswith('B/s'), d\""
+check "import nccl-tests: latency-only sendrecv rows are refused (exit 2)" \
+  exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/sendrecv_perf-nccl-tests-214-a40-2x1.txt -o "$tmp/x.json"
+check "import nccl-tests: -o over the log exits 2" bash -c "cp $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt '$tmp/a2a.txt' &&
+  '$bin' import nccl-tests '$tmp/a2a.txt' -o '$tmp/a2a.txt' 2>/dev/null; test \$? -eq 2 && cmp -s '$tmp/a2a.txt' $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt"
+tp=$fx/torch-profiler
+check "import torch-profiler: two ranks' gzip traces into a profile ckptsim iteration reads" bash -c "
+  '$bin' import torch-profiler $tp/hta-sampled-rank-0.json.gz $tp/hta-sampled-rank-1.json.gz -o '$tmp/prof.json' --kernels '$tmp/kern.json' >/dev/null 2>&1 &&
+  '$bin' iteration $small --profile '$tmp/prof.json' >/dev/null 2>&1"
+check "import torch-profiler: a trace given twice exits 2" exits_with 2 "$bin" import torch-profiler $tp/hta-sampled-rank-0.json.gz ./$tp/hta-sampled-rank-0.json.gz -o "$tmp/x.json"
+check "import torch-profiler: a trace without NCCL kernels exits 2 saying so" bash -c "
+  python3 -c \"import json; json.dump({'traceEvents': [{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#1', 'ts': 0, 'dur': 100},
+    {'ph': 'X', 'cat': 'kernel', 'name': 'gemm', 'ts': 5, 'dur': 10}]}, open('$tmp/single.json', 'w'))\" &&
+  '$bin' import torch-profiler '$tmp/single.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'NCCL kernels' '$tmp/e'"
+check "import torch-profiler: gzip cut short exits 2" bash -c "head -c 20000 $tp/hta-sampled-rank-1.json.gz >'$tmp/cut.json.gz' &&
+  '$bin' import torch-profiler '$tmp/cut.json.gz' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'truncated' '$tmp/e'"
+check "import torch-profiler: --kernels feeds calibrate (sizes and machine counts)" bash -c "
+  '$bin' import torch-profiler $tp/hta-nccl-data-rank-0.json.gz --gpus-per-machine 8 -o '$tmp/p2.json' --kernels '$tmp/k2.json' >/dev/null 2>&1 &&
+  '$bin' calibrate '$tmp/k2.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'do not determine the rate' '$tmp/e'"
+# Compute per kernel class: the kernel document's gemm, layer_norm, elementwise, embedding classes
+# are fitted against the kernel model of the profiled job given as --scenario.
+check "calibrate: kernel classes without --scenario exit 2 saying the kernel model is needed" bash -c "
+  '$bin' calibrate '$tmp/kern.json' -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'given as --scenario' '$tmp/e' && test ! -e '$tmp/kc.json'"
+check "calibrate: kernel classes against a scenario that overrides the kernel model exit 2" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario $small -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'replaces the kernel model' '$tmp/e'"
+# The traced job's GEMMs take 77-110 ms per step; GPT-3 175B's kernel model predicts 7.3 s on an
+# H100 at gemm efficiency 0.8: an efficiency of about 66 (above 1), refused with its samples.
+check "calibrate: a kernel-class fit above efficiency 1 is refused (exit 2) with its samples" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario scenarios/examples/gpt3-175b-32xp5-flash.json -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null
+  test \$? -eq 2 && grep -q 'GEMM (kernel model): the fit is not physical' '$tmp/e' && grep -q 'steps/1/classes/gemm' '$tmp/e' && test ! -e '$tmp/kc.json'"
+"$bin" schedule $small -o "$tmp/small.plan.json" 2>/dev/null
+check "validate: a plan against a profiled job's kernel classes compares iteration, idle, compute and collectives" bash -c "
+  '$bin' validate '$tmp/small.plan.json' '$tmp/kern.json' --json >'$tmp/pv.json' 2>/dev/null; test \$? -le 1 &&
+  python3 -c \"import json; d = json.load(open('$tmp/pv.json')); assert d['iteration_time']['samples'] == 4 and 'compute' in d['operations'], d\""
+
 tap_finish

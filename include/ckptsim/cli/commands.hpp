@@ -33,6 +33,7 @@ int command_analyze(const CommandContext& ctx);
 int command_optimize(const CommandContext& ctx);
 int command_validate(const CommandContext& ctx);
 int command_calibrate(const CommandContext& ctx);
+int command_import(const CommandContext& ctx);
 int command_schema(const CommandContext& ctx);
 int command_sweep(const CommandContext& ctx);
 int command_merge(const CommandContext& ctx);

@@ -34,10 +34,11 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
 /// One span view as JSON: {count, total_s, longest_s, histogram [{below_s, count}]}.
 nlohmann::json span_distribution_json(const std::vector<IdleSpan>& spans);
 
-/// Chrome trace-event JSON ("X" events in microseconds, one process per machine shown, one
-/// thread per stream: compute, the gather and reduce side streams, the NCCL streams, the
-/// host's waits, checkpoint chunks sent and GPU-to-CPU copies).
-nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const CheckpointRun& run,
+/// Chrome trace-event JSON in the convention of output/trace_events.hpp (shared with
+/// ckptsim-replay --trace): one process per machine shown, one track per engine stream, the
+/// checkpoint chunks (args peer, span, sub-buffer), GPU-to-CPU copies, flows from each chunk's
+/// send to its copy, and counters for NIC send rate and receive sub-buffers in use.
+nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
                                     int machines_shown, const std::string& command_line);
 
 }  // namespace ckptsim

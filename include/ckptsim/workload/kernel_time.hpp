@@ -85,6 +85,9 @@ class ComputeTimes {
   [[nodiscard]] std::array<double, kKernelClasses> seconds_by_class(ComputeUse use, Pass pass) const;
   /// The same summed over one layer's passes (forward, recompute if any, backward).
   [[nodiscard]] std::array<double, kKernelClasses> layer_seconds_by_class() const;
+  /// Seconds per kernel class of one iteration (iteration()'s uses: every layer's passes, the
+  /// embedding and output stages both ways).
+  [[nodiscard]] std::array<double, kKernelClasses> iteration_seconds_by_class() const;
   /// Each kernel of a use with its seconds, in launch order.
   [[nodiscard]] std::vector<std::pair<Kernel, double>> timed_kernels(ComputeUse use, Pass pass) const;
   /// True when the compute_efficiency override replaces the kernel model.

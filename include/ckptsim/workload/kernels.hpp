@@ -74,7 +74,11 @@ namespace ckptsim {
 /// The groups kernels are reported in (`ckptsim compute`, docs/models.md).
 enum class KernelClass { gemm, attention, layer_norm, elementwise, loss, embedding };
 constexpr int kKernelClasses = 6;
-const char* to_string(KernelClass c);
+const char* to_string(KernelClass c);  ///< display name ("GEMM", "LayerNorm", ...)
+/// The class's key in files, the one set of class names `ckptsim import torch-profiler`'s kernel
+/// document, `ckptsim calibrate` and the kernel model share: gemm, attention, layer_norm,
+/// elementwise, loss, embedding.
+const char* key_of(KernelClass c);
 
 /// What bounds a kernel's time (kernel_time.hpp).
 enum class KernelBound { gemm, memory, fused_attention };

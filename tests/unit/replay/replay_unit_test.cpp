@@ -4,32 +4,50 @@
 #include <vector>
 
 #include "pattern.hpp"
-#include "token_bucket.hpp"
+#include "paced_link.hpp"
 
 using namespace ckptsim::replay;
 
-TEST_CASE("token bucket paces sends to its rate, first come first paced") {
-  // 100 B/s, depth 0: 50 bytes at t = 0 are through at 50/100 = 0.5 s.
-  TokenBucket b(100, 0, 0);
-  CHECK(b.take(50, 0) == doctest::Approx(0.5));
-  // Not ready while the debt lasts; ready once repaid at t = 0.5.
-  CHECK_FALSE(b.ready(0.25));
-  CHECK(b.ready(0.5));
-  // 100 more bytes at t = 0.5 are through at 0.5 + 100/100 = 1.5 s.
-  CHECK(b.take(100, 0.5) == doctest::Approx(1.5));
-  // Two sends back to back at t = 2 (bucket empty, depth 0): 30 B done at 2.3, then 70 B at 3.0.
-  CHECK(b.take(30, 2) == doctest::Approx(2.3));
-  CHECK(b.take(70, 2) == doctest::Approx(3.0));
+TEST_CASE("paced link: deadlines follow the eligible times and the rate, first come first served") {
+  // 100 B/s with 25-byte segments. A 50-byte send eligible at t = 0: segment deadlines 25/100 =
+  // 0.25 s and 50/100 = 0.5 s.
+  PacedLink link(100, 25);
+  CHECK(link.paced());
+  const std::vector<double> d = link.schedule({25, 25}, 0.0);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0] == doctest::Approx(0.25));
+  CHECK(d[1] == doctest::Approx(0.5));
+  // A 10-byte send eligible at 0.2 waits for the link (free at 0.5): 0.5 + 10/100 = 0.6.
+  CHECK(link.schedule({10}, 0.2).back() == doctest::Approx(0.6));
+  // One eligible at 2.0 finds the link idle and earns no burst from the idle time: 2.1.
+  CHECK(link.schedule({10}, 2.0).back() == doctest::Approx(2.1));
+  // The loop's next wake-up is the earliest deadline not yet handed over.
+  CHECK(link.next_deadline() == doctest::Approx(0.25));
+  link.hand_over(d[0]);
+  CHECK(link.next_deadline() == doctest::Approx(0.5));
 }
 
-TEST_CASE("token bucket depth allows one burst, then the rate") {
-  // Depth 64 B, full at t = 0: 64 B pass at once, the next 100 B take 1 s.
-  TokenBucket b(100, 64, 0);
-  CHECK(b.take(64, 0) == doctest::Approx(0.0));
-  CHECK(b.take(100, 0) == doctest::Approx(1.0));
-  // Unlimited (rate 0): every send is through immediately.
-  TokenBucket u(0, 0, 0);
-  CHECK(u.take(1e9, 5) == doctest::Approx(5.0));
+TEST_CASE("paced link: segment size from the rate, and the lateness report") {
+  // 1 ms of the rate, clamped to [4 KiB, 4 MiB]: 100 MB/s -> 1e5 B; 1 MB/s -> 1000 B, raised to
+  // 4096; 10 GB/s -> 1e7 B, cut to 4194304.
+  CHECK(PacedLink(1e8).segment_bytes() == 100000);
+  CHECK(PacedLink(1e6).segment_bytes() == 4096);
+  CHECK(PacedLink(1e10).segment_bytes() == 4194304);
+  // 10000 bytes in 4096-byte segments: 4096 + 4096 + 1808.
+  CHECK(PacedLink(1e6).segments(10000) == std::vector<std::size_t>{4096, 4096, 1808});
+  // Report: 200 bytes at 100 B/s are 2 s of ideal time; handing the last segment of a send due
+  // at 2.0 over at 2.5 is 0.5 s late, so the link kept 2 / (2 + 0.5) = 80% of its rate.
+  PacedLink link(100, 100);
+  const std::vector<double> d = link.schedule({100, 100}, 0.0);
+  link.done(d.back(), 2.5);
+  CHECK(link.report().ideal_s == doctest::Approx(2.0));
+  CHECK(link.report().late_s == doctest::Approx(0.5));
+  CHECK(link.report().achieved_fraction() == doctest::Approx(0.8));
+  // Unpaced: every deadline is the eligible time and nothing is counted.
+  PacedLink free_link(0);
+  CHECK_FALSE(free_link.paced());
+  CHECK(free_link.schedule({1 << 20, 1 << 20}, 3.0) == std::vector<double>{3.0, 3.0});
+  CHECK(free_link.report().ideal_s == 0);
 }
 
 TEST_CASE("pattern ranges agree with the whole shard, and the checksum sees one flipped bit") {

@@ -1,4 +1,4 @@
-#include "replay_plan.hpp"
+#include "ckptsim/calibration/plan_file.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,65 +7,24 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+#include "json_reader.hpp"
 
-namespace ckptsim::replay {
+namespace ckptsim {
 
 namespace {
-
-// Reads typed fields, naming the file and RFC 6901 pointer of whatever is wrong.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
-
-  const nlohmann::json& at(const nlohmann::json& parent, const std::string& pointer, const char* key, const char* expected) const {
-    if (!parent.is_object() || !parent.contains(key)) throw InputError(file_, pointer + "/" + key, expected, "nothing");
-    return parent.at(key);
-  }
-  double number(const nlohmann::json& parent, const std::string& pointer, const char* key, double lo = 0,
-                double hi = 1e18) const {
-    const auto& v = at(parent, pointer, key, "a number");
-    const std::string where = pointer + "/" + key;
-    if (!v.is_number()) throw InputError(file_, where, "a number", v.dump());
-    const double x = v.get<double>();
-    if (!std::isfinite(x) || x < lo || x > hi) throw InputError(file_, where, fmt::format("a number in [{}, {}]", lo, hi), v.dump());
-    return x;
-  }
-  int integer(const nlohmann::json& parent, const std::string& pointer, const char* key, int lo, int hi) const {
-    const auto& v = at(parent, pointer, key, "an integer");
-    const std::string where = pointer + "/" + key;
-    if (!v.is_number_integer()) throw InputError(file_, where, "an integer", v.dump());
-    const auto x = v.get<long long>();
-    if (x < lo || x > hi) throw InputError(file_, where, fmt::format("an integer in [{}, {}]", lo, hi), v.dump());
-    return static_cast<int>(x);
-  }
-  std::string text(const nlohmann::json& parent, const std::string& pointer, const char* key) const {
-    const auto& v = at(parent, pointer, key, "a string");
-    if (!v.is_string()) throw InputError(file_, pointer + "/" + key, "a string", v.dump());
-    return v.get<std::string>();
-  }
-  const nlohmann::json& array(const nlohmann::json& parent, const std::string& pointer, const char* key) const {
-    const auto& v = at(parent, pointer, key, "an array");
-    if (!v.is_array()) throw InputError(file_, pointer + "/" + key, "an array", v.dump().substr(0, 60));
-    return v;
-  }
-  [[noreturn]] void fail(const std::string& pointer, const std::string& expected, const std::string& found) const {
-    throw InputError(file_, pointer, expected, found);
-  }
-
- private:
-  std::string file_;
-};
 
 constexpr int kMaxOps = 1'000'000;
 constexpr int kMaxRanks = 65'536;
 constexpr double kMaxSeconds = 1e6;
 
-PlanOp read_op(const Reader& r, const nlohmann::json& j, const std::string& ptr, int position) {
+PlanOp read_op(const JsonReader& r, const nlohmann::json& j, const std::string& ptr, int position) {
   PlanOp op;
   op.id = r.integer(j, ptr, "id", position, position);
   const std::string kind = r.text(j, ptr, "kind");
   op.category = r.text(j, ptr, "category");
   op.stage = r.integer(j, ptr, "stage", -1, kMaxOps);
+  op.name = j.contains("name") ? r.text(j, ptr, "name") : fmt::format("{} S{}", op.category, op.stage);
   const auto& deps = r.array(j, ptr, "deps");
   for (std::size_t k = 0; k < deps.size(); ++k) {
     const std::string dp = fmt::format("{}/deps/{}", ptr, k);
@@ -88,13 +47,14 @@ PlanOp read_op(const Reader& r, const nlohmann::json& j, const std::string& ptr,
     r.fail(ptr + "/kind", "\"compute\", \"collective\" or \"marker\"", "\"" + kind + "\"");
   }
   if (j.contains("planned_start_s")) {
+    op.planned = true;
     op.planned_start_s = r.number(j, ptr, "planned_start_s", 0, kMaxSeconds);
     op.planned_end_s = r.number(j, ptr, "planned_end_s", op.planned_start_s, kMaxSeconds);
   }
   return op;
 }
 
-PlanRank read_rank(const Reader& r, const ReplayPlan& plan, const nlohmann::json& j, const std::string& ptr, int position) {
+PlanRank read_rank(const JsonReader& r, const PlanFile& plan, const nlohmann::json& j, const std::string& ptr, int position) {
   PlanRank pr;
   pr.rank = r.integer(j, ptr, "rank", position, position);
   const auto& peers = r.array(j, ptr, "peers");
@@ -136,7 +96,7 @@ PlanRank read_rank(const Reader& r, const ReplayPlan& plan, const nlohmann::json
   return pr;
 }
 
-void read_header(const Reader& r, const nlohmann::json& doc, ReplayPlan& plan, double memory_limit) {
+void read_header(const JsonReader& r, const nlohmann::json& doc, PlanFile& plan, double memory_limit) {
   const std::string format = r.text(doc, "", "format");
   if (format != "ckptsim-plan/1") r.fail("/format", "\"ckptsim-plan/1\"", "\"" + format + "\"");
   plan.scenario = r.text(doc, "", "scenario");
@@ -149,7 +109,10 @@ void read_header(const Reader& r, const nlohmann::json& doc, ReplayPlan& plan, d
   plan.copies = r.integer(p, "/parameters", "copies", 0, plan.ranks - 1);
   plan.sub_buffers = r.integer(p, "/parameters", "sub_buffers", 1, 1 << 20);
   plan.chunk_limit_bytes = r.number(p, "/parameters", "chunk_limit_bytes", 0, 1e15);
-  plan.bandwidth_bytes_per_s = r.number(p, "/parameters", "bandwidth_per_gpu_bytes_per_s", 0, 1e15);
+  plan.alpha_s = r.number(p, "/parameters", "alpha_s", 0, kMaxSeconds);
+  // A zero bandwidth would make every chunk take forever (and a replay paced "at the plan's
+  // rate" never end).
+  plan.bandwidth_bytes_per_s = r.number(p, "/parameters", "bandwidth_per_gpu_bytes_per_s", 1, 1e15);
   const auto& blocks = r.at(p, "/parameters", "blocks_training", "a boolean");
   if (!blocks.is_boolean()) r.fail("/parameters/blocks_training", "a boolean", blocks.dump());
   plan.blocks_training = blocks.get<bool>();
@@ -169,6 +132,32 @@ void read_header(const Reader& r, const nlohmann::json& doc, ReplayPlan& plan, d
 
 }  // namespace
 
+namespace {
+
+// The training phase of each operation (plan_file.hpp, "Phases").
+void assign_phases(std::vector<PlanOp>& ops) {
+  for (PlanOp& op : ops) op.phase = op.kind == OpKind::compute ? op.category : op.kind == OpKind::marker ? "marker" : "other";
+  for (const PlanOp& op : ops) {
+    if (op.kind != OpKind::compute) continue;
+    for (int d : op.deps) {
+      PlanOp& dep = ops[static_cast<std::size_t>(d)];
+      // Ids are in dependency order: the first consumer of an all-gather is met first; the last
+      // producer of a reduce-scatter is its highest-id dependency, met when ops[d] is scanned.
+      if (dep.kind == OpKind::all_gather && dep.phase == "other") dep.phase = op.category;
+    }
+  }
+  for (PlanOp& op : ops) {
+    if (op.kind != OpKind::reduce_scatter && op.kind != OpKind::all_reduce) continue;
+    int producer = -1;
+    for (int d : op.deps) {
+      if (ops[static_cast<std::size_t>(d)].kind == OpKind::compute) producer = std::max(producer, d);
+    }
+    if (producer >= 0) op.phase = ops[static_cast<std::size_t>(producer)].category;
+  }
+}
+
+}  // namespace
+
 const char* to_string(OpKind kind) {
   switch (kind) {
     case OpKind::compute: return "compute";
@@ -180,14 +169,24 @@ const char* to_string(OpKind kind) {
   return "?";
 }
 
-ReplayPlan load_replay_plan(const std::string& path, double memory_limit_bytes) {
-  const nlohmann::json doc = read_json_file(path, "a replay plan");
-  const Reader r(path);
-  ReplayPlan plan;
+std::string plan_hash(const nlohmann::json& doc) { return fmt::format("{:016x}", fnv1a_64(doc.dump())); }
+
+PlanFile read_plan_file(const std::string& path, double memory_limit_bytes) {
+  return parse_plan_file(read_json_file(path, "a plan file (ckptsim schedule -o)"), path, memory_limit_bytes);
+}
+
+PlanFile parse_plan_file(const nlohmann::json& doc, const std::string& path, double memory_limit_bytes) {
+  const JsonReader r(path);
+  if (!doc.is_object()) r.fail("", "a plan (a JSON object, ckptsim schedule -o)", std::string("a JSON ") + doc.type_name());
+  PlanFile plan;
   plan.file = path;
+  plan.hash = plan_hash(doc);
   read_header(r, doc, plan, memory_limit_bytes);
   const auto& it = r.at(doc, "", "iteration", "an object");
   plan.iteration_time_s = r.number(it, "/iteration", "iteration_time_s", 0, kMaxSeconds);
+  const std::string profile = r.text(it, "/iteration", "profile");
+  if (profile != "simulated" && profile != "imported") r.fail("/iteration/profile", "\"simulated\" or \"imported\"", "\"" + profile + "\"");
+  plan.imported_profile = profile == "imported";
   const auto& ops = r.array(it, "/iteration", "operations");
   if (ops.size() > static_cast<std::size_t>(kMaxOps)) r.fail("/iteration/operations", fmt::format("at most {} operations", kMaxOps), fmt::format("{}", ops.size()));
   for (std::size_t k = 0; k < ops.size(); ++k) {
@@ -195,6 +194,14 @@ ReplayPlan load_replay_plan(const std::string& path, double memory_limit_bytes) 
     if (plan.ops.back().category == "optimizer") plan.optimizer_op = static_cast<int>(k);
   }
   if (plan.optimizer_op < 0) r.fail("/iteration/operations", "an operation of category \"optimizer\"", "none");
+  for (std::size_t k = 0; k < plan.ops.size(); ++k) {
+    if (plan.ops[k].planned == plan.imported_profile && plan.ops[k].kind != OpKind::marker) {
+      r.fail(fmt::format("/iteration/operations/{}/planned_start_s", k),
+             plan.imported_profile ? "no planned times (the iteration's profile was imported)" : "planned times (the iteration was simulated)",
+             plan.ops[k].planned ? "planned times" : "nothing");
+    }
+  }
+  assign_phases(plan.ops);
   // Collective buffers: a rank's block is bytes / (ranks - 1); send and receive hold all ranks' blocks.
   double largest = 0;
   for (const PlanOp& op : plan.ops) largest = std::max(largest, op.bytes);
@@ -223,4 +230,4 @@ ReplayPlan load_replay_plan(const std::string& path, double memory_limit_bytes) 
   return plan;
 }
 
-}  // namespace ckptsim::replay
+}  // namespace ckptsim

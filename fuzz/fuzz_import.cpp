@@ -1,0 +1,60 @@
+// libFuzzer harness: the importers of external formats (calibration layer). One input goes
+//   - as nccl-tests output through parse_nccl_tests (the collective, ranks and machines given,
+//     so rows are read even without a header's Rank lines) and, when it parses, through the
+//     fits of calibrate();
+//   - through read_maybe_gzip_file (gzip or plain, 64 MiB of output at most) and the JSON parser,
+//     then as a PyTorch profiler trace (parse_torch_profiler, and the idle-span profile of what
+//     it read) and as a kernel-class document (parse_kernel_classes_document, add_kernel_samples).
+// Bad input must end in the typed errors of core/error.hpp.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "ckptsim/calibration/calibrate.hpp"
+#include "ckptsim/calibration/gzip_input.hpp"
+#include "ckptsim/calibration/nccl_tests.hpp"
+#include "ckptsim/calibration/torch_profiler.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+#include "fuzz_input.hpp"
+
+namespace {
+
+template <class F>
+void guarded(F&& f) {
+  try {
+    f();
+  } catch (const ckptsim::InputError&) {
+  } catch (const ckptsim::LimitError&) {
+  } catch (const ckptsim::ModelError&) {
+  } catch (const ckptsim::IoError&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static ckptsim::fuzz::InputFile file(".json");
+  const std::string& path = file.hold(data, size);
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  guarded([&] {
+    ckptsim::MeasurementSet set;
+    for (const auto& run : ckptsim::parse_nccl_tests(text, path, {ckptsim::SampleKind::all_gather, 8, 2})) {
+      set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
+    }
+    (void)ckptsim::calibrate(set, {});
+  });
+  guarded([&] {
+    const nlohmann::json doc = ckptsim::parse_json_strict(ckptsim::read_maybe_gzip_file(path, "a trace", std::size_t{64} << 20), path);
+    guarded([&] {
+      const ckptsim::ProfiledRank r = ckptsim::parse_torch_profiler(doc, path, 0, {});
+      (void)ckptsim::idle_span_profile({r}, "fuzz");
+      (void)ckptsim::kernel_classes_document({r});
+    });
+    guarded([&] {
+      ckptsim::MeasurementSet set;
+      ckptsim::add_kernel_samples(doc, path, set);
+    });
+  });
+  return 0;
+}

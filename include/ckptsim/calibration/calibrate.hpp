@@ -1,0 +1,111 @@
+#pragma once
+// From measurements to the scenario fields ckptsim predicts with (`ckptsim calibrate`,
+// `ckptsim import nccl-tests`; docs/timeline-format.md, "Calibration").
+//
+// Every kind of sample is fitted per group (kind, ranks, machines) with its rate model
+// (measurements.hpp, rate_fit.hpp) and reported. The fields come from pooled fits:
+//   collectives  all-gather, reduce-scatter and all-reduce samples over the chosen machine
+//                count (default: the largest with >= 2 machines), t = steps * alpha + x / R:
+//                  cluster.network.latency               = alpha (per step, the per-message latency)
+//                  cluster.network.collective_efficiency = R / L     (L: the line rate, below)
+//                a single machine's collectives run on NVLink: cluster.nvlink_bandwidth = R;
+//   p2p          point-to-point samples between machines (one rank per machine), t = alpha + x / R:
+//                  cluster.network.p2p_efficiency        = R / (L / G)   (G GPUs share a NIC)
+//                  and cluster.network.latency = alpha when there are no collectives;
+//   host-copy    t = x / C:  cluster.gpu_cpu_bandwidth = C;
+//   compute      t = x / F:  training.compute_efficiency = F / P with P the peak of the device
+//                (cluster.gpu_peak_flops of the base), or without one cluster.gpu_peak_flops = F
+//                and compute_efficiency = 1.
+//   kernel classes  GPU seconds per profiled step of each of the kernel model's classes
+//                (`ckptsim import torch-profiler` kernel document, kernel_classes.hpp) against the
+//                base scenario's kernel model for the same step (ComputeTimes::
+//                iteration_seconds_by_class), t = x / s with x the model's seconds and s the
+//                measured speed relative to the model (1: as predicted):
+//                  gemm         cluster.gpu_gemm_efficiency  = e_g * s
+//                  layer_norm, elementwise, loss, embedding (pooled, one HBM efficiency):
+//                               cluster.gpu_memory_efficiency = e_m * s
+//                  attention    cluster.gpu_flash_attention_efficiency = e_f * s with
+//                               training.attention "flash"; unfused attention (GEMMs and memory
+//                               kernels in one class) is reported, not written
+//                bounded by s <= 1 / e (an efficiency cannot exceed 1). A kernel's launch time
+//                scales with its work here (first order: exact when launches are a small share
+//                of the class). Needs the profiled job as the base scenario (--scenario) and is
+//                refused when the base overrides the kernel model (training.compute_efficiency).
+// The line rate L per machine and the peak P come from what was measured:
+//   - emulated devices (measurements.hpp; ckptsim-replay's mpi backend): L is the paced rate
+//     per rank times G and is written as cluster.network_bandwidth (the emulated network);
+//     unpaced, there is no L. There is no P: a base scenario's GPU describes another device.
+//   - real devices (GPUs, nccl-tests, profiler traces): L and P are the base scenario's
+//     cluster.network_bandwidth and cluster.gpu_peak_flops (its data sheet), if a base is given.
+// Without L, cluster.network_bandwidth = max(R_collectives, G x R_p2p) is written and the
+// efficiencies are ratios to it. Fits are bounded by L (collectives), L / G (p2p) and P
+// (compute): rate_fit.hpp refuses an estimate beyond a bound by more than its uncertainty.
+//
+// The fields are written only if the scenario loader accepts every one of them (each value is
+// parsed and range-checked through the parameter table, scenario/parameters.hpp); otherwise
+// ModelError names the field and value.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/calibration/measurements.hpp"
+#include "ckptsim/calibration/rate_fit.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/kernels.hpp"
+
+namespace ckptsim {
+
+/// The base scenario's kernel model: GPU seconds per iteration by class and its efficiencies.
+struct KernelModelBase {
+  std::array<double, kKernelClasses> seconds{};  ///< KernelClass order
+  double gemm_efficiency = 0;
+  double memory_efficiency = 0;
+  std::optional<double> flash_efficiency;  ///< only when training.attention is "flash"
+};
+
+struct CalibrationBase {
+  int gpus_per_machine = 1;                 ///< G
+  std::optional<double> network_bandwidth;  ///< L, bytes/s per machine (data sheet)
+  std::optional<double> nvlink_bandwidth;   ///< bound of single-machine collectives
+  std::optional<double> gpu_peak_flops;     ///< P
+  std::optional<int> machines;              ///< which machine count's collectives set the network fields
+  std::optional<KernelModelBase> kernel_model;
+  std::string kernel_model_missing;  ///< why there is none (for the error when class samples need it)
+};
+
+struct GroupFit {
+  std::string name;       ///< "all-gather over 4 ranks on 4 machines", "collectives (4 machines)"
+  std::string kind;       ///< sample kind, or "collectives" for the pooled fit
+  int ranks = 0;          ///< 0 for pooled fits over several rank counts
+  int machines = 0;
+  std::string rate_unit;  ///< "B/s", "FLOP/s", or "x" (kernel classes: speed relative to the kernel model)
+  std::vector<RateSample> samples;
+  RateFit fit;
+  std::vector<std::string> writes;  ///< the fields this fit set
+};
+
+struct Calibration {
+  std::vector<GroupFit> fits;  ///< per-group fits first, then the pooled ones that write fields
+  nlohmann::json fields = nlohmann::json::object();
+  std::vector<std::string> notes;  ///< what was measured but not written, and why
+};
+
+/// Fits and fields (see above). Throws ModelError for an unphysical or undetermined fit
+/// (naming it and its samples), InputError when `measurements` holds no sample at all.
+Calibration calibrate(const MeasurementSet& measurements, const CalibrationBase& base);
+
+/// Checks every leaf of a scenario fragment against the parameter table: known pointer, value
+/// the field's unit parses, in its range. Throws ModelError("calibrate", ...) naming the first
+/// field that fails.
+void check_scenario_fragment(const nlohmann::json& fragment);
+
+/// Deep merge: every leaf of `fields` replaces the same pointer of `base` (objects merged).
+void merge_scenario_fields(nlohmann::json& base, const nlohmann::json& fields);
+
+/// The base quantities of a loaded scenario: G, its line rate, NVLink bandwidth and GPU peak.
+CalibrationBase calibration_base(const Scenario& scenario);
+
+}  // namespace ckptsim

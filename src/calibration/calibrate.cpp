@@ -1,0 +1,297 @@
+#include "ckptsim/calibration/calibrate.hpp"
+
+#include "ckptsim/workload/kernel_time.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+
+namespace {
+
+std::string rate_text(double v, const std::string& unit) { return fmt::format("{:.6g}{}", v, unit == "FLOP/s" ? "FLOPS" : "B/s"); }
+
+GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, const std::vector<Measurement>& ms,
+                   RateModel model, const std::string& unit, std::optional<double> max_rate) {
+  GroupFit g;
+  g.name = std::move(name);
+  g.kind = std::move(kind);
+  g.ranks = ranks;
+  g.machines = machines;
+  g.rate_unit = unit;
+  g.samples = rate_samples(ms);
+  g.fit = fit_rate(g.samples, {model, max_rate, g.name, unit});
+  return g;
+}
+
+bool is_collective(SampleKind k) {
+  return k == SampleKind::all_gather || k == SampleKind::reduce_scatter || k == SampleKind::all_reduce;
+}
+
+// Kernel classes against the base's kernel model (calibrate.hpp): per class reported, then the
+// fits that write (gemm, the pooled memory-bound classes, flash attention), which refuse.
+void fit_kernel_classes(const std::vector<ClassSample>& samples, const CalibrationBase& base, Calibration& c) {
+  if (!base.kernel_model) {
+    throw ModelError("calibrate", fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given "
+                                              "as --scenario; {}",
+                                              base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
+  }
+  const KernelModelBase& km = *base.kernel_model;
+  std::array<std::vector<RateSample>, kKernelClasses> per;
+  std::map<std::string, std::size_t> unmodelled;
+  for (const ClassSample& s : samples) {
+    const auto i = static_cast<std::size_t>(s.cls);
+    if (!(km.seconds[i] > 0)) {
+      ++unmodelled[key_of(s.cls)];
+      continue;
+    }
+    per[i].push_back({km.seconds[i], s.seconds, 1, s.origin});
+  }
+  for (const auto& [cls, n] : unmodelled) {
+    c.notes.push_back(fmt::format("{} steps of kernel class {}: measured, but the base scenario's kernel model runs none", n, cls));
+  }
+  const auto efficiency = [&](KernelClass k) -> std::optional<double> {
+    switch (k) {
+      case KernelClass::gemm: return km.gemm_efficiency;
+      case KernelClass::attention: return km.flash_efficiency;
+      default: return km.memory_efficiency;
+    }
+  };
+  const auto fit_of = [&](std::string name, const std::vector<RateSample>& rs, std::optional<double> e) {
+    RateFit fit = fit_rate(rs, {RateModel::proportional, e && *e > 0 ? std::optional(1 / *e) : std::nullopt, name, "x"});
+    return GroupFit{std::move(name), std::string("kernel-class"), 0, 0, std::string("x"), rs, std::move(fit), {}};
+  };
+  for (int k = 0; k < kKernelClasses; ++k) {
+    const auto cls = static_cast<KernelClass>(k);
+    if (per[static_cast<std::size_t>(k)].empty()) continue;
+    const std::string name = fmt::format("kernel class {} vs model", key_of(cls));
+    try {
+      c.fits.push_back(fit_of(name, per[static_cast<std::size_t>(k)], efficiency(cls)));
+    } catch (const ModelError& e) {
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+    }
+  }
+  const auto write = [&](GroupFit g, double e, const char* key, const std::string& pointer) {
+    c.fields["cluster"][key] = std::stod(fmt::format("{:.6g}", e * g.fit.rate));
+    g.writes = {pointer};
+    c.fits.push_back(std::move(g));
+  };
+  if (const auto& gemm = per[static_cast<std::size_t>(KernelClass::gemm)]; !gemm.empty()) {
+    write(fit_of("GEMM (kernel model)", gemm, km.gemm_efficiency), km.gemm_efficiency, "gpu_gemm_efficiency", "/cluster/gpu_gemm_efficiency");
+  }
+  std::vector<RateSample> memory;
+  for (KernelClass k : {KernelClass::layer_norm, KernelClass::elementwise, KernelClass::loss, KernelClass::embedding}) {
+    const auto& v = per[static_cast<std::size_t>(k)];
+    memory.insert(memory.end(), v.begin(), v.end());
+  }
+  if (!memory.empty()) {
+    write(fit_of("memory-bound kernels (kernel model)", memory, km.memory_efficiency), km.memory_efficiency, "gpu_memory_efficiency",
+          "/cluster/gpu_memory_efficiency");
+  }
+  if (const auto& att = per[static_cast<std::size_t>(KernelClass::attention)]; !att.empty()) {
+    if (km.flash_efficiency) {
+      write(fit_of("flash attention (kernel model)", att, km.flash_efficiency), *km.flash_efficiency, "gpu_flash_attention_efficiency",
+            "/cluster/gpu_flash_attention_efficiency");
+    } else {
+      c.notes.push_back("kernel class attention: reported, not written (unfused attention is GEMMs and memory-bound kernels in one class)");
+    }
+  }
+}
+
+}  // namespace
+
+CalibrationBase calibration_base(const Scenario& s) {
+  CalibrationBase b;
+  b.gpus_per_machine = s.cluster.gpus_per_machine;
+  b.network_bandwidth = s.cluster.network_bandwidth;
+  b.nvlink_bandwidth = s.cluster.nvlink_bandwidth;
+  b.gpu_peak_flops = s.cluster.gpu_peak_flops;
+  if (s.training.compute_efficiency) {
+    b.kernel_model_missing = "the base scenario's training.compute_efficiency replaces the kernel model";
+  } else {
+    try {
+      KernelModelBase k;
+      k.seconds = ComputeTimes(s).iteration_seconds_by_class();
+      k.gemm_efficiency = s.cluster.kernels.gemm_efficiency;
+      k.memory_efficiency = s.cluster.kernels.memory_efficiency;
+      if (s.training.attention == AttentionKind::flash) k.flash_efficiency = s.cluster.kernels.flash_efficiency;
+      b.kernel_model = k;
+    } catch (const ModelError& e) {
+      b.kernel_model_missing = fmt::format("the base scenario has no kernel model ({}: {})", e.parameter(), e.message());
+    }
+  }
+  return b;
+}
+
+void merge_scenario_fields(nlohmann::json& base, const nlohmann::json& fields) {
+  for (const auto& [k, v] : fields.items()) {
+    if (v.is_object() && base.contains(k) && base[k].is_object()) merge_scenario_fields(base[k], v);
+    else base[k] = v;
+  }
+}
+
+void check_scenario_fragment(const nlohmann::json& fragment) {
+  std::vector<std::pair<std::string, const nlohmann::json*>> leaves;
+  auto walk = [&](auto&& self, const nlohmann::json& j, const std::string& ptr) -> void {
+    if (j.is_object()) {
+      for (const auto& [k, v] : j.items()) self(self, v, ptr + "/" + k);
+    } else {
+      leaves.emplace_back(ptr, &j);
+    }
+  };
+  walk(walk, fragment, "");
+  for (const auto& [ptr, value] : leaves) {
+    const Field* f = find_field(ptr);
+    if (!f) throw ModelError("calibrate", fmt::format("would write {}, which is no scenario parameter", ptr));
+    double x = 0;
+    try {
+      switch (f->unit) {
+        case Unit::bandwidth: x = parse_bandwidth(value->get<std::string>()); break;
+        case Unit::flop_rate: x = parse_flop_rate(value->get<std::string>()); break;
+        case Unit::duration: x = parse_duration(value->get<std::string>()).seconds(); break;
+        case Unit::number: x = value->get<double>(); break;
+        default: throw ModelError("calibrate", fmt::format("would write {} of a unit it does not produce", ptr));
+      }
+    } catch (const ModelError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw ModelError("calibrate", fmt::format("would write {} = {}, which the scenario loader refuses ({})", ptr, value->dump(), e.what()));
+    }
+    const bool ok = f->check == Check::none || (f->check == Check::positive && x > 0) ||
+                    (f->check == Check::non_negative && x >= 0) || (f->check == Check::at_least_one && x >= 1) ||
+                    (f->check == Check::unit_interval && x > 0 && x <= 1);
+    if (!ok || !std::isfinite(x)) {
+      throw ModelError("calibrate", fmt::format("would write {} = {}, outside the range the scenario loader accepts", ptr, value->dump()));
+    }
+  }
+}
+
+Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
+  if (m.samples.empty() && m.class_samples.empty()) throw InputError(m.sources.empty() ? "<command line>" : m.sources.front(), "", "timed samples to fit", "none");
+  Calibration c;
+  const int g = std::max(1, base.gpus_per_machine);
+  // The line rate per machine and the peak (calibrate.hpp).
+  std::optional<double> line = m.emulated ? std::nullopt : base.network_bandwidth;
+  const std::optional<double> peak = m.emulated ? std::nullopt : base.gpu_peak_flops;
+  bool write_line = false;
+  if (m.emulated && m.paced_rate) {
+    line = *m.paced_rate * g;
+    write_line = true;
+  }
+  const std::optional<double> bound = line;
+  // Per-group fits (reported).
+  std::map<std::tuple<SampleKind, int, int>, std::vector<Measurement>> groups;
+  for (const Measurement& s : m.samples) groups[{s.kind, s.ranks, s.nodes}].push_back(s);
+  for (const auto& [key, ms] : groups) {
+    const auto [kind, ranks, nodes] = key;
+    const SampleKindInfo& info = sample_kind_info(kind);
+    std::optional<double> max_rate;
+    if (kind == SampleKind::compute) max_rate = peak;
+    else if (kind != SampleKind::host_copy && nodes >= 2 && ranks == nodes) max_rate = kind == SampleKind::p2p && bound ? std::optional(*bound / g) : bound;
+    const std::string name = kind == SampleKind::compute || kind == SampleKind::host_copy
+                                 ? fmt::format("{} ({} ranks)", info.name, ranks)
+                                 : fmt::format("{} over {} ranks on {} machine{}", info.name, ranks, nodes, nodes == 1 ? "" : "s");
+    // A group's own fit is reported only: when it cannot be fitted, say so and go on (the pooled
+    // fits below, which write fields, refuse instead).
+    try {
+      c.fits.push_back(fit_group(name, std::string(info.name), ranks, nodes, ms, info.model, std::string(info.rate_unit), max_rate));
+    } catch (const ModelError& e) {
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+    }
+  }
+  // Pooled collectives of the chosen machine count.
+  int machines = 0;
+  for (const Measurement& s : m.samples) {
+    if (is_collective(s.kind) && s.nodes >= 2) machines = std::max(machines, s.nodes);
+  }
+  if (base.machines) {
+    machines = *base.machines;
+    const bool any = std::any_of(m.samples.begin(), m.samples.end(), [&](const Measurement& s) { return is_collective(s.kind) && s.nodes == machines; });
+    if (!any) throw ModelError("--machines", fmt::format("no collective sample spans {} machines", machines));
+  }
+  std::vector<Measurement> coll, single, p2p, copy, compute;
+  std::map<std::string, std::size_t> unused;  // reason -> samples
+  for (const Measurement& s : m.samples) {
+    const std::string group = fmt::format("{} over {} ranks on {} machine{}", sample_kind_info(s.kind).name, s.ranks, s.nodes, s.nodes == 1 ? "" : "s");
+    if (is_collective(s.kind) && machines >= 2 && s.nodes == machines) coll.push_back(s);
+    else if (is_collective(s.kind) && s.nodes == 1) single.push_back(s);
+    else if (is_collective(s.kind)) ++unused[fmt::format("{}: not the {} machines the network fields come from (--machines)", group, machines)];
+    else if (s.kind == SampleKind::p2p && s.nodes >= 2 && s.ranks == s.nodes) p2p.push_back(s);
+    else if (s.kind == SampleKind::host_copy) copy.push_back(s);
+    else if (s.kind == SampleKind::compute) compute.push_back(s);
+    else ++unused[fmt::format("{}: reported, not written (checkpoint sends go one rank per machine; all-to-all is not modelled)", group)];
+  }
+  for (const auto& [why, count] : unused) c.notes.push_back(fmt::format("{} samples of {}", count, why));
+  c.notes.insert(c.notes.end(), m.notes.begin(), m.notes.end());
+  nlohmann::json& f = c.fields;
+  std::optional<double> rc, rp;
+  double latency = -1;
+  if (!coll.empty()) {
+    GroupFit gf = fit_group(fmt::format("collectives ({} machines)", machines), "collectives", 0, machines, coll, RateModel::alpha_beta, "B/s", bound);
+    rc = gf.fit.rate;
+    latency = gf.fit.latency_s;
+    gf.writes = {"/cluster/network/latency", "/cluster/network/collective_efficiency"};
+    c.fits.push_back(std::move(gf));
+  }
+  if (!single.empty()) {
+    GroupFit gf = fit_group("collectives (1 machine, NVLink)", "collectives", 0, 1, single, RateModel::alpha_beta, "B/s",
+                            m.emulated ? std::nullopt : base.nvlink_bandwidth);
+    f["cluster"]["nvlink_bandwidth"] = rate_text(gf.fit.rate, "B/s");
+    gf.writes = {"/cluster/nvlink_bandwidth"};
+    c.fits.push_back(std::move(gf));
+  }
+  if (!p2p.empty()) {
+    GroupFit gf = fit_group("p2p (between machines)", "p2p", 2, 2, p2p, RateModel::alpha_beta, "B/s", bound ? std::optional(*bound / g) : std::nullopt);
+    rp = gf.fit.rate;
+    if (latency < 0) {
+      latency = gf.fit.latency_s;
+      gf.writes.push_back("/cluster/network/latency");
+    }
+    gf.writes.push_back("/cluster/network/p2p_efficiency");
+    c.fits.push_back(std::move(gf));
+  }
+  if (rc || rp) {
+    double l = 0;
+    if (line) {
+      l = *line;
+      if (write_line) f["cluster"]["network_bandwidth"] = rate_text(l, "B/s");
+    } else {
+      l = std::max(rc.value_or(0), g * rp.value_or(0));
+      f["cluster"]["network_bandwidth"] = rate_text(l, "B/s");
+    }
+    if (rc) f["cluster"]["network"]["collective_efficiency"] = std::stod(fmt::format("{:.6g}", *rc / l));
+    if (rp) f["cluster"]["network"]["p2p_efficiency"] = std::stod(fmt::format("{:.6g}", g * *rp / l));
+    f["cluster"]["network"]["latency"] = fmt::format("{:.6g}s", latency);
+  }
+  if (!copy.empty()) {
+    GroupFit gf = fit_group("host-copy (GPU to CPU memory)", "host-copy", 0, 0, copy, RateModel::proportional, "B/s", std::nullopt);
+    f["cluster"]["gpu_cpu_bandwidth"] = rate_text(gf.fit.rate, "B/s");
+    gf.writes = {"/cluster/gpu_cpu_bandwidth"};
+    c.fits.push_back(std::move(gf));
+  }
+  if (!compute.empty()) {
+    GroupFit gf = fit_group("compute (GEMM FLOP rate)", "compute", 0, 0, compute, RateModel::proportional, "FLOP/s", peak);
+    if (peak) {
+      f["training"]["compute_efficiency"] = std::stod(fmt::format("{:.6g}", gf.fit.rate / *peak));
+      gf.writes = {"/training/compute_efficiency"};
+    } else {
+      f["cluster"]["gpu_peak_flops"] = rate_text(gf.fit.rate, "FLOP/s");
+      f["training"]["compute_efficiency"] = 1.0;
+      gf.writes = {"/cluster/gpu_peak_flops", "/training/compute_efficiency"};
+    }
+    c.fits.push_back(std::move(gf));
+  }
+  if (!m.class_samples.empty()) fit_kernel_classes(m.class_samples, base, c);
+  check_scenario_fragment(f);
+  return c;
+}
+
+}  // namespace ckptsim

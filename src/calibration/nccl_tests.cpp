@@ -1,0 +1,255 @@
+#include "ckptsim/calibration/nccl_tests.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+
+namespace ckptsim {
+
+namespace {
+
+std::vector<std::string> tokens(std::string_view line) {
+  std::vector<std::string> out;
+  std::istringstream in{std::string(line)};
+  for (std::string t; in >> t;) out.push_back(t);
+  return out;
+}
+
+// The line without mpirun's "[1,0]<stdout>:" tag, a trailing CR and a leading "#".
+std::string_view clean(std::string_view line) {
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  if (line.size() > 2 && line.front() == '[') {
+    const auto tag = line.find(">:");
+    if (tag != std::string_view::npos && tag < 40 && line.substr(0, tag).find("<std") != std::string_view::npos) line.remove_prefix(tag + 2);
+  }
+  const auto first = line.find_first_not_of(" \t");
+  if (first != std::string_view::npos && line[first] == '#') line.remove_prefix(first + 1);
+  return line;
+}
+
+std::optional<SampleKind> kind_from_name(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+  name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+  // Longest names first: "allreduce" must not be taken for "reduce".
+  const std::pair<const char*, SampleKind> names[] = {{"reducescatter", SampleKind::reduce_scatter}, {"allgather", SampleKind::all_gather},
+                                                       {"allreduce", SampleKind::all_reduce},         {"alltoall", SampleKind::all_to_all},
+                                                       {"sendrecv", SampleKind::p2p}};
+  for (const auto& [n, k] : names) {
+    if (name.find(n) != std::string::npos) return k;
+  }
+  return std::nullopt;
+}
+
+bool is_number(const std::string& t, double& v) {
+  const char* b = t.data();
+  const auto [p, ec] = std::from_chars(b, b + t.size(), v);
+  return ec == std::errc() && p == b + t.size();
+}
+
+struct Columns {
+  std::size_t count = 0;
+  std::size_t size = 0, time[2] = {0, 0}, wrong[2] = {0, 0};
+  bool has_wrong[2] = {false, false};
+  bool wrong_is_count[2] = {true, true};  // "#wrong" (a count); older "error" (the largest deviation)
+};
+
+std::optional<Columns> column_header(const std::vector<std::string>& t) {
+  if (t.size() < 6 || t[0] != "size" || t[1] != "count") return std::nullopt;
+  Columns c;
+  c.count = t.size();
+  int times = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == "time" && times < 2) c.time[times++] = i;
+    if ((t[i] == "#wrong" || t[i] == "error") && times >= 1) {
+      c.wrong[times - 1] = i;
+      c.has_wrong[times - 1] = true;
+      c.wrong_is_count[times - 1] = t[i] == "#wrong";
+    }
+  }
+  if (times != 2) return std::nullopt;
+  return c;
+}
+
+struct RankLine {
+  int rank = 0;
+  std::string host, device;
+};
+
+std::optional<RankLine> rank_line(std::string_view line) {
+  if (line.find("Rank") == std::string_view::npos || line.find(" on ") == std::string_view::npos) return std::nullopt;
+  static const std::regex re(R"(^\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+\d+\s+on\s+(\S+)\s+device\s+\d+\s+\[[^\]]*\]\s*(.*?)\s*$)");
+  std::cmatch m;
+  const std::string s(line);
+  if (!std::regex_match(s.c_str(), m, re)) return std::nullopt;
+  return RankLine{std::stoi(m[1].str()), m[2].str(), m[3].str()};
+}
+
+class Parser {
+ public:
+  Parser(std::string file, const NcclTestsOptions& o) : file_(std::move(file)), o_(o) {}
+
+  void line(std::string_view raw, int number) {
+    line_ = number;
+    const std::string_view l = clean(raw);
+    const std::vector<std::string> t = tokens(l);
+    if (t.empty()) return;
+    if (t.size() >= 4 && t[0] == "Collective" && t[1] == "test" && t[2] == "starting:") {
+      start_run();
+      test_ = t[3];
+      return;
+    }
+    if (t[0] == "nThread") {
+      if (!rows_.empty() || header_) start_run();
+      return;
+    }
+    if (const auto r = rank_line(l)) {
+      if (!rows_.empty()) start_run();
+      ranks_[r->rank] = *r;
+      return;
+    }
+    if (const auto c = column_header(t)) {
+      if (!rows_.empty()) start_run();
+      header_ = c;
+      return;
+    }
+    if (t[0] == "Avg" && t.size() > 1 && t[1] == "bus") {
+      finish_run();
+      return;
+    }
+    double size = 0;
+    if (!is_number(t[0], size)) return;  // prose, NCCL INFO lines, the "(B) (elements)" units line
+    if (!header_) fail(fmt::format("a result row after a column header (size count type ... time algbw busbw ...)"), t[0]);
+    if (t.size() != header_->count) fail(fmt::format("{} columns, as the header", header_->count), fmt::format("{} columns", t.size()));
+    if (!(size >= 0) || size != std::floor(size) || size > 1e18) fail("a size in bytes (a whole number >= 0)", t[0]);
+    for (int k = 0; k < 2; ++k) {
+      double us = 0;
+      const std::string& cell = t[header_->time[k]];
+      if (!is_number(cell, us) || !(us > 0) || !std::isfinite(us)) fail(fmt::format("a positive {} time in microseconds", k ? "in-place" : "out-of-place"), cell);
+      const std::string w = header_->has_wrong[k] ? t[header_->wrong[k]] : "N/A";
+      if (w != "N/A") {
+        double wrong = 0;
+        if (header_->wrong_is_count[k] && (!is_number(w, wrong) || wrong != 0)) {
+          fail("#wrong 0 (nccl-tests found wrong results in this row: its times are not those of a working collective)", w);
+        }
+        // The older "error" column is the largest deviation from the expected result: rounding
+        // of the reduction (1e-7 in float, 1e-3 in half) is fine, anything near 1 is data corruption.
+        if (!header_->wrong_is_count[k] && (!is_number(w, wrong) || !(std::abs(wrong) < 1e-2))) {
+          fail("an error below 1e-2 (the largest deviation from the expected result; larger ones mean wrong results)", w);
+        }
+      }
+      rows_.push_back({size, us * 1e-6, k == 1, line_});
+    }
+  }
+
+  std::vector<NcclTestsRun> finish() {
+    finish_run();
+    if (runs_.empty()) throw InputError(file_, "", "nccl-tests output (result rows under a \"size count type ... time algbw busbw\" header)", "no result row");
+    return std::move(runs_);
+  }
+
+ private:
+  struct Row {
+    double size, seconds;
+    bool in_place;
+    int line;
+  };
+
+  [[noreturn]] void fail(const std::string& expected, const std::string& found) const {
+    throw InputError(file_, fmt::format("line {}", line_), expected, found);
+  }
+
+  void start_run() {
+    finish_run();
+    ranks_.clear();
+    header_.reset();
+    test_.clear();
+    run_line_ = line_;
+  }
+
+  void finish_run() {
+    if (rows_.empty()) return;
+    NcclTestsRun run;
+    run.file = file_;
+    run.first_line = run_line_;
+    run.test = test_;
+    std::optional<SampleKind> kind = test_.empty() ? std::nullopt : kind_from_name(test_);
+    if (!kind) kind = kind_from_name(file_.substr(file_.find_last_of('/') == std::string::npos ? 0 : file_.find_last_of('/') + 1));
+    if (!kind) kind = o_.collective;
+    if (!kind) {
+      throw InputError(file_, fmt::format("line {}", run_line_), "a run of a known test: a \"Collective test starting\" line, a file named after the test "
+                       "(all_gather_perf, reduce_scatter_perf, all_reduce_perf, sendrecv_perf, alltoall_perf) or --collective",
+                       test_.empty() ? "none of them" : "\"" + test_ + "\"");
+    }
+    run.kind = *kind;
+    if (run.test.empty()) run.test = std::string(sample_kind_info(*kind).name);
+    std::set<std::string> hosts, devices;
+    for (const auto& [r, l] : ranks_) hosts.insert(l.host), devices.insert(l.device);
+    const bool complete = !ranks_.empty() && ranks_.rbegin()->first + 1 == static_cast<int>(ranks_.size());
+    run.ranks = o_.ranks ? *o_.ranks : complete ? static_cast<int>(ranks_.size()) : 0;
+    run.machines = o_.machines ? *o_.machines : complete ? static_cast<int>(hosts.size()) : 0;
+    if (run.ranks < 1 || run.machines < 1) {
+      throw InputError(file_, fmt::format("line {}", run_line_), "the Rank lines of every rank 0..n-1 (for the rank and machine counts), or --ranks and --machines",
+                       ranks_.empty() ? "no Rank line" : fmt::format("Rank lines of {} ranks, up to rank {}", ranks_.size(), ranks_.rbegin()->first));
+    }
+    if ((run.kind != SampleKind::p2p && run.ranks < 2) || run.machines > run.ranks) {
+      throw InputError(file_, fmt::format("line {}", run_line_), "at least 2 ranks for a collective, and no more machines than ranks",
+                       fmt::format("{} ranks on {} machines", run.ranks, run.machines));
+    }
+    run.devices.assign(devices.begin(), devices.end());
+    for (const Row& r : rows_) {
+      Measurement m;
+      m.kind = run.kind;
+      m.x = bus_bytes(run.kind, r.size, run.ranks);
+      m.seconds = r.seconds;
+      m.ranks = run.kind == SampleKind::p2p ? 2 : run.ranks;
+      m.nodes = run.kind == SampleKind::p2p ? std::min(2, run.machines) : run.machines;
+      // sendrecv_perf pairs rank r with r + 1 around the ring: with one rank per machine every
+      // pair crosses the network, otherwise most pairs stay inside a machine.
+      if (run.kind == SampleKind::p2p && run.ranks != run.machines) m.nodes = 1;
+      m.origin = fmt::format("{}: line {}{}", file_, r.line, r.in_place ? " (in-place)" : "");
+      run.samples.push_back(std::move(m));
+    }
+    rows_.clear();
+    runs_.push_back(std::move(run));
+  }
+
+  std::string file_;
+  NcclTestsOptions o_;
+  int line_ = 0, run_line_ = 1;
+  std::string test_;
+  std::map<int, RankLine> ranks_;
+  std::optional<Columns> header_;
+  std::vector<Row> rows_;
+  std::vector<NcclTestsRun> runs_;
+};
+
+}  // namespace
+
+std::optional<SampleKind> parse_nccl_test_name(std::string_view name) { return kind_from_name(std::string(name)); }
+
+std::vector<NcclTestsRun> parse_nccl_tests(std::string_view text, const std::string& file, const NcclTestsOptions& options) {
+  Parser p(file, options);
+  int number = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    if (text.substr(pos, end - pos).find('\0') != std::string_view::npos) {
+      throw InputError(file, fmt::format("line {}", number + 1), "text", "a NUL byte");
+    }
+    p.line(text.substr(pos, end - pos), ++number);
+    if (end == text.size()) break;
+    pos = end + 1;
+  }
+  return p.finish();
+}
+
+}  // namespace ckptsim

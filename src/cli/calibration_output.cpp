@@ -1,0 +1,59 @@
+#include "calibration_output.hpp"
+
+#include <filesystem>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+#include "ckptsim/output/calibration_report.hpp"
+#include "ckptsim/output/output_file.hpp"
+#include "ckptsim/scenario/loader.hpp"
+
+namespace ckptsim::cli {
+
+CalibrationTarget load_calibration_target(const std::string& base_path, CalibrationBase& base) {
+  CalibrationTarget t;
+  if (base_path.empty()) return t;
+  const Scenario s = load_scenario_file(base_path);
+  const std::optional<int> machines = base.machines;
+  base = calibration_base(s);
+  base.machines = machines;
+  t.base_path = base_path;
+  t.base_doc = read_json_file(base_path, "a scenario file");
+  return t;
+}
+
+void write_calibration(const CommandContext& ctx, const Calibration& cal, const CalibrationTarget& target,
+                       const std::string& output, const std::string& command, bool json) {
+  if (cal.fields.empty()) {
+    ctx.out << (json ? calibration_json(cal).dump(2) + '\n' : calibration_table(cal));
+    throw ModelError(command, "no measurement sets a scenario field (see \"not written\" above), so nothing was written");
+  }
+  nlohmann::json doc = cal.fields;
+  if (!target.base_path.empty()) {
+    doc = target.base_doc;
+    doc["name"] = doc.value("name", std::string("scenario")) + "-calibrated";
+    merge_scenario_fields(doc, cal.fields);
+    // What is written must load: the whole scenario through the loader (relative paths, such as
+    // a failure trace, against the base's folder, as they were written).
+    const std::filesystem::path dir = std::filesystem::path(target.base_path).parent_path();
+    try {
+      (void)load_scenario_json(doc, output, dir.empty() ? "." : dir.string());
+    } catch (const InputError& e) {
+      std::string why;
+      for (const Problem& p : e.problems()) why += "\n  " + format_problem(p);
+      throw ModelError(command, fmt::format("the calibrated scenario would not load, so nothing was written:{}", why));
+    }
+  }
+  write_output_file(output, doc.dump(2) + '\n');
+  if (json) {
+    ctx.out << calibration_json(cal).dump(2) << '\n';
+  } else {
+    ctx.out << calibration_table(cal);
+  }
+  ctx.err << fmt::format("ckptsim {}: {} written to {}\n", command, target.base_path.empty() ? "fitted fields" : "calibrated scenario", output);
+}
+
+}  // namespace ckptsim::cli

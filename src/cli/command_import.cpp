@@ -1,0 +1,112 @@
+// ckptsim import: measurements users already have, in the formats they have them, turned into
+// what ckptsim reads. Parsing and fitting live in the calibration layer (nccl_tests.hpp,
+// torch_profiler.hpp, calibrate.hpp); this file parses options, routes and prints.
+//   ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--collective NAME] [--ranks N] [--machines N] [--json]
+//   ckptsim import torch-profiler TRACE... -o profile.json [--kernels FILE] [--steps A:B] [--min-span T] [--json]
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <boost/program_options.hpp>
+#include <fmt/format.h>
+
+#include "ckptsim/calibration/calibrate.hpp"
+#include "ckptsim/calibration/nccl_tests.hpp"
+#include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+#include "ckptsim/output/output_file.hpp"
+#include "calibration_output.hpp"
+#include "import_torch_profiler.hpp"
+#include "input_guards.hpp"
+
+namespace ckptsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>& args) {
+  po::options_description visible(
+      "usage: ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--collective NAME] [--ranks N] [--machines N] [--json]\n\n"
+      "Reads nccl-tests output (all_gather_perf, reduce_scatter_perf, all_reduce_perf, sendrecv_perf,\n"
+      "alltoall_perf; several runs per file allowed), fits latency and bandwidth per collective, rank\n"
+      "and machine count by weighted least squares (with standard errors and residuals), and writes\n"
+      "the network fields a scenario takes: per-step latency, collective and point-to-point efficiency\n"
+      "against the base scenario's line rate, NVLink bandwidth for single-machine runs. With --scenario\n"
+      "BASE, FILE is BASE with those fields replaced (docs/timeline-format.md, \"Calibration\").\n\noptions");
+  std::string output, base_path, collective;
+  int ranks = 0, machines = 0, machines_written = 0;
+  visible.add_options()("help,h", "print this help")("json", "print the fits as JSON")
+      ("output,o", po::value(&output), "file to write (required)")
+      ("scenario", po::value(&base_path), "base scenario: its line rate bounds and normalizes the fits, its fields are replaced")
+      ("collective", po::value(&collective), "the test of files that do not name it: all_gather, reduce_scatter, all_reduce, sendrecv, alltoall")
+      ("ranks", po::value(&ranks), "ranks of runs whose Rank lines are missing or incomplete")
+      ("machines", po::value(&machines), "machines of runs whose Rank lines are missing or incomplete")
+      ("write-machines", po::value(&machines_written), "machine count whose collectives set the network fields (default: the largest)");
+  po::options_description all;
+  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
+  po::positional_options_description pos;
+  pos.add("files", -1);
+  po::variables_map vm;
+  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+  if (vm.count("help")) {
+    ctx.out << visible << '\n';
+    return 0;
+  }
+  po::notify(vm);
+  const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  if (files.empty()) throw UsageError("expects at least one FILE of nccl-tests output");
+  if (output.empty()) throw UsageError("missing -o FILE (where to write the fitted fields)");
+  NcclTestsOptions o;
+  if (vm.count("collective")) {
+    o.collective = parse_nccl_test_name(collective);
+    if (!o.collective) throw UsageError(fmt::format("--collective expects all_gather, reduce_scatter, all_reduce, sendrecv or alltoall, found \"{}\"", collective));
+  }
+  if (vm.count("ranks")) {
+    if (ranks < 1 || ranks > 1'000'000) throw UsageError(fmt::format("--ranks expects 1..1000000, found {}", ranks));
+    o.ranks = ranks;
+  }
+  if (vm.count("machines")) {
+    if (machines < 1 || machines > 1'000'000) throw UsageError(fmt::format("--machines expects 1..1000000, found {}", machines));
+    o.machines = machines;
+  }
+  refuse_repeated_inputs("nccl-tests files", files);
+  std::vector<std::string> inputs = files;
+  if (!base_path.empty()) inputs.push_back(base_path);
+  refuse_output_over_inputs("-o", output, inputs);
+  MeasurementSet set;
+  for (const std::string& f : files) {
+    for (NcclTestsRun& run : parse_nccl_tests(read_input_file(f, "nccl-tests output"), f, o)) {
+      set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
+    }
+    set.sources.push_back(f);
+  }
+  CalibrationBase base;
+  if (vm.count("write-machines")) {
+    if (machines_written < 1) throw UsageError(fmt::format("--write-machines expects a machine count >= 1, found {}", machines_written));
+    base.machines = machines_written;
+  }
+  const CalibrationTarget target = load_calibration_target(base_path, base);
+  write_calibration(ctx, calibrate(set, base), target, output, "import nccl-tests", vm.count("json") > 0);
+  return 0;
+}
+
+}  // namespace
+
+int command_import(const CommandContext& ctx) {
+  const std::string usage =
+      "usage: ckptsim import nccl-tests FILE... -o FILE [options]      nccl-tests output -> calibrated network fields\n"
+      "       ckptsim import torch-profiler TRACE... -o FILE [options]  PyTorch profiler traces -> idle-span profile and kernel classes\n"
+      "(ckptsim import FORMAT --help for a format's options)\n";
+  if (ctx.args.empty() || ctx.args[0] == "--help" || ctx.args[0] == "-h") {
+    (ctx.args.empty() ? ctx.err : ctx.out) << usage;
+    return ctx.args.empty() ? 2 : 0;
+  }
+  const std::vector<std::string> rest(ctx.args.begin() + 1, ctx.args.end());
+  if (ctx.args[0] == "nccl-tests") return import_nccl_tests(ctx, rest);
+  if (ctx.args[0] == "torch-profiler") return import_torch_profiler(ctx, rest);
+  throw UsageError(fmt::format("import expects the format nccl-tests or torch-profiler, found \"{}\"", ctx.args[0]));
+}
+
+}  // namespace ckptsim::cli

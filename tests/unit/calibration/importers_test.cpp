@@ -1,0 +1,252 @@
+// The importers of external formats on published outputs (tests/fixtures/, each file's
+// provenance in its header): nccl-tests logs and PyTorch profiler traces. Expected values come
+// from the files' own numbers (sizes, times, the busbw nccl-tests printed), from the bus-bandwidth
+// factors of nccl-tests' doc/PERFORMANCE.md worked by hand, and for the traces from
+// tests/fixtures/torch-profiler/expected_values.py, an independent reading of the same events.
+#include <cmath>
+#include <functional>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "ckptsim/calibration/calibrate.hpp"
+#include "ckptsim/calibration/gzip_input.hpp"
+#include "ckptsim/calibration/nccl_tests.hpp"
+#include "ckptsim/calibration/torch_profiler.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+const std::string kFixtures = CKPTSIM_SOURCE_ROOT "/tests/fixtures/";
+
+std::vector<NcclTestsRun> nccl(const std::string& name, NcclTestsOptions o = {}) {
+  const std::string path = kFixtures + "nccl-tests/" + name;
+  return parse_nccl_tests(read_input_file(path, "nccl-tests output"), path, o);
+}
+
+MeasurementSet set_of(const std::vector<NcclTestsRun>& runs) {
+  MeasurementSet s;
+  for (const NcclTestsRun& r : runs) s.samples.insert(s.samples.end(), r.samples.begin(), r.samples.end());
+  return s;
+}
+
+std::string what_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("nccl-tests: reduce-scatter on one 8-GPU machine fits NVLink at the printed bus bandwidth") {
+  NcclTestsOptions o;
+  o.ranks = 8;
+  o.machines = 1;
+  const auto runs = nccl("reduce_scatter_perf-nccl-1047-h100x8.txt", o);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].kind == SampleKind::reduce_scatter);  // from the file name
+  // 6 rows x (out-of-place, in-place). x = S (n-1)/n: the 128 MiB row moves 134217728 x 7/8.
+  REQUIRE(runs[0].samples.size() == 12);
+  CHECK(runs[0].samples[0].x == doctest::Approx(134217728.0 * 7 / 8));
+  CHECK(runs[0].samples[0].seconds == doctest::Approx(377.2e-6));
+  CHECK(runs[0].samples[1].origin.find("(in-place)") != std::string::npos);
+  const Calibration c = calibrate(set_of(runs), {});
+  // Latency is negligible at 4 GiB (10.5 ms), so the fitted rate is nccl-tests' busbw there,
+  // 357.76 GB/s (out-of-place) and 359.56 (in-place), within 2%.
+  const GroupFit& nv = c.fits.back();
+  CHECK(nv.writes == std::vector<std::string>{"/cluster/nvlink_bandwidth"});
+  CHECK(nv.fit.rate == doctest::Approx(358.7e9).epsilon(0.02));
+  REQUIRE(nv.fit.rate_se);
+  CHECK(*nv.fit.rate_se < 0.01 * nv.fit.rate);
+}
+
+TEST_CASE("nccl-tests: all-gather of one process on 2 GPUs, and Rank lines that are missing") {
+  // The paste has no Rank lines: without --ranks/--machines the run's size is unknown.
+  CHECK(what_of([] { (void)nccl("all_gather_perf-nccl-1435-2gpu.txt"); }).find("Rank lines") != std::string::npos);
+  NcclTestsOptions o;
+  o.ranks = 2;
+  o.machines = 1;
+  const auto runs = nccl("all_gather_perf-nccl-1435-2gpu.txt", o);
+  REQUIRE(runs[0].samples.size() == 14);
+  CHECK(runs[0].kind == SampleKind::all_gather);
+  CHECK(runs[0].samples[0].x == doctest::Approx(16777216.0 / 2));  // S (n-1)/n, n = 2
+  // Two-point slopes between the 16 MiB and 112 MiB rows: (117440512 - 16777216)/2 bytes in
+  // (490.8 - 108.8) us = 131.8 GB/s out-of-place, in (418.7 - 98.19) us = 157.0 GB/s in-place;
+  // the weighted fit of all rows lies between.
+  const Calibration c = calibrate(set_of(runs), {});
+  CHECK(c.fits.back().fit.rate > 131e9);
+  CHECK(c.fits.back().fit.rate < 158e9);
+}
+
+TEST_CASE("nccl-tests: all-reduce between two machines writes the network latency and efficiency") {
+  const auto runs = nccl("all_reduce_perf-dgx-spark-103-gb10-2x1.txt");
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].test == "all_reduce_perf");  // the "Collective test starting" line
+  CHECK(runs[0].ranks == 2);
+  CHECK(runs[0].machines == 2);  // hosts spark-d708 and spark-dbf4
+  CHECK(runs[0].devices == std::vector<std::string>{"NVIDIA GB10"});
+  // All-reduce over n = 2: x = 2 (n-1)/n S = S; 2 (n-1) = 2 latency steps.
+  CHECK(runs[0].samples[0].x == doctest::Approx(8192));
+  const Calibration c = calibrate(set_of(runs), {});
+  const GroupFit& net = c.fits.back();
+  CHECK(net.writes == std::vector<std::string>{"/cluster/network/latency", "/cluster/network/collective_efficiency"});
+  REQUIRE(c.fields.contains("cluster"));
+  // No base scenario: the fitted rate is written as the line rate, efficiency 1.
+  CHECK(c.fields["cluster"]["network"]["collective_efficiency"] == 1.0);
+  // A base that says the machines have 200 Gbps (25 GB/s) gives efficiency R / 25e9.
+  CalibrationBase base;
+  base.network_bandwidth = 25e9;
+  const Calibration b = calibrate(set_of(runs), base);
+  CHECK(b.fields["cluster"]["network"]["collective_efficiency"].get<double>() == doctest::Approx(net.fit.rate / 25e9).epsilon(1e-5));
+  // A base whose line rate is far below what was measured: refused, not clamped.
+  base.network_bandwidth = 1e8;
+  CHECK(what_of([&] { (void)calibrate(set_of(runs), base); }).find("above the") != std::string::npos);
+}
+
+TEST_CASE("nccl-tests: latency-only or noisy rows are refused with their samples") {
+  // sendrecv 256 B .. 4 KiB: the times fall from 34 to 31 us as the size grows.
+  const std::string flat = what_of([] { (void)calibrate(set_of(nccl("sendrecv_perf-nccl-tests-214-a40-2x1.txt")), {}); });
+  CHECK(flat.find("does not grow") != std::string::npos);
+  CHECK(flat.find("line 15") != std::string::npos);
+  // Three all-reduce sizes whose first time is an outlier (1035 us for 1 MiB, 671 us for 2 MiB):
+  // the rate is undetermined.
+  NcclTestsOptions o;
+  o.ranks = 16;
+  o.machines = 2;
+  const std::string noisy = what_of([&] { (void)calibrate(set_of(nccl("all_reduce_perf-aws-ofi-nccl-33-p3dn-2x8.txt", o)), {}); });
+  CHECK(noisy.find("do not determine the rate") != std::string::npos);
+}
+
+TEST_CASE("nccl-tests: all-to-all is fitted and reported, not written") {
+  const auto runs = nccl("alltoall_perf-nccl-tests-314-h20x8.txt");
+  CHECK(runs[0].ranks == 8);
+  CHECK(runs[0].machines == 1);
+  // The in-place #wrong is N/A (alltoall has no in-place check): both times are samples.
+  CHECK(runs[0].samples.size() == 6);
+  const Calibration c = calibrate(set_of(runs), {});
+  CHECK(c.fields.empty());
+  REQUIRE(c.notes.size() == 1);
+  CHECK(c.notes[0].find("all-to-all") != std::string::npos);
+}
+
+TEST_CASE("nccl-tests: format errors name the line") {
+  const NcclTestsOptions named{SampleKind::all_reduce, 2, 1};
+  auto err = [&](const std::string& text) { return what_of([&] { (void)parse_nccl_tests(text, "log.txt", named); }); };
+  const std::string header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
+  CHECK(err("   1024   256 float sum -1 10.0 0.1 0.1 0 10.0 0.1 0.1 0\n").find("after a column header") != std::string::npos);
+  CHECK(err(header + "   1024   256 float sum -1 10.0 0.1 0.1 0\n").find("line 2") != std::string::npos);
+  CHECK(err(header + "   1024   256 float sum -1 10.0 0.1 0.1 3 10.0 0.1 0.1 0\n").find("#wrong 0") != std::string::npos);
+  CHECK(err(header + "   1024   256 float sum -1 -1 0.1 0.1 0 10.0 0.1 0.1 0\n").find("positive out-of-place time") != std::string::npos);
+  CHECK(err("no results at all\n").find("no result row") != std::string::npos);
+  // A file that names no test, parsed without --collective.
+  CHECK(what_of([&] { (void)parse_nccl_tests(header + "   1024 256 float sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n", "log.txt", {std::nullopt, 2, 1}); })
+            .find("a run of a known test") != std::string::npos);
+}
+
+TEST_CASE("nccl-tests: runs concatenated in one file stay apart") {
+  // Two logs one after the other (what `cat a b > log` makes): two runs, each with its own
+  // collective, rank count and rows.
+  const std::string a = read_input_file(kFixtures + "nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt", "x");
+  const std::string b = read_input_file(kFixtures + "nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt", "x");
+  const auto runs = parse_nccl_tests("# Collective test starting: all_reduce_perf\n" + a + "# Avg bus bandwidth    : 0.5\n# Collective test starting: alltoall_perf\n" + b,
+                                     "both.txt", {});
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].kind == SampleKind::all_reduce);
+  CHECK(runs[0].ranks == 2);
+  CHECK(runs[0].samples.size() == 8);
+  CHECK(runs[1].kind == SampleKind::all_to_all);
+  CHECK(runs[1].ranks == 8);
+  CHECK(runs[1].samples.size() == 6);
+}
+
+TEST_CASE("torch profiler: idle spans and steps of two ranks' traces") {
+  std::vector<ProfiledRank> ranks;
+  for (int r = 0; r < 2; ++r) {
+    const std::string path = kFixtures + "torch-profiler/hta-sampled-rank-" + std::to_string(r) + ".json.gz";
+    ranks.push_back(parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, r, {}));
+  }
+  // expected_values.py: rank 0 ProfilerStep#551 is 607.312 ms long, 6 gaps, the first
+  // (0, 12.149 ms), the last (545.589, 61.723) ms, 411.985 ms idle in all; rank 1 step 552 has
+  // 6 gaps and 419.613 ms idle.
+  REQUIRE(ranks[0].steps.size() == 2);
+  CHECK(ranks[0].world_size == 128);
+  CHECK(ranks[0].steps[0].step == 551);
+  CHECK(ranks[0].steps[0].iteration_time_s == doctest::Approx(0.607312));
+  REQUIRE(ranks[0].steps[0].idle_spans.size() == 6);
+  CHECK(ranks[0].steps[0].idle_spans[0].first == doctest::Approx(0.0).epsilon(1e-9));
+  CHECK(ranks[0].steps[0].idle_spans[0].second == doctest::Approx(0.012149).epsilon(1e-4));
+  CHECK(ranks[0].steps[0].idle_spans[5].first == doctest::Approx(0.545589).epsilon(1e-5));
+  CHECK(ranks[0].steps[0].idle_spans[5].second == doctest::Approx(0.061723).epsilon(1e-4));
+  double idle = 0;
+  for (const auto& s : ranks[1].steps[1].idle_spans) idle += s.second;
+  CHECK(idle == doctest::Approx(0.419613).epsilon(1e-5));
+  // Idle plus NCCL-busy time covers the step exactly.
+  CHECK(idle + ranks[1].steps[1].network_busy_s == doctest::Approx(ranks[1].steps[1].iteration_time_s).epsilon(1e-9));
+  // The profile has one iteration per (rank, step), 6 spans each, and loads as a --profile.
+  const nlohmann::json profile = idle_span_profile(ranks, "test");
+  CHECK(profile["iterations"].size() == 4);
+  // Dropping gaps under 1 ms leaves rank 0 step 551 with 5 (its 0.01 ms gap goes) but step 552
+  // with 6: the counts differ and the profile is refused, naming them.
+  TorchProfilerOptions o;
+  o.min_span_s = 1e-3;
+  const std::string path = kFixtures + "torch-profiler/hta-sampled-rank-0.json.gz";
+  const ProfiledRank r0 = parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, 0, o);
+  CHECK(r0.steps[0].idle_spans.size() == 5);
+  CHECK(what_of([&] { (void)idle_span_profile({r0}, "t"); }).find("rank 0 step 551: 5, rank 0 step 552: 6") != std::string::npos);
+}
+
+TEST_CASE("torch profiler: collectives with sizes, kernel classes, and the kernel document read back") {
+  const std::string path = kFixtures + "torch-profiler/hta-nccl-data-rank-0.json.gz";
+  TorchProfilerOptions o;
+  o.gpus_per_machine = 8;
+  const ProfiledRank r = parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, 0, o);
+  // expected_values.py: ProfilerStep#4..6, 8 gaps each; step 4 is 222.442191 ms with 210.453171 ms idle.
+  REQUIRE(r.steps.size() == 3);
+  CHECK(r.steps[0].step == 4);
+  CHECK(r.steps[0].idle_spans.size() == 8);
+  CHECK(r.steps[0].iteration_time_s - r.steps[0].network_busy_s == doctest::Approx(0.210453171).epsilon(1e-6));
+  // The trace's 15 all-reduce kernels (and 6 broadcasts) fall into the three steps; a 6637568-
+  // element Float all-reduce is 26550272 bytes over a group of 2 ranks, one machine (G = 8).
+  std::size_t allreduce = 0;
+  bool found = false;
+  for (const ProfiledStep& s : r.steps) {
+    for (const ProfiledCollective& c : s.collectives) {
+      allreduce += c.collective == "allreduce";
+      if (c.bytes == 26550272.0) found = c.group_size == 2 && c.machines == 1;
+    }
+  }
+  CHECK(allreduce == 15);
+  CHECK(found);
+  CHECK(r.steps[0].classes.count("gemm") == 1);
+  CHECK(r.steps[0].classes.count("nccl") == 1);
+  // The kernel-class document reads back to the same steps.
+  const auto back = parse_kernel_classes_document(kernel_classes_document({r}), "k.json");
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].steps.size() == 3);
+  CHECK(back[0].steps[2].collectives.size() == r.steps[2].collectives.size());
+  CHECK(back[0].steps[1].classes.at("gemm").seconds == doctest::Approx(r.steps[1].classes.at("gemm").seconds));
+}
+
+TEST_CASE("torch profiler: traces without steps or NCCL kernels, and damaged gzip, are refused") {
+  nlohmann::json no_steps = {{"traceEvents", nlohmann::json::array({{{"ph", "X"}, {"cat", "kernel"}, {"name", "gemm"}, {"ts", 1}, {"dur", 2}}})}};
+  CHECK(what_of([&] { (void)parse_torch_profiler(no_steps, "t.json", 0, {}); }).find("ProfilerStep#N annotations") != std::string::npos);
+  nlohmann::json no_nccl = {{"traceEvents", nlohmann::json::array({{{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#1"}, {"ts", 0}, {"dur", 100}},
+                                                                    {{"ph", "X"}, {"cat", "kernel"}, {"name", "sm80_gemm"}, {"ts", 10}, {"dur", 20}}})}};
+  CHECK(what_of([&] { (void)parse_torch_profiler(no_nccl, "t.json", 0, {}); }).find("NCCL kernels") != std::string::npos);
+  nlohmann::json bad_time = no_nccl;
+  bad_time["traceEvents"][1]["dur"] = -5;
+  CHECK(what_of([&] { (void)parse_torch_profiler(bad_time, "t.json", 0, {}); }).find("/traceEvents/1/dur") != std::string::npos);
+  CHECK(what_of([] { (void)parse_torch_profiler(nlohmann::json("x"), "t.json", 0, {}); }).find("Chrome trace-event") != std::string::npos);
+  // A gzip stream cut in half.
+  const std::string gz = read_input_file(kFixtures + "torch-profiler/hta-sampled-rank-1.json.gz", "x");
+  CHECK(is_gzip(gz));
+  CHECK_THROWS_WITH_AS(gunzip(gz.substr(0, gz.size() / 2), "cut.gz", 1 << 28), doctest::Contains("truncated"), InputError);
+  // More output than the limit allows.
+  CHECK_THROWS_AS(gunzip(gz, "big.gz", 1 << 16), LimitError);
+}

@@ -9,6 +9,7 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
@@ -70,10 +71,10 @@ void evaluate(Scenario& scenario_in, const OptimizeOptions& options, Candidate& 
   cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
   cand.closed = predict_run(*scenario, cand.costs);
   if (options.replicas > 0 || !cand.closed.available) {
-    const RunModel model(*scenario, cand.costs);
     MonteCarloOptions mc;
     mc.replicas = options.replicas > 0 ? options.replicas : scenario->run.replicas;
     mc.jobs = options.jobs;
+    const RunModel model = checked_run_model(*scenario, cand.costs, mc.replicas, RunChecks{options.jobs, options.force});
     cand.simulated = summarize(run_replicas(model, mc));
   }
   if (options.replicas > 0 || !cand.closed.available) {

@@ -3,6 +3,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "ckptsim/scenario/units.hpp"
+
 namespace ckptsim {
 
 std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
@@ -14,10 +18,15 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
     const double chunks = std::max(0, copies) * s.checkpoint_bytes_per_machine() / chunk;
     out.push_back({"/strategy/gpu_buffer and /strategy/sub_buffers",
                    "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,
-                   "bytes"});
+                   "bytes", s.source_file,
+                   fmt::format("{} and {} (chunks of {} for {} of copies per machine)", format_bytes(s.strategy.gpu_buffer_bytes),
+                               s.strategy.sub_buffers, format_bytes(chunk),
+                               format_bytes(std::max(0, copies) * s.checkpoint_bytes_per_machine()))});
   }
-  out.push_back({"/cluster/machines", "the iteration model's training flows", estimate_iteration_flows(s),
-                 kMaxIterationFlows, "flows"});
+  // A product of three fields: all three are named, with their values (the one to lower may be any).
+  out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
+                 estimate_iteration_flows(s), kMaxIterationFlows, "flows", s.source_file,
+                 fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)});
   return out;
 }
 

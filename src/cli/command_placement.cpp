@@ -16,9 +16,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/analysis/placement_work.hpp"
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "placement_domains.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/work_limits.hpp"
@@ -167,7 +169,7 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
       ("monte-carlo", "also estimate exact schemes by Monte Carlo (95% Wilson intervals) as a cross-check")
       ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
       ("seed", po::value<long long>(&seed), "seed of the random placement and of Monte Carlo (0 .. 2^63-1, default 1)")
-      ("force", "run even when the estimated memory exceeds the limits of docs/limits.md")
+      ("force", "run even when the estimated memory or work exceeds the limits of docs/limits.md")
       ("json", "print JSON instead of a table")
       ("domain-size", po::value<long long>(&domain_size),
        "machines per failure domain: whole domains fail (--failures counts domains)");
@@ -215,6 +217,10 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
   if (from_file && (from_file->machines != o.machines || from_file->replicas != o.replicas))
     throw UsageError(fmt::format("--placement-file {} has {} machines and {} replicas, but --machines {} --replicas {}",
                                  *o.placement_file, from_file->machines, from_file->replicas, o.machines, o.replicas));
+  // The loader's rule for failures.domains.*.machines (scenario.hpp).
+  if (o.domain_size && !domain_size_fits(*o.domain_size, o.machines))
+    throw UsageError(fmt::format("--domain-size expects at most --machines ({}) machines per domain, found {}", o.machines,
+                                 *o.domain_size));
   o.k_last = o.machines;
   o.failures_given = vm.count("failures") > 0;
   if (vm.count("failures")) {
@@ -230,13 +236,12 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
                                    failures));
   }
   o.schemes = parse_schemes(vm.count("scheme") ? std::optional<std::string>(scheme) : std::nullopt, from_file.has_value());
-  try {
-    if (vm.count("window-probability")) o.window_p = parse_fraction(window);
-    if (vm.count("shard-bytes")) o.shard_bytes = parse_bytes(shard);
-    if (vm.count("cpu-memory")) o.cpu_memory = parse_bytes(cpu);
-  } catch (const UnitError& e) {
-    throw UsageError(e.what());
-  }
+  if (vm.count("window-probability"))
+    o.window_p = parse_unit_option("--window-probability", window, [](const std::string& t) { return parse_fraction(t); });
+  if (vm.count("shard-bytes"))
+    o.shard_bytes = parse_unit_option("--shard-bytes", shard, [](const std::string& t) { return parse_bytes(t); });
+  if (vm.count("cpu-memory"))
+    o.cpu_memory = parse_unit_option("--cpu-memory", cpu, [](const std::string& t) { return parse_bytes(t); });
   if (o.cpu_memory && !o.shard_bytes) throw UsageError("--cpu-memory needs --shard-bytes");
   return o;
 }
@@ -267,11 +272,11 @@ MonteCarloRecovery estimate(const Placement& placement, const Options& o) {
   double members = 0;
   for (const auto& h : placement.holders) members += static_cast<double>(h.size());
   const double work = static_cast<double>(o.samples) * (o.machines + members);
-  if (work > kMonteCarloWorkLimit)
-    throw LimitError(fmt::format("placement --machines {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
+  if (work > kMonteCarloWorkLimit && !o.force)
+    throw LimitError(fmt::format("--machines {} and --samples {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
                                  "the {:.0g} limit; lower --samples, or ask for fewer --failures without "
-                                 "--window-probability",
-                                 o.machines, o.window_p ? "for --window-probability" : "up to N", work,
+                                 "--window-probability (see docs/limits.md; --force runs it anyway)",
+                                 o.machines, o.samples, o.window_p ? "for --window-probability" : "up to N", work,
                                  kMonteCarloWorkLimit));
   return monte_carlo_recovery(placement, o.samples, o.seed);
 }
@@ -449,25 +454,16 @@ int command_placement(const CommandContext& ctx) {
   std::optional<Placement> from_file;
   const Options o = parse_options(ctx, help, from_file);
   if (help) return 0;
-  // Before building anything: each placement holds N holder sets of m machines and their
-  // reverse index (2 x 4 N m bytes, plus ~64 bytes of vector per machine); the exact counts hold
-  // binomial rows of N+1 big integers of up to N bits (x2 for the per-k counts beside them).
-  const double n = o.machines, schemes = double(o.schemes.size());
-  const bool needs_convolution = std::any_of(o.schemes.begin(), o.schemes.end(),
-                                             [](const std::string& name) { return name == "random" || name == "file"; });
-  const auto exact_schemes = static_cast<double>(
+  // Before building anything (analysis/placement_work.hpp, as sweep placement points).
+  PlacementWorkRequest work;
+  work.machines = o.machines;
+  work.replicas = o.replicas;
+  work.schemes = static_cast<int>(o.schemes.size());
+  work.exact_schemes = static_cast<int>(
       std::count_if(o.schemes.begin(), o.schemes.end(), [](const std::string& name) { return name != "ring"; }));
-  constexpr double kMaxLimbOperations = 2e11;  // about a minute (N = 5000 takes 2e9 in 0.5 s)
-  enforce_work_limits({{"--machines and --replicas", "the placements", schemes * n * (8.0 * o.replicas + 64.0),
-                        kMaxMemoryBytes, "bytes"},
-                       // (ring is left out: past its own memory limit it falls back to Monte Carlo)
-                       {"--machines", "the exact recovery counts", exact_schemes * 2.0 * (n + 1) * (n / 8 + 16),
-                        kMaxMemoryBytes, "bytes"},
-                       // Random and file placements: counts multiplied component by component,
-                       // up to N^2 products of N-bit integers (N/64 limbs each).
-                       {"--machines", "the exact counts of a random or file placement",
-                        needs_convolution ? n * n * (n / 64 + 1) : 0.0, kMaxLimbOperations, "64-bit limb operations"}},
-                      o.force);
+  work.convolution = std::any_of(o.schemes.begin(), o.schemes.end(),
+                                 [](const std::string& name) { return name == "random" || name == "file"; });
+  enforce_work_limits(estimate_placement_work(work), o.force);
   std::vector<SchemeResult> results;
   for (const auto& name : o.schemes) results.push_back(place(name, o, from_file));
   if (o.domain_size) {

@@ -9,6 +9,7 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/run/run_horizon.hpp"
 
 namespace ckptsim {
 namespace {
@@ -267,6 +268,7 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   strategy_registry().at(name_of(s.strategy.kind)).factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
   check_run_length(s, c);
+  check_run_horizon(s, c);  // every term together: what a replica can add up (run_horizon.hpp)
   return c;
 }
 

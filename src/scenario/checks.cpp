@@ -147,7 +147,7 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
                                                                  "/failures/domains/power/machines"};
   for (std::size_t k = 0; k < kDomainPointers.size(); ++k) {
     if (any_bad(ctx, {kDomainPointers[k], "/cluster/machines"}) || s.cluster.machines < 1) continue;
-    if (s.failures.domains[k].machines > s.cluster.machines)
+    if (s.failures.domains[k].machines > 0 && !domain_size_fits(s.failures.domains[k].machines, s.cluster.machines))
       add(ctx, kDomainPointers[k],
           fmt::format("at most /cluster/machines ({}) machines per domain", s.cluster.machines));
   }

@@ -1,5 +1,6 @@
 // Up-front estimates of the iteration model's memory and flows (iteration_work.hpp).
 #include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/checkpoint/iteration_study.hpp"
 
 #include <algorithm>
 
@@ -11,10 +12,11 @@ namespace ckptsim {
 
 std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   std::vector<WorkEstimate> out;
-  const bool in_memory = keeps_checkpoints_in_memory(s.strategy.kind);
-  if (in_memory && s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
+  // Every strategy: the study plans a checkpoint for each (iteration_study.hpp), so a strategy
+  // that keeps nothing in memory still plans its chunks (fuzz/fuzz_sweep_limits finding).
+  if (s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
     const double chunk = s.strategy.gpu_buffer_bytes / s.strategy.sub_buffers;
-    const int copies = s.strategy.kind == StrategyKind::erasure_coded ? s.strategy.parity : s.strategy.replicas - 1;
+    const int copies = study_holders(s) - 1;
     const double chunks = std::max(0, copies) * s.checkpoint_bytes_per_machine() / chunk;
     out.push_back({"/strategy/gpu_buffer and /strategy/sub_buffers",
                    "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,

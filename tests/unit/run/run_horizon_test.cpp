@@ -105,3 +105,13 @@ TEST_CASE("the multi-level clock's searches stay exact when one stall is 90 year
   REQUIRE(latest.has_value());
   CHECK(latest->version == 1);  // state 1, captured at 60 s, usable when its stall ends at 60 s + 90 y
 }
+
+TEST_CASE("remote-periodic rounds an interval of 100 years at a 100-year iteration without overflow (fuzz finding)") {
+  // periods_nearest = floor((2 I + P) / (2 P)) with I = P = 100 years: 2 I + P = 300 years of ns,
+  // beyond int64 (fuzz/fuzz_time_edges found the signed overflow); in 128 bits it is floor(1.5) = 1.
+  Scenario s = small_scenario(StrategyKind::remote_periodic);
+  s.training.iteration_time = kMaxDuration;
+  s.strategy.interval = kMaxDuration;
+  s.run.duration = days(1);
+  CHECK(compute_strategy_costs(s, nullptr).every_iterations == 1);
+}

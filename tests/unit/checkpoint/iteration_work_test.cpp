@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
@@ -30,7 +31,8 @@ TEST_CASE("iteration work: the chunk estimate counts the copies the study plans,
     Scenario s = small_scenario(kind);
     s.strategy.sub_buffers = 2147483647;
     CHECK(study_holders(s) == 2);
-    const WorkEstimate* e = chunk_estimate(estimate_iteration_work(s));
+    const std::vector<WorkEstimate> estimates = estimate_iteration_work(s);
+    const WorkEstimate* e = chunk_estimate(estimates);
     REQUIRE(e != nullptr);
     const double chunk = s.strategy.gpu_buffer_bytes / 2147483647.0;
     CHECK(e->amount == doctest::Approx(7.5e8 / chunk * 256.0).epsilon(1e-12));

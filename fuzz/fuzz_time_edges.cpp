@@ -11,13 +11,15 @@
 // answer, else the harness traps: the replica's wall time, iterations, failures, recoveries and
 // every part of the time breakdown >= 0, the parts adding up to the wall time exactly, ETTR in
 // [0, 1]; a closed form, when available, finite with its ETTR in [0, 1]. Scenarios whose
-// replica would draw more than kFuzzFailureEvents failures are skipped after their checks, so
+// replica would draw more than kFuzzFailureEvents (2e4) failures are skipped after their checks, so
 // the fuzzing time goes to new combinations rather than long replicas.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr double kFuzzFailureEvents = 2e5;
+constexpr double kFuzzFailureEvents = 2e4;
 
 void require(bool invariant) {
   if (!invariant) __builtin_trap();
@@ -159,6 +161,8 @@ void check_closed_form(const ckptsim::AnalyticPrediction& p) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   const json doc = fuzzed_scenario(in);
+  // CKPTSIM_FUZZ_SHOW=1 prints the scenario an input builds (to reproduce a finding by hand).
+  if (std::getenv("CKPTSIM_FUZZ_SHOW") != nullptr) std::fprintf(stderr, "%s\n", doc.dump().c_str());
   try {
     const ckptsim::Scenario scenario = ckptsim::load_scenario_json(doc, "time-edges.json", ".");
     const ckptsim::RunChecks checks;

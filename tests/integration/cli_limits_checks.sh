@@ -67,11 +67,15 @@ check "failure events of one replica: the limit names the file, /failures/rate a
   '$bin' run '$tmp/events.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
   grep -qF 'events.json: /failures/rate x /cluster/machines x /run/duration' '$tmp/e' &&
   grep -qF '1000 per machine-day x 16' '$tmp/e' && grep -qF -- '--force runs it anyway' '$tmp/e'"
-# 16 machines x 1000 per machine-day x 700 d = 1.12e7 events, just above the 1e7 limit: --force runs it.
-mk_variant "$tmp/events-force.json" "d['failures']['rate'] = '100000%/machine/day'; d['run']['duration'] = '700d'
-d['training']['iteration_time'] = '60s'; d['run']['replicas'] = 1"
+# --force, cheaply: 6e7 iterations of 1 ms without stalls take 6e4 s failure-free, so the run's
+# end is 100 x that, 6e6 s, over which 16 machines x 0.12/s draw 1.15e7 failures, above the 1e7
+# limit. Forced, the replica finishes after about 1.15e5 of them (recoveries cost microseconds).
+mk_variant "$tmp/events-force.json" "d['training']['iteration_time'] = '1ms'; d['training']['serialization_bandwidth'] = '1000TB/s'
+d['strategy']['checkpoint_stall'] = '0s'; d['strategy']['persistent_interval'] = 'never'
+d['failures'].update({'rate': '0.12/machine/s', 'hardware_fraction': 0, 'detection': '0s', 'restart': '0s'})
+d['run'].pop('duration'); d['run']['iterations'] = 60000000; d['run']['replicas'] = 1"
 check "failure events of one replica: --force runs it anyway" bash -c "
-  '$bin' run '$tmp/events-force.json' -q >/dev/null 2>'$tmp/e'; test \$? -eq 2 &&
+  '$bin' run '$tmp/events-force.json' -q >/dev/null 2>'$tmp/e'; test \$? -eq 2 && grep -qF '1.15e+07 failure events' '$tmp/e' &&
   '$bin' run '$tmp/events-force.json' -q --force >/dev/null"
 check "analyze checks the run's work like run (and honours --force)" bash -c "
   '$bin' analyze '$tmp/events.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -qF 'one replica' '$tmp/e'"

@@ -91,6 +91,10 @@ class MpiBackend final : public Backend {
     auto* recv = reinterpret_cast<float*>(coll_recv_.data());
     if (kind == OpKind::all_gather) {
       MPI_Iallgather(send, count, MPI_FLOAT, recv, count, MPI_FLOAT, ag_comm_, &op.request);
+    } else if (kind == OpKind::all_reduce) {
+      // A ring all-reduce moves 2(n-1)/n of its buffer: the buffer is n/2 blocks, in place in the
+      // receive buffer (n blocks long).
+      MPI_Iallreduce(MPI_IN_PLACE, recv, std::max(1, count * n_ / 2), MPI_FLOAT, MPI_SUM, rs_comm_, &op.request);
     } else {
       MPI_Ireduce_scatter_block(send, recv, count, MPI_FLOAT, MPI_SUM, rs_comm_, &op.request);
     }

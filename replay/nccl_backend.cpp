@@ -183,6 +183,10 @@ class NcclBackend final : public Backend {
     const auto count = n_ > 1 ? static_cast<std::size_t>(bytes / (n_ - 1) / 4) : 0;
     if (kind == OpKind::all_gather) {
       check(ncclAllGather(coll_send_, coll_recv_, count, ncclFloat, ag_comm_, s), "ncclAllGather");
+    } else if (kind == OpKind::all_reduce) {
+      // A ring all-reduce moves 2(n-1)/n of its buffer: n/2 blocks, in place in the receive buffer.
+      const std::size_t elements = std::max<std::size_t>(1, count * static_cast<std::size_t>(n_) / 2);
+      check(ncclAllReduce(coll_recv_, coll_recv_, elements, ncclFloat, ncclSum, rs_comm_, s), "ncclAllReduce");
     } else {
       check(ncclReduceScatter(coll_send_, coll_recv_, count, ncclFloat, ncclSum, rs_comm_, s), "ncclReduceScatter");
     }

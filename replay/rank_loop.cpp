@@ -149,7 +149,8 @@ RankLoop::RankLoop(const ReplayPlan& plan, const EngineOptions& options, Backend
     switch (op.kind) {
       case OpKind::compute: compute_ops_.push_back(op.id); break;
       case OpKind::all_gather: ag_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
-      case OpKind::reduce_scatter: rs_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
+      case OpKind::reduce_scatter:
+      case OpKind::all_reduce: rs_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
       case OpKind::marker: marker_ops_.push_back(op.id); break;
     }
   }
@@ -211,7 +212,7 @@ bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle
   if (!active) {
     if (!op_may_start(op)) return false;
     release = bucket_->take(op.bytes, now());
-    handle = backend_.collective(kind, op.bytes);
+    handle = backend_.collective(op.kind, op.bytes);
     active = true;
     return true;
   }

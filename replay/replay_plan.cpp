@@ -81,7 +81,8 @@ PlanOp read_op(const Reader& r, const nlohmann::json& j, const std::string& ptr,
   } else if (kind == "collective") {
     if (op.category == "all-gather") op.kind = OpKind::all_gather;
     else if (op.category == "reduce-scatter") op.kind = OpKind::reduce_scatter;
-    else r.fail(ptr + "/category", "\"all-gather\" or \"reduce-scatter\" for a collective", "\"" + op.category + "\"");
+    else if (op.category == "all-reduce") op.kind = OpKind::all_reduce;
+    else r.fail(ptr + "/category", "\"all-gather\", \"reduce-scatter\" or \"all-reduce\" for a collective", "\"" + op.category + "\"");
     op.bytes = r.number(j, ptr, "bytes", 0, 1e15);
   } else if (kind != "marker") {
     r.fail(ptr + "/kind", "\"compute\", \"collective\" or \"marker\"", "\"" + kind + "\"");
@@ -173,6 +174,7 @@ const char* to_string(OpKind kind) {
     case OpKind::compute: return "compute";
     case OpKind::all_gather: return "all-gather";
     case OpKind::reduce_scatter: return "reduce-scatter";
+    case OpKind::all_reduce: return "all-reduce";
     case OpKind::marker: return "marker";
   }
   return "?";

@@ -8,12 +8,12 @@
 
 namespace ckptsim::replay {
 
-enum class OpKind { compute, all_gather, reduce_scatter, marker };
+enum class OpKind { compute, all_gather, reduce_scatter, all_reduce, marker };
 
 struct PlanOp {
   int id = 0;
   OpKind kind = OpKind::marker;
-  std::string category;  ///< forward, backward, optimizer, all-gather, reduce-scatter, marker
+  std::string category;  ///< forward, backward, optimizer, all-gather, reduce-scatter, all-reduce, copy, host, marker
   int stage = 0;
   std::vector<int> deps;
   double flops = 0;       ///< compute: FLOPs per GPU

@@ -6,11 +6,14 @@
 //   BM_IterationGeminiStaged/N: the same with host staging (gpudirect_rdma false)
 //   BM_IterationCosts/N:      compute_iteration_costs (adds the blocking run the run model uses)
 //   BM_GeminiPartition/N:     Algorithm 2 alone on the iteration's spans
+//   BM_ComputeTimes:          the kernel model's per-use table (workload/kernel_time.hpp), built
+//                             once per iteration model from the kernels of every use and pass
 #include <benchmark/benchmark.h>
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
 
 namespace {
 
@@ -56,5 +59,11 @@ void BM_GeminiPartition(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(make_plan(SchedulerKind::gemini, study.input).chunks.size());
 }
 BENCHMARK(BM_GeminiPartition)->Arg(16)->Unit(benchmark::kMicrosecond);
+
+void BM_ComputeTimes(benchmark::State& state) {
+  const Scenario s = paper(16);
+  for (auto _ : state) benchmark::DoNotOptimize(ComputeTimes(s).iteration());
+}
+BENCHMARK(BM_ComputeTimes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
 
 namespace ckptsim::bench {
 
@@ -11,6 +12,7 @@ Scenario dgx_h100_scenario(std::string name, int machines) {
   Scenario s;
   s.name = std::move(name);
   s.cluster.machines = machines;
+  apply_gpu_type(s.cluster, *find_gpu_type("h100-sxm5-80gb"));
   s.cluster.gpus_per_machine = 8;
   s.cluster.gpu_memory_bytes = 80e9;
   s.cluster.cpu_memory_bytes = 2e12;

@@ -139,14 +139,15 @@ void measure(CheckpointRun& r) {
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
                                   int gpus_per_machine, SimTime alpha, SendLinks links) {
   CheckpointRun r;
-  r.graph = model.workload.graph;
+  r.graph = model.workload.graph();
   add_plan_tasks(r, model.topology, plan, placement, gpus_per_machine, alpha, !model.profile.imported, links);
   const int optimizer = model.workload.optimizer_task;
   if (!r.send_tasks.empty()) r.graph.add_dependency(optimizer, r.send_tasks.back());
   r.graph.add_dependency(optimizer, r.local_copy_task);
   if (plan.blocks_training && !r.send_tasks.empty()) r.graph.add_dependency(model.workload.first_task, r.send_tasks.back());
   r.run = run_task_graph(r.graph, model.topology.capacities());
-  r.iteration_time = r.run.timing[static_cast<std::size_t>(optimizer)].end;
+  // The iteration ends with the last training task (the optimizer's, or what follows it).
+  for (std::size_t i = 0; i < model.workload.graph().size(); ++i) r.iteration_time = std::max(r.iteration_time, r.run.timing[i].end);
   measure(r);
   return r;
 }

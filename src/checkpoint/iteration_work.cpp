@@ -29,8 +29,13 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
                  estimate_iteration_flows(s), kMaxIterationFlows, "flows", s.source_file,
                  fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)});
+  out.push_back({"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
+                 estimate_program_bytes(s), kMaxMemoryBytes, "bytes", s.source_file,
+                 fmt::format("{} layers", s.model.layers)});
   return out;
 }
+
+double estimate_program_bytes(const Scenario& s) { return 100.0 * 1024.0 * std::max(1, s.model.layers); }
 
 double estimate_iteration_flows(const Scenario& s) {
   return 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;

@@ -9,11 +9,13 @@
 
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/checkpoint/scheduler.hpp"
+#include "ckptsim/workload/engine.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/cause_presets.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -28,16 +30,51 @@ void print_registry(std::ostream& out, const std::string& title, const Registry<
   out << '\n';
 }
 
-void print_presets(std::ostream& out) {
+std::string kernel_figure(const char* what, const KernelFigure& f) {
+  return fmt::format("{} {:.3f} ({}: {})", what, f.value, to_string(f.origin), f.source);
+}
+
+void print_gpus(std::ostream& out) {
+  out << "GPU types (cluster.gpu; figures: data sheet; kernel efficiencies: measured, assumed from a sibling GPU, or "
+         "the data sheet's)\n";
+  for (const auto& g : gpu_types()) {
+    out << fmt::format("  {:<20} {}: {} SMs at {:.0f} MHz, {:.1f} TFLOPS dense FP16/BF16, {} HBM at {:.0f} GB/s, NVLink "
+                       "{:.0f} GB/s each way\n",
+                       g.name, g.description, g.sms, g.clock_hz / 1e6, g.peak_flops / 1e12, format_bytes(g.memory_bytes),
+                       g.memory_bandwidth / 1e9, g.nvlink_bandwidth / 1e9);
+    out << fmt::format("  {:<20}   {}\n", "", kernel_figure("GEMM", g.gemm_efficiency));
+    out << fmt::format("  {:<20}   {}\n", "", kernel_figure("HBM", g.memory_efficiency));
+    out << fmt::format("  {:<20}   {}\n", "",
+                       g.flash_efficiency ? kernel_figure("FlashAttention-2", *g.flash_efficiency)
+                                          : std::string("FlashAttention-2 none (no published figure or no kernel)"));
+    out << fmt::format("  {:<20}   launch {} per kernel ({}); GEMM tiles {} x {}\n", "", format_duration(g.launch_overhead),
+                       g.launch_source, g.tile_m, g.tile_n);
+    out << fmt::format("  {:<20}   data sheet: {}\n", "", g.data_sheet);
+  }
+  out << '\n';
+}
+
+void print_instances(std::ostream& out) {
   out << "instances (cluster.instance)\n";
-  for (const auto& p : instance_presets())
-    out << fmt::format("  {:<20} {} x {} GPU, {} CPU memory, {} network — {}\n", p.name, p.gpus_per_machine,
-                       format_bytes(p.gpu_memory_bytes), format_bytes(p.cpu_memory_bytes),
-                       format_bandwidth(p.network_bandwidth), p.description);
-  out << "\nmodels (model.preset)\n";
+  for (const auto& p : instance_presets()) {
+    const std::string link = p.pcie_generation > 0 ? fmt::format("PCIe gen{}", p.pcie_generation) : "NVLink-C2C";
+    out << fmt::format("  {:<20} {}: {} x {}, {} CPU memory, {} network ({}), {} {} per GPU, {}\n", p.name, p.description,
+                       p.gpus_per_machine, p.gpu, format_bytes(p.cpu_memory_bytes), format_bandwidth(p.network_bandwidth),
+                       p.network, link, fmt::format("{:.2f} GB/s", p.gpu_cpu_bandwidth / 1e9),
+                       p.gpudirect_rdma ? "GPUDirect RDMA" : "no GPUDirect RDMA (host staging)");
+    out << fmt::format("  {:<20}   network bandwidth factors: {}\n", "", p.bandwidth_factors);
+    out << fmt::format("  {:<20}   host link: {}\n", "", p.gpu_cpu_source);
+    out << fmt::format("  {:<20}   source: {}\n", "", p.source);
+  }
+  out << '\n';
+}
+
+void print_models(std::ostream& out) {
+  out << "models (model.preset)\n";
   for (const auto& p : model_presets())
-    out << fmt::format("  {:<20} {:.1f}B parameters, {} layers, hidden {}, FFN {}, {} heads — {}\n", p.name,
-                       preset_parameters(p) / 1e9, p.layers, p.hidden, p.ffn, p.heads, p.description);
+    out << fmt::format("  {:<20} {:.1f}B parameters, {} layers, hidden {}, FFN {}, {} heads{} — {}\n", p.name,
+                       preset_parameters(p) / 1e9, p.layers, p.hidden, p.ffn, p.heads, p.causal ? "" : ", bidirectional",
+                       p.description);
   out << '\n';
 }
 
@@ -76,8 +113,9 @@ void print_parameters(std::ostream& out) {
 int command_list(const CommandContext& ctx) {
   namespace po = boost::program_options;
   po::options_description options(
-      "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets, strategies, "
-      "placements,\nfailures, schedulers, parameters (default: all)\n\noptions");
+      "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets (instances, GPU types "
+      "and\nmodels), instances, gpus, models, strategies, placements, failures, schedulers,\nengines, parameters "
+      "(default: all)\n\noptions");
   options.add_options()("help,h", "print this help");
   std::string what = "all";
   if (!parse_command_options(ctx, options, "what", &what)) return 0;
@@ -88,7 +126,10 @@ int command_list(const CommandContext& ctx) {
     printed = printed || yes;
     return yes;
   };
-  if (want("presets")) print_presets(ctx.out);
+  const bool presets = want("presets");
+  if (presets || want("instances")) print_instances(ctx.out);
+  if (presets || want("gpus")) print_gpus(ctx.out);
+  if (presets || want("models")) print_models(ctx.out);
   if (want("strategies")) print_registry(ctx.out, "strategies (strategy.kind)", strategy_registry());
   if (want("placements")) print_registry(ctx.out, "placements (strategy.placement)", placement_registry());
   if (want("failures")) {
@@ -98,10 +139,12 @@ int command_list(const CommandContext& ctx) {
     print_cause_presets(ctx.out);
   }
   if (want("schedulers")) print_registry(ctx.out, "traffic schedulers (strategy.scheduler)", scheduler_registry());
+  if (want("engines")) print_registry(ctx.out, "training engines (training.engine)", engine_registry());
   if (want("parameters")) print_parameters(ctx.out);
   if (!printed)
     throw UsageError(fmt::format(
-        "unknown list \"{}\": expected one of presets, strategies, placements, failures, schedulers, parameters, all",
+        "unknown list \"{}\": expected one of presets, instances, gpus, models, strategies, placements, failures, "
+        "schedulers, engines, parameters, all",
         what));
   return 0;
 }

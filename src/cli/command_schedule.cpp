@@ -34,7 +34,7 @@ const char* operation_kind(const Task& t) {
 }
 
 nlohmann::json operations_json(const IterationStudy& study) {
-  const TaskGraph& graph = study.model.workload.graph;
+  const TaskGraph& graph = study.model.workload.graph();
   const GraphRun& run = study.model.run;
   auto ops = nlohmann::json::array();
   for (std::size_t i = 0; i < graph.size(); ++i) {

@@ -24,6 +24,8 @@ struct CommandEntry {
 constexpr CommandEntry kCommands[] = {
     {"run", "simulate whole training runs under failures (Monte Carlo)", command_run},
     {"iteration", "one training iteration: ZeRO-3 traffic, idle spans, checkpoint schedulers", command_iteration},
+    {"compute", "one GPU's compute time from its kernels: per kernel class, submodule use and step phase",
+     command_compute},
     {"schedule", "write the checkpoint chunk plan of one iteration (input of the replay tool)", command_schedule},
     {"placement", "exact probability of recovering from CPU memory, per replica placement", command_placement},
     {"analyze", "closed-form predictions next to the simulation, with disagreements flagged", command_analyze},

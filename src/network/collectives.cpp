@@ -61,34 +61,70 @@ std::vector<ResourceUse> machine_ring_uses(const Topology& topology, double stre
 
 }  // namespace
 
+namespace {
+
+// One ring per machine over its G GPUs (NVLink only).
+FlowPhase within_machine_phase(const Topology& topology, int g, double bytes, SimTime alpha, int rounds) {
+  FlowPhase p;
+  p.latency = alpha * static_cast<std::int64_t>(rounds * (g - 1));
+  p.bytes = rounds * (g - 1.0) / g * bytes;
+  for (int i = 0; i < topology.machines(); ++i) p.uses.push_back({topology.nvlink(i), 1.0});
+  return p;
+}
+
+// G rings (one per local rank) over the N machines, each moving `bytes` per rank.
+FlowPhase across_machines_phase(const Topology& topology, const CollectiveShape& shape, double bytes, int rounds) {
+  const int machines = topology.machines();
+  FlowPhase p;
+  p.latency = shape.alpha * static_cast<std::int64_t>(rounds * (machines - 1));
+  p.bytes = rounds * (machines - 1.0) / machines * bytes;
+  p.uses = machine_ring_uses(topology, static_cast<double>(std::max(1, shape.gpus_per_machine)), false, shape);
+  return p;
+}
+
+}  // namespace
+
 std::vector<FlowPhase> collective_phases(const Topology& topology, const CollectiveShape& shape) {
   const int machines = topology.machines();
   const int g = std::max(1, shape.gpus_per_machine);
   const auto n = static_cast<double>(machines) * g;
+  const int rounds = shape.kind == CollectiveKind::all_reduce ? 2 : 1;
   std::vector<FlowPhase> phases;
-  if (shape.bytes <= 0 || n <= 1) return phases;
+  if (shape.bytes <= 0) return phases;
+  if (shape.scope == CollectiveScope::within_machine) {
+    if (g > 1) phases.push_back(within_machine_phase(topology, g, shape.bytes, shape.alpha, rounds));
+    return phases;
+  }
+  if (shape.scope == CollectiveScope::across_machines) {
+    // One stream per local rank; the group's buffer is S per rank.
+    if (machines > 1) phases.push_back(across_machines_phase(topology, shape, shape.bytes / g, rounds));
+    return phases;
+  }
+  if (n <= 1) return phases;
   if (shape.algorithm == CollectiveAlgorithm::ring || machines == 1 || g == 1) {
     FlowPhase p;
-    p.latency = shape.alpha * static_cast<std::int64_t>(n - 1);
-    p.bytes = (n - 1) / n * shape.bytes;
+    p.latency = shape.alpha * static_cast<std::int64_t>(rounds * (n - 1));
+    p.bytes = rounds * (n - 1) / n * shape.bytes;
     p.uses = machine_ring_uses(topology, 1.0, g > 1, shape);
     phases.push_back(std::move(p));
     return phases;
   }
-  FlowPhase inter;
-  inter.latency = shape.alpha * static_cast<std::int64_t>(machines - 1);
-  inter.bytes = (machines - 1.0) / machines * shape.bytes / g;
-  inter.uses = machine_ring_uses(topology, static_cast<double>(g), false, shape);
-  FlowPhase intra;
-  intra.latency = shape.alpha * static_cast<std::int64_t>(g - 1);
-  intra.bytes = (g - 1.0) / g * shape.bytes;
-  for (int i = 0; i < machines; ++i) intra.uses.push_back({topology.nvlink(i), 1.0});
-  if (shape.kind == CollectiveKind::all_gather) {
-    phases.push_back(std::move(inter));
-    phases.push_back(std::move(intra));
-  } else {
-    phases.push_back(std::move(intra));
-    phases.push_back(std::move(inter));
+  FlowPhase inter = across_machines_phase(topology, shape, shape.bytes / g, rounds);
+  FlowPhase intra = within_machine_phase(topology, g, shape.bytes, shape.alpha, 1);
+  switch (shape.kind) {
+    case CollectiveKind::all_gather:
+      phases.push_back(std::move(inter));
+      phases.push_back(std::move(intra));
+      break;
+    case CollectiveKind::reduce_scatter:
+      phases.push_back(std::move(intra));
+      phases.push_back(std::move(inter));
+      break;
+    case CollectiveKind::all_reduce:
+      phases.push_back(intra);
+      phases.push_back(std::move(inter));
+      phases.push_back(std::move(intra));
+      break;
   }
   return phases;
 }
@@ -96,6 +132,7 @@ std::vector<FlowPhase> collective_phases(const Topology& topology, const Collect
 SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink, double pcie) {
   const int g = std::max(1, shape.gpus_per_machine);
   const double n = static_cast<double>(machines) * g;
+  const std::int64_t rounds = shape.kind == CollectiveKind::all_reduce ? 2 : 1;
   if (shape.bytes <= 0 || n <= 1) return SimTime::zero();
   // What one machine's outgoing traffic can reach: f·B, and G·P when staged through the host.
   double network = shape.nic_efficiency * nic;
@@ -103,12 +140,13 @@ SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, d
   if (shape.algorithm == CollectiveAlgorithm::ring || machines == 1 || g == 1) {
     double bottleneck = machines > 1 ? network : nvlink;
     if (machines > 1 && g > 1) bottleneck = std::min(network, nvlink);
-    return shape.alpha * static_cast<std::int64_t>(n - 1) + transfer_time((n - 1) / n * shape.bytes, bottleneck);
+    return shape.alpha * (rounds * static_cast<std::int64_t>(n - 1)) +
+           transfer_time(static_cast<double>(rounds) * (n - 1) / n * shape.bytes, bottleneck);
   }
-  const SimTime inter = shape.alpha * static_cast<std::int64_t>(machines - 1) +
-                        transfer_time((machines - 1.0) / machines * shape.bytes / g, network / g);
+  const SimTime inter = shape.alpha * (rounds * (machines - 1)) +
+                        transfer_time(static_cast<double>(rounds) * (machines - 1.0) / machines * shape.bytes / g, network / g);
   const SimTime intra = shape.alpha * static_cast<std::int64_t>(g - 1) + transfer_time((g - 1.0) / g * shape.bytes, nvlink);
-  return inter + intra;
+  return inter + intra * rounds;
 }
 
 }  // namespace ckptsim

@@ -10,6 +10,7 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/run_horizon.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
 namespace {
@@ -42,13 +43,10 @@ SimTime first_order_communication_time(const Scenario& s) {
 }  // namespace
 
 SimTime first_order_iteration_time(const Scenario& s) {
-  // Compute: 6 FLOPs per parameter per token (forward 2, backward 4), 8 with activation
-  // recomputation (one more forward); tokens per GPU = micro_batch x sequence_length.
-  const double flops_per_token = (s.training.activation_recomputation ? 8.0 : 6.0) * s.model.parameters;
-  const double tokens = static_cast<double>(s.training.micro_batch) * s.training.sequence_length;
-  const double per_gpu_rate = s.cluster.gpu_peak_flops * s.training.compute_efficiency;
-  const SimTime compute = checked_seconds(flops_per_token * tokens / per_gpu_rate, "/training/compute_efficiency",
-                                          "one iteration's first-order compute time");
+  // Compute: the kernel model's forward, recomputed forward and backward of every layer and the
+  // embedding and output stages (workload/kernel_time.hpp; the compute_efficiency override
+  // when given), the same per-use times the iteration model's tasks take.
+  const SimTime compute = ComputeTimes(s).iteration();
   // DeepSpeed overlaps communication with compute: the slower of the two bounds the iteration.
   return std::max(compute, first_order_communication_time(s));
 }

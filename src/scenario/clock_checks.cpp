@@ -7,7 +7,11 @@
 // that lengthens the duration (|log(value/typical)|), so "sequence_length": 1e9 is blamed rather
 // than the model size it multiplies. Estimates (bytes in, bytes/s out, seconds):
 //   compute      (6 x parameters + 12 x layers x sequence_length x hidden) x micro_batch x
-//                sequence_length / (gpu_peak_flops x efficiency)   (x 4/3 with recomputation)
+//                sequence_length / (gpu_peak_flops x efficiency)   (x 4/3 with recomputation):
+//                the kernel model's GEMM-bound time (workload/kernel_time.hpp: FLOPs at the
+//                GPU's GEMM efficiency, gpu_gemm_efficiency, or at the compute_efficiency
+//                override; the kernel model itself lies in a layer above and refuses, with
+//                checked arithmetic, what this estimate lets through)
 //   network      6 x parameters / (network_bandwidth x collective_efficiency)   (3 collectives
 //                of 2-byte parameters)
 //   send         parameters x checkpoint_bytes_per_parameter / machines /
@@ -17,6 +21,8 @@
 //   storage      parameters x checkpoint_bytes_per_parameter / storage bandwidth
 //   snapshot     parameters x checkpoint_bytes_per_parameter / machines / serialization_bandwidth
 //   latency      6 x layers x machines x gpus_per_machine x latency   (ring steps per iteration)
+//   launches     100 x layers x gpu_kernel_launch   (about 60 kernels per layer in forward,
+//                recomputation and backward, and the optimizer step's per-tensor norms)
 //   run          iterations x iteration_time, every_iterations x iteration_time (explicit time)
 #include <algorithm>
 #include <cmath>
@@ -98,13 +104,18 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
     const double flops_per_token = (s.training.activation_recomputation ? 4.0 / 3.0 : 1.0) *
                                    (6.0 * p + 12.0 * s.model.layers * seq * s.model.hidden);
     const double tokens = double(s.training.micro_batch) * seq;
+    const bool override = s.training.compute_efficiency.has_value();
+    const double efficiency = override ? *s.training.compute_efficiency
+                                       : (s.cluster.kernels.gemm_efficiency > 0 ? s.cluster.kernels.gemm_efficiency : 1.0);
+    const std::string_view efficiency_pointer =
+        override ? "/training/compute_efficiency" : "/cluster/gpu_gemm_efficiency";
     check_derived(ctx, "one iteration's compute time",
-                  flops_per_token * tokens / (s.cluster.gpu_peak_flops * s.training.compute_efficiency),
+                  flops_per_token * tokens / (s.cluster.gpu_peak_flops * efficiency),
                   {{"/model/parameters", p, 1e11, 1},
                     {"/training/micro_batch", double(s.training.micro_batch), 8, 1},
                     {"/training/sequence_length", double(s.training.sequence_length), 2048, 1},
                     {"/cluster/gpu_peak_flops", s.cluster.gpu_peak_flops, 312e12, -1},
-                    {"/training/compute_efficiency", s.training.compute_efficiency, 0.5, -1}});
+                    {efficiency_pointer, efficiency, 0.5, -1}});
     check_estimate(ctx, "one iteration's network traffic time", 6.0,
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/network_bandwidth", s.cluster.network_bandwidth, 50e9, -1},
                     {"/cluster/network/collective_efficiency", s.cluster.network.collective_efficiency, 0.6, -1}});
@@ -118,6 +129,9 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/gpu_cpu_bandwidth", s.cluster.gpu_cpu_bandwidth, 32e9, -1}});
     check_estimate(ctx, "one iteration's NVLink traffic time", 6.0,
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/nvlink_bandwidth", s.cluster.nvlink_bandwidth, 300e9, -1}});
+    check_estimate(ctx, "one iteration's kernel launches", 100.0,
+                   {{"/cluster/gpu_kernel_launch", s.cluster.kernels.launch_overhead.seconds(), 3e-6, 1},
+                    {"/model/layers", double(s.model.layers), 100, 1}});
     check_estimate(ctx, "one iteration's message latency", 6.0,
                    {{"/cluster/network/latency", s.cluster.network.latency.seconds(), 1e-5, 1},
                     {"/model/layers", double(s.model.layers), 100, 1},

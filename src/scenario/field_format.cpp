@@ -119,8 +119,11 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
           return *p;
         } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, std::int64_t> ||
                              std::is_same_v<T, std::uint64_t>) {
+          if constexpr (std::is_same_v<T, int>)
+            if (field.presence == Presence::gpu_kernel && *p == 0) return nullptr;  // unknown: no GPU type
           return *p;
         } else if constexpr (std::is_same_v<T, double>) {
+          if (field.presence == Presence::gpu_kernel && *p == 0) return nullptr;  // unknown: no GPU type
           switch (field.unit) {
             case Unit::bytes: return format_bytes_exact(*p);
             case Unit::bandwidth: return format_bandwidth_exact(*p);
@@ -133,6 +136,9 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
           if (!*p) return field.unit == Unit::duration_or_never ? nlohmann::json("never") : nlohmann::json(nullptr);
           return format_duration_exact(**p);
+        } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+          if (!*p) return nullptr;
+          return **p;
         } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
           return format_cause_table(*p);
         } else {

@@ -22,6 +22,7 @@ std::string check_text(Check c) {
     case Check::non_negative: return "zero or more";
     case Check::at_least_one: return "at least 1";
     case Check::unit_interval: return "in (0, 1]";
+    case Check::probability: return "in [0, 1)";
   }
   return "";
 }
@@ -33,6 +34,7 @@ bool passes(Check c, double v) {
     case Check::non_negative: return v >= 0;
     case Check::at_least_one: return v >= 1;
     case Check::unit_interval: return v > 0 && v <= 1;
+    case Check::probability: return v >= 0 && v < 1;
   }
   return true;
 }
@@ -137,7 +139,12 @@ bool read_quantity(const Field& f, const json& v, Scenario& s) {
     return false;
   }
   if (!passes(f.check, x)) return false;
-  *std::get<double*>(f.bind(s)) = x;
+  const FieldRef ref = f.bind(s);
+  if (auto* p = std::get_if<double*>(&ref)) {
+    **p = x;
+  } else {
+    *std::get<std::optional<double>*>(ref) = x;
+  }
   return true;
 }
 

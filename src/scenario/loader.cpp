@@ -12,6 +12,7 @@
 #include "cause_table.hpp"
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/scenario/schema.hpp"
@@ -43,7 +44,7 @@ class Reader {
     check_objects();
     read_presets();
     for (const Field& f : scenario_fields()) {
-      if (f.pointer == "/cluster/instance" || f.pointer == "/model/preset") continue;
+      if (f.pointer == "/cluster/instance" || f.pointer == "/cluster/gpu" || f.pointer == "/model/preset") continue;
       read_field(f);
     }
     finish();
@@ -81,6 +82,8 @@ class Reader {
     std::string text = value.dump();
     if (f->presence == Presence::from_instance && !s_.cluster.instance.empty())
       return text + " (from instance \"" + s_.cluster.instance + "\")";
+    if ((f->presence == Presence::from_gpu || f->presence == Presence::gpu_kernel) && !s_.cluster.gpu.empty())
+      return text + " (from GPU type \"" + s_.cluster.gpu + "\")";
     if (f->presence == Presence::from_model && !s_.model.preset.empty())
       return text + " (from model preset \"" + s_.model.preset + "\")";
     return text + " (default)";
@@ -148,17 +151,16 @@ class Reader {
     if (const Field* f = find_field("/cluster/instance"); read_field(*f) && !s_.cluster.instance.empty()) {
       const InstancePreset* p = find_instance_preset(s_.cluster.instance);
       s_.cluster.gpus_per_machine = p->gpus_per_machine;
-      s_.cluster.gpu_memory_bytes = p->gpu_memory_bytes;
       s_.cluster.cpu_memory_bytes = p->cpu_memory_bytes;
       s_.cluster.network_bandwidth = p->network_bandwidth;
       s_.cluster.gpu_cpu_bandwidth = p->gpu_cpu_bandwidth;
-      s_.cluster.nvlink_bandwidth = p->nvlink_bandwidth;
-      s_.cluster.gpu_peak_flops = p->gpu_peak_flops;
-      s_.cluster.gpu_memory_bandwidth = p->gpu_memory_bandwidth;
       s_.cluster.gpudirect_rdma = p->gpudirect_rdma;
       s_.cluster.network.p2p_efficiency = p->p2p_efficiency;
-      s_.training.compute_efficiency = p->compute_efficiency;
+      apply_gpu_type(s_.cluster, *find_gpu_type(p->gpu));
     }
+    // An explicit GPU type replaces the instance's.
+    if (const Field* f = find_field("/cluster/gpu"); read_field(*f) && !s_.cluster.gpu.empty())
+      apply_gpu_type(s_.cluster, *find_gpu_type(s_.cluster.gpu));
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
       const ModelPreset* p = find_model_preset(s_.model.preset);
       s_.model.layers = p->layers;
@@ -166,6 +168,8 @@ class Reader {
       s_.model.ffn = p->ffn;
       s_.model.heads = p->heads;
       s_.model.vocabulary = p->vocabulary;
+      s_.model.causal = p->causal;
+      s_.model.dropout = p->dropout;
       s_.model.parameters = preset_parameters(*p);
     }
   }
@@ -191,12 +195,20 @@ class Reader {
                   expected + " (or a /cluster/instance preset: " + quoted_names(instance_preset_names()) + ")",
                   std::string(kNothing));
         break;
+      case Presence::from_gpu:
+        if (s_.cluster.gpu.empty() && !bad_.count("/cluster/instance") && !bad_.count("/cluster/gpu"))
+          problem(f.pointer,
+                  expected + " (or a /cluster/gpu type: " + quoted_names(gpu_type_names()) +
+                      ", or a /cluster/instance preset)",
+                  std::string(kNothing));
+        break;
       case Presence::from_model:
         if (s_.model.preset.empty() && !bad_.count("/model/preset"))
           problem(f.pointer, expected + " (or a /model/preset: " + quoted_names(model_preset_names()) + ")",
                   std::string(kNothing));
         break;
       case Presence::when_process: missing_when_.push_back(&f); break;
+      case Presence::gpu_kernel:
       case Presence::defaulted:
       case Presence::computed:
       case Presence::optional:

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ckptsim/scenario/cause_presets.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "field_format.hpp"
 
@@ -18,6 +19,12 @@ std::vector<std::string> replacement_distribution_names() { return names_of<Repl
 std::vector<std::string> parallelism_names() { return {"zero3"}; }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
 std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
+std::vector<std::string> engine_names() { return names_of<EngineKind>(); }
+std::vector<std::string> zero3_trace_names() { return names_of<Zero3Trace>(); }
+std::vector<std::string> fsdp_sharding_names() { return names_of<FsdpSharding>(); }
+std::vector<std::string> fsdp_backward_prefetch_names() { return names_of<FsdpBackwardPrefetch>(); }
+std::vector<std::string> attention_names() { return names_of<AttentionKind>(); }
+std::vector<std::string> cross_entropy_names() { return names_of<CrossEntropyKind>(); }
 
 namespace {
 
@@ -40,7 +47,9 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.cluster.standby_machines; }},
     {"/cluster/gpus_per_machine", U::integer, C::at_least_one, P::from_instance, "GPUs per machine",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpus_per_machine; }},
-    {"/cluster/gpu_memory", U::bytes, C::positive, P::from_instance, "memory per GPU",
+    {"/cluster/gpu", U::name, C::none, P::optional, "GPU type filling the GPU fields below (default: the instance preset's)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu; }, &gpu_type_names},
+    {"/cluster/gpu_memory", U::bytes, C::positive, P::from_gpu, "memory per GPU",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bytes; }},
     {"/cluster/cpu_memory", U::bytes, C::positive, P::from_instance, "CPU memory per machine (holds in-memory checkpoints)",
      [](Scenario& s) -> FieldRef { return &s.cluster.cpu_memory_bytes; }},
@@ -48,12 +57,22 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.cluster.network_bandwidth; }},
     {"/cluster/gpu_cpu_bandwidth", U::bandwidth, C::positive, P::from_instance, "GPU-to-CPU (PCIe) bandwidth per GPU, each direction",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_cpu_bandwidth; }},
-    {"/cluster/nvlink_bandwidth", U::bandwidth, C::positive, P::from_instance, "GPU-to-GPU bandwidth inside a machine per GPU, each direction",
+    {"/cluster/nvlink_bandwidth", U::bandwidth, C::positive, P::from_gpu, "GPU-to-GPU bandwidth inside a machine per GPU, each direction",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
-    {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_instance, "peak dense FLOP rate per GPU at the training precision",
+    {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_gpu, "peak dense FLOP rate per GPU at the training precision (data sheet)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
-    {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_instance, "GPU memory (HBM) bandwidth per GPU; sets the optimizer step's time",
+    {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_gpu, "GPU memory (HBM) bandwidth per GPU (data sheet)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bandwidth; }},
+    {"/cluster/gpu_sms", U::integer, C::at_least_one, P::gpu_kernel, "streaming multiprocessors (compute units) per GPU: the GEMM wave size",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.sms; }},
+    {"/cluster/gpu_gemm_efficiency", U::number, C::unit_interval, P::gpu_kernel, "achieved fraction of gpu_peak_flops inside full GEMM waves (large-GEMM benchmark)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.gemm_efficiency; }},
+    {"/cluster/gpu_memory_efficiency", U::number, C::unit_interval, P::gpu_kernel, "achieved fraction of gpu_memory_bandwidth for memory-bound kernels (STREAM triad)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.memory_efficiency; }},
+    {"/cluster/gpu_flash_attention_efficiency", U::number, C::unit_interval, P::gpu_kernel, "achieved fraction of gpu_peak_flops of the fused attention kernel (FlashAttention-2, forward + backward); needed by training.attention \"flash\"",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.flash_efficiency; }},
+    {"/cluster/gpu_kernel_launch", U::duration, C::non_negative, P::gpu_kernel, "time per kernel launch on top of its work",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.launch_overhead; }},
     {"/cluster/gpudirect_rdma", U::boolean, C::none, P::defaulted, "the NIC reaches GPU memory directly; false: inter-node traffic is staged through host memory over PCIe (default: the instance preset's, else true)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpudirect_rdma; }},
     {"/cluster/network/topology", U::name, C::none, P::defaulted, "network topology",
@@ -88,9 +107,15 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.model.heads; }},
     {"/model/vocabulary", U::integer, C::at_least_one, P::from_model, "vocabulary size",
      [](Scenario& s) -> FieldRef { return &s.model.vocabulary; }},
+    {"/model/causal", U::boolean, C::none, P::defaulted, "causal (decoder) attention; false for encoders (default: the model preset's, else true)",
+     [](Scenario& s) -> FieldRef { return &s.model.causal; }},
+    {"/model/dropout", U::number, C::probability, P::defaulted, "dropout probability of the attention probabilities and the residual branches (0: no dropout kernels or masks) (default: the model preset's, else 0.1, Megatron-LM's)",
+     [](Scenario& s) -> FieldRef { return &s.model.dropout; }},
 
     {"/training/parallelism", U::name, C::none, P::defaulted, "parallelism scheme",
      [](Scenario& s) -> FieldRef { return &s.training.parallelism; }, &parallelism_names},
+    {"/training/engine", U::name, C::none, P::defaulted, "the library that runs it: DeepSpeed ZeRO-3 (v0.7.3, GEMINI's) or PyTorch FSDP (workload/engine.hpp)",
+     [](Scenario& s) -> FieldRef { return &s.training.engine; }, &engine_names},
     {"/training/micro_batch", U::integer, C::at_least_one, P::defaulted, "sequences per GPU per iteration",
      [](Scenario& s) -> FieldRef { return &s.training.micro_batch; }},
     {"/training/sequence_length", U::integer, C::at_least_one, P::defaulted, "tokens per sequence",
@@ -99,8 +124,12 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.checkpoint_bytes_per_parameter; }},
     {"/training/serialization_bandwidth", U::bandwidth, C::positive, P::required, "per machine: snapshot to / reload from CPU memory",
      [](Scenario& s) -> FieldRef { return &s.training.serialization_bandwidth; }},
-    {"/training/compute_efficiency", U::number, C::unit_interval, P::defaulted, "achieved fraction of gpu_peak_flops, recomputation counted (default: the instance preset's ZeRO-3 figure, else 0.5)",
+    {"/training/compute_efficiency", U::number, C::unit_interval, P::optional, "explicit override of the kernel model (a calibration result): every compute task takes FLOPs / (gpu_peak_flops x this)",
      [](Scenario& s) -> FieldRef { return &s.training.compute_efficiency; }},
+    {"/training/attention", U::name, C::none, P::defaulted, "attention kernels: separate GEMMs, mask, softmax and dropout, or one fused FlashAttention-2 kernel",
+     [](Scenario& s) -> FieldRef { return &s.training.attention; }, &attention_names},
+    {"/training/cross_entropy", U::name, C::none, P::defaulted, "the loss: Megatron-LM's over fp32 logits (GPT-2 under DeepSpeed), PyTorch's cross_entropy on the 16-bit logits (Hugging Face models), or flash-attn's fused kernel (llm-foundry's MPT)",
+     [](Scenario& s) -> FieldRef { return &s.training.cross_entropy; }, &cross_entropy_names},
     {"/training/activation_recomputation", U::boolean, C::none, P::defaulted, "recompute activations in backward",
      [](Scenario& s) -> FieldRef { return &s.training.activation_recomputation; }},
     {"/training/mixed_precision", U::boolean, C::none, P::defaulted, "16-bit compute with fp32 master weights",
@@ -119,8 +148,16 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.zero3.reduce_bucket_size; }},
     {"/training/zero3/sub_group_size", U::number, C::positive, P::defaulted, "parameter-partition elements the optimizer steps at once; sizes the step's fp32 gradient copy (sub_group_size)",
      [](Scenario& s) -> FieldRef { return &s.training.zero3.sub_group_size; }},
-    {"/training/zero3/host_lookahead", U::integer, C::non_negative, P::defaulted, "submodule uses the host runs ahead of GPU compute when it issues gathers (model choice, not a DeepSpeed knob)",
-     [](Scenario& s) -> FieldRef { return &s.training.zero3.host_lookahead; }},
+    {"/training/zero3/trace", U::name, C::none, P::defaulted, "DeepSpeed's submodule trace: complete (prefetch; the steady state of a model that runs its submodules in the same order every step) or invalid (recording or invalidated: every gather on demand, every module released after use)",
+     [](Scenario& s) -> FieldRef { return &s.training.zero3.trace; }, &zero3_trace_names},
+    {"/training/fsdp/sharding_strategy", U::name, C::none, P::defaulted, "FSDP ShardingStrategy: full-shard over every GPU, or hybrid-shard (shard within a machine, replicate across machines)",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.sharding_strategy; }, &fsdp_sharding_names},
+    {"/training/fsdp/backward_prefetch", U::name, C::none, P::defaulted, "FSDP BackwardPrefetch: the next unit's all-gather before (backward-pre) or after (backward-post) this unit's gradient computation, or none",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.backward_prefetch; }, &fsdp_backward_prefetch_names},
+    {"/training/fsdp/forward_prefetch", U::boolean, C::none, P::defaulted, "FSDP forward_prefetch: issue the next unit's all-gather before this unit's forward",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.forward_prefetch; }},
+    {"/training/fsdp/limit_all_gathers", U::boolean, C::none, P::defaulted, "FSDP limit_all_gathers: the host waits for the oldest of 2 queued frees before another all-gather",
+     [](Scenario& s) -> FieldRef { return &s.training.fsdp.limit_all_gathers; }},
 
     {"/strategy/kind", U::name, C::none, P::required, "checkpoint and recovery strategy",
      [](Scenario& s) -> FieldRef { return &s.strategy.kind; }, &strategy_kind_names},
@@ -252,6 +289,7 @@ std::string unit_label(const Field& f) {
       // Presets are many and listed on their own by `ckptsim list`.
       if (f.choices == &instance_preset_names) return "instance preset name";
       if (f.choices == &model_preset_names) return "model preset name";
+      if (f.choices == &gpu_type_names) return "GPU type name";
       return join_names(f.choices());
     case Unit::integer: return "integer";
     case Unit::seed: return "integer 0 .. 2^63-1";
@@ -273,6 +311,8 @@ std::string default_label(const Field& f) {
   switch (f.presence) {
     case Presence::required: return "required";
     case Presence::from_instance: return "instance preset";
+    case Presence::from_gpu: return "GPU type";
+    case Presence::gpu_kernel: return "GPU type";
     case Presence::from_model: return "model preset";
     case Presence::computed: return "architecture";
     case Presence::optional: return "not set";

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace ckptsim {
 namespace {
@@ -15,13 +16,12 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kTiB = 1024.0 * kGiB;
 constexpr double kGB = 1e9;
 constexpr double kGbps = 1e9 / 8.0;  // bytes/s in one gigabit per second
-constexpr double kTflops = 1e12;
 
-// Bandwidth factors and ZeRO-3 compute efficiency (docs/references.md, "Bandwidth factors";
-// docs/models.md, "Achieved bandwidth"). A factor is the fraction of the NIC's line rate a kind
-// of traffic reaches. For ring collectives, nccl-tests' bus bandwidth (busbw) is the rate each
-// NIC carries per direction, so factor = busbw / line rate. NCCL runs all-reduce as a tree on 2
-// nodes, where busbw overstates the NIC's rate (it can exceed line rate: nccl-tests issue 22,
+// Bandwidth factors (docs/references.md, "Bandwidth factors"; docs/models.md, "Achieved
+// bandwidth"). A factor is the fraction of the NIC's line rate a kind of traffic reaches. For
+// ring collectives, nccl-tests' bus bandwidth (busbw) is the rate each NIC carries per
+// direction, so factor = busbw / line rate. NCCL runs all-reduce as a tree on 2 nodes, where
+// busbw overstates the NIC's rate (it can exceed line rate: nccl-tests issue 22,
 // https://github.com/NVIDIA/nccl-tests/issues/22); a 2-node double binary tree moves S bytes
 // per NIC per direction, so its NIC rate is algbw.
 //
@@ -40,64 +40,136 @@ constexpr double kTflops = 1e12;
 // No GPUDirect RDMA on p3dn: NCCL's EFA traffic goes through host memory
 // (https://github.com/aws/aws-ofi-nccl/issues/104); p4d has it (NCCL_DEBUG shows
 // "NET/AWS Libfabric/0/GDRDMA" in NCCL issue 527).
-// DGX A100 / H100 (InfiniBand, GPUDirect RDMA): no measurement used; factors 1 (line rate).
-// Compute efficiency (hardware FLOP rate / dense peak, recomputed forward counted as work, as
-// the iteration model runs it):
-//   A100: 116.06 TFLOPS/GPU for a 52B model, seq 512, batch 16/GPU on 8 p4d, excluding the
-//   layer-wise recomputation ("multiply by 4/3") -> 116.06 x 4/3 / 312 = 0.496
-//   (https://github.com/microsoft/DeepSpeed/pull/1453; 108 TFLOPS on 32 p4d). It is an
-//   end-to-end rate, so it also folds in any communication the run did not hide.
-//   V100: ZeRO-Infinity, 25 PFLOPS on 512 V100 = 49 TFLOPS/GPU, "40% of peak" (Rajbhandari et
-//   al., SC '21, https://arxiv.org/abs/2104.07857; DeepSpeed ZeRO-3 Offload post 2021-03-08),
-//   counted with Megatron's formula, which includes recomputation (factor 4 instead of 3) -> 0.40.
-//   H100: no ZeRO-3 measurement used; 0.5 as without a preset.
+// Every other instance: no measurement used; its factors are 1 (line rate), and `ckptsim list`
+// says so.
 const std::vector<EfficiencyPoint> kP4dCollective = {{2, 30.49 / 50}, {3, 31.77 / 50}, {4, 29.61 / 50}};
 const std::vector<EfficiencyPoint> kP3dnCollective = {{8, 60.0 / 100}, {32, 50.0 / 100}};
 constexpr double kEfaP2p = 55.2 / 100;
-constexpr double kA100Zero3 = 116.06 * 4 / 3 / 312;
-constexpr double kV100Zero3 = 0.40;
+constexpr const char* kP4dFactors =
+    "measured: collectives NCCL issue 527 (https://github.com/NVIDIA/nccl/issues/527), point to point libfabric issue "
+    "5694 (https://github.com/ofiwg/libfabric/issues/5694)";
+constexpr const char* kP3dnFactors =
+    "measured: collectives NCCL issue 235 (https://github.com/NVIDIA/nccl/issues/235), point to point libfabric issue "
+    "5694 (https://github.com/ofiwg/libfabric/issues/5694)";
+constexpr const char* kLineRate = "line rate: no measurement used";
+
+// The GPU's host link, per direction (effective):
+//   PCIe gen3 x16: 12 GB/s, an estimate (75% of the 16 GB/s raw rate; no measurement used);
+//   PCIe gen4 x16: 26.28 GB/s host to device, nvbandwidth on Azure ND A100 v4;
+//   PCIe gen5 x16: 52 GB/s both ways, nvbandwidth on Azure ND H200 v5;
+//   NVLink-C2C (GB200): 201 GB/s host to device (193 device to host), nvbandwidth on ND GB200 v6
+//   (Azure AI benchmarking guide, https://github.com/Azure/AI-benchmarking-guide,
+//   Azure_Results/ND_*_results.md, "NV Bandwidth").
+constexpr double kPcie3 = 12 * kGB;
+constexpr double kPcie4 = 26.28 * kGB;
+constexpr double kPcie5 = 52 * kGB;
+constexpr double kC2c = 201 * kGB;
+constexpr const char* kPcie3Source = "estimate: 75% of PCIe gen3 x16's 16 GB/s (no measurement used)";
+constexpr const char* kPcie4Source = "measured: PCIe gen4 host to device, nvbandwidth on Azure ND A100 v4 (https://github.com/Azure/AI-benchmarking-guide)";
+constexpr const char* kPcie5Source = "measured: PCIe gen5, nvbandwidth on Azure ND H200 v5 (https://github.com/Azure/AI-benchmarking-guide)";
+constexpr const char* kC2cSource = "measured: NVLink-C2C host to device, nvbandwidth on Azure ND GB200 v6 (https://github.com/Azure/AI-benchmarking-guide)";
+
+struct HostLink {
+  int generation;
+  double bandwidth;
+  const char* source;
+};
+constexpr HostLink kGen3{3, kPcie3, kPcie3Source};
+constexpr HostLink kGen4{4, kPcie4, kPcie4Source};
+constexpr HostLink kGen5{5, kPcie5, kPcie5Source};
+constexpr HostLink kNvlinkC2c{0, kC2c, kC2cSource};
 
 std::vector<InstancePreset> make_instances() {
   std::vector<InstancePreset> out;
-  // Each row ends with the bandwidth factors, GPUDirect RDMA and ZeRO-3 compute efficiency
-  // above; an instance without measurements has line rate, true and 0.5.
-  // GPU memory (HBM) bandwidth, last field, from the data sheets (docs/references.md):
-  //   A100 40GB SXM 1,555 GB/s, A100 80GB SXM 2,039 GB/s
-  //     https://www.nvidia.com/content/dam/en-zz/Solutions/Data-Center/a100/pdf/nvidia-a100-datasheet-us-nvidia-1758950-r4-web.pdf
-  //   V100 SXM2 900 GB/s  https://images.nvidia.com/content/technologies/volta/pdf/volta-v100-datasheet-update-us-1165301-r5.pdf
-  //   H100 SXM 3.35 TB/s  https://resources.nvidia.com/en-us-tensor-core/nvidia-tensor-core-gpu-datasheet
+  auto add = [&](std::string name, std::string description, std::string source, std::string gpu, int gpus,
+                 double cpu_memory, double line_rate, std::string network, const HostLink& link, bool gdr) {
+    InstancePreset p;
+    p.name = std::move(name);
+    p.description = std::move(description);
+    p.source = std::move(source);
+    p.gpu = std::move(gpu);
+    p.gpus_per_machine = gpus;
+    p.cpu_memory_bytes = cpu_memory;
+    p.network_bandwidth = line_rate;
+    p.network = std::move(network);
+    p.pcie_generation = link.generation;
+    p.gpu_cpu_bandwidth = link.bandwidth;
+    p.gpu_cpu_source = link.source;
+    p.bandwidth_factors = kLineRate;
+    p.gpudirect_rdma = gdr;
+    out.push_back(std::move(p));
+    return &out.back();
+  };
+  const std::string aws_p4 = "https://aws.amazon.com/ec2/instance-types/p4/";
+  const std::string aws_p5 = "https://aws.amazon.com/ec2/instance-types/p5/";
+  const std::string gcp = "https://cloud.google.com/compute/docs/accelerator-optimized-machines";
 
-  // AWS p4d.24xlarge — GEMINI §6 testbed: 8 x A100-40GB over NVSwitch, 1152 GB CPU memory,
-  // 400 Gbps network (4 x 100 Gbps EFA). AWS lists the memory as 1152 GiB.
-  // A100 figures from the NVIDIA A100 Tensor Core GPU data sheet: 40 GB HBM2 (40 GiB of
-  // stacks), 312 TFLOPS dense BF16/FP16 tensor, NVLink/NVSwitch 600 GB/s (both directions ->
-  // 300 GB/s each way), PCIe gen4 x16: 32 GB/s raw per direction, ~25 GB/s effective.
-  out.push_back({"p4d.24xlarge", "AWS, 8 x A100-40GB, 1152 GiB CPU memory, 400 Gbps (GEMINI testbed)", 8,
-                 40 * kGiB, 1152 * kGiB, 400 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 1555 * kGB,
-                 kP4dCollective, kEfaP2p, true, kA100Zero3});
-
-  // AWS p3dn.24xlarge — GEMINI §6 second testbed: 8 x V100-32GB, 768 GB CPU memory (AWS: 768
-  // GiB), 100 Gbps network. NVIDIA V100 data sheet (SXM2): 125 TFLOPS tensor (FP16 mixed
-  // precision), NVLink 300 GB/s (both directions -> 150 GB/s each way); PCIe gen3 x16: 16 GB/s
-  // raw, ~12 GB/s effective.
-  out.push_back({"p3dn.24xlarge", "AWS, 8 x V100-32GB, 768 GiB CPU memory, 100 Gbps (GEMINI testbed)", 8,
-                 32 * kGiB, 768 * kGiB, 100 * kGbps, 12 * kGB, 150 * kGB, 125 * kTflops, 900 * kGB,
-                 kP3dnCollective, kEfaP2p, false, kV100Zero3});
-
-  // NVIDIA DGX A100 (DGX A100 data sheet): 8 x A100-80GB, 2 TB system memory (the larger
-  // configuration; GEMINI Table 1 lists 2 TB), compute fabric 8 x 200 Gb/s HDR InfiniBand
-  // = 1.6 Tbps. GPU figures as for p4d (A100 data sheet).
-  out.push_back({"dgx-a100", "NVIDIA DGX A100, 8 x A100-80GB, 2 TiB CPU memory, 8 x 200 Gb/s HDR", 8, 80 * kGiB,
-                 2 * kTiB, 1600 * kGbps, 25 * kGB, 300 * kGB, 312 * kTflops, 2039 * kGB,
-                 {}, 1.0, true, kA100Zero3});
-
-  // NVIDIA DGX H100 (DGX H100 data sheet): 8 x H100-80GB SXM, 2 TB system memory, compute
-  // fabric 8 x 400 Gb/s NDR = 3.2 Tbps. H100 SXM data sheet: 989 TFLOPS dense BF16 (1979 with
-  // sparsity), NVLink 900 GB/s (both directions -> 450 GB/s each way); PCIe gen5 x16: 64 GB/s
-  // raw per direction, ~50 GB/s effective.
-  out.push_back({"dgx-h100", "NVIDIA DGX H100, 8 x H100-80GB SXM, 2 TiB CPU memory, 8 x 400 Gb/s NDR", 8, 80 * kGiB,
-                 2 * kTiB, 3200 * kGbps, 50 * kGB, 450 * kGB, 989 * kTflops, 3350 * kGB,
-                 {}, 1.0, true, 0.5});
+  // AWS p4d.24xlarge — GEMINI §6 testbed: 8 x A100-40GB over NVSwitch, 1152 GiB CPU memory,
+  // 400 Gbps network (4 x 100 Gbps EFA), PCIe gen4, GPUDirect RDMA.
+  InstancePreset* p4d = add("p4d.24xlarge", "AWS, 8 x A100 40GB (GEMINI testbed)", aws_p4, "a100-sxm4-40gb", 8,
+                            1152 * kGiB, 400 * kGbps, "4 x 100 Gbps EFA", kGen4, true);
+  p4d->collective_efficiency = kP4dCollective;
+  p4d->p2p_efficiency = kEfaP2p;
+  p4d->bandwidth_factors = kP4dFactors;
+  // AWS p4de.24xlarge: p4d with A100-80GB (same page: 1152 GiB, 400 Gbps EFA). p4d's
+  // measurements are not carried over.
+  add("p4de.24xlarge", "AWS, 8 x A100 80GB", aws_p4, "a100-sxm4-80gb", 8, 1152 * kGiB, 400 * kGbps,
+      "4 x 100 Gbps EFA", kGen4, true);
+  // AWS p3dn.24xlarge — GEMINI §6 second testbed: 8 x V100-32GB, 768 GiB CPU memory, 100 Gbps
+  // network, PCIe gen3, no GPUDirect RDMA over EFA.
+  InstancePreset* p3dn = add("p3dn.24xlarge", "AWS, 8 x V100 32GB (GEMINI testbed)",
+                             "https://aws.amazon.com/ec2/instance-types/p3/", "v100-sxm2-32gb", 8, 768 * kGiB,
+                             100 * kGbps, "1 x 100 Gbps EFA", kGen3, false);
+  p3dn->collective_efficiency = kP3dnCollective;
+  p3dn->p2p_efficiency = kEfaP2p;
+  p3dn->bandwidth_factors = kP3dnFactors;
+  // AWS p5.48xlarge: 8 x H100 80GB, 2 TiB, 3,200 Gbps EFAv2 (32 x 100 Gbps), GPUDirect RDMA.
+  add("p5.48xlarge", "AWS, 8 x H100 80GB", aws_p5, "h100-sxm5-80gb", 8, 2048 * kGiB, 3200 * kGbps,
+      "32 x 100 Gbps EFAv2", kGen5, true);
+  // AWS p5e.48xlarge: 8 x H200 141GB, 2 TiB, 3,200 Gbps EFA.
+  add("p5e.48xlarge", "AWS, 8 x H200 141GB", aws_p5, "h200-sxm-141gb", 8, 2048 * kGiB, 3200 * kGbps,
+      "32 x 100 Gbps EFA", kGen5, true);
+  // GCP A2 (A100): a2-highgpu-8g 8 x A100 40GB, 680 GB; a2-ultragpu-8g 8 x A100 80GB, 1,360 GB;
+  // both up to 100 Gbps over gVNIC, without GPUDirect (traffic staged in host memory).
+  add("a2-highgpu-8g", "GCP, 8 x A100 40GB", gcp, "a100-sxm4-40gb", 8, 680 * kGB, 100 * kGbps,
+      "gVNIC, up to 100 Gbps", kGen4, false);
+  add("a2-ultragpu-8g", "GCP, 8 x A100 80GB", gcp, "a100-sxm4-80gb", 8, 1360 * kGB, 100 * kGbps,
+      "gVNIC, up to 100 Gbps", kGen4, false);
+  // GCP A3 (H100 80GB, 1,872 GB): a3-highgpu-8g, 4 x 200 Gbps GPU NICs with GPUDirect-TCPX
+  // (1,000 Gbps with the host NIC); a3-megagpu-8g, 8 x 200 Gbps GPU NICs with GPUDirect-TCPXO
+  // (1,800 Gbps with the host NIC). The NICs write GPU memory directly (GPUDirect), so no host
+  // staging; the line rate is the GPU NICs'.
+  add("a3-highgpu-8g", "GCP, 8 x H100 80GB", gcp, "h100-sxm5-80gb", 8, 1872 * kGB, 800 * kGbps,
+      "4 x 200 Gbps GPU NICs (GPUDirect-TCPX)", kGen5, true);
+  add("a3-megagpu-8g", "GCP, 8 x H100 80GB", gcp, "h100-sxm5-80gb", 8, 1872 * kGB, 1600 * kGbps,
+      "8 x 200 Gbps GPU NICs (GPUDirect-TCPXO)", kGen5, true);
+  // Azure ND A100 v4 (Standard_ND96asr_v4): 8 x A100 40GB, 900 GiB, 8 x 200 Gb/s HDR
+  // InfiniBand with GPUDirect RDMA.
+  add("nd-a100-v4", "Azure Standard_ND96asr_v4, 8 x A100 40GB",
+      "https://learn.microsoft.com/en-us/azure/virtual-machines/nda100-v4-series", "a100-sxm4-40gb", 8, 900 * kGiB,
+      1600 * kGbps, "8 x 200 Gb/s HDR InfiniBand", kGen4, true);
+  // Azure ND H100 v5 (Standard_ND96isr_H100_v5): 8 x H100 80GB, 1,900 GiB, 8 x 400 Gb/s NDR.
+  add("nd-h100-v5", "Azure Standard_ND96isr_H100_v5, 8 x H100 80GB",
+      "https://learn.microsoft.com/en-us/azure/virtual-machines/nd-h100-v5-series", "h100-sxm5-80gb", 8,
+      1900 * kGiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  // NVIDIA DGX A100 (data sheet): 8 x A100-80GB, 2 TB system memory (the larger configuration;
+  // GEMINI Table 1 lists 2 TB), compute fabric 8 x 200 Gb/s HDR InfiniBand = 1.6 Tbps.
+  add("dgx-a100", "NVIDIA DGX A100, 8 x A100 80GB", "https://www.nvidia.com/en-us/data-center/dgx-a100/",
+      "a100-sxm4-80gb", 8, 2 * kTiB, 1600 * kGbps, "8 x 200 Gb/s HDR InfiniBand", kGen4, true);
+  // NVIDIA DGX H100 (data sheet): 8 x H100-80GB SXM, 2 TB, 8 x 400 Gb/s NDR = 3.2 Tbps.
+  add("dgx-h100", "NVIDIA DGX H100, 8 x H100 80GB", "https://www.nvidia.com/en-us/data-center/dgx-h100/",
+      "h100-sxm5-80gb", 8, 2 * kTiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  // NVIDIA DGX B200 (data sheet): 8 x B200, 2 TB system memory (up to 4 TB), 8 x 400 Gb/s
+  // ConnectX-7 = 3.2 Tbps compute fabric.
+  add("dgx-b200", "NVIDIA DGX B200, 8 x B200 180GB", "https://www.nvidia.com/en-us/data-center/dgx-b200/",
+      "b200-180gb", 8, 2 * kTiB, 3200 * kGbps, "8 x 400 Gb/s ConnectX-7", kGen5, true);
+  // NVIDIA GB200 NVL72: 72 Blackwell GPUs and 36 Grace CPUs in one NVLink domain (NVLink 5, 1.8
+  // TB/s per GPU through the NVLink switch trays), 17 TB LPDDR5X (36 x 480 GB), one 400 Gb/s
+  // ConnectX-7 per GPU. Modelled as ONE machine of 72 GPUs whose NVLink domain is the machine:
+  // a rack fails, is replaced and holds checkpoints as a unit.
+  add("gb200-nvl72", "NVIDIA GB200 NVL72 rack as one machine: 72 Blackwell GPUs in one NVLink domain",
+      "https://www.nvidia.com/en-us/data-center/gb200-nvl72/", "gb200-186gb", 72, 36 * 480 * kGB,
+      72 * 400 * kGbps, "72 x 400 Gb/s ConnectX-7", kNvlinkC2c, true);
   return out;
 }
 
@@ -115,20 +187,26 @@ std::vector<ModelPreset> make_models() {
   constexpr Shape k20b{"20b", 5120, 20480, 64, 40};
   constexpr Shape k40b{"40b", 5120, 20480, 128, 40};
   constexpr Shape k100b{"100b", 8192, 32768, 124, 64};
-  auto paper = [&](const std::string& family, const std::string& title, const Shape& s) {
+  // GPT-2 is a decoder (causal attention); BERT and RoBERTa are encoders (each token attends to
+  // the whole sequence).
+  auto paper = [&](const std::string& family, const std::string& title, const Shape& s, bool causal) {
     std::string size = s.suffix;
     for (char& c : size) c = static_cast<char>(c == 'b' ? 'B' : c);
     out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn,
-                   s.heads, kPaperVocabulary, std::nullopt});
+                   s.heads, kPaperVocabulary, std::nullopt, causal});
   };
-  for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", "GPT-2", s);
-  for (const Shape& s : {k40b, k100b}) paper("roberta", "RoBERTa", s);
-  for (const Shape& s : {k40b, k100b}) paper("bert", "BERT", s);
+  for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", "GPT-2", s, true);
+  for (const Shape& s : {k40b, k100b}) paper("roberta", "RoBERTa", s, false);
+  for (const Shape& s : {k40b, k100b}) paper("bert", "BERT", s, false);
 
   // GPT-3 175B (Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1):
   // 96 layers, d_model 12288, 96 heads, d_ff = 4 d_model = 49152; GPT-2 BPE vocabulary 50257.
-  out.push_back({"gpt3-175b", "GPT-3 175B (Brown et al. 2020)", 96, 12288, 49152, 96, 50257, std::nullopt});
+  out.push_back({"gpt3-175b", "GPT-3 175B (Brown et al. 2020)", 96, 12288, 49152, 96, 50257, std::nullopt, true});
 
+  // Llama trains without dropout: Meta's reference model (llama/model.py) has no dropout layer
+  // and Hugging Face's LlamaConfig defaults attention_dropout to 0.0. The GPT-2, BERT, RoBERTa
+  // and GPT-3 rows keep the 0.1 of Megatron-LM's --hidden-dropout and --attention-dropout.
+  constexpr double kNoDropout = 0.0;
   // Llama 2 70B (Touvron et al. 2023, "Llama 2"; released config): 80 layers, hidden 8192,
   // SwiGLU FFN 28672, 64 heads with 8 key/value heads (GQA), vocabulary 32000, untied
   // embeddings, no biases. Counted by hand:
@@ -136,7 +214,7 @@ std::vector<ModelPreset> make_models() {
   //   RMSNorms 2·8192 = 16,384 -> 855,654,400 per layer x 80 = 68,452,352,000;
   //   embeddings in and out 2·32000·8192 = 524,288,000; final norm 8192 -> 68,976,648,192.
   out.push_back({"llama2-70b", "Llama 2 70B (Touvron et al. 2023; GQA, SwiGLU)", 80, 8192, 28672, 64, 32000,
-                 68'976'648'192.0});
+                 68'976'648'192.0, true, kNoDropout});
 
   // Llama 3.1 405B (Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3): 126 layers,
   // hidden 16384, FFN 53248, 128 heads with 8 key/value heads, vocabulary 128256, untied.
@@ -144,7 +222,7 @@ std::vector<ModelPreset> make_models() {
   //   norms 32,768 -> 3,187,703,808 per layer x 126 = 401,650,679,808;
   //   embeddings 2·128256·16384 = 4,202,692,608; final norm 16384 -> 405,853,388,800.
   out.push_back({"llama3-405b", "Llama 3 405B (Dubey et al. 2024; GQA, SwiGLU)", 126, 16384, 53248, 128, 128256,
-                 405'853'388'800.0});
+                 405'853'388'800.0, true, kNoDropout});
   return out;
 }
 

@@ -75,6 +75,10 @@ void add_range(json& schema, Check check) {
       schema["exclusiveMinimum"] = 0;
       schema["maximum"] = 1;
       break;
+    case Check::probability:
+      schema["minimum"] = 0;
+      schema["exclusiveMaximum"] = 1;
+      break;
   }
 }
 
@@ -192,15 +196,27 @@ void add_condition(json& parent, const Field& f, const std::string& key) {
                           {"then", {{"required", {key}}}}});
     return;
   }
-  // from_instance / from_model: required unless the preset key is present.
-  const std::string preset = f.presence == Presence::from_instance ? "instance" : "preset";
+  // from_instance / from_model: required unless the preset key is present; from_gpu: unless
+  // the GPU type or the instance preset (which names a GPU type) is.
+  std::vector<std::string> presets;
+  switch (f.presence) {
+    case Presence::from_instance: presets = {"instance"}; break;
+    case Presence::from_gpu: presets = {"instance", "gpu"}; break;
+    default: presets = {"preset"}; break;
+  }
   for (auto& c : conditions) {
-    if (c.contains("anyOf") && c["anyOf"][0]["required"][0] == preset) {
-      c["anyOf"][1]["required"].push_back(key);
+    if (!c.contains("anyOf") || c["anyOf"].size() != presets.size() + 1) continue;
+    bool same = true;
+    for (std::size_t i = 0; i < presets.size(); ++i) same = same && c["anyOf"][i]["required"][0] == presets[i];
+    if (same) {
+      c["anyOf"][presets.size()]["required"].push_back(key);
       return;
     }
   }
-  conditions.push_back({{"anyOf", {{{"required", {preset}}}, {{"required", {key}}}}}});
+  json any = json::array();
+  for (const auto& p : presets) any.push_back({{"required", {p}}});
+  any.push_back({{"required", {key}}});
+  conditions.push_back({{"anyOf", any}});
 }
 
 void add_field(json& root, const Field& f) {
@@ -210,7 +226,7 @@ void add_field(json& root, const Field& f) {
   json& parent = object_at(root, parents);
   parent["properties"][key] = property_schema(f);
   const bool conditional = f.presence == Presence::when_process || f.presence == Presence::from_instance ||
-                           f.presence == Presence::from_model;
+                           f.presence == Presence::from_gpu || f.presence == Presence::from_model;
   if (conditional) add_condition(parent, f, key);
   if (f.presence != Presence::required) return;
   // A required field makes each enclosing object required in its own parent.

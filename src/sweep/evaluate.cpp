@@ -143,13 +143,20 @@ std::string iteration_cost_key(const Scenario& s) {
                                 c.network.machines_per_leaf, c.network.collective);
   key += fmt::format("|e{}|{}|{}|{}", c.network.collective_efficiency, c.network.p2p_efficiency, c.gpudirect_rdma,
                      c.gpu_memory_bandwidth);
-  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads, m.vocabulary);
-  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
-                     t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency,
-                     t.activation_recomputation, t.mixed_precision);
+  const GpuKernelSpec& g = c.kernels;
+  key += fmt::format("|g{}|{}|{}|{}|{}|{}|{}x{}", c.gpu, g.sms, g.gemm_efficiency, g.memory_efficiency,
+                     g.flash_efficiency.value_or(-1), g.launch_overhead.ns(), g.tile_m, g.tile_n);
+  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads,
+                     m.vocabulary, m.causal, m.dropout);
+  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
+                     t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency.value_or(-1),
+                     name_of(t.attention), name_of(t.cross_entropy), t.activation_recomputation, t.mixed_precision);
   const auto& z = t.zero3;
-  key += fmt::format("|z{}|{}|{}|{}|{}|{}|{}", z.prefetch_bucket_size, z.param_persistence_threshold, z.max_live_parameters,
-                     z.max_reuse_distance, z.reduce_bucket_size, z.sub_group_size, z.host_lookahead);
+  key += fmt::format("|z{}|{}|{}|{}|{}|{}|{}|{}", name_of(t.engine), z.prefetch_bucket_size, z.param_persistence_threshold,
+                     z.max_live_parameters, z.max_reuse_distance, z.reduce_bucket_size, z.sub_group_size, name_of(z.trace));
+  const auto& f = t.fsdp;
+  key += fmt::format("|f{}|{}|{}|{}", name_of(f.sharding_strategy), name_of(f.backward_prefetch), f.forward_prefetch,
+                     f.limit_all_gathers);
   key += fmt::format("|s{}|{}|{}|{}|{}|{}|{}", k.replicas, name_of(k.placement), k.every_iterations, k.gpu_buffer_bytes,
                      k.sub_buffers, k.span_safety, name_of(k.scheduler));
   if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);

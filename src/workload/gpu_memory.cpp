@@ -1,8 +1,5 @@
 #include "ckptsim/workload/gpu_memory.hpp"
 
-#include <algorithm>
-
-#include "ckptsim/workload/zero3.hpp"
 
 namespace ckptsim {
 
@@ -15,11 +12,15 @@ const char* name_of(MemoryPhase phase) {
   return "?";
 }
 
+GpuMemoryTerm::GpuMemoryTerm(std::string term, double bytes, PhaseSet phases) : name(std::move(term)) {
+  for (std::size_t i = 0; i < kMemoryPhases.size(); ++i) {
+    if ((phases & phase_bit(kMemoryPhases[i])) != 0) phase_bytes[i] = bytes;
+  }
+}
+
 double GpuMemory::used_in(MemoryPhase phase) const {
   double sum = 0;
-  for (const GpuMemoryTerm& t : terms) {
-    if (t.in(phase)) sum += t.bytes;
-  }
+  for (const GpuMemoryTerm& t : terms) sum += t.bytes_in(phase);
   return sum;
 }
 
@@ -31,57 +32,32 @@ MemoryPhase GpuMemory::peak_phase() const {
   return peak;
 }
 
-namespace {
-
-constexpr PhaseSet kLoss = phase_bit(MemoryPhase::loss);
-constexpr PhaseSet kBackward = phase_bit(MemoryPhase::backward);
-constexpr PhaseSet kStep = phase_bit(MemoryPhase::optimizer_step);
-
-struct ModuleSizes {
-  double persistent = 0;      ///< elements kept whole on every rank
-  double largest_module = 0;  ///< elements of the largest submodule
-};
-
-ModuleSizes module_sizes(const TransformerShape& shape, double persistence_threshold) {
-  ModuleSizes sizes;
-  for (const SubModule& m : make_zero3_program(shape).modules) {
-    sizes.persistent += m.total() - m.fetched(persistence_threshold);
-    sizes.largest_module = std::max(sizes.largest_module, m.total());
-  }
-  return sizes;
-}
-
-}  // namespace
-
-GpuMemory gpu_memory(const Scenario& scenario, const TransformerShape& shape, double peak_live) {
-  const ClusterSpec& c = scenario.cluster;
-  const Zero3Spec& z = scenario.training.zero3;
-  const double ranks = static_cast<double>(c.machines) * std::max(1, c.gpus_per_machine);
+GpuMemory gpu_memory(const Scenario& scenario, const TransformerShape& shape, std::vector<GpuMemoryTerm> engine_terms,
+                     int communicators, const ActivationMemory& replay) {
   const double w = shape.word_bytes();
-  const double p = shape.parameters();
-  const ModuleSizes sizes = module_sizes(shape, z.param_persistence_threshold);
-  const double working = shape.sequence * shape.micro_batch * shape.hidden *
-                         (34.0 + 5.0 * shape.heads * shape.sequence / shape.hidden);
-  const double checkpoints =
-      shape.recompute ? shape.layers * shape.micro_batch * shape.sequence * shape.hidden * w : shape.layers * working;
-  const double fp32_conversion = w == 4.0 ? 0.0 : 4.0;
+  const double checkpoints = (shape.layers + 1.0) * shape.micro_batch * shape.sequence * shape.hidden * w;
+  constexpr PhaseSet kLoss = phase_bit(MemoryPhase::loss);
+  constexpr PhaseSet kBackward = phase_bit(MemoryPhase::backward);
   GpuMemory g;
-  g.capacity = c.gpu_memory_bytes;
+  g.capacity = scenario.cluster.gpu_memory_bytes;
   g.terms = {
-      {"model states (16 B x P / n)", 16.0 * p / ranks, kEveryPhase},
-      {"persistent parameters", sizes.persistent * w, kEveryPhase},
-      {"gradient bucket", z.reduce_bucket_size * w, kEveryPhase},
       {"CUDA context", kCudaContextBytes, kEveryPhase},
-      {"NCCL buffers", kNcclCommunicators * kNcclChannels * 2 * kNcclBufferBytes, kEveryPhase},
-      {"fragmentation reserve (30%)", kFragmentationFraction * c.gpu_memory_bytes, kEveryPhase},
-      {"gathered parameters (peak)", peak_live * w, kLoss | kBackward},
-      {"activation checkpoints", checkpoints, kLoss | kBackward},
-      {"logits (fp32)", 4.0 * shape.micro_batch * shape.sequence * shape.vocabulary, kLoss},
-      {"working activations (one layer)", shape.recompute ? working : 0.0, kBackward},
-      {"largest module gradient", sizes.largest_module * w, kBackward},
-      {"reduce-scatter copy", std::min(z.reduce_bucket_size, p) * w, kBackward},
-      {"fp32 gradient (sub-group)", std::min(z.sub_group_size, p / ranks) * (w + fp32_conversion), kStep},
+      {"NCCL buffers", communicators * kNcclChannels * 2 * kNcclBufferBytes, kEveryPhase},
   };
+  g.terms.insert(g.terms.end(), std::make_move_iterator(engine_terms.begin()), std::make_move_iterator(engine_terms.end()));
+  // With recomputation the checkpoints are the layers' inputs; the rest of the activations
+  // (the layer being computed, the logits, the gradients flowing back) come from the replay.
+  g.terms.emplace_back("activation checkpoints", shape.recompute ? checkpoints : 0.0, kLoss | kBackward);
+  GpuMemoryTerm live;
+  live.name = "activations besides checkpoints (simulated peak)";
+  GpuMemoryTerm overhead;
+  overhead.name = "allocator overhead (activations, simulated)";
+  for (std::size_t p = 0; p < 2; ++p) {
+    live.phase_bytes[p] = replay.activations[p];
+    overhead.phase_bytes[p] = replay.overhead[p];
+  }
+  g.terms.push_back(std::move(live));
+  g.terms.push_back(std::move(overhead));
   return g;
 }
 

@@ -34,23 +34,23 @@ std::vector<IdleSpan> IterationProfile::common_spans() const {
   return out;
 }
 
-IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, const Topology& topology,
-                                 const std::vector<int>& network_tasks) {
-  IterationProfile p;
-  p.iteration_time = run.makespan;
+SimTime IterationProfile::silent_time(int machine) const {
+  SimTime total;
+  if (silent_spans.empty()) return total;
+  for (const IdleSpan& s : silent_spans.at(static_cast<std::size_t>(machine))) total += s.length;
+  return total;
+}
+
+std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, const Topology& topology,
+                                                      std::vector<BusyInterval> busy, SimTime iteration_time) {
   const int machines = topology.machines();
-  struct Busy {
-    SimTime from;
-    SimTime to;
-    int task;
-  };
-  // Training transfers touching every machine (the usual case: collectives span all of them)
-  // are gathered once; the others per machine.
-  std::vector<Busy> everywhere;
-  std::vector<std::vector<Busy>> per_machine(static_cast<std::size_t>(machines));
+  // Intervals touching every machine (the usual case: collectives span all of them) are kept
+  // once; the others per machine.
+  std::vector<BusyInterval> everywhere;
+  std::vector<std::vector<BusyInterval>> per_machine(static_cast<std::size_t>(machines));
   std::vector<char> touched(static_cast<std::size_t>(machines));
-  for (int id : network_tasks) {
-    const Task& t = graph.task(id);
+  for (const BusyInterval& b : busy) {
+    const Task& t = graph.task(b.uses_task);
     if (t.uses < 0) continue;
     std::fill(touched.begin(), touched.end(), 0);
     int count = 0;
@@ -61,8 +61,6 @@ IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, co
         ++count;
       }
     }
-    const TaskTiming& tt = run.timing[static_cast<std::size_t>(id)];
-    const Busy b{tt.ready, tt.end, id};
     if (count == machines) {
       everywhere.push_back(b);
     } else {
@@ -71,34 +69,36 @@ IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, co
       }
     }
   }
-  auto spans_of = [&](std::vector<Busy> busy) {
-    std::sort(busy.begin(), busy.end(), [](const Busy& a, const Busy& b) { return a.from < b.from; });
+  auto spans_of = [&](std::vector<BusyInterval> list) {
+    std::sort(list.begin(), list.end(), [](const BusyInterval& a, const BusyInterval& b) {
+      return a.from != b.from ? a.from < b.from : a.task < b.task;
+    });
     std::vector<IdleSpan> spans;
     SimTime cursor = SimTime::zero();
     int anchor = -1;
-    for (const Busy& b : busy) {
+    for (const BusyInterval& b : list) {
       if (b.from > cursor) spans.push_back({cursor, b.from - cursor, anchor});
       if (b.to >= cursor) {
         cursor = b.to;
         anchor = b.task;
       }
     }
-    if (p.iteration_time > cursor) spans.push_back({cursor, p.iteration_time - cursor, anchor});
+    if (iteration_time > cursor) spans.push_back({cursor, iteration_time - cursor, anchor});
     return spans;
   };
-  p.machine_spans.resize(static_cast<std::size_t>(machines));
+  std::vector<std::vector<IdleSpan>> out(static_cast<std::size_t>(machines));
   const bool symmetric = std::all_of(per_machine.begin(), per_machine.end(), [](const auto& v) { return v.empty(); });
   if (symmetric) {
     const auto spans = spans_of(everywhere);
-    for (auto& s : p.machine_spans) s = spans;
+    for (auto& s : out) s = spans;
   } else {
     for (int m = 0; m < machines; ++m) {
-      std::vector<Busy> busy = everywhere;
-      busy.insert(busy.end(), per_machine[static_cast<std::size_t>(m)].begin(), per_machine[static_cast<std::size_t>(m)].end());
-      p.machine_spans[static_cast<std::size_t>(m)] = spans_of(std::move(busy));
+      std::vector<BusyInterval> list = everywhere;
+      list.insert(list.end(), per_machine[static_cast<std::size_t>(m)].begin(), per_machine[static_cast<std::size_t>(m)].end());
+      out[static_cast<std::size_t>(m)] = spans_of(std::move(list));
     }
   }
-  return p;
+  return out;
 }
 
 namespace {

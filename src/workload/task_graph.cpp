@@ -17,6 +17,9 @@ const char* to_string(TaskCategory c) {
     case TaskCategory::optimizer: return "optimizer";
     case TaskCategory::all_gather: return "all-gather";
     case TaskCategory::reduce_scatter: return "reduce-scatter";
+    case TaskCategory::all_reduce: return "all-reduce";
+    case TaskCategory::copy: return "copy";
+    case TaskCategory::host: return "host";
     case TaskCategory::checkpoint_send: return "checkpoint-chunk";
     case TaskCategory::checkpoint_copy: return "gpu-to-cpu-copy";
     case TaskCategory::local_copy: return "local-copy";

@@ -21,6 +21,10 @@ TransformerShape TransformerShape::from(const Scenario& scenario) {
   s.micro_batch = scenario.training.micro_batch;
   s.recompute = scenario.training.activation_recomputation;
   s.mixed_precision = scenario.training.mixed_precision;
+  s.causal = scenario.model.causal;
+  s.attention = scenario.training.attention;
+  s.dropout = scenario.model.dropout;
+  s.cross_entropy = scenario.training.cross_entropy;
   return s;
 }
 
@@ -42,16 +46,5 @@ double TransformerShape::output_forward_flops() const { return 2 * micro_batch *
 double TransformerShape::layer_backward_flops() const { return (recompute ? 3.0 : 2.0) * layer_forward_flops(); }
 
 double TransformerShape::output_backward_flops() const { return 2.0 * output_forward_flops(); }
-
-double TransformerShape::gpu_memory_per_rank(double ranks, int prefetch) const {
-  const double w = word_bytes();
-  const double states = 16.0 * parameters() / ranks;
-  const double gathered = (1.0 + prefetch) * layer_parameters() * w + layer_parameters() * w;
-  const double working = sequence * micro_batch * hidden * (34.0 + 5.0 * heads * sequence / hidden);
-  const double activations =
-      recompute ? layers * micro_batch * sequence * hidden * w + working : layers * working;
-  const double logits = 4.0 * micro_batch * sequence * vocabulary;
-  return states + gathered + activations + logits;
-}
 
 }  // namespace ckptsim

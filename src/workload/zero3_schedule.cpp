@@ -8,7 +8,7 @@ namespace ckptsim {
 double SubModule::fetched(double threshold) const {
   double sum = 0;
   for (double t : tensors) {
-    if (t > threshold) sum += t;
+    if (t >= threshold) sum += t;  // persistent: ds_numel < threshold (parameter_offload.py line 319)
   }
   return sum;
 }
@@ -52,15 +52,21 @@ Zero3Schedule plan_zero3(const std::vector<SubModule>& modules, const std::vecto
   std::vector<double> fetched(modules.size());
   for (std::size_t m = 0; m < modules.size(); ++m) fetched[m] = modules[m].fetched(threshold);
   std::vector<char> gathered(modules.size(), 0);
+  std::vector<char> in_flight(modules.size(), 0);
   std::vector<int> group_of(modules.size(), -1);
+  // The latest later use the prefetcher passed while the module was gathered (C 337-339); a
+  // module is not released before it (C 431-440).
+  std::vector<std::size_t> skipped_until(modules.size(), 0);
   s.waits_on.assign(uses.size(), -1);
+  s.first_wait.assign(uses.size(), 0);
+  s.releases.assign(uses.size(), 0);
   double live = 0;
-  double bucket = 0;
   std::size_t queue = 0;  // next trace entry the prefetcher looks at
   const ReuseIndex reuse = make_reuse_index(modules, uses);
   auto gather = [&](GatherGroup& g, int m) {
     const auto mm = static_cast<std::size_t>(m);
     gathered[mm] = 1;
+    in_flight[mm] = 1;
     group_of[mm] = static_cast<int>(s.gathers.size());
     g.modules.push_back(m);
     g.elements += fetched[mm];
@@ -71,20 +77,27 @@ Zero3Schedule plan_zero3(const std::vector<SubModule>& modules, const std::vecto
     const int step = static_cast<int>(j);
     if (fetched[mm] > 0) {
       if (!gathered[mm]) {  // 1. fetch on demand
-        GatherGroup own{step, 0, {}};
+        GatherGroup own{step, true, 0, {}};
         gather(own, m);
         live += own.elements;
         s.gathers.push_back(std::move(own));
       }
       s.waits_on[j] = group_of[mm];
+      s.first_wait[j] = in_flight[mm];  // 2. wait
+      in_flight[mm] = 0;
     }
     queue = std::max(queue, j + 1);
-    if (knobs.prefetch_bucket_size > 0) {  // 2. prefetch
+    if (knobs.complete_trace && knobs.prefetch_bucket_size > 0) {  // 3. prefetch
       const double limit = std::min(knobs.max_live_parameters - live, knobs.prefetch_bucket_size);
-      GatherGroup ahead{step, 0, {}};
+      GatherGroup ahead{step, false, 0, {}};
       while (queue < uses.size() && ahead.elements < limit) {
-        const int next = uses[queue++].module;
-        if (fetched[static_cast<std::size_t>(next)] > 0 && !gathered[static_cast<std::size_t>(next)]) gather(ahead, next);
+        const auto next = static_cast<std::size_t>(uses[queue].module);
+        if (fetched[next] > 0 && !gathered[next]) {
+          gather(ahead, static_cast<int>(next));
+        } else if (fetched[next] > 0) {
+          skipped_until[next] = std::max(skipped_until[next], queue);
+        }
+        ++queue;
       }
       if (ahead.elements > 0) {
         live += ahead.elements;
@@ -92,20 +105,13 @@ Zero3Schedule plan_zero3(const std::vector<SubModule>& modules, const std::vecto
       }
     }
     s.peak_live = std::max(s.peak_live, live);
-    if (fetched[mm] > 0 && !reuse.reused_soon(j, knobs.max_reuse_distance)) {  // 3. release
+    const bool keep = knobs.complete_trace && (reuse.reused_soon(j, knobs.max_reuse_distance) || skipped_until[mm] > j);
+    if (fetched[mm] > 0 && !keep) {  // 4. release
       gathered[mm] = 0;
       live -= fetched[mm];
-    }
-    const double g = uses[j].gradient;
-    if (g > 0) {
-      if (bucket > 0 && bucket + g > knobs.reduce_bucket_size) {
-        s.buckets.push_back({step, bucket});
-        bucket = 0;
-      }
-      bucket += g;
+      s.releases[j] = 1;
     }
   }
-  if (bucket > 0) s.buckets.push_back({static_cast<int>(uses.size()) - 1, bucket});
   return s;
 }
 

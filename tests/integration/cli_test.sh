@@ -95,22 +95,25 @@ for name in ('blocking', 'naive', 'single-buffer', 'gemini'):
 # blocking sends everything while training waits: never faster than gemini
 assert d['blocking']['iteration_time_with_checkpoint_s'] >= d['gemini']['iteration_time_with_checkpoint_s']
 \""
-check "iteration --json: idle-span distribution, time breakdown and memory terms add up" bash -c "
+check "iteration --json: both idle-span views, phases + exposed causes, and memory terms add up" bash -c "
   python3 -c \"
 import json
 d = json.load(open('$tmp/it.json'))
-s = d['idle_span_distribution']
-# the histogram counts every span once; the total is the idle time; the longest fits in it
-assert sum(b['count'] for b in s['histogram']) == s['count'] == d['idle_spans']
-assert abs(s['total_s'] - d['idle_time_s']) <= 1e-9 and 0 < s['longest_s'] <= s['total_s']
-b = d['breakdown']
-# compute + exposed communication + boundary + optimizer step = the iteration
-parts = b['compute_s'] + b['exposed_communication_s'] + b['boundary_s'] + b['optimizer_step_s']
-assert abs(parts - d['iteration_time_s']) <= 1e-6 and b['limited_by'] in ('compute', 'exposed communication')
+views = d['idle_span_views']
+p, q = views['profiler'], views['network_silent']
+# each histogram counts every span once; the total is the view's idle time; the longest fits in it
+assert sum(b['count'] for b in p['histogram']) == p['count'] == d['idle_spans']
+assert abs(p['total_s'] - d['idle_time_s']) <= 1e-9 and 0 < p['longest_s'] <= p['total_s']
+assert abs(q['total_s'] - d['silent_time_s']) <= 1e-9 and q['total_s'] >= p['total_s']
+# time per phase + exposed time per cause = the iteration
+assert set(d['exposed_s']) == {'on_demand_gather', 'in_flight_limit', 'host_sync', 'bandwidth'}
+assert abs(sum(d['phases_s'].values()) - d['compute_s']) <= 1e-9
+assert abs(d['compute_s'] + sum(d['exposed_s'].values()) - d['iteration_time_s']) <= 1e-6
+assert {'forward', 'recompute', 'backward', 'optimizer'} <= set(d['phases_s'])
 m = d['gpu_memory']
 # each phase's total is the sum of the terms allocated in it; the model uses its peak phase
 for phase, total in m['phase_bytes'].items():
-    assert abs(sum(t['bytes'] for t in m['terms'] if phase in t['phases']) - total) <= 1
+    assert abs(sum(t['bytes'].get(phase, 0) for t in m['terms']) - total) <= 1
 assert m['used_bytes'] == m['phase_bytes'][m['peak_phase']] == max(m['phase_bytes'].values())
 assert abs(m['capacity_bytes'] - m['used_bytes'] - m['free_bytes']) <= 1 and m['free_bytes'] == d['free_gpu_memory_bytes']
 \""
@@ -118,6 +121,36 @@ check "iteration --trace writes Chrome trace-event JSON" bash -c "
   '$bin' iteration $paper --scheduler gemini --trace '$tmp/trace.json' >/dev/null &&
   python3 -c \"import json; d=json.load(open('$tmp/trace.json')); e=d['traceEvents'] if isinstance(d, dict) else d; assert len(e) > 100\""
 check "iteration --scheduler bogus exits 2" exits_with 2 "$bin" iteration $paper --scheduler bogus
+
+# --- compute (the kernel model) ---
+check "compute --json: the uses add up to the iteration's compute, which iteration --json shows too" bash -c "
+  '$bin' compute $paper --json --kernels > '$tmp/compute.json' &&
+  python3 -c \"
+import json
+c = json.load(open('$tmp/compute.json'))
+it = json.load(open('$tmp/it.json'))
+u = c['uses_s']
+layer = sum(u[p]['forward'] + u[p]['recompute'] + u[p]['backward'] for p in ('qkv', 'out', 'fc1', 'fc2'))
+total = 124 * layer + u['embedding']['forward'] + u['embedding']['backward'] + u['output']['forward'] + u['output']['backward']
+assert abs(total - c['iteration_compute_s']) <= 1e-6, (total, c['iteration_compute_s'])
+# the same per-use times are the iteration model's forward, recompute and backward compute
+ph = it['phases_s']
+assert abs(c['iteration_compute_s'] - (ph['forward'] + ph['recompute'] + ph['backward'])) <= 1e-6
+# the optimizer phase is the update phases' total; the boundary the boundary and step-end phases'
+update = sum(p['time_s'] for p in c['step_phases']['optimizer'] if p['part'] == 'update')
+assert abs(update - ph['optimizer']) <= 1e-6, (update, ph['optimizer'])
+rest = sum(p['time_s'] for p in c['step_phases']['boundary']) + sum(p['time_s'] for p in c['step_phases']['optimizer'] if p['part'] != 'update')
+assert abs(rest - ph['boundary']) <= 1e-6, (rest, ph['boundary'])
+# every kernel has a time, GEMMs their FLOPs
+assert all(k['time_s'] > 0 for k in c['kernels']) and all(k['flops'] > 0 for k in c['kernels'] if k['m'] > 0)
+\""
+check "compute: flash attention on V100 (no FlashAttention-2 kernel) exits 2 naming /training/attention" bash -c "
+  python3 -c \"import json; d=json.load(open('scenarios/paper/gpt2-40b-16xp3dn.json')); d['training']['attention']='flash'; json.dump(d, open('$tmp/v100-flash.json', 'w'))\" &&
+  out=\$('$bin' compute '$tmp/v100-flash.json' 2>&1); test \$? -eq 2 && echo \"\$out\" | grep -q '/training/attention' && echo \"\$out\" | grep -q v100-sxm2-32gb"
+check "list gpus: every GPU type with its data sheet; list instances marks measured and line-rate factors" bash -c "
+  test \$('$bin' list gpus | grep -c 'data sheet: https://') -eq 9 &&
+  '$bin' list instances | grep -q 'network bandwidth factors: measured' &&
+  '$bin' list instances | grep -q 'network bandwidth factors: line rate'"
 check "schedule -o writes a ckptsim-plan/1 plan" bash -c "
   '$bin' schedule $paper -o '$tmp/plan.json' >/dev/null &&
   python3 -c \"import json; d=json.load(open('$tmp/plan.json')); assert d['format'] == 'ckptsim-plan/1'; assert len(d['ranks']) == 16 * 8\""
@@ -166,6 +199,10 @@ check "list failures names the domain kinds, lemon models and cause tables" bash
 # --- list ---
 check "list names every strategy" bash -c "
   out=\$('$bin' list); for s in gemini remote-periodic remote-highfreq in-memory-blocking erasure-coded none; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
+
+check "list engines names deepspeed-zero3 and fsdp; list parameters their knobs" bash -c "
+  '$bin' list engines | grep -q '^ *deepspeed-zero3' && '$bin' list engines | grep -q '^ *fsdp' &&
+  out=\$('$bin' list parameters); for p in /training/engine /training/zero3/trace /training/fsdp/sharding_strategy /training/fsdp/limit_all_gathers; do grep -q \"\$p\" <<<\"\$out\" || exit 1; done"
 
 # --- erasure-coded in-memory checkpoints (issue 12) ---
 ec=scenarios/examples/llama3-405b-erasure-coded.json

@@ -22,7 +22,7 @@
 // to host memory over the sender's PCIe link (weight 1 on pcie(sender), the device-to-host
 // path the copies K_c and L also cross; network/collectives.hpp for the same rule on NCCL's
 // collectives). Presets and sources: scenario/presets.cpp.
-// Results: iteration time (the optimizer's end), checkpoint completion (the last copy into CPU
+// Results: iteration time (the end of the last training task), checkpoint completion (the last copy into CPU
 // memory), and the bytes each receiving GPU holds in sub-buffers over time (from a chunk's
 // send start to its copy's end): its peak.
 #include <vector>

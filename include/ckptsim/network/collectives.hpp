@@ -30,7 +30,14 @@
 // path that checkpoint copies also cross. The receive side (host to device) is the other PCIe
 // direction and shares nothing modelled.
 // All-gather and reduce-scatter have the same cost in this model (the reduction's arithmetic
-// is not costed).
+// is not costed). An all-reduce of S bytes on every rank is a reduce-scatter then an all-gather
+// (NCCL's ring all-reduce): 2(n-1) steps moving 2(n-1)/n·S; hierarchical: intra-node
+// reduce-scatter, inter-node all-reduce of S/G per local rank, intra-node all-gather.
+// Scopes (process groups of FSDP HYBRID_SHARD): within_machine is one ring per machine over its
+// G GPUs, (G-1)·alpha + (G-1)/G·S / B_nv, no NIC; across_machines is G rings over the N machines
+// (one per local rank, weight G on each NIC), (N-1)·alpha + (N-1)/N·S / (B/G) per ring
+// (all-reduce: twice the steps and bytes); there S counts the G groups together (G times the
+// buffer of one rank), as the hierarchical inter-node phase does.
 #include <string>
 #include <vector>
 
@@ -40,7 +47,10 @@
 
 namespace ckptsim {
 
-enum class CollectiveKind { all_gather, reduce_scatter };
+enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
+/// Which ranks take part: every rank; the G GPUs of each machine (one ring per machine over
+/// NVLink); or one GPU per machine (G rings, one per local rank, over the N machines).
+enum class CollectiveScope { every_rank, within_machine, across_machines };
 enum class CollectiveAlgorithm { ring, hierarchical };
 
 /// Parses "ring" | "hierarchical"; throws std::invalid_argument otherwise.
@@ -61,13 +71,14 @@ struct CollectiveShape {
   SimTime alpha;               ///< per-step latency
   double nic_efficiency = 1.0; ///< f, achieved fraction of the NIC line rate
   bool host_staging = false;   ///< no GPUDirect RDMA: sends cross the GPUs' PCIe links
+  CollectiveScope scope = CollectiveScope::every_rank;
 };
 
 /// The phases (run one after the other) of a collective over every GPU of `topology`.
 std::vector<FlowPhase> collective_phases(const Topology& topology, const CollectiveShape& shape);
 
-/// Closed-form idle-network time of the collective (the formulas above), for tests and
-/// analytic estimates. `nic` = B, `nvlink` = B_nv; the NIC counts as f·B, and with host
+/// Closed-form idle-network time of a collective over every rank (the formulas above; the
+/// scope is not consulted), for tests and analytic estimates. `nic` = B, `nvlink` = B_nv; the NIC counts as f·B, and with host
 /// staging as min(f·B, G·P) where `pcie` = P per GPU (0: no PCIe limit).
 SimTime collective_time_alpha_beta(int machines, const CollectiveShape& shape, double nic, double nvlink,
                                    double pcie = 0);

@@ -5,6 +5,7 @@
 // SI units: sizes in bytes (double), bandwidths in bytes per second, FLOP rates in FLOP/s.
 // Bandwidths per machine are unidirectional (each direction of a full-duplex NIC carries this
 // much).
+#include <optional>
 #include <string>
 
 #include "ckptsim/core/sim_time.hpp"
@@ -24,8 +25,24 @@ struct NetworkSpec {
   double p2p_efficiency = 1.0;
 };
 
+/// What the kernel compute model (workload/kernel_time.hpp) times each operation with, beyond
+/// the peak FLOP rate and HBM bandwidth: the GPU type's kernel-level figures
+/// (scenario/gpu_types.hpp, each with its source). 0 / nullopt: unknown (no cluster.gpu type
+/// and not written); the kernel model then refuses to run unless training.compute_efficiency
+/// replaces it.
+struct GpuKernelSpec {
+  int sms = 0;                             ///< streaming multiprocessors (compute units on AMD)
+  double gemm_efficiency = 0;              ///< achieved fraction of the peak inside a GEMM's waves (large-GEMM benchmark)
+  double memory_efficiency = 0;            ///< achieved fraction of the HBM bandwidth (STREAM triad)
+  std::optional<double> flash_efficiency;  ///< FlashAttention-2 forward + backward, fraction of the peak; nullopt: none published
+  SimTime launch_overhead;                 ///< per kernel, on top of its work
+  int tile_m = 256;                        ///< GEMM output tile (rows x columns) one SM computes at a time
+  int tile_n = 128;
+};
+
 struct ClusterSpec {
   std::string instance;                    ///< preset name, "" when fully explicit
+  std::string gpu;                         ///< GPU type name (gpu_types.hpp), "" when explicit
   int machines = 0;
   int standby_machines = 0;
   int gpus_per_machine = 8;
@@ -35,7 +52,8 @@ struct ClusterSpec {
   double gpu_cpu_bandwidth = 0;            ///< bytes/s per GPU over PCIe, each direction
   double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
   double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
-  double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (optimizer step)
+  double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (data sheet)
+  GpuKernelSpec kernels;                   ///< the GPU type's kernel-level figures
   /// false: the NIC cannot reach GPU memory, so inter-node traffic is staged through host
   /// memory and crosses each GPU's PCIe link (host staging, network/collectives.hpp).
   bool gpudirect_rdma = true;

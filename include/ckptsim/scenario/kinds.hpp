@@ -28,6 +28,22 @@ enum class FailureProcessKind { exponential, weibull, trace, none };
 enum class ReplacementDistribution { fixed, uniform, lognormal };
 /// Heterogeneous per-machine failure rates, "lemon nodes" (failures.lemons.model).
 enum class LemonModel { none, fraction, gamma };
+/// The library that runs sharded data parallelism (training.engine; workload/engine.hpp).
+enum class EngineKind { deepspeed_zero3, fsdp };
+/// DeepSpeed ZeRO-3's parameter-coordinator trace state (training.zero3.trace).
+enum class Zero3Trace { complete, invalid };
+/// FSDP's sharding strategy (training.fsdp.sharding_strategy).
+enum class FsdpSharding { full_shard, hybrid_shard };
+/// FSDP's backward prefetch (training.fsdp.backward_prefetch).
+enum class FsdpBackwardPrefetch { backward_pre, backward_post, none };
+/// How attention is computed (training.attention; workload/kernels.hpp): separate score and
+/// value GEMMs with masking, softmax and dropout kernels between them, or one fused kernel
+/// (FlashAttention-2).
+enum class AttentionKind { unfused, flash };
+/// How the loss is computed (training.cross_entropy; workload/kernels.hpp, caching_allocator.hpp):
+/// Megatron-LM's over fp32 logits, PyTorch's cross_entropy on the 16-bit logits (log_softmax and
+/// nll_loss), or flash-attn's fused cross-entropy kernel.
+enum class CrossEntropyKind { megatron_fp32, torch, fused };
 
 template <typename Enum>
 struct EnumName {
@@ -87,6 +103,43 @@ template <>
 struct EnumNames<LemonModel> {
   static constexpr std::array<EnumName<LemonModel>, 3> table{
       {{LemonModel::none, "none"}, {LemonModel::fraction, "fraction"}, {LemonModel::gamma, "gamma"}}};
+};
+
+template <>
+struct EnumNames<EngineKind> {
+  static constexpr std::array<EnumName<EngineKind>, 2> table{
+      {{EngineKind::deepspeed_zero3, "deepspeed-zero3"}, {EngineKind::fsdp, "fsdp"}}};
+};
+
+template <>
+struct EnumNames<Zero3Trace> {
+  static constexpr std::array<EnumName<Zero3Trace>, 2> table{{{Zero3Trace::complete, "complete"}, {Zero3Trace::invalid, "invalid"}}};
+};
+
+template <>
+struct EnumNames<FsdpSharding> {
+  static constexpr std::array<EnumName<FsdpSharding>, 2> table{
+      {{FsdpSharding::full_shard, "full-shard"}, {FsdpSharding::hybrid_shard, "hybrid-shard"}}};
+};
+
+template <>
+struct EnumNames<FsdpBackwardPrefetch> {
+  static constexpr std::array<EnumName<FsdpBackwardPrefetch>, 3> table{
+      {{FsdpBackwardPrefetch::backward_pre, "backward-pre"},
+       {FsdpBackwardPrefetch::backward_post, "backward-post"},
+       {FsdpBackwardPrefetch::none, "none"}}};
+};
+
+template <>
+struct EnumNames<AttentionKind> {
+  static constexpr std::array<EnumName<AttentionKind>, 2> table{
+      {{AttentionKind::unfused, "unfused"}, {AttentionKind::flash, "flash"}}};
+};
+
+template <>
+struct EnumNames<CrossEntropyKind> {
+  static constexpr std::array<EnumName<CrossEntropyKind>, 3> table{
+      {{CrossEntropyKind::megatron_fp32, "megatron-fp32"}, {CrossEntropyKind::torch, "torch"}, {CrossEntropyKind::fused, "fused"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

@@ -46,6 +46,7 @@ enum class Check {
   non_negative,      ///< >= 0
   at_least_one,      ///< >= 1
   unit_interval,     ///< in (0, 1]
+  probability,       ///< in [0, 1)
 };
 
 /// Where the value comes from when the key is absent.
@@ -53,6 +54,8 @@ enum class Presence {
   defaulted,         ///< the default in scenario.hpp
   required,          ///< must be written
   from_instance,     ///< from cluster.instance; required without one
+  from_gpu,          ///< from the GPU type (cluster.gpu, or the instance's); required without one
+  gpu_kernel,        ///< from the GPU type; without one unset (only the kernel model needs it)
   from_model,        ///< from model.preset; required without one
   computed,          ///< model.parameters: from the architecture (or the preset's published count)
   optional,          ///< absent means "not set" (std::optional)
@@ -63,9 +66,10 @@ enum class Presence {
 /// The Scenario member a field fills. Name-valued fields (Unit::name) bind a std::string (a
 /// preset name) or one of the enums of kinds.hpp (parsed by its name table).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
-                              std::optional<SimTime>*, std::optional<std::int64_t>*, StrategyKind*,
-                              PlacementScheme*, SchedulerKind*, FailureProcessKind*, ReplacementDistribution*,
-                              LemonModel*, FailureCauseTable*>;
+                               std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
+                               StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
+                               ReplacementDistribution*, LemonModel*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
+                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -95,6 +99,12 @@ std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
 std::vector<std::string> lemon_model_names();
+std::vector<std::string> engine_names();
+std::vector<std::string> zero3_trace_names();
+std::vector<std::string> fsdp_sharding_names();
+std::vector<std::string> fsdp_backward_prefetch_names();
+std::vector<std::string> attention_names();
+std::vector<std::string> cross_entropy_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

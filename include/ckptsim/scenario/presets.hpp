@@ -4,7 +4,7 @@
 // A scenario names `cluster.instance` and/or `model.preset`; the loader copies the preset's
 // values into the Scenario first, then every field written explicitly overrides its preset field.
 // Units are SI like the Scenario structs: bytes, bytes/s (each direction), FLOP/s.
-// Every figure carries its source in presets.cpp.
+// Every figure carries its source in presets.cpp (instances, models) or gpu_types.cpp (GPUs).
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,23 +19,27 @@ struct EfficiencyPoint {
   double efficiency = 1.0;
 };
 
+/// A machine type. Its GPU figures come from its GPU type (gpu_types.hpp); the rest from the
+/// cloud's instance page or the system's data sheet (`source`).
 struct InstancePreset {
   std::string name;
   std::string description;
+  std::string source;               ///< URL of the instance page or data sheet
+  std::string gpu;                  ///< GPU type (gpu_types.hpp)
   int gpus_per_machine = 0;
-  double gpu_memory_bytes = 0;    ///< per GPU
-  double cpu_memory_bytes = 0;    ///< per machine
-  double network_bandwidth = 0;   ///< bytes/s per machine, each direction
-  double gpu_cpu_bandwidth = 0;   ///< bytes/s per GPU over PCIe, each direction (effective)
-  double nvlink_bandwidth = 0;    ///< bytes/s per GPU inside the machine, each direction
-  double gpu_peak_flops = 0;      ///< FLOP/s per GPU, dense, training precision (bf16/fp16)
-  double gpu_memory_bandwidth = 0;  ///< bytes/s per GPU, HBM (data sheet)
+  double cpu_memory_bytes = 0;      ///< per machine
+  double network_bandwidth = 0;     ///< bytes/s per machine, each direction: the NICs' line rate
+  std::string network;              ///< what makes up the line rate ("4 x 100 Gbps EFA")
+  int pcie_generation = 0;          ///< the GPU's host link; 0: not PCIe (NVLink-C2C)
+  double gpu_cpu_bandwidth = 0;     ///< bytes/s per GPU over the host link, each direction (effective)
+  std::string gpu_cpu_source;       ///< measured, or estimated, and where from
   /// Bandwidth factors (published measurements, presets.cpp): collectives' achieved fraction
   /// of the NIC line rate by node count (empty: 1), point-to-point sends' fraction.
   std::vector<EfficiencyPoint> collective_efficiency;
   double p2p_efficiency = 1.0;
+  std::string bandwidth_factors;    ///< "measured: ..." or "line rate: ..."
   bool gpudirect_rdma = true;       ///< the NIC reads and writes GPU memory directly
-  double compute_efficiency = 0.5;  ///< ZeRO-3 achieved fraction of gpu_peak_flops (recomputation counted)
+  [[nodiscard]] bool measured_factors() const { return !collective_efficiency.empty() || p2p_efficiency != 1.0; }
 };
 
 struct ModelPreset {
@@ -49,6 +53,8 @@ struct ModelPreset {
   /// Parameter count when the architecture is not the GPT/BERT-style transformer that
   /// transformer_parameters() counts (grouped-query attention, gated FFN, untied embeddings).
   std::optional<double> published_parameters;
+  bool causal = true;             ///< decoder-only (GPT, Llama); false for encoders (BERT, RoBERTa)
+  double dropout = 0.1;           ///< model.dropout the training code applies
 };
 
 /// The collective factor at `machines` nodes: piecewise-linear in log2(machines) through the

@@ -30,6 +30,8 @@ struct ModelSpec {
   int ffn = 0;
   int heads = 0;
   int vocabulary = 0;
+  bool causal = true;                      ///< decoder (GPT, Llama): each token attends to earlier ones only
+  double dropout = 0.1;                    ///< dropout probability of attention and residual branches (0: none)
 };
 
 /// DeepSpeed ZeRO-3 knobs (deepspeed/runtime/zero/config.py at v0.7.3; defaults as there).
@@ -41,20 +43,36 @@ struct Zero3Spec {
   double max_reuse_distance = 1e9;         ///< stage3_max_reuse_distance
   double reduce_bucket_size = 5e8;         ///< reduce_bucket_size
   double sub_group_size = 1e9;             ///< sub_group_size: optimizer-step granularity
-  int host_lookahead = 1;                  ///< uses the host runs ahead of the GPU (zero3.hpp)
+  /// The parameter coordinator's trace state in the steady state (workload/deepspeed_zero3.hpp).
+  Zero3Trace trace = Zero3Trace::complete;
+};
+
+/// PyTorch FSDP knobs (torch.distributed.fsdp.FullyShardedDataParallel, PyTorch 2.1 defaults;
+/// workload/fsdp.hpp). The wrapped unit is one transformer block; the root holds the rest.
+struct FsdpSpec {
+  FsdpSharding sharding_strategy = FsdpSharding::full_shard;
+  FsdpBackwardPrefetch backward_prefetch = FsdpBackwardPrefetch::backward_pre;
+  bool forward_prefetch = false;
+  bool limit_all_gathers = true;
 };
 
 struct TrainingSpec {
   std::string parallelism = "zero3";
+  EngineKind engine = EngineKind::deepspeed_zero3;  ///< which library runs it
   int micro_batch = 8;                     ///< sequences per GPU per iteration
   int sequence_length = 512;
   double checkpoint_bytes_per_parameter = 12;  ///< Adam exp_avg + exp_avg_sq + fp32 master
   double serialization_bandwidth = 0;      ///< bytes/s per machine: snapshot to / reload from CPU memory
-  double compute_efficiency = 0.5;         ///< achieved fraction of gpu_peak_flops
+  /// Explicit override of the kernel model (a calibration result): every compute task takes
+  /// FLOPs / (gpu_peak_flops x this). nullopt: the kernel model (workload/kernel_time.hpp).
+  std::optional<double> compute_efficiency;
+  AttentionKind attention = AttentionKind::unfused;  ///< workload/kernels.hpp
+  CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< workload/kernels.hpp
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
   Zero3Spec zero3;
+  FsdpSpec fsdp;
 };
 
 struct StrategySpec {

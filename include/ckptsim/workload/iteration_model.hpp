@@ -1,52 +1,53 @@
 #pragma once
-// The iteration model: topology + ZeRO-3 task graph + its flow-level simulation + profile.
+// The iteration model: topology + the engine's program of one iteration (engine.hpp) + its
+// task graph (stream_program.hpp) + the flow-level simulation + the two idle-span views
+// (profile.hpp) + the GPU memory per rank (gpu_memory.hpp).
 //
 // simulate_iteration() builds everything from a Scenario and runs one iteration without
 // checkpoint traffic. The pieces stay available so the checkpoint layer can add its own tasks
 // to a copy of the graph and run it on the same topology.
 #include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/engine.hpp"
 #include "ckptsim/workload/gpu_memory.hpp"
 #include "ckptsim/workload/profile.hpp"
+#include "ckptsim/workload/stream_program.hpp"
 #include "ckptsim/workload/task_graph.hpp"
-#include "ckptsim/workload/zero3.hpp"
 
 namespace ckptsim {
 
+/// One iteration's program and graph.
+struct IterationWorkload {
+  EngineKind engine = EngineKind::deepspeed_zero3;
+  TransformerShape shape;
+  ComputeModel compute;
+  EngineProgram program;   ///< the engine's operations, buffers and memory terms
+  BuiltProgram built;      ///< the task graph and its per-task maps
+  int first_task = -1;     ///< iteration start: gate here to delay training
+  int optimizer_task = -1; ///< the first task that changes model states
+
+  [[nodiscard]] const TaskGraph& graph() const { return built.graph; }
+  /// The operation a task belongs to (-1: the start marker, or a task added later).
+  [[nodiscard]] int op_of(int task) const {
+    return task >= 0 && task < static_cast<int>(built.task_op.size()) ? built.task_op[static_cast<std::size_t>(task)] : -1;
+  }
+  [[nodiscard]] const ProgramOp* op_for(int task) const {
+    const int op = op_of(task);
+    return op >= 0 ? &program.program.op(op) : nullptr;
+  }
+};
+
 struct IterationModel {
   Topology topology;
-  Zero3Iteration workload;
+  IterationWorkload workload;
   GraphRun run;
   IterationProfile profile;
-  GpuMemory memory;            ///< per GPU, from the model (gpu_memory.hpp)
+  GpuMemory memory;            ///< per GPU (gpu_memory.hpp)
 };
 
-/// Where one iteration's time goes on the compute stream: compute + boundary + optimizer +
-/// exposed communication (the compute stream waiting for parameters) = iteration time.
-struct IterationBreakdown {
-  SimTime compute;         ///< forward, recomputed forward and backward
-  SimTime boundary;
-  SimTime optimizer;
-  SimTime exposed_communication;
-  SimTime network_busy;    ///< machine 0's NIC carrying training traffic
-  /// "compute" or "exposed communication", whichever is the larger share.
-  [[nodiscard]] const char* limit() const;
-};
-IterationBreakdown breakdown(const IterationModel& model);
-
-/// Idle-span length distribution of machine 0: count, total, longest, and counts per decade
-/// [0, 1 ms), [1, 10 ms), [10, 100 ms), [100 ms, 1 s), [1 s, inf).
-struct SpanDistribution {
-  std::size_t count = 0;
-  SimTime total;
-  SimTime longest;
-  std::vector<std::size_t> histogram;
-  static const std::vector<SimTime>& bucket_upper_bounds();  ///< 1 ms, 10 ms, 100 ms, 1 s
-};
-SpanDistribution span_distribution(const std::vector<IdleSpan>& spans);
-
-/// ZeRO-3 options from the scenario (network.collective, training.zero3).
-Zero3Options zero3_options(const Scenario& scenario);
+/// The busy intervals of both views (profile.hpp) from a run of `workload`'s graph.
+std::vector<BusyInterval> profiler_busy(const IterationWorkload& workload, const GraphRun& run);
+std::vector<BusyInterval> silent_busy(const IterationWorkload& workload, const GraphRun& run);
 
 /// Builds and runs one iteration without checkpointing. Throws ModelError when the scenario
 /// lacks what the model needs.

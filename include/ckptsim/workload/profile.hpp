@@ -1,13 +1,22 @@
 #pragma once
-// IterationProfile: one iteration's length and each machine's network idle spans.
+// IterationProfile: one iteration's length and each machine's network idle spans, in two views.
 //
-// A machine's network is busy while any training transfer crossing its NIC (send or receive)
-// is alive, from the moment it is issued (its latency included) until its last byte arrives;
-// its idle spans are the gaps, within [0, iteration end], between busy intervals. Each span
-// remembers its anchor: the training transfer whose end opened it (-1 when none), so that a
+//   profiler view (machine_spans; what the checkpoint schedulers plan into): GEMINI's profiler
+//     brackets each collective with CUDA events on the communication stream, so a collective is
+//     busy from the moment its kernel can start — the host has issued it, the NCCL stream's
+//     previous operation and the stream it waits for (its input) are done — until its last
+//     byte lands: the time it waits for its peers (each ring step's latency) or for the host
+//     counts as busy. Spans are the gaps between collectives that cross the machine's NIC.
+//   network-silent view (silent_spans): the moments when no training bytes cross the NIC, i.e.
+//     the gaps between flows actually moving data (from the end of a phase's latency to its
+//     last byte).
+// Every profiler-busy moment contains the silent view's busy moments, so silent idle >=
+// profiler idle; the difference is the time collectives spend waiting for their peers.
+// Idle spans are the gaps, within [0, iteration end], between busy intervals. Each span
+// remembers its anchor: the training task whose end opened it (-1 when none), so that a
 // checkpoint plan can be replayed relative to the training operations rather than to clock
 // times. Spans can instead be imported from a measured profile (docs/profile-format.md);
-// such spans have no anchors.
+// such spans have no anchors and no silent view.
 #include <string>
 #include <vector>
 
@@ -27,21 +36,33 @@ struct IdleSpan {
 
 struct IterationProfile {
   SimTime iteration_time;
-  std::vector<std::vector<IdleSpan>> machine_spans;  ///< [machine][span]
+  std::vector<std::vector<IdleSpan>> machine_spans;  ///< [machine][span], the profiler's view
+  std::vector<std::vector<IdleSpan>> silent_spans;   ///< [machine][span], network-silent (simulated only)
   bool imported = false;
 
-  /// Total idle time of one machine.
+  /// Total idle time of one machine (the profiler's view).
   [[nodiscard]] SimTime idle_time(int machine) const;
+  /// Total network-silent time of one machine (zero for an imported profile).
+  [[nodiscard]] SimTime silent_time(int machine) const;
   /// The spans a plan shared by every machine can rely on: when every machine has the same
   /// number of spans, span k starts at the latest of the machines' k-th starts and lasts the
   /// shortest of their k-th lengths; otherwise machine 0's spans.
   [[nodiscard]] std::vector<IdleSpan> common_spans() const;
 };
 
-/// Idle spans of every machine from a simulated iteration; `network_tasks` are the training
-/// transfers.
-IterationProfile extract_profile(const TaskGraph& graph, const GraphRun& run, const Topology& topology,
-                                 const std::vector<int>& network_tasks);
+/// A training transfer busy on the NICs of the machines `uses_task` (a transfer) crosses, from
+/// `from` to `to`; `task` is the one whose end (= `to`) opens the span that follows.
+struct BusyInterval {
+  SimTime from;
+  SimTime to;
+  int task = -1;
+  int uses_task = -1;
+};
+
+/// Every machine's idle spans in [0, iteration_time] around `busy`.
+/// Complexity: O(B log B + B·U) for B intervals crossing U resources each.
+std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, const Topology& topology,
+                                                      std::vector<BusyInterval> busy, SimTime iteration_time);
 
 /// Reads a measured profile (docs/profile-format.md). Per span index, the part common to every
 /// iteration: from the latest start to the earliest end (GEMINI's artifact keeps the minimum

@@ -30,6 +30,9 @@ enum class TaskCategory {
   optimizer,
   all_gather,
   reduce_scatter,
+  all_reduce,      ///< HSDP's gradient all-reduce across replicas; the step's scalar all-reduces
+  copy,            ///< a memory-bound copy on a side stream (flatten, reassembly, bucket copy)
+  host,            ///< the host waiting (an event, a synchronize) or working
   checkpoint_send,
   checkpoint_copy,
   local_copy,

@@ -1,5 +1,5 @@
 #pragma once
-// Per-layer size, FLOPs and GPU memory of a GPT/BERT-style transformer trained with ZeRO-3.
+// Per-layer size and FLOPs of a GPT/BERT-style transformer.
 //
 // Symbols: h hidden, f FFN width, a heads, L layers, V vocabulary, s sequence length,
 // b micro-batch (sequences per GPU), n = N·G data-parallel ranks.
@@ -12,18 +12,7 @@
 //   output      F_o = 2·b·s·h·V                        (logits against the tied embedding)
 // Backward = 2 x forward; activation recomputation adds one more forward of each layer
 // (the output layer is not recomputed).
-// GPU memory per rank (bytes):
-//   model states   16·P/n           (ZeRO-3 with mixed-precision Adam: fp16 parameters 2,
-//                                    fp16 gradients 2, fp32 master + exp_avg + exp_avg_sq 12;
-//                                    Rajbhandari et al., "ZeRO", SC '20, Section 3 and 5.3)
-//   gathered       (1 + prefetch)·P_l·w + P_l·w    (layers gathered for compute and prefetch,
-//                                    one layer's full gradient before its reduce-scatter;
-//                                    w = 2 bytes in mixed precision, else 4)
-//   activations    with recomputation: L·b·s·h·w (each layer's input kept) plus one layer's
-//                  working set s·b·h·(34 + 5·a·s/h) (Korthikanti et al., "Reducing Activation
-//                  Recomputation in Large Transformer Models", MLSys '23, Eq. 1, 16-bit);
-//                  without: L x the working set
-//   logits         4·b·s·V      (fp32 logits for the loss)
+// GPU memory: gpu_memory.hpp and the engines' terms.
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
@@ -38,6 +27,10 @@ struct TransformerShape {
   double micro_batch = 0;
   bool recompute = true;
   bool mixed_precision = true;
+  bool causal = true;                                ///< decoder attention (model.causal)
+  AttentionKind attention = AttentionKind::unfused;  ///< training.attention (kernels.hpp)
+  double dropout = 0.1;                              ///< model.dropout (0: no dropout kernels or masks)
+  CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< training.cross_entropy
 
   static TransformerShape from(const Scenario& scenario);
 
@@ -49,8 +42,6 @@ struct TransformerShape {
   [[nodiscard]] double layer_backward_flops() const;   ///< 2 F_l (+ F_l with recomputation)
   [[nodiscard]] double output_backward_flops() const;  ///< 2 F_o
   [[nodiscard]] double word_bytes() const { return mixed_precision ? 2.0 : 4.0; }  ///< w
-  /// GPU memory the model needs per rank (bytes), for `ranks` ranks and `prefetch` layers ahead.
-  [[nodiscard]] double gpu_memory_per_rank(double ranks, int prefetch) const;
 };
 
 }  // namespace ckptsim

@@ -1,24 +1,33 @@
 #pragma once
 // Zero3Schedule: which parameters DeepSpeed ZeRO-3 gathers, keeps and releases at each step of
-// an iteration, and how it buckets gradients for reduce-scatter; decided from the order of
-// submodule uses alone, with no clock (DeepSpeed 0.7.3: deepspeed/runtime/zero/
-// partitioned_param_coordinator.py and stage3.py, https://github.com/microsoft/DeepSpeed/tree/v0.7.3).
+// an iteration; decided from the order of submodule uses alone, with no clock (DeepSpeed
+// 0.7.3: deepspeed/runtime/zero/partitioned_param_coordinator.py,
+// https://github.com/microsoft/DeepSpeed/blob/v0.7.3/deepspeed/runtime/zero/partitioned_param_coordinator.py).
 //
 // A use j is one submodule's forward, recomputed forward or backward: it needs the module's
-// parameters gathered. Parameters of at most `param_persistence_threshold` elements are
-// persistent (always gathered; never fetched). At step j, as DeepSpeed's fetch_sub_module:
-//   1. if module(j) is not gathered: gather it now (a group of its own), live += its numel;
-//   2. prefetch: walk the trace after the last use already looked at, taking every module not
-//      gathered, until the group's numel reaches min(prefetch_bucket_size,
-//      max_live_parameters - live); one coalesced all-gather for the group, live += numel;
-//   3. after use j, release module(j) unless it is used again within max_reuse_distance
-//      elements: walking uses j+1, j+2, ..., module(j) stays if met before the elements of
-//      the uses passed reach max_reuse_distance; a release does live -= its numel.
-// Gradients (stage3.py __add_grad_to_ipg_bucket): a use that produces a module's gradient of
-// g elements first flushes the bucket when bucket + g > reduce_bucket_size (and the bucket is
-// not empty) — one reduce-scatter of the bucket, issued after this use — then adds g; the
-// rest is flushed after the last use.
-// Complexity: O(uses x reuse look-ahead), the look-ahead bounded by max_reuse_distance.
+// parameters gathered. Parameters below `param_persistence_threshold` elements are persistent
+// (always gathered; never fetched). At step j, as fetch_sub_module (lines 237-352) does:
+//   1. if module(j) is not gathered: gather it now (a group of its own, `on_demand`),
+//      live += its numel (__all_gather_params, lines 386-401);
+//   2. the use waits for its module: the first use after the module's gather takes its
+//      tensors out of the in-flight registry (`first_wait`; lines 259-275);
+//   3. prefetch, only with a complete trace (`if self.is_complete_trace()`, line 282): walk the
+//      trace after the last use already looked at, taking every module not gathered, until the
+//      group's numel reaches min(prefetch_bucket_size, max_live_parameters - live) (lines
+//      317-347); one coalesced all-gather for the group, live += numel;
+//   4. after use j, release module(j) (release_sub_module, lines 356-366): with a complete
+//      trace unless it is used again within max_reuse_distance elements (walking uses j+1,
+//      j+2, ..., module(j) stays if met before the elements of the uses passed reach
+//      max_reuse_distance; __params_to_release, lines 422-453), nor while a later use the
+//      prefetcher skipped because the module was gathered is still ahead (lines 337-339 record
+//      it, lines 431-440 keep the module); without a complete trace
+//      always (`set(p.ds_id for p in iter_params(submodule))`, lines 359-362), so the
+//      recomputed forward and the backward gather every module again. A release does
+//      live -= its numel.
+// The trace is complete from the step after the one that recorded it (reset_step, lines
+// 189-202) for as long as every step runs the submodules in the recorded order; a step that
+// deviates invalidates it (trace_prologue, lines 144-153), and the next step records again.
+// Complexity: O(uses), with an O(1) reuse test from prefix sums.
 #include <vector>
 
 namespace ckptsim {
@@ -28,7 +37,7 @@ struct Zero3Knobs {
   double param_persistence_threshold = 1e5;
   double max_live_parameters = 1e9;
   double max_reuse_distance = 1e9;
-  double reduce_bucket_size = 5e8;
+  bool complete_trace = true;  ///< the coordinator's trace state: complete, or record / invalid
 };
 
 /// One submodule: the element counts of its parameter tensors.
@@ -46,19 +55,16 @@ struct ModuleUse {
 
 struct GatherGroup {
   int step = 0;               ///< issued when the host reaches this use
+  bool on_demand = false;     ///< step 1 (the use's own module) rather than a prefetch
   double elements = 0;
   std::vector<int> modules;
 };
 
-struct ReduceBucket {
-  int after_use = 0;          ///< issued after this use's compute
-  double elements = 0;
-};
-
 struct Zero3Schedule {
-  std::vector<GatherGroup> gathers;      ///< in issue order (one all-gather stream)
+  std::vector<GatherGroup> gathers;      ///< in issue order
   std::vector<int> waits_on;             ///< per use: the gather group it needs (-1: none)
-  std::vector<ReduceBucket> buckets;     ///< in issue order (one reduce-scatter stream)
+  std::vector<char> first_wait;          ///< per use: it takes its module out of the in-flight registry
+  std::vector<char> releases;            ///< per use: its module is released after it
   double peak_live = 0;                  ///< most elements gathered at once (non-persistent)
 };
 

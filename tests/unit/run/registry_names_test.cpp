@@ -10,6 +10,7 @@
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/workload/engine.hpp"
 
 using namespace ckptsim;
 
@@ -27,6 +28,7 @@ TEST_CASE("scenario name lists equal the registries") {
   CHECK(placement_names() == names_of(placement_registry()));
   CHECK(failure_process_names() == names_of(failure_process_registry()));
   CHECK(scheduler_names() == names_of(scheduler_registry()));
+  CHECK(engine_names() == names_of(engine_registry()));
 }
 
 TEST_CASE("every named placement stores exactly m shards per machine (the loader's CPU-memory check relies on it)") {

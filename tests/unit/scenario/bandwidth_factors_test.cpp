@@ -1,4 +1,4 @@
-// Bandwidth factors, host staging and ZeRO-3 compute efficiency per instance preset
+// Bandwidth factors and host staging per instance preset
 // (scenario/presets.hpp; sources in presets.cpp and docs/references.md, "Bandwidth factors").
 #include <doctest/doctest.h>
 
@@ -61,18 +61,23 @@ TEST_CASE("bandwidth factors: p3dn interpolates linearly in log2(nodes)") {
   CHECK(collective_efficiency_at({}, 16) == 1.0);                        // no measurement: line rate
 }
 
-TEST_CASE("bandwidth factors: point to point, GPUDirect RDMA and compute efficiency per preset") {
+TEST_CASE("bandwidth factors: point to point and GPUDirect RDMA per preset; only p4d and p3dn are measured") {
   // libfabric issue 5694: fi_rdm_tagged_bw 6,899.89 MB/s over 100 Gbps EFA = 55.2%.
   CHECK(preset("p4d.24xlarge").p2p_efficiency == doctest::Approx(0.552));
   CHECK(preset("p3dn.24xlarge").p2p_efficiency == doctest::Approx(0.552));
   CHECK(preset("p4d.24xlarge").gpudirect_rdma);
   CHECK_FALSE(preset("p3dn.24xlarge").gpudirect_rdma);  // aws-ofi-nccl issue 104
-  // A100: 116.06 TFLOPS without recomputation x 4/3 = 154.7 TFLOPS of 312 -> 0.4960.
-  CHECK(preset("p4d.24xlarge").compute_efficiency == doctest::Approx(0.4960).epsilon(1e-3));
-  CHECK(preset("dgx-a100").compute_efficiency == doctest::Approx(0.4960).epsilon(1e-3));
-  // V100: 40% of peak (ZeRO-Infinity), recomputation counted.
-  CHECK(preset("p3dn.24xlarge").compute_efficiency == doctest::Approx(0.40));
-  CHECK(preset("dgx-h100").compute_efficiency == doctest::Approx(0.5));
+  // Every other instance has no measurement: line rate, and it says so.
+  for (const InstancePreset& p : instance_presets()) {
+    const bool measured = p.name == "p4d.24xlarge" || p.name == "p3dn.24xlarge";
+    CAPTURE(p.name);
+    CHECK(p.measured_factors() == measured);
+    CHECK(p.bandwidth_factors.rfind(measured ? "measured: " : "line rate", 0) == 0);
+    if (!measured) {
+      CHECK(p.p2p_efficiency == 1.0);
+      CHECK(p.collective_efficiency.empty());
+    }
+  }
 }
 
 TEST_CASE("loader: factors from the preset at the machine count, overridable") {
@@ -80,7 +85,7 @@ TEST_CASE("loader: factors from the preset at the machine count, overridable") {
   CHECK(s.cluster.network.collective_efficiency == doctest::Approx(0.55));
   CHECK(s.cluster.network.p2p_efficiency == doctest::Approx(0.552));
   CHECK_FALSE(s.cluster.gpudirect_rdma);
-  CHECK(s.training.compute_efficiency == doctest::Approx(0.40));
+  CHECK_FALSE(s.training.compute_efficiency.has_value());  // no preset default: the kernel model
 
   s = load_scenario_json(minimal("p3dn.24xlarge", 32), "p3dn.json", ".");
   CHECK(s.cluster.network.collective_efficiency == doctest::Approx(0.50));
@@ -93,13 +98,13 @@ TEST_CASE("loader: factors from the preset at the machine count, overridable") {
   CHECK(s.cluster.network.collective_efficiency == 0.9);
   CHECK(s.cluster.network.p2p_efficiency == 0.8);
   CHECK(s.cluster.gpudirect_rdma);
-  CHECK(s.training.compute_efficiency == 0.3);
+  CHECK(s.training.compute_efficiency == 0.3);  // the explicit override
 
   doc["cluster"]["network"]["collective_efficiency"] = 1.5;  // above line rate: refused
   CHECK_THROWS(load_scenario_json(doc, "bad.json", "."));
 }
 
-TEST_CASE("loader: without an instance the factors are 1 and compute efficiency 0.5") {
+TEST_CASE("loader: without an instance the factors are 1, no GPU type and no compute efficiency") {
   json doc = minimal("p4d.24xlarge", 16);
   doc["cluster"] = json::parse(R"({"machines": 16, "gpus_per_machine": 8, "gpu_memory": "40GiB",
     "cpu_memory": "1152GiB", "network_bandwidth": "400Gbps", "gpu_cpu_bandwidth": "25GB/s",
@@ -108,7 +113,9 @@ TEST_CASE("loader: without an instance the factors are 1 and compute efficiency 
   CHECK(s.cluster.network.collective_efficiency == 1.0);
   CHECK(s.cluster.network.p2p_efficiency == 1.0);
   CHECK(s.cluster.gpudirect_rdma);
-  CHECK(s.training.compute_efficiency == 0.5);
+  CHECK_FALSE(s.training.compute_efficiency.has_value());
+  CHECK(s.cluster.gpu.empty());
+  CHECK(s.cluster.kernels.sms == 0);  // unknown: the kernel model refuses (kernel_time_test.cpp)
 }
 
 TEST_SUITE_END();

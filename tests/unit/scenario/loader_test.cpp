@@ -108,6 +108,19 @@ TEST_CASE("loader: a Llama preset keeps its published count unless the shape is 
   CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 29'794'156'544.0);
 }
 
+TEST_CASE("loader: model.dropout comes from the preset unless written; cross_entropy defaults to Megatron's") {
+  json doc = minimal();
+  CHECK(load_scenario_json(doc, "x.json", ".").model.dropout == 0.1);  // gpt2-100b
+  CHECK(load_scenario_json(doc, "x.json", ".").training.cross_entropy == CrossEntropyKind::megatron_fp32);
+  doc["model"] = {{"preset", "llama2-70b"}};
+  CHECK(load_scenario_json(doc, "x.json", ".").model.dropout == 0.0);
+  doc["model"]["dropout"] = 0.05;  // an explicit value wins
+  doc["training"]["cross_entropy"] = "fused";
+  const Scenario s = load_scenario_json(doc, "x.json", ".");
+  CHECK(s.model.dropout == 0.05);
+  CHECK(s.training.cross_entropy == CrossEntropyKind::fused);
+}
+
 TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
   json doc = minimal();
   doc["strategy"] = {{"kind", "remote-highfreq"}};

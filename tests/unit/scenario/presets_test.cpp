@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/presets.hpp"
 
 using namespace ckptsim;
@@ -67,19 +68,47 @@ TEST_CASE("presets: Llama counts (grouped-query attention, SwiGLU, untied embedd
   CHECK(std::fabs(count_of("llama3-405b") / 405e9 - 1) < 0.01);
 }
 
+TEST_CASE("presets: Llama trains without dropout, the GPT-2 family with Megatron-LM's 0.1") {
+  // Meta's reference Llama has no dropout layer; Megatron-LM's --hidden-dropout and
+  // --attention-dropout default to 0.1 (presets.cpp).
+  CHECK(find_model_preset("llama3-405b")->dropout == 0.0);
+  CHECK(find_model_preset("llama2-70b")->dropout == 0.0);
+  CHECK(find_model_preset("gpt2-100b")->dropout == 0.1);
+}
+
 TEST_CASE("presets: instance figures") {
   const InstancePreset* p4d = find_instance_preset("p4d.24xlarge");
   REQUIRE(p4d != nullptr);
   CHECK(p4d->gpus_per_machine == 8);
   CHECK(p4d->network_bandwidth == 5e10);                     // 400 Gbps / 8
   CHECK(p4d->cpu_memory_bytes == 1152.0 * 1024 * 1024 * 1024);  // 1152 GiB
-  CHECK(p4d->gpu_peak_flops == 312e12);
+  CHECK(p4d->gpu == "a100-sxm4-40gb");
+  CHECK(p4d->pcie_generation == 4);
   const InstancePreset* h100 = find_instance_preset("dgx-h100");
   REQUIRE(h100 != nullptr);
   CHECK(h100->network_bandwidth == 4e11);                    // 8 x 400 Gb/s = 3.2 Tb/s = 4e11 B/s
-  CHECK(h100->gpu_peak_flops == 989e12);
-  CHECK(find_instance_preset("p5.48xlarge") == nullptr);
-  CHECK(instance_preset_names().size() == 4);
+  CHECK(h100->gpu == "h100-sxm5-80gb");
+  // AWS p5: 3,200 Gbps EFA = 4e11 B/s, 2 TiB, H100; p5e the same with H200.
+  const InstancePreset* p5 = find_instance_preset("p5.48xlarge");
+  REQUIRE(p5 != nullptr);
+  CHECK(p5->network_bandwidth == 4e11);
+  CHECK(p5->cpu_memory_bytes == 2048.0 * 1024 * 1024 * 1024);
+  CHECK(find_instance_preset("p5e.48xlarge")->gpu == "h200-sxm-141gb");
+  // GB200 NVL72: one machine of 72 GPUs, one 400 Gb/s NIC each: 72 x 400e9 / 8 = 3.6e12 B/s.
+  const InstancePreset* nvl72 = find_instance_preset("gb200-nvl72");
+  REQUIRE(nvl72 != nullptr);
+  CHECK(nvl72->gpus_per_machine == 72);
+  CHECK(nvl72->network_bandwidth == 3.6e12);
+  CHECK(nvl72->pcie_generation == 0);  // NVLink-C2C, not PCIe
+  CHECK(find_instance_preset("p6.48xlarge") == nullptr);
+  // Every instance names a GPU type that exists, and a source.
+  for (const InstancePreset& p : instance_presets()) {
+    CAPTURE(p.name);
+    CHECK(find_gpu_type(p.gpu) != nullptr);
+    CHECK(p.source.rfind("https://", 0) == 0);
+    CHECK(!p.gpu_cpu_source.empty());
+  }
+  CHECK(instance_preset_names().size() == 15);
 }
 
 TEST_SUITE_END();

@@ -3,9 +3,11 @@
 // 16 x AWS p4d.24xlarge, GPT-2 100B (GEMINI SOSP '23, Section 7 and Table 2).
 //   p4d.24xlarge: 8 x A100-40GB, 400 Gbps network (4 x 100 Gbps EFA) = 50e9 B/s per direction;
 //   A100 data sheet: 312 TFLOPS dense FP16/BF16 tensor, NVLink 600 GB/s both ways = 300e9 B/s
-//   each way, PCIe gen4 x16 ~25e9 B/s effective each way; 40 GiB HBM.
+//   each way, PCIe gen4 x16 ~25e9 B/s effective each way; 40 GiB HBM; the A100-40GB GPU type's
+//   kernel figures (scenario/gpu_types.hpp) for the kernel compute model.
 //   GPT-2 100B: hidden 8192, FFN 32768, 124 layers, 64 heads, vocabulary 50265, sequence 512,
 //   micro-batch 8; 12 checkpoint bytes per parameter; m = 2, R = 128 MiB, p = 4, mu = 0.8.
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim::testing {
@@ -15,6 +17,7 @@ inline Scenario paper_scenario(int machines = 16) {
   s.name = "gpt2-100b-p4d";
   s.cluster.instance = "p4d.24xlarge";
   s.cluster.machines = machines;
+  apply_gpu_type(s.cluster, *find_gpu_type("a100-sxm4-40gb"));
   s.cluster.gpus_per_machine = 8;
   s.cluster.gpu_memory_bytes = 40.0 * 1024 * 1024 * 1024;
   s.cluster.cpu_memory_bytes = 1152.0 * 1024 * 1024 * 1024;

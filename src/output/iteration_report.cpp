@@ -1,0 +1,274 @@
+#include "ckptsim/output/iteration_report.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/scenario/units.hpp"
+#include "ckptsim/workload/iteration_analysis.hpp"
+
+namespace ckptsim {
+
+namespace {
+
+double slowdown(const IterationStudy& study, const SchedulerOutcome& o) {
+  return o.iteration_time_with_checkpoint.seconds() / study.training_iteration.seconds() - 1.0;
+}
+
+// "forward", "reduce-scatter" -> JSON keys "forward", "reduce_scatter".
+std::string key_of(std::string name) {
+  std::replace(name.begin(), name.end(), '-', '_');
+  std::replace(name.begin(), name.end(), ' ', '_');
+  return name;
+}
+
+std::string span_histogram_text(const SpanDistribution& d) {
+  static const char* const labels[] = {"<1ms", "1-10ms", "10-100ms", "0.1-1s", ">=1s"};
+  std::string text;
+  for (std::size_t b = 0; b < d.histogram.size(); ++b) text += fmt::format("{}{} {}", b == 0 ? "" : ", ", labels[b], d.histogram[b]);
+  return text;
+}
+
+std::string time_text(SimTime t) {
+  return t >= seconds(1) ? fmt::format("{:.3f} s", t.seconds()) : fmt::format("{:.1f} ms", t.seconds() * 1e3);
+}
+
+void print_spans(std::ostream& out, const char* view, const std::vector<IdleSpan>& spans) {
+  const SpanDistribution d = span_distribution(spans);
+  out << fmt::format("  {}: {} idle in {} spans, longest {}; by length: {}\n", view, time_text(d.total), d.count,
+                     time_text(d.longest), span_histogram_text(d));
+}
+
+// One column per phase: a term's bytes where it is allocated, "-" elsewhere; the peak phase's
+// total is what the model uses.
+void print_gpu_memory(std::ostream& out, const GpuMemory& m) {
+  out << fmt::format("  GPU memory per GPU: {} of {} used by the model at its peak ({}), {} free\n",
+                     format_bytes(m.used()), format_bytes(m.capacity), name_of(m.peak_phase()),
+                     m.free() < 0 ? "none (does not fit)" : format_bytes(m.free()));
+  out << fmt::format("    {:<44}", "term");
+  for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", name_of(p));
+  out << "\n";
+  for (const GpuMemoryTerm& term : m.terms) {
+    out << fmt::format("    {:<44}", term.name);
+    for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", term.in(p) ? format_bytes(term.bytes_in(p)) : "-");
+    out << "\n";
+  }
+  out << fmt::format("    {:<44}", "total");
+  for (MemoryPhase p : kMemoryPhases) out << fmt::format(" {:>15}", format_bytes(m.used_in(p)));
+  out << "\n";
+}
+
+void print_breakdown(std::ostream& out, const IterationStudy& study) {
+  const IterationBreakdown b = breakdown(study.model);
+  std::string phases;
+  for (const PhaseTime& p : b.phases) phases += fmt::format("{}{} {}", phases.empty() ? "" : ", ", to_string(p.category), time_text(p.time));
+  out << fmt::format("  time per phase (compute stream): {}; compute {}\n", phases, time_text(b.compute()));
+  std::string causes;
+  for (std::size_t i = 0; i < kExposureCauses.size(); ++i) {
+    causes += fmt::format("{}{} {}", i == 0 ? "" : ", ", name_of(kExposureCauses[i]), time_text(b.exposed[i]));
+  }
+  out << fmt::format("  exposed (compute waiting) by cause: {}; total {}\n", causes, time_text(b.exposed_total()));
+}
+
+nlohmann::json gpu_memory_json(const GpuMemory& m) {
+  nlohmann::json phases = nlohmann::json::object();
+  for (MemoryPhase p : kMemoryPhases) phases[name_of(p)] = m.used_in(p);
+  nlohmann::json terms = nlohmann::json::array();
+  for (const GpuMemoryTerm& t : m.terms) {
+    nlohmann::json by_phase = nlohmann::json::object();
+    for (MemoryPhase p : kMemoryPhases) {
+      if (t.in(p)) by_phase[name_of(p)] = t.bytes_in(p);
+    }
+    terms.push_back({{"term", t.name}, {"bytes", by_phase}});
+  }
+  return {{"capacity_bytes", m.capacity},
+          {"used_bytes", m.used()},
+          {"free_bytes", m.free()},
+          {"peak_phase", name_of(m.peak_phase())},
+          {"phase_bytes", phases},
+          {"terms", terms}};
+}
+
+nlohmann::json scheduler_json(const IterationStudy& study, const SchedulerOutcome& o) {
+  return {
+      {"iteration_time_s", study.training_iteration.seconds()},
+      {"iteration_time_with_checkpoint_s", o.iteration_time_with_checkpoint.seconds()},
+      {"slowdown", slowdown(study, o)},
+      {"idle_time_s", study.model.profile.idle_time(0).seconds()},
+      {"checkpoint_time_s", o.checkpoint_time.seconds()},
+      {"gpu_buffer_bytes", o.gpu_buffer_bytes},
+      {"peak_gpu_buffer_bytes", o.peak_buffer_bytes},
+      {"oom", o.oom},
+      {"fits_in_one_iteration", o.fits_in_one_iteration},
+      {"min_every_iterations", o.min_every_iterations},
+      {"chunks_per_rank", o.plan.chunks.size()},
+      {"leftover_bytes", o.plan.leftover_bytes},
+  };
+}
+
+}  // namespace
+
+nlohmann::json span_distribution_json(const std::vector<IdleSpan>& spans) {
+  const SpanDistribution d = span_distribution(spans);
+  nlohmann::json histogram = nlohmann::json::array();
+  const auto& bounds = SpanDistribution::bucket_upper_bounds();
+  for (std::size_t b = 0; b < d.histogram.size(); ++b) {
+    histogram.push_back({{"below_s", b < bounds.size() ? nlohmann::json(bounds[b].seconds()) : nlohmann::json(nullptr)},
+                         {"count", d.histogram[b]}});
+  }
+  return {{"count", d.count}, {"total_s", d.total.seconds()}, {"longest_s", d.longest.seconds()}, {"histogram", histogram}};
+}
+
+void print_iteration_report(std::ostream& out, const IterationStudy& study, const std::vector<SchedulerRow>& rows) {
+  const Scenario& sc = study.scenario;
+  const IterationProfile& profile = study.model.profile;
+  out << fmt::format("iteration model: {} — {} machines x {} GPUs, {} layers, {} collectives, {}{}\n", sc.name,
+                     sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, sc.cluster.network.collective,
+                     study.model.workload.program.summary, profile.imported ? " (idle spans imported from a measured profile)" : "");
+  out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
+  if (!profile.imported) print_breakdown(out, study);
+  print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
+  if (!profile.imported && !profile.silent_spans.empty()) print_spans(out, "network-silent (no training bytes on the NIC)", profile.silent_spans.front());
+  if (!profile.imported) print_gpu_memory(out, study.model.memory);
+  out << fmt::format("  checkpoint shard {} per GPU, {} remote cop{}, GPU memory free after the model {}\n\n",
+                     format_bytes(study.input.shard_bytes), study.input.copies, study.input.copies == 1 ? "y" : "ies",
+                     format_bytes(std::max(0.0, study.free_gpu_memory)));
+  out << fmt::format("{:<14} {:>11} {:>11} {:>9} {:>10} {:>11} {:>11} {:>4} {:>6}\n", "scheduler", "iter (s)", "w/ ckpt (s)",
+                     "slowdown", "idle (s)", "ckpt (s)", "GPU buffer", "OOM", "min k");
+  for (const SchedulerRow& r : rows) {
+    const SchedulerOutcome& o = r.outcome;
+    out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
+                       study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
+                       100.0 * slowdown(study, o), profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
+                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no",
+                       o.min_every_iterations > kMinEverySearchLimit ? std::string("never")
+                                                                     : std::to_string(o.min_every_iterations));
+  }
+  for (const SchedulerRow& r : rows) {
+    if (r.name == "blocking" || r.outcome.fits_in_one_iteration) continue;
+    // min_every_iterations returns limit + 1 when no k up to the limit hides it.
+    const bool never = r.outcome.min_every_iterations > kMinEverySearchLimit;
+    out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({} left after the last span); {}\n",
+                       r.name, format_bytes(r.outcome.plan.leftover_bytes),
+                       never ? fmt::format("no k up to {} hides it (the idle spans cannot carry it)", kMinEverySearchLimit)
+                             : fmt::format("checkpointing every {} iterations hides it", r.outcome.min_every_iterations));
+  }
+}
+
+nlohmann::json iteration_report_json(const IterationStudy& study, const std::vector<SchedulerRow>& rows,
+                                     const std::string& command_line) {
+  const Scenario& sc = study.scenario;
+  const IterationProfile& profile = study.model.profile;
+  nlohmann::json doc;
+  doc["manifest"] = make_manifest(sc, command_line);
+  doc["scenario"] = sc.name;
+  doc["engine"] = name_of(sc.training.engine);
+  doc["iteration_time_s"] = study.training_iteration.seconds();
+  doc["idle_time_s"] = profile.idle_time(0).seconds();
+  doc["idle_spans"] = study.input.spans.size();
+  doc["profile"] = profile.imported ? "imported" : "simulated";
+  doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
+  doc["remote_copies"] = study.input.copies;
+  doc["free_gpu_memory_bytes"] = study.free_gpu_memory;
+  doc["idle_span_views"] = {{"profiler", span_distribution_json(study.input.spans)}, {"network_silent", nullptr}};
+  if (!profile.imported) {
+    const IterationBreakdown b = breakdown(study.model);
+    nlohmann::json phases = nlohmann::json::object();
+    for (const PhaseTime& p : b.phases) phases[key_of(to_string(p.category))] = p.time.seconds();
+    nlohmann::json exposed = nlohmann::json::object();
+    for (std::size_t i = 0; i < kExposureCauses.size(); ++i) exposed[key_of(name_of(kExposureCauses[i]))] = b.exposed[i].seconds();
+    doc["phases_s"] = phases;
+    doc["compute_s"] = b.compute().seconds();
+    doc["exposed_s"] = exposed;
+    doc["exposed_total_s"] = b.exposed_total().seconds();
+    doc["silent_time_s"] = profile.silent_time(0).seconds();
+    if (!profile.silent_spans.empty()) doc["idle_span_views"]["network_silent"] = span_distribution_json(profile.silent_spans.front());
+    doc["gpu_memory"] = gpu_memory_json(study.model.memory);
+  }
+  doc["schedulers"] = nlohmann::json::object();
+  for (const SchedulerRow& r : rows) doc["schedulers"][r.name] = scheduler_json(study, r.outcome);
+  return doc;
+}
+
+namespace {
+
+enum Track { kCompute, kGather, kPreGather, kReduce, kComm, kCommReplica, kHost, kChunks, kCopies, kLocal, kTracks };
+
+int track_of_stream(Stream s) {
+  switch (s) {
+    case Stream::compute: return kCompute;
+    case Stream::gather: return kGather;
+    case Stream::pre_gather: return kPreGather;
+    case Stream::reduce: return kReduce;
+    case Stream::comm: return kComm;
+    case Stream::comm_replica: return kCommReplica;
+    case Stream::host: return kHost;
+  }
+  return kCompute;
+}
+
+}  // namespace
+
+nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const CheckpointRun& run,
+                                    int machines_shown, const std::string& command_line) {
+  const char* track_names[kTracks] = {"GPU compute (every GPU)", "gather stream", "pre-gather stream", "reduce stream",
+                                      "NCCL stream (sharding group)", "NCCL stream (replicate group)", "host waits",
+                                      "checkpoint chunks sent", "GPU-to-CPU copies (received chunks)",
+                                      "GPU-to-CPU copy (local replica)"};
+  auto events = nlohmann::json::array();
+  for (int m = 0; m < machines_shown; ++m) {
+    events.push_back({{"ph", "M"}, {"pid", m}, {"name", "process_name"}, {"args", {{"name", fmt::format("machine {}", m)}}}});
+    for (int t = 0; t < kTracks; ++t) {
+      events.push_back({{"ph", "M"}, {"pid", m}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", track_names[t]}}}});
+    }
+  }
+  const IterationWorkload& w = study.model.workload;
+  const auto& tasks = run.graph.tasks();
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    const Task& task = tasks[i];
+    const TaskTiming& t = run.run.timing[i];
+    SimTime from = t.ready;
+    int track = -1;
+    std::string name;
+    nlohmann::json args = {{"bytes", task.bytes}};
+    if (const ProgramOp* op = w.op_for(static_cast<int>(i))) {
+      track = track_of_stream(op->stream);
+      name = op->label.empty() ? std::string(to_string(task.category)) : fmt::format("{} {}", to_string(task.category), op->label);
+      if (op->kind == ProgramOp::Kind::collective) name += fmt::format(" phase {}", task.phase);
+      if (op->kind == ProgramOp::Kind::host_wait) {
+        name = fmt::format("host waits ({})", name_of(op->cause));
+        const int prev = w.built.op_stream_prev[static_cast<std::size_t>(w.op_of(static_cast<int>(i)))];
+        from = prev >= 0 ? run.run.timing[static_cast<std::size_t>(prev)].end : SimTime::zero();
+      }
+      if (op->kind == ProgramOp::Kind::compute) args = {{"flops", task.flops}};
+      args["cause"] = name_of(op->cause);
+    } else {
+      switch (task.category) {
+        case TaskCategory::checkpoint_send: track = kChunks; name = fmt::format("chunk {} (copy {})", task.layer, task.phase); break;
+        case TaskCategory::checkpoint_copy: track = kCopies; name = fmt::format("copy chunk {}", task.layer); break;
+        case TaskCategory::local_copy: track = kLocal; name = "local replica"; break;
+        default: break;
+      }
+    }
+    if (track < 0 || t.end <= from) continue;  // markers and zero-length waits
+    const double ts = static_cast<double>(from.ns()) / 1000.0;
+    const double dur = static_cast<double>((t.end - from).ns()) / 1000.0;
+    for (int m = 0; m < machines_shown; ++m) {
+      events.push_back({{"ph", "X"}, {"pid", m}, {"tid", track}, {"name", name}, {"cat", to_string(task.category)},
+                        {"ts", ts}, {"dur", dur}, {"args", args}});
+    }
+  }
+  nlohmann::json doc;
+  doc["traceEvents"] = std::move(events);
+  doc["displayTimeUnit"] = "ms";
+  doc["otherData"] = {{"scheduler", scheduler},
+                      {"engine", name_of(study.scenario.training.engine)},
+                      {"machines", study.scenario.cluster.machines},
+                      {"machines_shown", machines_shown},
+                      {"manifest", make_manifest(study.scenario, command_line)}};
+  return doc;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,92 @@
+// The step's network-silent phases (step_phases.hpp).
+#include "ckptsim/workload/step_phases.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ckptsim/core/checked_time.hpp"
+
+namespace ckptsim {
+namespace {
+
+/// FusedAdam's elements per launch: multi_tensor_apply chunks of 2048 x 32 elements, at most
+/// 320 blocks (one chunk each) per launch for four tensor lists (csrc/adam/multi_tensor_apply.cuh).
+constexpr double kAdamElementsPerLaunch = 2048.0 * 32.0 * 320.0;
+
+StepPhase phase(std::string_view name, StepPart part, double kernels, double syncs, double bytes,
+                double host_bytes = 0) {
+  StepPhase p;
+  p.name = name;
+  p.part = part;
+  p.kernels = kernels;
+  p.syncs = syncs;
+  p.bytes = bytes;
+  p.host_bytes = host_bytes;
+  return p;
+}
+
+void time_phases(std::vector<StepPhase>& phases, const KernelTimer& timer, const StepShape& shape) {
+  for (StepPhase& p : phases) {
+    double s = timer.bytes_seconds(p.bytes) + (p.kernels + p.syncs) * timer.launch_seconds();
+    if (p.host_bytes > 0 && shape.host_bandwidth > 0) s += p.host_bytes / shape.host_bandwidth;
+    p.duration = checked_seconds(s, "/model/parameters", std::string("the step phase \"") + std::string(p.name) + "\"");
+  }
+}
+
+}  // namespace
+
+const char* to_string(StepPart part) {
+  switch (part) {
+    case StepPart::boundary: return "boundary";
+    case StepPart::update: return "update";
+    case StepPart::step_end: return "step end";
+  }
+  return "";
+}
+
+std::vector<StepPhase> boundary_phases(const KernelTimer& timer, const StepShape& x) {
+  const double E = x.partition_elements;
+  const double t = x.tensors;
+  std::vector<StepPhase> out{
+      phase("overflow: wait for gradient reduction", StepPart::boundary, 1, 1, 0),
+      phase("overflow: flag to GPU", StepPart::boundary, 1, 0, 0, 1),
+      phase("overflow: flag to host", StepPart::boundary, 1, 1, 0),
+      phase("gradient norm per tensor", StepPart::boundary, 2 * t, 0, (x.word_bytes + 16) * E),
+      phase("gradient norm: stack, square, sum", StepPart::boundary, 3, 0, 3 * 8 * t),
+      phase("gradient norm to host", StepPart::boundary, 1, 1, 0),
+  };
+  time_phases(out, timer, x);
+  return out;
+}
+
+std::vector<StepPhase> optimizer_step_phases(const KernelTimer& timer, const StepShape& x) {
+  const double E = x.partition_elements;
+  const double w = x.word_bytes;
+  const double groups = std::max(1.0, std::ceil(E / x.sub_group_size));
+  // Sub-groups of sub_group_size elements and one remainder; each launches FusedAdam
+  // ceil(E_g / elements per launch) times.
+  const double full = groups - 1;
+  const double last = E - full * x.sub_group_size;
+  const double adam_launches = full * std::ceil(x.sub_group_size / kAdamElementsPerLaunch) +
+                               std::ceil(std::max(last, 1.0) / kAdamElementsPerLaunch);
+  std::vector<StepPhase> out{
+      phase("flatten 16-bit gradients", StepPart::update, groups, 0, 2 * w * E),
+      phase("gradients to fp32", StepPart::update, groups, 0, (w + 4) * E),
+      phase("unscale and clip", StepPart::update, groups, 0, 8 * E),
+      phase("fused Adam", StepPart::update, adam_launches, 0, 28 * E),
+      phase("fp32 to 16-bit parameters", StepPart::update, groups, 0, (4 + w) * E),
+      phase("throughput timer synchronize", StepPart::step_end, 0, 1, 0),
+      phase("next batch to GPU", StepPart::step_end, 2, 0, 0, 2 * 8 * x.tokens),
+      phase("throughput timer synchronize (next forward)", StepPart::step_end, 0, 1, 0),
+  };
+  time_phases(out, timer, x);
+  return out;
+}
+
+SimTime total_duration(const std::vector<StepPhase>& phases) {
+  SimTime t;
+  for (const StepPhase& p : phases) t += p.duration;
+  return t;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,164 @@
+// DeepSpeed ZeRO-3 v0.7.3 as a stream program (workload/deepspeed_zero3.hpp): on-demand gathers
+// without a trace, the release rule that gathers again for the recomputation and the backward,
+// the fetch-event limit that stalls the host, and stage 3's gradient buckets. Hand-worked on the
+// tiny cluster (tiny_cluster.hpp: an all-gather of E elements takes E / 1e9 s).
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "ckptsim/workload/deepspeed_zero3.hpp"
+#include "ckptsim/workload/iteration_model.hpp"
+#include "tiny_cluster.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+const TaskTiming& timing(const IterationModel& m, int task) { return m.run.timing[static_cast<std::size_t>(task)]; }
+
+// The operations of one kind, in program order.
+std::vector<int> ops_where(const IterationModel& m, bool (*pred)(const ProgramOp&)) {
+  std::vector<int> out;
+  const auto& ops = m.workload.program.program.ops();
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (pred(ops[i])) out.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+bool is_gather(const ProgramOp& op) { return op.kind == ProgramOp::Kind::collective && op.category == TaskCategory::all_gather; }
+bool is_use(const ProgramOp& op) {
+  return op.kind == ProgramOp::Kind::compute &&
+         (op.category == TaskCategory::forward || op.category == TaskCategory::recompute || op.category == TaskCategory::backward);
+}
+bool is_fetch_limit(const ProgramOp& op) { return op.kind == ProgramOp::Kind::host_wait && op.cause == Cause::in_flight_limit; }
+
+Scenario invalid_trace(int layers) {
+  Scenario s = testing::tiny_scenario(layers);
+  s.training.zero3.trace = Zero3Trace::invalid;
+  s.training.zero3.reduce_bucket_size = 1e8;  // above every gradient of the model: one flush, after the last use
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("without a trace every use gathers its module on demand and its compute waits for that gather") {
+  // 2 layers with recomputation: uses E, 4 per layer (8), E (output), E (output backward), then
+  // per layer 4 recomputed + 4 backward (16), E (embedding backward): 28. Every module (E = 1e6,
+  // QKV 3e6, O 1e6, FC 4e6 elements) is above the persistence threshold, and without a trace
+  // each is released after its use, so every use has its own on-demand gather.
+  const IterationModel m = simulate_iteration(invalid_trace(2));
+  const std::vector<int> gathers = ops_where(m, is_gather);
+  const std::vector<int> uses = ops_where(m, is_use);
+  REQUIRE(uses.size() == 28);
+  REQUIRE(gathers.size() == uses.size());
+  const auto& ops = m.workload.program.program.ops();
+  for (std::size_t j = 0; j < uses.size(); ++j) {
+    CHECK(ops[static_cast<std::size_t>(gathers[j])].cause == Cause::on_demand_gather);
+    // Compute is far faster than the gathers, so use j starts exactly when its gather ends.
+    const SimTime gathered = timing(m, m.workload.built.op_last_task[static_cast<std::size_t>(gathers[j])]).end;
+    CHECK(timing(m, m.workload.built.op_first_task[static_cast<std::size_t>(uses[j])]).start == gathered);
+  }
+}
+
+TEST_CASE("an invalid trace gathers every recomputed layer twice in backward, a complete one once") {
+  // 3 layers; max_reuse_distance 2e7 elements; a prefetch bucket of 1 element, so each step
+  // prefetches the next module not gathered (walking past gathered ones). Within one layer's
+  // backward the recomputed module is used again after at most O + FC1 + FC2 + FC2 + FC1 + O =
+  // 1 + 4 + 4 + 4 + 4 + 1 = 18e6 elements (plus biases), so with a complete trace it stays
+  // gathered from its recomputation to its backward; layer 0's forward use is more than 2e7
+  // elements before its recomputation (and the prefetcher, one module ahead in the forward,
+  // never passed that far), so it is released and gathered once for the recomputation. Without
+  // a trace every use gathers: the recomputation and the backward, twice as many.
+  TransformerShape shape = TransformerShape::from(testing::tiny_scenario(3));
+  const Zero3Layout layout = zero3_layout(shape);
+  Zero3Knobs knobs;
+  knobs.max_reuse_distance = 2e7;
+  knobs.prefetch_bucket_size = 1;
+  auto gathers_for_layer0_in_backward = [&](bool complete) {
+    knobs.complete_trace = complete;
+    const Zero3Schedule plan = plan_zero3(layout.modules, layout.uses, knobs);
+    std::size_t first_backward = 0;
+    while (layout.category[first_backward] == TaskCategory::forward) ++first_backward;
+    int count = 0;
+    for (const GatherGroup& g : plan.gathers) {
+      if (g.step < static_cast<int>(first_backward)) continue;
+      for (int module : g.modules) count += (module >= 1 && module <= 4) ? 1 : 0;  // layer 0: modules 1-4
+    }
+    return count;
+  };
+  CHECK(gathers_for_layer0_in_backward(true) == 4);
+  CHECK(gathers_for_layer0_in_backward(false) == 8);
+}
+
+TEST_CASE("the fetch-event limit: with three events outstanding the host waits for the oldest") {
+  // Without a trace and with instant compute the host issues use j's gather, then (from the
+  // fourth fetch event on) waits for event j-3: the end of the gather three uses back. The
+  // gathers run back to back on the NCCL stream, so the host, released at the end of gather
+  // j-4 by the previous wait, is stalled for exactly the duration of gather j-3: its elements
+  // / 1e9 s.
+  const IterationModel m = simulate_iteration(invalid_trace(2));
+  const std::vector<int> waits = ops_where(m, is_fetch_limit);
+  const std::vector<int> gathers = ops_where(m, is_gather);
+  const std::vector<int> uses = ops_where(m, is_use);
+  // One event per use (each module has one gathered tensor): a wait before events 3, 4, ...
+  REQUIRE(waits.size() == uses.size() - 3);
+  const auto& ops = m.workload.program.program.ops();
+  for (std::size_t k = 0; k < waits.size(); ++k) {
+    const auto op = static_cast<std::size_t>(waits[k]);
+    const SimTime released = timing(m, m.workload.built.op_last_task[op]).end;
+    const int before = m.workload.built.op_stream_prev[op];  // the host's previous operation
+    const SimTime stalled = released - (before >= 0 ? timing(m, before).end : SimTime::zero());
+    const double elements = ops[static_cast<std::size_t>(gathers[k])].bytes / 2;  // gather of use k = (k+3) - 3
+    CHECK(std::abs(static_cast<double>(stalled.ns()) - elements) <= 1.0);  // E ns at 1e9 elements/s
+  }
+}
+
+TEST_CASE("stage 3's buckets: flush before a gradient that would overflow, the rest after the last") {
+  // Gradients 3e8, 3e8, 3e8 with 5e8 buckets: the second would make 6e8 > 5e8, so the 3e8
+  // bucket is flushed before it; same before the third; the last 3e8 after every gradient.
+  const std::vector<BucketFlush> f = plan_buckets({3e8, 3e8, 3e8}, 5e8);
+  REQUIRE(f.size() == 3);
+  CHECK(f[0].before == 1);
+  CHECK(f[1].before == 2);
+  CHECK(f[2].before == 3);
+  for (const BucketFlush& b : f) CHECK(b.elements == 3e8);
+  // A gradient larger than the bucket is flushed alone: [6e8] then [1e8].
+  const std::vector<BucketFlush> big = plan_buckets({6e8, 1e8}, 5e8);
+  REQUIRE(big.size() == 2);
+  CHECK(big[0].elements == 6e8);
+  CHECK(big[1].elements == 1e8);
+}
+
+TEST_CASE("GPT-2 100B: DeepSpeed's default buckets over the backward of the last layer, per tensor") {
+  // h = 8192, f = 32768; the last layer's backward produces, in hook order, FC2's tensors
+  // (f·h = 268,435,456 and h), FC1's (h·f, f, h, h), O's (h·h, h), QKV's (3h^2, 3h, h, h).
+  // Buckets of 5e8: FC2 (268,443,648) — FC1's weight would overflow — then FC1 + O
+  // (268,435,456 + 32,768 + 16,384 + 67,108,864 + 8,192 = 335,601,664) — QKV's weight would
+  // overflow — then QKV and the next layer's FC2 weight... the first two flushes:
+  const double h = 8192, f = 32768;
+  const std::vector<double> grads{f * h, h, h * f, f, h, h, h * h, h, 3 * h * h, 3 * h, h, h, f * h, h};
+  const std::vector<BucketFlush> b = plan_buckets(grads, 5e8);
+  REQUIRE(b.size() >= 3);
+  CHECK(b[0].elements == 268443648.0);
+  CHECK(b[1].elements == 335601664.0);
+  double reduced = 0;
+  for (const BucketFlush& x : b) reduced += x.elements;
+  double total = 0;
+  for (double g : grads) total += g;
+  CHECK(reduced == total);  // every gradient reduced exactly once
+}
+
+TEST_CASE("the complete trace prefetches: the first use gathers on demand, one bucket takes the rest") {
+  // Default knobs. The first use (the embedding) finds nothing gathered: one on-demand gather.
+  // The prefetcher then walks the trace taking every module not gathered until the bucket
+  // holds 5e7 elements; the 12 layer modules of 3 layers hold 3 x 12e6 = 3.6e7 < 5e7, so they
+  // all go in one coalesced gather at step 0; with reuse distance 1e9 > the whole trace nothing
+  // is released before its last use, so nothing is gathered again.
+  const IterationModel m = simulate_iteration(testing::tiny_scenario(3));
+  const std::vector<int> gathers = ops_where(m, is_gather);
+  REQUIRE(gathers.size() == 2);
+  CHECK(m.workload.program.program.op(gathers[0]).cause == Cause::on_demand_gather);
+  CHECK(m.workload.program.program.op(gathers[1]).cause == Cause::bandwidth);
+  CHECK(m.workload.program.program.op(gathers[1]).bytes == doctest::Approx(2.0 * 3 * 12e6));
+}

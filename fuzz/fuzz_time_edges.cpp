@@ -3,7 +3,8 @@
 // sum does not). The input's bytes choose a strategy, a failure process, a run length and, for
 // each of the time fields below, nothing or one value from its edges (zero, one nanosecond,
 // typical, days, the 100-year maximum as a string and as a JSON number of seconds, just beyond
-// it); then the scenario goes through what `ckptsim run -r 1` and `ckptsim analyze -r 1` do:
+// it), and the kernel launch overhead when the iteration time is derived (a 2-layer model); then
+// the scenario goes through what `ckptsim run -r 1` and `ckptsim analyze -r 1` do:
 // the loader, the run's checks (run/run_checks.hpp: clock ranges, the worst-case horizon, the
 // work limits), one replica, and the closed forms.
 //
@@ -130,6 +131,14 @@ json fuzzed_scenario(FuzzedDataProvider& in) {
   if (in.ConsumeBool()) {
     static const std::vector<json> bandwidths{"1Kbps", "1Mbps", "20Gbps", "1TB/s"};
     doc["storage"]["bandwidth"] = pick(in, bandwidths);
+  }
+  if (in.ConsumeBool()) {
+    // The iteration time derived by the iteration model (a 2-layer model it runs in
+    // milliseconds), with the kernel model's launch overhead at an edge: every kernel adds it,
+    // so it reaches the run's length and the checkpoint period through the iteration time.
+    doc["training"].erase("iteration_time");
+    doc["model"] = {{"layers", 2}, {"hidden", 256}, {"ffn", 1024}, {"heads", 4}, {"vocabulary", 1000}};
+    maybe_set(in, doc, "/cluster/gpu_kernel_launch");
   }
   return doc;
 }

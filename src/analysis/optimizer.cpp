@@ -69,6 +69,7 @@ void evaluate(Scenario& scenario_in, const OptimizeOptions& options, Candidate& 
   Scenario* scenario = &scenario_in;
   if (options.seed) scenario->run.seed = *options.seed;
   cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
+  check_closed_form_work(*scenario, RunChecks{options.jobs, options.force});
   cand.closed = predict_run(*scenario, cand.costs);
   if (options.replicas > 0 || !cand.closed.available) {
     MonteCarloOptions mc;

@@ -98,6 +98,7 @@ bool analyze_disagrees(const std::string& key, double closed, double mean, doubl
 
 AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, const RunChecks& checks) {
   AnalyzeReport report;
+  check_closed_form_work(scenario, checks);  // the closed forms build the placement first
   report.prediction = predict_run(scenario, costs);
   if (scenario.run.replicas > 0) {
     const RunModel model = checked_run_model(scenario, costs, scenario.run.replicas, checks);

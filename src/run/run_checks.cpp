@@ -19,4 +19,8 @@ RunModel checked_run_model(const Scenario& s, const StrategyCosts& costs, int re
   return RunModel(s, costs);
 }
 
+void check_closed_form_work(const Scenario& s, const RunChecks& checks) {
+  enforce_work_limits(estimate_closed_form_work(s), checks.force, checks.way_out);
+}
+
 }  // namespace ckptsim

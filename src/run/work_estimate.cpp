@@ -71,4 +71,9 @@ std::vector<WorkEstimate> estimate_run_work(const Scenario& s, const StrategyCos
   return out;
 }
 
+std::vector<WorkEstimate> estimate_closed_form_work(const Scenario& s) {
+  return {{"/cluster/machines", "memory for the placement of the closed forms", s.cluster.machines * bytes_per_machine(s),
+           kMaxMemoryBytes, "bytes", s.source_file, std::to_string(s.cluster.machines)}};
+}
+
 }  // namespace ckptsim

@@ -79,6 +79,21 @@ check "failure events of one replica: --force runs it anyway" bash -c "
   '$bin' run '$tmp/events-force.json' -q --force >/dev/null"
 check "analyze checks the run's work like run (and honours --force)" bash -c "
   '$bin' analyze '$tmp/events.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -qF 'one replica' '$tmp/e'"
+# The closed forms build the strategy's placement once: 10^8 machines x (2 x (32 + 4 x 2) + 16)
+# = 9.6e9 bytes (8.9 GiB) of holder lists and flags, above 4 GiB. It is refused before it is
+# built, by analyze before the run's own estimates and by optimize (a work limit stops optimize
+# as a whole, --force lifts it) (fuzz/fuzz_sweep_limits finding: an analyze point took 6.5 GB).
+mk_variant "$tmp/closed-machines.json" "d['training']['iteration_time'] = '60s'; d['cluster']['machines'] = 100000000
+d['run']['replicas'] = 1"
+check "analyze: the closed forms' placement of 10^8 machines is refused before it is built" bash -c "
+  '$bin' analyze '$tmp/closed-machines.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -qF 'closed-machines.json: /cluster/machines = 100000000: memory for the placement of the closed forms needs about 8.94 GiB' '$tmp/e' &&
+  grep -qF -- '--force runs it anyway' '$tmp/e'"
+mk_variant "$tmp/closed-16.json" "d['training']['iteration_time'] = '60s'"
+check "optimize: a combination whose closed forms exceed the memory limit stops it, as its other work limits do" bash -c "
+  '$bin' optimize '$tmp/closed-16.json' --vary /cluster/machines=100000000,16 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -qF 'closed-16.json: /cluster/machines = 100000000: memory for the placement of the closed forms' '$tmp/e' &&
+  grep -qF -- '--force runs it anyway' '$tmp/e'"
 mk_variant "$tmp/every.json" "d['strategy']['every_iterations'] = 2147483648"
 check "every_iterations 2147483648 states the maximum" bash -c "
   '$bin' run '$tmp/every.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -qF 'at most 2147483647, found 2147483648' '$tmp/e'"
@@ -147,6 +162,20 @@ mkfifo "$tmp/trace.fifo"
 check "trace stats on a FIFO exits 2 at once" bash -c "
   timeout 60 '$bin' trace stats '$tmp/trace.fifo' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -qF 'FIFO' '$tmp/e'"
 printf '\xef\xbb\xbf\xef\xbb\xbf' >"$tmp/bom2.json"
+# fuzz/fuzz_time_edges finding: a multi-level run whose adaptive persistent period (prior MTBF of
+# 1 ns) puts the 1 Mbps upload's stall at every block once the run has started; the time to
+# complete the remaining iterations left the clock (an internal error, exit 1). The run's end,
+# 100 x the checked failure-free length capped at 100 years, now comes first: exit 0, unfinished.
+cat >"$tmp/adaptive-levels.json" <<'JSON'
+{"cluster":{"instance":"p4d.24xlarge","machines":16},"failures":{"causes":[{"detection":1e-09,"name":"edge","outcome":"hardware","restart":1e-09,"share":1},{"name":"plain","outcome":"software","share":1}],"detection":"1s","lemons":{"quarantine_window":1e-09},"process":"exponential","rate":"1.5%/machine/day","replacement":1e-09,"restart":3155760000.0,"scale":1e-09},"model":{"preset":"gpt2-100b"},"name":"time-edges","run":{"iterations":36000,"replicas":1,"seed":1},"storage":{"bandwidth":"1Mbps"},"strategy":{"adaptive_interval":true,"adaptive_prior_mtbf":1e-09,"checkpoint_duration":1e-09,"checkpoint_stall":1e-09,"every_iterations":2,"interval":3155760000.0,"kind":"multi-level","partner_interval":1e-09,"persistent_interval":3155760000.0},"training":{"iteration_time":60,"serialization_bandwidth":"930MB/s"}}
+JSON
+check "run: an adaptive multi-level period beyond the clock ends at the run's end, unfinished" bash -c "
+  '$bin' run '$tmp/adaptive-levels.json' -q -o '$tmp/adaptive-levels-out.json' >/dev/null && python3 -c \"
+import json
+s = json.load(open('$tmp/adaptive-levels-out.json'))['summary']
+assert s['unfinished']['mean'] == 1.0 and 0 <= s['ettr']['mean'] <= 1, s
+assert s['iterations']['mean'] < 36000 and all(v['mean'] >= 0 for v in s['time_breakdown_s'].values()), s
+\""
 cat "$paper" >>"$tmp/bom2.json"
 check "a scenario with two byte-order marks is refused" bash -c "
   '$bin' run '$tmp/bom2.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -qF 'second byte-order mark' '$tmp/e'"

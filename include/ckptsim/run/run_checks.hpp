@@ -6,7 +6,8 @@
 //      explicit training.iteration_time;
 //   2. the strategy's costs (strategy_costs.hpp): every derived duration within the clock's
 //      range, and the run's worst-case horizon within the clock (run_horizon.hpp);
-//   3. the run's memory and failure events for its replicas (work_estimate.hpp).
+//   3. the run's memory and failure events for its replicas (work_estimate.hpp), and the
+//      memory of the closed forms where a command computes them (analyze, optimize).
 // Work limits (1 and 3) give way to `force`; the clock checks (2) never do.
 #include <functional>
 
@@ -33,5 +34,10 @@ StrategyCosts checked_strategy_costs(const Scenario& scenario, const RunChecks& 
 
 /// Check 3 for `replicas` replicas, then the run model.
 RunModel checked_run_model(const Scenario& scenario, const StrategyCosts& costs, int replicas, const RunChecks& checks);
+
+/// The memory of the closed forms (estimate_closed_form_work), before `predict_run`: `analyze`
+/// and `optimize` compute them first, so they are checked like the run (a limit that --force
+/// lifts).
+void check_closed_form_work(const Scenario& scenario, const RunChecks& checks);
 
 }  // namespace ckptsim

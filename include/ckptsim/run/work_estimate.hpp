@@ -23,4 +23,8 @@ inline constexpr double kMaxFailureEventsPerReplica = 1e7;
 std::vector<WorkEstimate> estimate_run_work(const Scenario& scenario, const StrategyCosts& costs, int replicas,
                                             int jobs);
 
+/// Memory of the closed forms (analysis/analytic_models.hpp, `predict_run`): they build the
+/// strategy's placement once, the per-machine state of one replica in flight.
+std::vector<WorkEstimate> estimate_closed_form_work(const Scenario& scenario);
+
 }  // namespace ckptsim

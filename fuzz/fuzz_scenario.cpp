@@ -9,8 +9,7 @@
 
 #include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/run/resolve_costs.hpp"
-#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "fuzz_input.hpp"
 
@@ -34,8 +33,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const ckptsim::Scenario scenario = ckptsim::load_scenario_file(file.hold(data, size));
     if (iteration_model_too_large(scenario)) return 0;
-    const ckptsim::RunModel model(scenario, ckptsim::resolve_strategy_costs(scenario));
-    (void)model.simulate(0);
+    // The checks of `ckptsim run -r 1` (run/run_checks.hpp), then one replica.
+    const ckptsim::RunChecks checks;
+    const ckptsim::StrategyCosts costs = ckptsim::checked_strategy_costs(scenario, checks);
+    (void)ckptsim::checked_run_model(scenario, costs, 1, checks).simulate(0);
   } catch (const ckptsim::InputError&) {
   } catch (const ckptsim::LimitError&) {
   } catch (const ckptsim::ModelError&) {

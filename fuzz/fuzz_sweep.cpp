@@ -34,6 +34,7 @@ void read_as_spec(const std::string& path) {
 void read_as_journal(const std::string& path) {
   try {
     (void)ckptsim::sweep::read_journal(path);
+  } catch (const ckptsim::InputError&) {
   } catch (const ckptsim::IoError&) {
   }
 }

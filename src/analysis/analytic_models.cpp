@@ -1,6 +1,7 @@
 // Closed forms of analysis/analytic_models.hpp; the derivation is in the header.
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 
@@ -739,7 +740,28 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
 
 }  // namespace
 
-AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
+namespace {
+
+/// A closed form is reported only when it is a finite answer: every metric finite, ETTR in
+/// [0, 1] (beyond 1e-9 of rounding), the wall time finite and >= 0. Otherwise (an expected wall
+/// time that overflows, a NaN from inf - inf) it is "not available", with the reason, and the
+/// Monte Carlo estimate stands alone (optimize then ranks by it). A single negative metric is
+/// left to the report, which shows it as "n/a" (analyze_report.hpp).
+AnalyticPrediction checked_prediction(AnalyticPrediction p) {
+  if (!p.available) return p;
+  const auto refuse = [&p](const std::string& what, double value) {
+    p.available = false;
+    p.reason = fmt::format("the closed form gives {} = {} for this scenario (outside its valid range)", what, value);
+    return p;
+  };
+  for (const auto& [name, value] : p.metrics)
+    if (!std::isfinite(value)) return refuse(name, value);
+  if (!std::isfinite(p.ettr) || p.ettr < -1e-9 || p.ettr > 1.0 + 1e-9) return refuse("ETTR", p.ettr);
+  if (!std::isfinite(p.wall_time_s) || p.wall_time_s < 0) return refuse("the wall time", p.wall_time_s);
+  return p;
+}
+
+AnalyticPrediction predict_unchecked(const Scenario& scenario, const StrategyCosts& costs) {
   if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
@@ -754,6 +776,12 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
   double w = first.wall_time_s;
   AnalyticPrediction p = first;
   for (int step = 0; step < 8 && p.ettr_asymptotic > 0; ++step) {
+    if (!duration_in_range(w)) {  // failures keep the target out of reach within the clock
+      p.available = false;
+      p.reason = fmt::format("the expected wall time to reach run.iterations, {:.4g} s, is beyond the simulated clock's "
+                             "range (100 years)", w);
+      return p;
+    }
     fixed.run.duration = SimTime::from_seconds(w);
     Prepared again = prep;
     if (scenario.failures.process == FailureProcessKind::weibull) again = prepare(fixed, costs);  // the count depends on W
@@ -779,6 +807,12 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
   m["ettr"] = p.ettr;
   p.notes.push_back("run.iterations: wall time W solves E[training(W)] = n T; mean ETTR = n T / W (1 + Var(W)/W^2)");
   return p;
+}
+
+}  // namespace
+
+AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
+  return checked_prediction(predict_unchecked(scenario, costs));
 }
 
 EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {

@@ -10,6 +10,7 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
@@ -68,14 +69,15 @@ std::map<std::string, double> breakdown_shares(const std::map<std::string, doubl
 void evaluate_closed(Scenario& scenario, const OptimizeOptions& options, Candidate& cand) {
   if (options.seed) scenario.run.seed = *options.seed;
   cand.costs = options.costs ? options.costs(scenario) : resolve_strategy_costs(scenario);
+  check_closed_form_work(scenario, RunChecks{options.jobs, options.force});
   cand.closed = predict_run(scenario, cand.costs);
   cand.ettr = cand.closed.ettr;
   cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
 }
 
 /// Monte Carlo replicas of one fitting combination; the ranking then uses their means.
-void evaluate_simulated(const Scenario& scenario, int replicas, int jobs, Candidate& cand) {
-  const RunModel model(scenario, cand.costs);
+void evaluate_simulated(const Scenario& scenario, int replicas, int jobs, bool force, Candidate& cand) {
+  const RunModel model = checked_run_model(scenario, cand.costs, replicas, RunChecks{jobs, force});
   MonteCarloOptions mc;
   mc.replicas = replicas;
   mc.jobs = jobs;
@@ -211,7 +213,7 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     try {
       if (simulate)
         evaluate_simulated(*scenarios[i], options.replicas > 0 ? options.replicas : scenarios[i]->run.replicas,
-                           options.jobs, cand);
+                           options.jobs, options.force, cand);
     } catch (const ModelError& e) {
       cand.status = CandidateStatus::invalid;
       cand.reason = e.what();

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/analysis/placement_work.hpp"
 #include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -17,26 +18,17 @@ namespace {
 /// minute of one core.
 constexpr double kMonteCarloWorkLimit = 3e10;
 
-/// Before building anything: each placement holds N holder sets of m machines and their
-/// reverse index (2 x 4 N m bytes, plus ~64 bytes of vector per machine); the exact counts hold
-/// binomial rows of N+1 big integers of up to N bits (x2 for the per-k counts beside them).
+/// Before building anything (analysis/placement_work.hpp, as sweep placement points).
 void check_work(const PlacementRequest& rq) {
-  const double n = rq.machines, schemes = double(rq.schemes.size());
-  const bool needs_convolution = std::any_of(rq.schemes.begin(), rq.schemes.end(),
-                                             [](const std::string& name) { return name == "random" || name == "file"; });
-  const auto exact_schemes = static_cast<double>(
+  PlacementWorkRequest work;
+  work.machines = rq.machines;
+  work.replicas = rq.replicas;
+  work.schemes = static_cast<int>(rq.schemes.size());
+  work.exact_schemes = static_cast<int>(
       std::count_if(rq.schemes.begin(), rq.schemes.end(), [](const std::string& name) { return name != "ring"; }));
-  constexpr double kMaxLimbOperations = 2e11;  // about a minute (N = 5000 takes 2e9 in 0.5 s)
-  enforce_work_limits({{"--machines and --replicas", "the placements", schemes * n * (8.0 * rq.replicas + 64.0),
-                        kMaxMemoryBytes, "bytes"},
-                       // (ring is left out: past its own memory limit it falls back to Monte Carlo)
-                       {"--machines", "the exact recovery counts", exact_schemes * 2.0 * (n + 1) * (n / 8 + 16),
-                        kMaxMemoryBytes, "bytes"},
-                       // Random and file placements: counts multiplied component by component,
-                       // up to N^2 products of N-bit integers (N/64 limbs each).
-                       {"--machines", "the exact counts of a random or file placement",
-                        needs_convolution ? n * n * (n / 64 + 1) : 0.0, kMaxLimbOperations, "64-bit limb operations"}},
-                      rq.force);
+  work.convolution = std::any_of(rq.schemes.begin(), rq.schemes.end(),
+                                 [](const std::string& name) { return name == "random" || name == "file"; });
+  enforce_work_limits(estimate_placement_work(work), rq.force);
 }
 
 /// Monte Carlo estimates for k = 0..k_last: the first-failures estimator when fewer than N
@@ -48,11 +40,11 @@ MonteCarloRecovery estimate(const Placement& placement, const PlacementRequest& 
   double members = 0;
   for (const auto& h : placement.holders) members += static_cast<double>(h.size());
   const double work = static_cast<double>(rq.samples) * (rq.machines + members);
-  if (work > kMonteCarloWorkLimit)
-    throw LimitError(fmt::format("placement --machines {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
+  if (work > kMonteCarloWorkLimit && !rq.force)
+    throw LimitError(fmt::format("--machines {} and --samples {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
                                  "the {:.0g} limit; lower --samples, or ask for fewer --failures without "
-                                 "--window-probability",
-                                 rq.machines, rq.window_probability ? "for --window-probability" : "up to N", work,
+                                 "--window-probability (see docs/limits.md; --force runs it anyway)",
+                                 rq.machines, rq.samples, rq.window_probability ? "for --window-probability" : "up to N", work,
                                  kMonteCarloWorkLimit));
   return monte_carlo_recovery(placement, rq.samples, rq.seed);
 }

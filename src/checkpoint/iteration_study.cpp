@@ -7,6 +7,16 @@
 
 namespace ckptsim {
 
+int study_holders(const Scenario& scenario) {
+  const int n = std::max(1, scenario.cluster.machines);
+  if (scenario.strategy.kind == StrategyKind::erasure_coded) return std::clamp(scenario.strategy.parity + 1, 1, n);
+  // The loader checks that the replicas fit only for strategies that keep checkpoints in CPU
+  // memory; for the others they are clamped (see prepare_iteration_study).
+  const bool validated =
+      scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
+  return validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
+}
+
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported) {
   IterationStudy s{scenario, simulate_iteration(scenario), {}, {}, 0, {}};
   if (imported) {
@@ -24,13 +34,12 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   // remote-highfreq on 15 machines escaped as a PlacementError).
   const bool validated =
       scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
-  int m = validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
+  const int m = study_holders(scenario);
   const bool group_fits = !is_group_placement(scenario.strategy.placement) || n % m == 0;
   if (scenario.strategy.kind == StrategyKind::erasure_coded) {
     // Erasure-coded groups send p c per machine (checkpoint/erasure_code.hpp), planned as p
     // copies to the p next machines: the same bytes through every NIC as the real destinations,
     // spread over the g - 1 other members of the group.
-    m = std::clamp(scenario.strategy.parity + 1, 1, n);
     s.placement = ring_placement(n, m);
   } else {
     s.placement = make_placement(validated || group_fits ? scenario.strategy.placement : PlacementScheme::mixed, n, m,

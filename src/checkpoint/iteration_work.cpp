@@ -1,25 +1,37 @@
 // Up-front estimates of the iteration model's memory and flows (iteration_work.hpp).
 #include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/checkpoint/iteration_study.hpp"
 
 #include <algorithm>
+
+#include <fmt/format.h>
+
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 
 std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   std::vector<WorkEstimate> out;
-  const bool in_memory = keeps_checkpoints_in_memory(s.strategy.kind);
-  if (in_memory && s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
+  // Every strategy: the study plans a checkpoint for each (iteration_study.hpp), so a strategy
+  // that keeps nothing in memory still plans its chunks (fuzz/fuzz_sweep_limits finding).
+  if (s.strategy.gpu_buffer_bytes > 0 && s.strategy.sub_buffers > 0) {
     const double chunk = s.strategy.gpu_buffer_bytes / s.strategy.sub_buffers;
-    const int copies = s.strategy.kind == StrategyKind::erasure_coded ? s.strategy.parity : s.strategy.replicas - 1;
+    const int copies = study_holders(s) - 1;
     const double chunks = std::max(0, copies) * s.checkpoint_bytes_per_machine() / chunk;
     out.push_back({"/strategy/gpu_buffer and /strategy/sub_buffers",
                    "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,
-                   "bytes"});
+                   "bytes", s.source_file,
+                   fmt::format("{} and {} (chunks of {} for {} of copies per machine)", format_bytes(s.strategy.gpu_buffer_bytes),
+                               s.strategy.sub_buffers, format_bytes(chunk),
+                               format_bytes(std::max(0, copies) * s.checkpoint_bytes_per_machine()))});
   }
-  out.push_back({"/cluster/machines", "the iteration model's training flows", estimate_iteration_flows(s),
-                 kMaxIterationFlows, "flows"});
+  // A product of three fields: all three are named, with their values (the one to lower may be any).
+  out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
+                 estimate_iteration_flows(s), kMaxIterationFlows, "flows", s.source_file,
+                 fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)});
   out.push_back({"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
-                 estimate_program_bytes(s), kMaxMemoryBytes, "bytes"});
+                 estimate_program_bytes(s), kMaxMemoryBytes, "bytes", s.source_file,
+                 fmt::format("{} layers", s.model.layers)});
   return out;
 }
 

@@ -19,7 +19,7 @@
 #include "ckptsim/output/erasure_summary.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
-#include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -132,7 +132,8 @@ int command_analyze(const CommandContext& ctx) {
       ("json", "print one JSON document instead of the table")
       ("replicas,r", po::value<int>(&replicas), "Monte Carlo replicas (default: the scenario's run.replicas; 0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
-      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp);
+      ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
+      ("force", "run even when the estimated memory, flows or simulated events exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
   if (!parsed) return 0;
@@ -147,8 +148,9 @@ int command_analyze(const CommandContext& ctx) {
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
   jobs = resolve_jobs(jobs);
 
-  const StrategyCosts costs = resolve_strategy_costs(scenario);
-  const AnalyzeReport report = make_analyze_report(scenario, costs, jobs);
+  const RunChecks checks{jobs, vm.count("force") > 0};
+  const StrategyCosts costs = checked_strategy_costs(scenario, checks);
+  const AnalyzeReport report = make_analyze_report(scenario, costs, checks);
   if (json) {
     ctx.out << analyze_document(scenario, costs, report, ctx.command_line).dump(2) << '\n';
     return 0;

@@ -73,6 +73,7 @@ int command_iteration(const CommandContext& ctx) {
 
   refuse_output_over_inputs("--trace", trace, {scenario_path, profile});
   refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
+  refuse_outputs_sharing_a_file({{"--trace", trace}, {"--write-profile", write_profile}});
   const Scenario scenario = load_scenario_file(scenario_path);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;

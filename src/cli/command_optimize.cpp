@@ -112,6 +112,7 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   args.json = vm.count("json") > 0;
   args.force = vm.count("force") > 0;
   for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
+  check_vary_axes(args.axes);
   double combinations = 1;
   for (const auto& axis : args.axes) combinations *= static_cast<double>(axis.values.size());
   enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, "combinations"}},
@@ -123,6 +124,7 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   }
   args.options.replicas = replicas;
   args.options.jobs = jobs;
+  args.options.force = args.force;
   if (vm.count("seed")) args.options.seed = static_cast<std::uint64_t>(seed);
   return args;
 }

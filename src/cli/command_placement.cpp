@@ -20,6 +20,7 @@
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "placement_domains.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/placement_report.hpp"
@@ -145,7 +146,7 @@ Options parse_options(const CommandContext& ctx, bool& help) {
       ("monte-carlo", "also estimate exact schemes by Monte Carlo (95% Wilson intervals) as a cross-check")
       ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
       ("seed", po::value<long long>(&seed), "seed of the random placement and of Monte Carlo (0 .. 2^63-1, default 1)")
-      ("force", "run even when the estimated memory exceeds the limits of docs/limits.md")
+      ("force", "run even when the estimated memory or work exceeds the limits of docs/limits.md")
       ("json", "print JSON instead of a table")
       ("domain-size", po::value<long long>(&domain_size),
        "machines per failure domain: whole domains fail (--failures counts domains)");
@@ -193,6 +194,10 @@ Options parse_options(const CommandContext& ctx, bool& help) {
   if (from_file && (from_file->machines != o.request.machines || from_file->replicas != o.request.replicas))
     throw UsageError(fmt::format("--placement-file {} has {} machines and {} replicas, but --machines {} --replicas {}",
                                  file, from_file->machines, from_file->replicas, o.request.machines, o.request.replicas));
+  // The loader's rule for failures.domains.*.machines (scenario.hpp).
+  if (o.domain_size && !domain_size_fits(*o.domain_size, o.request.machines))
+    throw UsageError(fmt::format("--domain-size expects at most --machines ({}) machines per domain, found {}",
+                                 o.request.machines, *o.domain_size));
   o.request.k_last = o.request.machines;
   o.failures_given = vm.count("failures") > 0;
   if (vm.count("failures")) {
@@ -208,13 +213,13 @@ Options parse_options(const CommandContext& ctx, bool& help) {
                                    failures));
   }
   o.request.schemes = parse_schemes(vm.count("scheme") ? std::optional<std::string>(scheme) : std::nullopt, from_file.has_value());
-  try {
-    if (vm.count("window-probability")) o.request.window_probability = parse_fraction(window);
-    if (vm.count("shard-bytes")) o.request.shard_bytes = parse_bytes(shard);
-    if (vm.count("cpu-memory")) o.request.cpu_memory = parse_bytes(cpu);
-  } catch (const UnitError& e) {
-    throw UsageError(e.what());
-  }
+  if (vm.count("window-probability"))
+    o.request.window_probability =
+        parse_unit_option("--window-probability", window, [](const std::string& t) { return parse_fraction(t); });
+  if (vm.count("shard-bytes"))
+    o.request.shard_bytes = parse_unit_option("--shard-bytes", shard, [](const std::string& t) { return parse_bytes(t); });
+  if (vm.count("cpu-memory"))
+    o.request.cpu_memory = parse_unit_option("--cpu-memory", cpu, [](const std::string& t) { return parse_bytes(t); });
   if (o.request.cpu_memory && !o.request.shard_bytes) throw UsageError("--cpu-memory needs --shard-bytes");
   return o;
 }

@@ -15,9 +15,7 @@
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
-#include "ckptsim/run/resolve_costs.hpp"
-#include "ckptsim/run/work_estimate.hpp"
-#include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim::cli {
@@ -61,10 +59,9 @@ int command_run(const CommandContext& ctx) {
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
   jobs = resolve_jobs(jobs);
 
-  if (!scenario.training.iteration_time) enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
-  const StrategyCosts costs = resolve_strategy_costs(scenario);
-  enforce_work_limits(estimate_run_work(scenario, costs, scenario.run.replicas, jobs), vm.count("force") > 0);
-  const RunModel model(scenario, costs);
+  const RunChecks checks{jobs, vm.count("force") > 0};
+  const StrategyCosts costs = checked_strategy_costs(scenario, checks);
+  const RunModel model = checked_run_model(scenario, costs, scenario.run.replicas, checks);
   MonteCarloOptions options;
   options.replicas = scenario.run.replicas;
   options.jobs = jobs;

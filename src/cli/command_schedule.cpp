@@ -137,6 +137,18 @@ nlohmann::json plan_json(const IterationStudy& study, const SchedulerOutcome& o,
   return doc;
 }
 
+/// The plan format (docs/plan-format.md) holds m - 1 whole copies of each shard sent to peers:
+/// GEMINI's checkpoint, and in-memory-blocking's. Other strategies checkpoint differently
+/// (parity symbols, levels, storage, nothing), so a replica plan for them would be wrong.
+void refuse_without_replica_plan(const Scenario& s) {
+  const StrategyKind kind = s.strategy.kind;
+  if (kind == StrategyKind::gemini || kind == StrategyKind::in_memory_blocking) return;
+  throw InputError(s.source_file, "/strategy/kind",
+                   "a strategy whose checkpoint is whole replicas sent to peers, \"gemini\" or \"in-memory-blocking\" "
+                   "(ckptsim schedule writes only that plan; the plans of the other strategies are not modelled yet)",
+                   fmt::format("\"{}\"", name_of(kind)));
+}
+
 }  // namespace
 
 int command_schedule(const CommandContext& ctx) {
@@ -167,6 +179,7 @@ int command_schedule(const CommandContext& ctx) {
   }
   if (output != "-") refuse_output_over_inputs("--output", output, {scenario_path, profile});
   const Scenario scenario = load_scenario_file(scenario_path);
+  refuse_without_replica_plan(scenario);
   enforce_work_limits(estimate_iteration_work(scenario), parsed->count("force") > 0);
   const SchedulerKind planned = chosen.value_or(scenario.strategy.scheduler);
   std::optional<IterationProfile> imported;

@@ -17,6 +17,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/failure/trace_tools.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -25,15 +26,13 @@ namespace {
 
 namespace po = boost::program_options;
 
-constexpr int kMaxMachines = 1'000'000;
-
+/// A duration option greater than zero (UsageError naming the option and the value otherwise).
 SimTime parse_duration_option(const std::string& option, const std::string& text) {
-  try {
-    const SimTime d = parse_duration(text);
-    if (d > SimTime::zero()) return d;
-  } catch (const UnitError&) {
-  }
-  throw UsageError(fmt::format("{} expects a duration greater than zero such as \"30d\", found \"{}\"", option, text));
+  return parse_unit_option(option, text, [](const std::string& t) {
+    const SimTime d = parse_duration(t);
+    if (d <= SimTime::zero()) throw UnitError("a duration greater than zero such as \"30d\"");
+    return d;
+  });
 }
 
 int trace_synth(const CommandContext& ctx) {
@@ -44,7 +43,9 @@ int trace_synth(const CommandContext& ctx) {
       "  opt-175b      OPT-175B logbook: ~2 machines down per day on 124 machines\n"
       "  lanl-weibull  LANL (Schroeder & Gibson): Weibull shape 0.7 per machine, 1.5% per machine-day\n"
       "SPEC = NAME:key=value,... with NAME a preset, exponential or weibull; keys rate, shape,\n"
-      "hardware, causes. The file's header says which source and figures it encodes.\n\noptions");
+      "hardware, causes, each at most once. exponential and weibull default to rate 1.5%/machine/day\n"
+      "(GEMINI's figure from the OPT-175B logbook), hardware fraction 0.5 and (weibull) shape 0.7.\n"
+      "The file's header says which source and figures it encodes, and the parameters in effect.\n\noptions");
   int machines = 0;
   std::string duration_text;
   std::string output;
@@ -58,8 +59,8 @@ int trace_synth(const CommandContext& ctx) {
   const auto parsed = parse_command_options(ctx, visible, "spec", &spec_text);
   if (!parsed) return 0;
   if (spec_text.empty()) throw UsageError("missing PRESET|SPEC (llama3-405b, opt-175b, lanl-weibull, ...)");
-  if (machines < 1 || machines > kMaxMachines)
-    throw UsageError(fmt::format("--machines expects 1 to {}, found {}", kMaxMachines, machines));
+  if (machines < 1 || machines > kMaxTraceMachines)
+    throw UsageError(fmt::format("--machines expects 1 to {}, found {}", kMaxTraceMachines, machines));
   if (duration_text.empty()) throw UsageError("missing --duration (e.g. 30d)");
   if (output.empty()) throw UsageError("missing --output FILE");
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
@@ -147,19 +148,31 @@ int trace_stats_command(const CommandContext& ctx) {
   const auto parsed = parse_command_options(ctx, visible, "file", &path);
   if (!parsed) return 0;
   if (path.empty()) throw UsageError("missing FILE (a failure trace CSV)");
-  if (parsed->count("machines") && (machines < 1 || machines > kMaxMachines))
-    throw UsageError(fmt::format("--machines expects 1 to {}, found {}", kMaxMachines, machines));
-  const TraceHeader header = read_trace_header(path);
-  const int index_limit = parsed->count("machines") ? machines : header.machines.value_or(kMaxMachines);
-  const auto records = load_failure_trace(path, std::clamp(index_limit, 1, kMaxMachines));
+  if (parsed->count("machines") && (machines < 1 || machines > kMaxTraceMachines))
+    throw UsageError(fmt::format("--machines expects 1 to {}, found {}", kMaxTraceMachines, machines));
+  // One guarded read (core/input_file.hpp: a FIFO or a device is refused, never waited on),
+  // then the header and the failures from the same text.
+  const std::string text = read_input_file(path, "a failure trace CSV");
+  const TraceHeader header = parse_trace_header(text, path);
+  const int index_limit = parsed->count("machines") ? machines : header.machines.value_or(kMaxTraceMachines);
+  const auto records = parse_failure_trace(text, path, std::clamp(index_limit, 1, kMaxTraceMachines));
   int n = parsed->count("machines") ? machines : header.machines.value_or(0);
   if (!parsed->count("machines") && !header.machines)
     for (const auto& r : records) n = std::max(n, r.machine + 1);
-  SimTime duration = duration_text.empty() ? header.duration.value_or(records.empty() ? SimTime::zero() : records.back().time)
-                                           : parse_duration_option("--duration", duration_text);
-  if (!records.empty() && records.back().time > duration)
-    throw UsageError(fmt::format("the trace has a failure at {}, after the observation length {}",
-                                 format_duration(records.back().time), format_duration(duration)));
+  const bool given = !duration_text.empty();
+  SimTime duration = given ? parse_duration_option("--duration", duration_text)
+                           : header.duration.value_or(records.empty() ? SimTime::zero() : records.back().time);
+  if (!records.empty() && records.back().time > duration) {
+    const auto late = std::find_if(records.begin(), records.end(), [&](const TraceRecord& r) { return r.time > duration; });
+    throw InputError(path, fmt::format("/line/{}", late->line),
+                     fmt::format("failures within the observation length {} ({})", format_duration(duration),
+                                 given ? "--duration" : "the \"# duration:\" header line"),
+                     fmt::format("a failure at {}{}", format_duration(late->time),
+                                 records.back().line != late->line
+                                     ? fmt::format(" (the last at {}, line {})", format_duration(records.back().time),
+                                                   records.back().line)
+                                     : ""));
+  }
   if (n < 1 || duration <= SimTime::zero())
     throw UsageError("cannot tell the machines or the duration: give --machines and --duration");
   const TraceStats st = trace_stats(records, n, duration);

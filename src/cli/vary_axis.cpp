@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/core/input_file.hpp"
 
 namespace ckptsim::cli {
 namespace {
@@ -47,6 +48,19 @@ VaryAxis parse_vary_axis(const std::string& spec) {
     start = comma + 1;
   }
   return axis;
+}
+
+void check_vary_axes(const std::vector<VaryAxis>& axes) {
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      if (axes[i].pointer == axes[j].pointer)
+        throw UsageError("--vary " + axes[i].pointer + " is given twice: give all its values in one --vary " +
+                         axes[i].pointer + "=V1,V2,...");
+      // Values are written in order: a later pointer enclosing an earlier one would replace it.
+      if (json_pointer_within(axes[j].pointer, axes[i].pointer))
+        throw UsageError("--vary " + axes[i].pointer + " encloses the earlier --vary " + axes[j].pointer +
+                         " and would replace its values: give the enclosing --vary first");
+    }
 }
 
 }  // namespace ckptsim::cli

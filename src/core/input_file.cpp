@@ -1,13 +1,13 @@
 // Guarded reading of input files and JSON documents (input_file.hpp).
 #include "ckptsim/core/input_file.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <utility>
 
@@ -25,6 +25,25 @@ std::string file_kind(mode_t mode) {
   if (S_ISBLK(mode)) return "a block device";
   if (S_ISSOCK(mode)) return "a socket";
   return "not a regular file";
+}
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+/// Closes a descriptor when the read ends, however it ends.
+struct Descriptor {
+  explicit Descriptor(int descriptor) : fd(descriptor) {}
+  int fd;
+  ~Descriptor() { ::close(fd); }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+};
+
+/// "64 MiB", "4 GiB", "1.5 KiB".
+std::string size_text(std::size_t bytes) {
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (std::size_t{1} << 30)) return fmt::format("{:.3g} GiB", b / (1 << 30));
+  if (bytes >= (std::size_t{1} << 20)) return fmt::format("{:.3g} MiB", b / (1 << 20));
+  return fmt::format("{:.3g} KiB", b / 1024);
 }
 
 std::string errno_reason(int error) {
@@ -173,36 +192,62 @@ std::string escape_json_pointer_token(std::string_view token) {
   return out;
 }
 
-std::string read_input_file(const std::string& path, std::string_view what) {
+bool json_pointer_within(std::string_view inner, std::string_view outer) {
+  if (inner.substr(0, outer.size()) != outer) return false;
+  return inner.size() == outer.size() || inner[outer.size()] == '/';
+}
+
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  const auto too_large = [&](const std::string& found) {
+    return InputError(path, "", fmt::format("{} of at most {}", what, size_text(max_bytes)), found);
+  };
+  // Opened without blocking (a FIFO with no writer would block open(2) itself), then checked on
+  // the descriptor: what is read is what was checked, even if the path changes meanwhile.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    const int error = errno;
+    struct stat info {};
+    if (error != ENOENT && error != ELOOP && ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+      throw InputError(path, "", std::string(what) + " (a regular file)", file_kind(info.st_mode));
+    throw InputError(path, "", std::string(what), errno_reason(error));
+  }
+  const Descriptor guard{fd};
   struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) throw InputError(path, "", std::string(what), errno_reason(errno));
+  if (::fstat(fd, &info) != 0) throw InputError(path, "", std::string(what), errno_reason(errno));
   if (!S_ISREG(info.st_mode)) throw InputError(path, "", std::string(what) + " (a regular file)", file_kind(info.st_mode));
   const auto size = static_cast<std::size_t>(info.st_size);
-  if (size > kMaxInputFileBytes)
-    throw InputError(path, "", fmt::format("{} of at most {} MiB", what, kMaxInputFileBytes >> 20),
-                     fmt::format("a file of {:.1f} MiB", static_cast<double>(size) / (1 << 20)));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path, "", std::string(what), "a file that cannot be opened: " + errno_reason(errno));
-  // Read in blocks into a string sized from stat (not the limit: zero-filling 64 MiB for every
+  if (size > max_bytes) throw too_large(fmt::format("a file of {}", size_text(size)));
+  // Read in blocks into a string sized from fstat (not the limit: zero-filling 64 MiB for every
   // file read cost more than the parse), still refusing a file that grew past the limit.
   std::string text;
   text.reserve(size + 1);
   std::array<char, 1 << 16> block{};
-  while (in.read(block.data(), static_cast<std::streamsize>(block.size())) || in.gcount() > 0) {
-    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxInputFileBytes)  // it grew while being read
-      throw InputError(path, "", fmt::format("{} of at most {} MiB", what, kMaxInputFileBytes >> 20), "a larger file");
+  for (;;) {
+    const ssize_t n = ::read(fd, block.data(), block.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path, "", std::string(what), "a file that cannot be read: " + errno_reason(errno));
+    if (n == 0) break;
+    text.append(block.data(), static_cast<std::size_t>(n));
+    if (text.size() > max_bytes) throw too_large("a larger file (it grew while being read)");
   }
   return text;
 }
 
 std::string_view strip_utf8_bom(std::string_view text) {
-  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  if (text.substr(0, 3) == kUtf8Bom) text.remove_prefix(3);
+  return text;
+}
+
+std::string_view strip_utf8_bom(std::string_view text, const std::string& file) {
+  text = strip_utf8_bom(text);
+  if (text.substr(0, 3) == kUtf8Bom)
+    throw InputError(file, "", "at most one UTF-8 byte-order mark (EF BB BF) before the text",
+                     "a second byte-order mark (the file was most likely converted twice)");
   return text;
 }
 
 JsonDocument parse_json_document(std::string_view text, const std::string& file) {
-  text = strip_utf8_bom(text);
+  text = strip_utf8_bom(text, file);
   check_depth_and_bytes(text, file);
   PathTracker tracker;
   JsonDocument doc;

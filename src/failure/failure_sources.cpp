@@ -21,9 +21,9 @@ namespace {
 /// `now` plus a gap in seconds, at least 1 ns later (time strictly increases), saturating at
 /// SimTime::max() (a gap beyond the int64-ns clock means "never").
 SimTime after(SimTime now, double gap_seconds) {
-  const double limit = static_cast<double>(SimTime::max().ns() - now.ns()) * 1e-9;
-  if (!(gap_seconds < limit)) return SimTime::max();
-  return now + std::max(SimTime::from_ns(1), SimTime::from_seconds(gap_seconds));
+  // A gap beyond the clock (or NaN) is "never"; a representable one is added saturating.
+  if (!(gap_seconds < 9.2e9)) return SimTime::max();
+  return saturating_add(now, std::max(SimTime::from_ns(1), SimTime::from_seconds(std::max(0.0, gap_seconds))));
 }
 
 /// Draws a machine failure's cause (and so its outcome) from its own stream: from the cause

@@ -33,9 +33,12 @@ std::vector<std::string> split_commas(const std::string& line) {
 }  // namespace
 
 std::vector<TraceRecord> load_failure_trace(const std::string& path, int machines) {
-  const std::string contents = read_input_file(path, "a failure trace CSV");
+  return parse_failure_trace(read_input_file(path, "a failure trace CSV"), path, machines);
+}
+
+std::vector<TraceRecord> parse_failure_trace(std::string_view contents, const std::string& path, int machines) {
   // A UTF-8 byte-order mark is skipped, as in JSON inputs (core/input_file.hpp).
-  std::istringstream in{std::string(strip_utf8_bom(contents))};
+  std::istringstream in{std::string(strip_utf8_bom(contents, path))};
   ProblemList problems(path);
   std::map<std::tuple<std::int64_t, int, FailureType>, int> first_line;  // row -> line it first appeared on
   std::vector<TraceRecord> records;
@@ -64,6 +67,7 @@ std::vector<TraceRecord> load_failure_trace(const std::string& path, int machine
       continue;
     }
     TraceRecord r;
+    r.line = line_number;
     if (cells.size() != columns) {
       problems.add(where, fmt::format("{} comma-separated cells ({})", columns,
                                       columns == 4 ? "time,machine,type,cause" : "time,machine,type"),

@@ -1,12 +1,14 @@
 // Trace synthesis from published descriptions (trace_tools.hpp).
+#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/failure/trace_tools.hpp"
 #include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -15,6 +17,12 @@ namespace ckptsim {
 namespace {
 
 constexpr double kDay = 86400.0;
+
+std::string trimmed(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
+}
 
 TraceSynthesisSpec llama3_preset() {
   const CausePreset* llama = find_cause_preset("llama3-405b");
@@ -61,6 +69,23 @@ TraceSynthesisSpec lanl_preset() {
       "set so the long-run rate is 1.5% per machine-day (GEMINI's rate from the OPT-175B log), not a LANL",
       "figure. Hardware fraction 0.5 is the ckptsim default."};
   return t;
+}
+
+/// The header line that states what the trace was drawn from, defaults included.
+std::string parameters_in_effect(const FailureSpec& f) {
+  std::string text = "In effect: ";
+  if (f.process == FailureProcessKind::weibull) {
+    const double mean_life = f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape);
+    text += fmt::format("Weibull lifetimes per machine, shape {:.6g}, scale {:.6g} d (long-run rate {:.6g} per machine-day)",
+                        f.weibull_shape, f.weibull_scale.seconds() / kDay, kDay / mean_life);
+  } else {
+    text += fmt::format("exponential (Poisson) failures, rate {:.6g} per machine-day", f.rate * kDay);
+  }
+  if (f.causes.causes.empty())
+    text += fmt::format(", hardware fraction {:.6g}", f.hardware_fraction);
+  else
+    text += fmt::format(", causes of {}", f.causes.preset.empty() ? "the spec" : f.causes.preset);
+  return text + ".";
 }
 
 void apply_option(TraceSynthesisSpec& t, const std::string& key, const std::string& value, ProblemList& problems) {
@@ -122,7 +147,10 @@ TraceSynthesisSpec parse_trace_spec(const std::string& text) {
     t.failures.rate = 0.015 / kDay;
     t.failures.weibull_shape = 0.7;
     t.failures.weibull_scale = SimTime::from_seconds(kDay / 0.015 / std::tgamma(1.0 + 1.0 / 0.7));
-    t.provenance = {fmt::format("A {} process given on the command line (not a published description).", name)};
+    t.provenance = {fmt::format("A {} process given on the command line (not a published description); unless "
+                                "given: rate 1.5%/machine/day (GEMINI's rate from the OPT-175B logbook), hardware "
+                                "fraction 0.5{}.",
+                                name, name == "weibull" ? ", shape 0.7" : "")};
   } else {
     problems.add("", "a preset (llama3-405b, opt-175b, lanl-weibull) or exponential / weibull, then :key=value,...",
                  fmt::format("\"{}\"", text));
@@ -131,31 +159,38 @@ TraceSynthesisSpec parse_trace_spec(const std::string& text) {
   if (colon != std::string::npos) {
     std::stringstream options(text.substr(colon + 1));
     std::string item;
+    std::set<std::string> seen;
     while (std::getline(options, item, ',')) {
       const auto eq = item.find('=');
       if (eq == std::string::npos) {
         problems.add("/" + item, "key=value", fmt::format("\"{}\"", item));
         continue;
       }
-      apply_option(t, item.substr(0, eq), item.substr(eq + 1), problems);
+      const std::string key = item.substr(0, eq);
+      if (!seen.insert(key).second) {  // the later value would silently win
+        problems.add("/" + key, "each key once", fmt::format("\"{}\" given again", item));
+        continue;
+      }
+      apply_option(t, key, item.substr(eq + 1), problems);
     }
   }
   problems.throw_if_any();
+  t.provenance.push_back(parameters_in_effect(t.failures));
   return t;
 }
 
 std::vector<TraceRecord> synthesize_trace(const FailureSpec& spec, int machines, SimTime duration,
                                           std::uint64_t seed) {
   const double expected = expected_failure_events(spec, machines, duration);
-  if (expected > static_cast<double>(kMaxTraceRecords) / 2)
-    throw LimitError(fmt::format("trace synth: ~{:.3g} failures expected, above the limit of {} records per trace; "
-                                 "use fewer machines or a shorter duration",
-                                 expected, kMaxTraceRecords / 2));
+  if (!(expected <= static_cast<double>(kMaxTraceRecords) / 2))
+    throw LimitError(fmt::format("trace synth --machines {} --duration {}: ~{:.3g} failures expected, above the limit of {} "
+                                 "records per trace; use fewer machines or a shorter duration (see docs/limits.md)",
+                                 machines, format_duration(duration), expected, kMaxTraceRecords / 2));
   // The Weibull process keeps one mt19937_64 engine (2.5 KB) per machine.
   constexpr int kMaxWeibullMachines = 100'000;
   if (spec.process == FailureProcessKind::weibull && machines > kMaxWeibullMachines)
-    throw LimitError(fmt::format("trace synth: a Weibull process keeps a 2.5 KB random stream per machine: {} machines "
-                                 "need ~{:.1f} GB, above the limit of {} machines",
+    throw LimitError(fmt::format("trace synth --machines {}: a Weibull process keeps a 2.5 KB random stream per machine: "
+                                 "~{:.1f} GB, above the limit of {} machines (see docs/limits.md)",
                                  machines, machines * 2.5e3 / 1e9, kMaxWeibullMachines));
   const auto causes = failure_causes(spec);
   auto source = make_failure_source(FailureSourceContext{spec, machines, seed, 0, nullptr});
@@ -182,18 +217,40 @@ void write_trace_csv(std::ostream& out, const std::vector<TraceRecord>& records,
 }
 
 TraceHeader read_trace_header(const std::string& path) {
+  return parse_trace_header(read_input_file(path, "a failure trace CSV"), path);
+}
+
+TraceHeader parse_trace_header(std::string_view text, const std::string& path) {
   TraceHeader h;
-  std::ifstream in(path);
+  ProblemList problems(path);
+  std::istringstream in{std::string(strip_utf8_bom(text, path))};
   std::string line;
-  for (int n = 0; n < 1000 && std::getline(in, line); ++n) {
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line.front() != '#') break;
-    try {
-      if (line.rfind("# machines: ", 0) == 0) h.machines = std::stoi(line.substr(12));
-      if (line.rfind("# duration: ", 0) == 0) h.duration = parse_duration(line.substr(12));
-    } catch (const std::exception&) {
-      // A malformed header line is ignored: --machines / --duration then decide.
+    const std::string where = fmt::format("/line/{}", number);
+    if (line.rfind("# machines:", 0) == 0) {
+      // The whole value must be the count: "4abc", "1e3" and "-5" are refused, not read as 4, 1, -5.
+      const std::string value = trimmed(line.substr(11));
+      int n = 0;
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+      if (ec != std::errc() || end != value.data() + value.size() || n < 1 || n > kMaxTraceMachines)
+        problems.add(where, fmt::format("\"# machines: N\" with N an integer from 1 to {}", kMaxTraceMachines),
+                     fmt::format("\"{}\"", value));
+      else
+        h.machines = n;
+    } else if (line.rfind("# duration:", 0) == 0) {
+      const std::string value = trimmed(line.substr(11));
+      try {
+        h.duration = parse_duration(value);
+        if (*h.duration <= SimTime::zero()) throw UnitError("a duration greater than zero");
+      } catch (const UnitError& e) {
+        h.duration.reset();
+        problems.add(where, fmt::format("\"# duration: D\" with D {}", e.what()), fmt::format("\"{}\"", value));
+      }
     }
   }
+  problems.throw_if_any();
   return h;
 }
 

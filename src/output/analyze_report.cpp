@@ -120,14 +120,15 @@ bool analyze_disagrees(const std::string& key, double closed, double mean, doubl
   return gap > 1e-9 * std::max({1.0, std::abs(closed), std::abs(mean)});
 }
 
-AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, int jobs) {
+AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, const RunChecks& checks) {
   AnalyzeReport report;
+  check_closed_form_work(scenario, checks);  // the closed forms build the placement first
   report.prediction = predict_run(scenario, costs);
   if (scenario.run.replicas > 0) {
-    const RunModel model(scenario, costs);
+    const RunModel model = checked_run_model(scenario, costs, scenario.run.replicas, checks);
     MonteCarloOptions options;
     options.replicas = scenario.run.replicas;
-    options.jobs = jobs;
+    options.jobs = checks.jobs;
     report.summary = summarize(run_replicas(model, options));
   }
   report.rows = compare_metrics(report.prediction, report.summary);

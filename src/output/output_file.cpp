@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <random>
 
 #include <fcntl.h>
@@ -155,6 +156,30 @@ void refuse_output_over_inputs(const std::string& option, const std::string& out
                        fmt::format("\"{}\", the same file as the input \"{}\"", output, input));
     }
   }
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(a, ea);
+  const auto cb = std::filesystem::weakly_canonical(b, eb);
+  return !ea && !eb && ca == cb;
+}
+
+}  // namespace
+
+void refuse_outputs_sharing_a_file(const std::vector<OutputOption>& outputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      const OutputOption& a = outputs[i];
+      const OutputOption& b = outputs[j];
+      if (a.path.empty() || b.path.empty() || a.path == "-" || b.path == "-" || !same_file(a.path, b.path)) continue;
+      throw InputError("<command line>", b.option, fmt::format("a file that {} does not write too", a.option),
+                       fmt::format("\"{}\", the same file as {} \"{}\"", b.path, a.option, a.path));
+    }
 }
 
 }  // namespace ckptsim

@@ -156,7 +156,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   };
   if (const auto it = summary.metrics.find("unfinished"); it != summary.metrics.end() && it->second.mean > 0)
     out << fmt::format("warning    {:.0f} of {} replicas did not reach run.iterations within 100x the failure-free "
-                       "time; their figures stop there\n\n",
+                       "time (or 100 years); their figures stop there\n\n",
                        it->second.mean * summary.replicas, summary.replicas);
   out << fmt::format("  {:<30} {:>14}   {:<12}\n", "metric", "mean", "ci95");
   row("ETTR", "ettr", 4);

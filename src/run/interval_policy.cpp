@@ -21,12 +21,17 @@ double estimated_failure_rate(std::int64_t failures, double elapsed_s, double pr
 }
 
 std::int64_t adaptive_period_iterations(SimTime checkpoint_cost, SimTime iteration, std::int64_t unit,
-                                        std::int64_t failures, SimTime elapsed, SimTime prior_mtbf) {
+                                        std::int64_t failures, SimTime elapsed, SimTime prior_mtbf,
+                                        SimTime longest) {
   const double rate = estimated_failure_rate(failures, elapsed.seconds(), prior_mtbf.seconds());
   const double tau = daly_optimal_interval(checkpoint_cost.seconds(), 1.0 / rate);
-  const double units = std::round(tau / (iteration.seconds() * static_cast<double>(unit)));
-  constexpr double kMaxUnits = 1099511627776.0;  // 2^40: far beyond any run, no overflow below
-  return unit * static_cast<std::int64_t>(std::clamp(units, 1.0, kMaxUnits));
+  const double unit_s = iteration.seconds() * static_cast<double>(unit);
+  const double units = std::round(tau / unit_s);
+  // At most the units that fit in `longest` (so units x unit x iteration stays within it),
+  // counted in whole nanoseconds.
+  const WideNs unit_ns = static_cast<WideNs>(iteration.ns()) * unit;
+  const double most = std::max(1.0, static_cast<double>(unit_ns > 0 ? longest.ns() / unit_ns : 1));
+  return unit * static_cast<std::int64_t>(std::clamp(units, 1.0, most));
 }
 
 }  // namespace ckptsim

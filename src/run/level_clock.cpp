@@ -2,6 +2,7 @@
 #include "ckptsim/run/level_clock.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace ckptsim {
 
@@ -23,18 +24,26 @@ std::int64_t LevelClock::count(std::int64_t q, std::int64_t blocks) const {
   return (a0_ + blocks) / q - a0_ / q;
 }
 
-SimTime LevelClock::stall_sum(std::int64_t blocks) const {
-  if (blocks <= 0) return SimTime::zero();
+WideNs LevelClock::wide_stall_sum(std::int64_t blocks) const {
+  if (blocks <= 0) return 0;
   const std::int64_t q2 = period_blocks(CheckpointLevel::partner);
   const std::int64_t q3 = period_blocks(CheckpointLevel::persistent);
-  SimTime sum = p_.stall * blocks;
-  SimTime below = p_.stall;  // the stall level 3 adds to
+  WideNs sum = static_cast<WideNs>(p_.stall.ns()) * blocks;
+  std::int64_t below = p_.stall.ns();  // the stall level 3 adds to
   if (q2 > 0) {
-    sum += (p_.partner_stall - p_.stall) * count(q2, blocks);
-    below = p_.partner_stall;
+    sum += static_cast<WideNs>(p_.partner_stall.ns() - p_.stall.ns()) * count(q2, blocks);
+    below = p_.partner_stall.ns();
   }
-  if (q3 > 0) sum += (p_.persistent_stall - below) * count(q3, blocks);
+  if (q3 > 0) sum += static_cast<WideNs>(p_.persistent_stall.ns() - below) * count(q3, blocks);
   return sum;
+}
+
+SimTime LevelClock::stall_sum(std::int64_t blocks) const { return narrow(wide_stall_sum(blocks)); }
+
+SimTime LevelClock::narrow(WideNs ns) {
+  if (ns > std::numeric_limits<std::int64_t>::max() || ns < std::numeric_limits<std::int64_t>::min())
+    throw ClockOverflow("simulated time out of the int64-ns clock's range in the multi-level clock");
+  return SimTime::from_ns(static_cast<std::int64_t>(ns));
 }
 
 SimTime LevelClock::block_stall(std::int64_t b) const {
@@ -46,18 +55,22 @@ SimTime LevelClock::block_stall(std::int64_t b) const {
   return p_.stall;
 }
 
-SimTime LevelClock::block_start(std::int64_t b) const {
-  if (b <= 0) return SimTime::zero();
-  return p_.iteration * (b * p_.every) + stall_sum(b - 1);
+WideNs LevelClock::wide_block_start(std::int64_t b) const {
+  if (b <= 0) return 0;
+  return static_cast<WideNs>(p_.iteration.ns()) * b * p_.every + wide_stall_sum(b - 1);
 }
+
+SimTime LevelClock::block_start(std::int64_t b) const { return narrow(wide_block_start(b)); }
 
 std::int64_t LevelClock::last_block(SimTime e, bool end) const {
   std::int64_t lo = 0;                                         // always satisfies (block 0)
   std::int64_t hi = e / (p_.iteration * p_.every) + 1;         // block_start(hi) > e
+  // The search probes blocks far beyond e, whose start may leave the int64 clock when a level's
+  // stall is long: compared in 128 bits, never converted.
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    const SimTime at = block_start(mid) + (end ? block_stall(mid) : SimTime::zero());
-    if (at <= e) {
+    const WideNs at = wide_block_start(mid) + (end ? block_stall(mid).ns() : 0);
+    if (at <= e.ns()) {
       lo = mid;
     } else {
       hi = mid - 1;
@@ -76,7 +89,9 @@ std::int64_t LevelClock::completed(SimTime e) const {
   std::int64_t hi = e / p_.iteration;  // time_to_complete(j) >= j T
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (time_to_complete(mid) <= e) {
+    const WideNs at = static_cast<WideNs>(p_.iteration.ns()) * mid +
+                        (p_.checkpoints ? wide_stall_sum((mid - 1) / p_.every) : 0);  // 128 bits, as in last_block
+    if (at <= e.ns()) {
       lo = mid;
     } else {
       hi = mid - 1;

@@ -18,6 +18,7 @@
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 #include "ckptsim/run/level_clock.hpp"
+#include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
 namespace ckptsim {
@@ -76,8 +77,6 @@ class MemoryHealth {
   bool whole_set_lost_ = false;
 };
 
-constexpr std::int64_t kIterationRunTimeLimit = 100;
-
 template <typename Clock>
 class ReplicaSimulation {
  public:
@@ -104,23 +103,21 @@ class ReplicaSimulation {
     SimTime lineage0;
     // An iteration target that failures keep out of reach (e.g. no checkpoints and a high
     // failure rate) must not run forever: such a replica stops at 100x its failure-free time
-    // and is reported as unfinished.
-    std::optional<SimTime> end_time = s_.run.duration;
-    if (s_.run.iterations) {
-      // Saturates rather than overflowing: the cap only has to be far beyond the run.
-      std::int64_t cap_ns = 0;
-      const SimTime failure_free = Clock(pattern_, 0).time_to_complete(*s_.run.iterations);
-      end_time = __builtin_mul_overflow(failure_free.ns(), kIterationRunTimeLimit, &cap_ns)
-                     ? SimTime::max()
-                     : SimTime::from_ns(cap_ns);
-    }
+    // (or 100 years) and is reported as unfinished.
+    // run.duration, or for run.iterations 100x the failure-free time (at most 100 years): the
+    // end of the run_horizon.hpp check, so every instant of the replica fits the clock.
+    const SimTime end_time = run_end_bound(s_, Clock(pattern_, 0).time_to_complete(s_.run.iterations.value_or(0)));
     for (;;) {
-      if (c_.adaptive_interval) adapt_persistent_period(t);
+      if (c_.adaptive_interval) adapt_persistent_period(t, end_time);
       Clock clock(pattern_, n0);
       // When training alone would end the run.
-      SimTime target_end = SimTime::max();
-      if (end_time) target_end = *end_time;
-      if (s_.run.iterations) target_end = std::min(target_end, t + clock.time_to_complete(*s_.run.iterations - n0));
+      SimTime target_end = end_time;
+      // Asked first as completed(), which stays in the clock: the time to complete the
+      // remaining iterations may not (an adaptive persistent period can put a long stall at
+      // every block once the run has started; fuzz/fuzz_time_edges finding), and then the
+      // run's end comes first anyway.
+      if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0)
+        target_end = t + clock.time_to_complete(*s_.run.iterations - n0);
       if (!pending_failure_ || pending_failure_->time >= target_end) {
         const SimTime e = target_end - t;
         const std::int64_t done = clock.completed(e);
@@ -151,7 +148,7 @@ class ReplicaSimulation {
       result_.lost_by_tier[static_cast<std::size_t>(outcome.tier)] += rolled_back + outcome.downtime;
       if (outcome.run_ended) {
         result_.iterations = outcome.target.iteration;
-        result_.wall_time = *end_time;
+        result_.wall_time = end_time;
         result_.finished = !s_.run.iterations;
         break;
       }
@@ -187,14 +184,15 @@ class ReplicaSimulation {
   /// wall time t. remote-periodic: every failure, its checkpoint stall, in iterations;
   /// multi-level: the failures no memory level could absorb, the level-3 cost above level 2,
   /// in multiples of the level-2 period.
-  void adapt_persistent_period(SimTime t) {
+  /// The period is capped at the run's end `end` (a longer one never checkpoints within it).
+  void adapt_persistent_period(SimTime t, SimTime end) {
     if (c_.tier == CheckpointTier::storage) {
       pattern_.every = adaptive_period_iterations(c_.stall, c_.iteration_time, 1, result_.failures(), t,
-                                                  c_.adaptive_prior_mtbf);
+                                                  c_.adaptive_prior_mtbf, end);
     } else if (c_.tier == CheckpointTier::multi_level && pattern_.persistent_every > 0) {
       pattern_.persistent_every =
           adaptive_period_iterations(c_.persistent_stall - c_.partner_stall, c_.iteration_time, c_.partner_every_iterations,
-                                     needed_persistent_, t, c_.adaptive_prior_mtbf);
+                                     needed_persistent_, t, c_.adaptive_prior_mtbf, end);
     }
   }
 
@@ -278,13 +276,14 @@ class ReplicaSimulation {
       }
       return false;
     });
+    // A lognormal delay may be SimTime::max() ("never"): these sums saturate, not overflow.
     const SimTime delay = draw_replacement_delay();
     if (standby_free_ > 0) {
       --standby_free_;
-      standby_returns_.push_back(detected + delay);
+      standby_returns_.push_back(saturating_add(detected, delay));
       replacements_ready_ = std::max(replacements_ready_, detected);
     } else {
-      replacements_ready_ = std::max(replacements_ready_, detected + delay);
+      replacements_ready_ = std::max(replacements_ready_, saturating_add(detected, delay));
     }
   }
 
@@ -329,7 +328,7 @@ class ReplicaSimulation {
     if (hi > lo) bucket += hi - lo;
   }
 
-  Outcome recover(const FailureEvent& first, const std::optional<SimTime>& end_time) {
+  Outcome recover(const FailureEvent& first, SimTime end_time) {
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
     apply_failure(first);
@@ -340,17 +339,19 @@ class ReplicaSimulation {
     for (;;) {
       const auto [target, tier] = choose_target();
       const SimTime detected = start + causes_[static_cast<std::size_t>(cause)].detection;
+      // Saturating after a replacement that may never come (lognormal); the horizon check
+      // (run_horizon.hpp) keeps every other sum of the episode within the clock.
       const SimTime replaced = std::max(detected, replacements_ready_);
-      const SimTime retrieved = replaced + retrieval_time(tier);
-      const SimTime restarted = retrieved + episode_restart_;
+      const SimTime retrieved = saturating_add(replaced, retrieval_time(tier));
+      const SimTime restarted = saturating_add(retrieved, episode_restart_);
       SimTime stop = restarted;
       bool interrupted = false;
       if (pending_failure_ && pending_failure_->time < stop) {
         stop = pending_failure_->time;
         interrupted = true;
       }
-      const bool ends_run = end_time && *end_time < stop;
-      if (ends_run) stop = *end_time;
+      const bool ends_run = end_time < stop;
+      if (ends_run) stop = end_time;
       account(b.detection, start, stop, start, detected);
       account(b.replacement_wait, start, stop, detected, replaced);
       SimTime r;
@@ -426,7 +427,6 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
   check_trace_causes();
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
-  check_work_limit();
 }
 
 void RunModel::check_trace_causes() const {
@@ -438,19 +438,6 @@ void RunModel::check_trace_causes() const {
                                  "name (with a cause table every trace line needs a cause column naming a row)",
                                  scenario_.failures.trace_file, format_duration(r.time), r.cause));
   }
-}
-
-void RunModel::check_work_limit() const {
-  const SimTime horizon = scenario_.run.duration
-                              ? *scenario_.run.duration
-                              : SimTime::from_seconds(std::min(9.2e9, costs_.iteration_time.seconds() *
-                                                                          static_cast<double>(*scenario_.run.iterations) *
-                                                                          kIterationRunTimeLimit));
-  const double events = expected_failure_events(scenario_.failures, scenario_.cluster.machines, horizon);
-  if (events > kMaxFailureEventsPerReplica)
-    throw LimitError(fmt::format("the failure rates ask for ~{:.3g} failure events per replica over {}, above the "
-                                 "limit of {:.0g}; lower /failures/rate, the domain rates or the run's length",
-                                 events, format_duration(horizon), kMaxFailureEventsPerReplica));
 }
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {

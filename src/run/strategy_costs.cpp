@@ -9,18 +9,24 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
 namespace {
 
-std::int64_t ceil_div(SimTime a, SimTime b) { return (a.ns() + b.ns() - 1) / b.ns(); }
+/// ceil(a / b) for a >= 0, b > 0, in 128 bits (a + b - 1 may pass 2^63 - 1 ns).
+std::int64_t ceil_div(SimTime a, SimTime b) {
+  return static_cast<std::int64_t>((static_cast<WideNs>(a.ns()) + b.ns() - 1) / b.ns());
+}
 
 /// The one rounding rule for a checkpoint interval given as a duration: the whole number of
 /// periods nearest to interval / period (halves round up), at least 1. Exact in integer
 /// nanoseconds: floor((2 interval + period) / (2 period)).
 std::int64_t periods_nearest(SimTime interval, SimTime period) {
-  return std::max<std::int64_t>(1, (2 * interval.ns() + period.ns()) / (2 * period.ns()));
+  // In 128 bits: 2 interval + period reaches 300 years of nanoseconds, beyond int64.
+  const WideNs n = (2 * static_cast<WideNs>(interval.ns()) + period.ns()) / (2 * static_cast<WideNs>(period.ns()));
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(n));
 }
 
 /// Time ZeRO-3 keeps each machine's NIC busy per iteration, to first order: parameters are
@@ -265,6 +271,7 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   strategy_registry().at(name_of(s.strategy.kind)).factory(in, c);
   if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
   check_run_length(s, c);
+  check_run_horizon(s, c);  // every term together: what a replica can add up (run_horizon.hpp)
   return c;
 }
 

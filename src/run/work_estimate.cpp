@@ -4,16 +4,15 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
+#include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/run_model.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 namespace {
-
-/// Failure-free length of the run in seconds (the horizon failures are drawn over, to first order).
-double horizon_seconds(const Scenario& s, const StrategyCosts& c) {
-  if (s.run.duration) return s.run.duration->seconds();
-  return c.iteration_time.seconds() * static_cast<double>(s.run.iterations.value_or(0));
-}
 
 /// Bytes one replica in flight holds per machine: placement holder lists and the reverse index
 /// (a vector each, ~32 bytes plus 4 per holder), health flags, and for Weibull failures one
@@ -26,35 +25,55 @@ double bytes_per_machine(const Scenario& s) {
   return bytes;
 }
 
+/// The fields the failure count is a product of, and their values as written.
+std::pair<std::string, std::string> failure_inputs(const Scenario& s, const std::string& length_field, SimTime length) {
+  std::string fields = s.failures.process == FailureProcessKind::weibull ? "/failures/scale" : "/failures/rate";
+  std::string values = s.failures.process == FailureProcessKind::weibull
+                           ? fmt::format("{:.6g} s", s.failures.weibull_scale.seconds())
+                           : fmt::format("{:.4g} per machine-day", s.failures.rate * 86400.0);
+  bool domains = false;
+  for (const auto& d : s.failures.domains) domains = domains || (d.machines > 0 && d.rate > 0);
+  if (domains) fields += " (and /failures/domains)";
+  fields += " x /cluster/machines x " + length_field;
+  values += fmt::format(" x {} x {}", s.cluster.machines, format_duration(length));
+  return {fields, values};
+}
+
 }  // namespace
 
 std::vector<WorkEstimate> estimate_run_work(const Scenario& s, const StrategyCosts& c, int replicas, int jobs) {
   std::vector<WorkEstimate> out;
   const double n = replicas;
+  const std::string& file = s.source_file;
   // Each result, plus one double per summarized metric (about 20) while summarizing.
   out.push_back({"--replicas (run.replicas)", "memory for the replica results",
-                 n * (static_cast<double>(sizeof(ReplicaResult)) + 20.0 * sizeof(double)), kMaxMemoryBytes, "bytes"});
+                 n * (static_cast<double>(sizeof(ReplicaResult)) + 20.0 * sizeof(double)), kMaxMemoryBytes, "bytes",
+                 file, std::to_string(replicas)});
   const double in_flight = std::min<double>(std::max(1, jobs), n) + 1.0;  // + the shared placement
   out.push_back({"/cluster/machines", "memory for the per-machine state of the replicas in flight",
-                 in_flight * s.cluster.machines * bytes_per_machine(s), kMaxMemoryBytes, "bytes"});
+                 in_flight * s.cluster.machines * bytes_per_machine(s), kMaxMemoryBytes, "bytes", file,
+                 fmt::format("{} (x {} replicas in flight)", s.cluster.machines, in_flight)});
+  if (s.failures.process == FailureProcessKind::trace) return out;  // a file already in memory
 
-  const double horizon = horizon_seconds(s, c);
-  double per_replica = 0;
-  std::string input;
-  if (s.failures.process == FailureProcessKind::exponential) {
-    per_replica = s.failures.rate * s.cluster.machines * horizon;
-    input = "/failures/rate";
-  } else if (s.failures.process == FailureProcessKind::weibull) {
-    const double mean_life = s.failures.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / s.failures.weibull_shape);
-    // A mean life that rounds to zero means back-to-back failures: as many as the clock allows.
-    per_replica = mean_life > 0 ? s.cluster.machines * horizon / mean_life : HUGE_VAL;
-    if (!(mean_life < HUGE_VAL)) per_replica = 0;  // lives beyond any run: few failures
-    input = "/failures/scale";
-  }
-  if (!input.empty())
-    out.push_back({input + " with " + std::to_string(replicas) + " replicas",
-                   "the simulated failures of all replicas", per_replica * n, kMaxSimulatedEvents, "failure events"});
+  // All replicas over the failure-free length (the expected work), and one replica over the
+  // longest it can run (run_horizon.hpp: the run's end, 100x the failure-free length at most).
+  const SimTime failure_free = s.run.duration ? *s.run.duration : failure_free_length(s, c);
+  const SimTime end = run_end_bound(s, failure_free);
+  const std::string length_field = s.run.duration ? "/run/duration" : "/run/iterations";
+  const double all = expected_failure_events(s.failures, s.cluster.machines, failure_free) * n;
+  const auto [fields, values] = failure_inputs(s, length_field, failure_free);
+  out.push_back({fields + " x --replicas", "the simulated failures of all replicas", all, kMaxSimulatedEvents,
+                 "failure events", file, fmt::format("{} x {}", values, replicas)});
+  const auto [replica_fields, replica_values] = failure_inputs(s, length_field + " (the run's end)", end);
+  out.push_back({replica_fields, "the simulated failures of one replica",
+                 expected_failure_events(s.failures, s.cluster.machines, end), kMaxFailureEventsPerReplica,
+                 "failure events", file, replica_values});
   return out;
+}
+
+std::vector<WorkEstimate> estimate_closed_form_work(const Scenario& s) {
+  return {{"/cluster/machines", "memory for the placement of the closed forms", s.cluster.machines * bytes_per_machine(s),
+           kMaxMemoryBytes, "bytes", s.source_file, std::to_string(s.cluster.machines)}};
 }
 
 }  // namespace ckptsim

@@ -16,6 +16,9 @@ namespace {
 
 using nlohmann::json;
 
+/// Shares are relative weights; this bound keeps their sum and ratios finite and exact enough.
+constexpr double kMaxCauseShare = 1e12;
+
 bool valid_cause_name(const std::string& name) {
   if (name.empty() || name.size() > 64) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
@@ -24,19 +27,12 @@ bool valid_cause_name(const std::string& name) {
 }
 
 std::optional<SimTime> read_time(const json& v, const std::string& where, std::vector<CauseTableProblem>& problems) {
-  const std::string expected = "a duration such as \"15s\" or \"5min\" (or a number of seconds, zero or more)";
   try {
-    if (v.is_string()) return parse_duration(v.get<std::string>());
-    if (v.is_number()) {
-      const double seconds = v.get<double>();
-      if (seconds >= 0 && seconds <= 9.2e9) return SimTime::from_seconds(seconds);
-    }
+    return duration_value(v);  // the one duration path of every scenario field (field_read.hpp)
   } catch (const UnitError& e) {
     problems.push_back({where, e.what()});
     return std::nullopt;
   }
-  problems.push_back({where, expected});
-  return std::nullopt;
 }
 
 FailureCauseSpec read_row(const json& row, const std::string& where, std::set<std::string>& names,
@@ -59,8 +55,10 @@ FailureCauseSpec read_row(const json& row, const std::string& where, std::set<st
   else
     c.name = name->get<std::string>();
   const auto share = row.find("share");
-  if (share == row.end() || !share->is_number() || !(share->get<double>() > 0) || share->get<double>() > 1e12)
-    problems.push_back({where + "/share", "a relative weight greater than zero (shares are normalized)"});
+  if (share == row.end() || !share->is_number() || !(share->get<double>() > 0) || share->get<double>() > kMaxCauseShare)
+    problems.push_back({where + "/share", fmt::format("a relative weight greater than zero and at most {:g} (shares are "
+                                                      "normalized)",
+                                                      kMaxCauseShare)});
   else
     c.share = share->get<double>();
   const auto outcome = row.find("outcome");

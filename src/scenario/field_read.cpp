@@ -106,12 +106,8 @@ bool read_duration(const Field& f, const json& v, Scenario& s) {
   std::optional<SimTime> t;
   if (v.is_string() && f.unit == Unit::duration_or_never && v.get<std::string>() == "never") {
     t = std::nullopt;
-  } else if (v.is_string()) {
-    t = parse_duration(v.get<std::string>());
-  } else if (v.is_number()) {  // seconds
-    const auto seconds = v.get<double>();
-    if (!(seconds >= 0) || seconds > 9.2e9) return false;
-    t = SimTime::from_seconds(seconds);
+  } else if (v.is_string() || v.is_number()) {
+    t = duration_value(v);
   } else {
     return false;
   }
@@ -154,6 +150,12 @@ bool read_quantity(const Field& f, const json& v, Scenario& s) {
 
 }  // namespace
 
+SimTime duration_value(const json& v) {
+  if (v.is_string()) return parse_duration(v.get<std::string>());
+  if (v.is_number()) return duration_from_seconds(v.get<double>());  // a bare number is seconds
+  throw UnitError("a duration such as \"15s\" or \"5min\", or a number of seconds");
+}
+
 std::string shown_value(const json& value) {
   constexpr std::size_t kLongest = 100;
   std::string text = value.dump();
@@ -188,7 +190,14 @@ std::string field_expectation(const Field& f) {
   if (f.unit == Unit::name) return "one of " + quoted_names(f.choices());
   std::string text = unit_expectation(f.unit);
   if (f.check != Check::none) text += ", " + check_text(f.check);
+  if (f.unit == Unit::integer) text += ", at most " + std::to_string(integer_field_maximum(f));
   return text;
+}
+
+std::int64_t integer_field_maximum(const Field& f) {
+  Scenario probe;
+  if (std::holds_alternative<int*>(f.bind(probe))) return std::numeric_limits<int>::max();
+  return std::numeric_limits<std::int64_t>::max();
 }
 
 std::optional<std::string> read_field_value(const Field& f, const json& v, Scenario& s) {

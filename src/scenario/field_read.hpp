@@ -3,6 +3,7 @@
 //
 // Converts the value by the field's unit (parameters.hpp), applies its range check and stores it
 // into the Scenario member the field binds. Nothing is stored when the value does not fit.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +17,15 @@ namespace ckptsim {
 /// nullopt on success; otherwise what a valid value would have been (for Problem::expected).
 std::optional<std::string> read_field_value(const Field& field, const nlohmann::json& value, Scenario& s);
 
-/// What the field holds, for messages: "an integer, at least 1", "one of \"a\", \"b\"".
+/// A duration written either way: a unit string ("15s") or a JSON number of seconds, through the
+/// one range check of units.hpp (duration_from_seconds). Throws UnitError with what was expected.
+SimTime duration_value(const nlohmann::json& value);
+
+/// The largest value an integer field's Scenario member holds: 2^31 - 1 for an int, 2^63 - 1 for
+/// the int64 iteration count (stated in messages and in the JSON Schema).
+std::int64_t integer_field_maximum(const Field& field);
+
+/// What the field holds, for messages: "an integer, at least 1, at most 2147483647", "one of \"a\", \"b\"".
 std::string field_expectation(const Field& field);
 
 /// The value as written (compact JSON), cut to about 100 characters for messages.

@@ -10,7 +10,9 @@
 #include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "field_format.hpp"
+#include "field_read.hpp"
 #include "unit_suffixes.hpp"
 
 namespace ckptsim {
@@ -80,20 +82,12 @@ void add_range(json& schema, Check check) {
   }
 }
 
-/// The largest integer the field's Scenario member holds.
-json integer_maximum(const Field& f) {
-  Scenario s;
-  const FieldRef ref = f.bind(s);
-  if (std::holds_alternative<int*>(ref)) return std::numeric_limits<int>::max();
-  return std::numeric_limits<std::int64_t>::max();
-}
-
-/// Seconds as a JSON number: what read_duration accepts (never negative, at most 9.2e9 s, the
-/// clock's range).
+/// Seconds as a JSON number: what duration_value accepts (never negative, at most 100 years,
+/// units.hpp's duration_from_seconds, the same bound as a duration string).
 json seconds_number(Check check) {
   json schema{{"type", "number"}};
   add_range(schema, check == Check::none ? Check::non_negative : check);
-  schema["maximum"] = 9.2e9;
+  schema["maximum"] = kMaxDurationSeconds;
   return schema;
 }
 
@@ -121,7 +115,7 @@ json value_schema(const Field& f) {
     case Unit::name: return {{"type", "string"}, {"enum", f.choices()}};
     case Unit::boolean: return {{"type", "boolean"}};
     case Unit::integer: {
-      json schema{{"type", "integer"}, {"maximum", integer_maximum(f)}};
+      json schema{{"type", "integer"}, {"maximum", integer_field_maximum(f)}};
       add_range(schema, f.check);
       return schema;
     }

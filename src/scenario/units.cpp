@@ -112,12 +112,22 @@ std::vector<std::string_view> bandwidth_suffixes() { return suffix_texts(kBandwi
 std::vector<std::string_view> flop_rate_suffixes() { return suffix_texts(kFlopSuffixes); }
 std::vector<std::string_view> per_time_suffixes() { return suffix_texts(kPerTimeSuffixes); }
 
-SimTime parse_duration(std::string_view text) {
-  const std::string expected = "a non-negative duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (ns us ms s min h d)";
-  const double s = scaled(text, kDurationSuffixes, expected, false);
-  if (s < 0) throw UnitError(expected);
-  if (s > kMaxDurationSeconds) throw UnitError("a duration of at most 100 years (the simulated clock's range)");
+namespace {
+const std::string kDurationExpected =
+    "a non-negative duration such as \"15s\", \"5min\", \"3h\" or \"30d\" (ns us ms s min h d)";
+}  // namespace
+
+SimTime duration_from_seconds(double s) {
+  if (!std::isfinite(s) || s < 0) throw UnitError(kDurationExpected);
+  if (s > kMaxDurationSeconds)
+    throw UnitError(fmt::format("a duration of at most 100 years ({:.6g} s, the simulated clock's range; see "
+                                "docs/limits.md)",
+                                kMaxDurationSeconds));
   return SimTime::from_seconds(s);
+}
+
+SimTime parse_duration(std::string_view text) {
+  return duration_from_seconds(scaled(text, kDurationSuffixes, kDurationExpected, false));
 }
 
 double parse_bytes(std::string_view text) {

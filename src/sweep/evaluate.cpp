@@ -1,6 +1,7 @@
 // Evaluating one sweep point (evaluate.hpp).
 #include "ckptsim/sweep/evaluate.hpp"
 
+#include <new>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,7 +9,10 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/run_report.hpp"
+#include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
@@ -17,7 +21,6 @@
 #include "ckptsim/sweep/points.hpp"
 
 namespace ckptsim::sweep {
-namespace {
 
 nlohmann::json iteration_costs_json(const IterationCosts& c) {
   return {{"iteration_time_s", c.iteration_time.seconds()},
@@ -29,6 +32,8 @@ nlohmann::json iteration_costs_json(const IterationCosts& c) {
           {"min_every_iterations", c.min_every_iterations}};
 }
 
+namespace {
+
 /// {"scenario_hash", "scenario"}: the effective scenario is built once and hashed as
 /// scenario_hash() does (FNV-1a of its compact dump), not built twice.
 nlohmann::json scenario_part(const Scenario& scenario) {
@@ -37,12 +42,20 @@ nlohmann::json scenario_part(const Scenario& scenario) {
   return {{"scenario_hash", hash}, {"scenario", std::move(effective)}};
 }
 
+/// What a refused point's error ends with: a sweep has no --force.
+constexpr const char* kSweepWayOut =
+    "a sweep never forces a point: change the axis values, or run the point's scenario alone with --force";
+
+/// The checks of the point's command (run/run_checks.hpp), on one thread, never forced.
+const RunChecks kPointChecks{1, false, kSweepWayOut};
+
+IterationModel cached_model(CostCache& cache) {
+  return [&cache](const Scenario& s) { return cache.get(s); };
+}
+
 nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
-  IterationCosts iteration;
-  const bool modelled = !scenario.training.iteration_time;
-  if (modelled) iteration = cache.get(scenario);
-  const StrategyCosts costs = compute_strategy_costs(scenario, modelled ? &iteration : nullptr);
-  const RunModel model(scenario, costs);
+  const StrategyCosts costs = checked_strategy_costs(scenario, kPointChecks, cached_model(cache));
+  const RunModel model = checked_run_model(scenario, costs, scenario.run.replicas, kPointChecks);
   MonteCarloOptions options;
   options.replicas = scenario.run.replicas;
   options.jobs = 1;
@@ -53,16 +66,9 @@ nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
   return result;
 }
 
-/// The strategy's costs with the iteration model's results from the cache (when it is used).
-StrategyCosts cached_strategy_costs(const Scenario& scenario, CostCache& cache) {
-  if (scenario.training.iteration_time) return compute_strategy_costs(scenario, nullptr);
-  const IterationCosts iteration = cache.get(scenario);
-  return compute_strategy_costs(scenario, &iteration);
-}
-
 nlohmann::json analyze_point(const Scenario& scenario, CostCache& cache) {
-  const StrategyCosts costs = cached_strategy_costs(scenario, cache);
-  nlohmann::json result = analyze_report_json(scenario, costs, make_analyze_report(scenario, costs, 1));
+  const StrategyCosts costs = checked_strategy_costs(scenario, kPointChecks, cached_model(cache));
+  nlohmann::json result = analyze_report_json(scenario, costs, make_analyze_report(scenario, costs, kPointChecks));
   result.erase("scenario");  // scenario_part adds it with its hash
   result.update(scenario_part(scenario));
   return result;
@@ -70,11 +76,13 @@ nlohmann::json analyze_point(const Scenario& scenario, CostCache& cache) {
 
 nlohmann::json placement_point(const Scenario& scenario) {
   nlohmann::json result = scenario_part(scenario);
-  result["placement"] = placement_point_json(scenario, scenario.checkpoint_bytes_per_machine());
+  result["placement"] = placement_point_json(scenario, scenario.checkpoint_bytes_per_machine(), kSweepWayOut);
   return result;
 }
 
+/// As `ckptsim iteration` checks it: the iteration model's work first.
 nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
+  enforce_work_limits(estimate_iteration_work(scenario), false, kSweepWayOut);
   nlohmann::json result = scenario_part(scenario);
   result["costs"] = iteration_costs_json(cache.get(scenario));
   return result;
@@ -180,6 +188,15 @@ PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache&
     // Older model code reports some parameter problems this way; it is still the point's input.
     record.status = "invalid";
     record.error = e.what();
+  } catch (const std::bad_alloc&) {
+    // Beyond what the estimates foresaw: this point is refused, the sweep goes on (and a
+    // --resume does not die at the same point again).
+    record.status = "invalid";
+    record.error = "out of memory: the point asks for more than this machine has (see docs/limits.md)";
+  } catch (const std::exception& e) {
+    // A bug (e.g. ClockOverflow): recorded for the report, and the sweep still finishes.
+    record.status = "error";
+    record.error = fmt::format("internal error (please report): {}", e.what());
   }
   return record;
 }

@@ -1,12 +1,14 @@
 // Merging shard folders into one sweep's outputs (sweep.hpp).
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <map>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+#include "ckptsim/sweep/journal.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/results.hpp"
 #include "ckptsim/sweep/sweep.hpp"
@@ -28,8 +30,8 @@ std::vector<Column> columns(const nlohmann::json& manifest, const char* key, con
 }
 
 void read_points(const std::string& file, const std::vector<Column>& metrics, std::map<std::int64_t, PointRecord>& records) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file, "", "the points.jsonl of a finished sweep", "no readable file");
+  // The guarded reader (core/input_file.hpp): a FIFO or /dev/zero is refused, never waited on.
+  std::istringstream in(read_input_file(file, "the points.jsonl of a finished sweep", kMaxSweepFileBytes));
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     PointRecord record;
@@ -52,11 +54,25 @@ std::string require_string(const nlohmann::json& m, const char* key, const std::
   return m.at(key).get<std::string>();
 }
 
+/// The merged outputs replace points.csv, points.jsonl and manifest.json of `out_dir`: it must
+/// not be one of the folders being merged (their points would be lost if the merge failed half
+/// way, and a folder holding one shard would be passed off as the whole sweep).
+void refuse_output_among_inputs(const std::vector<std::string>& dirs, const std::string& out_dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(out_dir, ec)) return;
+  for (const auto& dir : dirs)
+    if (fs::equivalent(dir, out_dir, ec))
+      throw InputError("<command line>", "-o", "an output folder that is not one of the folders merged",
+                       fmt::format("\"{}\", the same folder as the input \"{}\"", out_dir, dir));
+}
+
 }  // namespace
 
 std::int64_t merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_dir,
                           const std::string& command_line) {
   if (dirs.empty()) throw InputError("<command line>", "", "at least one sweep folder to merge", "none");
+  refuse_output_among_inputs(dirs, out_dir);
   std::map<std::int64_t, PointRecord> records;
   nlohmann::json first;
   std::string first_file;

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ckptsim/analysis/erasure_recovery.hpp"
+#include "ckptsim/analysis/placement_work.hpp"
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/work_limits.hpp"
@@ -24,14 +25,18 @@ nlohmann::json first_values(const std::vector<double>& v, int count) {
   return a;
 }
 
-/// The exact counts' memory (two rows of N+1 integers of up to N bits, as `ckptsim placement`
-/// estimates them) and the placement's holder sets, checked before anything is built.
-void check_work(int machines, int replicas) {
-  const double n = machines;
-  enforce_work_limits({{"/cluster/machines", "the placement", n * (8.0 * replicas + 64.0), kMaxMemoryBytes, "bytes"},
-                       {"/cluster/machines", "the exact recovery counts", 2.0 * (n + 1) * (n / 8 + 16), kMaxMemoryBytes,
-                        "bytes"}},
-                      false);
+/// The work `ckptsim placement --machines N --replicas m --scheme S` estimates, for this one
+/// scheme (analysis/placement_work.hpp), checked before anything is built.
+void check_work(const Scenario& scenario, const char* way_out) {
+  PlacementWorkRequest work;
+  work.machines = scenario.cluster.machines;
+  work.replicas = scenario.strategy.replicas;
+  work.exact_schemes = scenario.strategy.placement == PlacementScheme::ring ? 0 : 1;
+  work.convolution = scenario.strategy.placement == PlacementScheme::random;
+  work.machines_input = "/cluster/machines";
+  work.replicas_input = "/strategy/replicas";
+  work.file = scenario.source_file;
+  enforce_work_limits(estimate_placement_work(work), false, way_out);
 }
 
 /// Erasure-coded groups: the exact counts Q(x)^(N/g) (analysis/erasure_recovery.hpp) for the
@@ -59,12 +64,12 @@ nlohmann::json erasure_point_json(const Scenario& scenario, double shard_bytes, 
 
 }  // namespace
 
-nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes) {
+nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes, const char* way_out) {
   const int machines = scenario.cluster.machines;
   if (scenario.strategy.kind == StrategyKind::erasure_coded)
     return erasure_point_json(scenario, shard_bytes, std::min(machines, kPlacementPointMaxFailures) + 1);
   const int replicas = scenario.strategy.replicas;
-  check_work(machines, replicas);
+  check_work(scenario, way_out);
   const Placement placement = make_placement(scenario.strategy.placement, machines, replicas, scenario.run.seed);
   const int count = std::min(machines, kPlacementPointMaxFailures) + 1;
   nlohmann::json j = {{"scheme", name_of(scenario.strategy.placement)},

@@ -4,13 +4,16 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/json_file.hpp"
+#include "ckptsim/sweep/point_shape.hpp"
 
 namespace ckptsim::sweep {
 namespace {
@@ -87,6 +90,12 @@ std::vector<nlohmann::json> expand_range(const nlohmann::json& r, const std::str
     return {};
   }
   if (!from || !to || !steps) return {};
+  if (*steps == 1 && *from != *to) {  // one value cannot be both ends: "to" would be dropped
+    problems.add(at + "/steps", fmt::format("at least 2 steps to go from {} to {} (or \"to\" equal to \"from\" for one value)",
+                                            shown(r.at("from")), shown(r.at("to"))),
+                 shown(r.at("steps")));
+    return {};
+  }
   if (scale == "log" && (*from <= 0 || *to <= 0)) {
     problems.add(at + (*from <= 0 ? "/from" : "/to"), "a positive number (log scale)", shown(r.at(*from <= 0 ? "from" : "to")));
     return {};
@@ -259,6 +268,12 @@ void read_metrics(const nlohmann::json& doc, SweepSpec& spec, ProblemList& probl
       valid = false;
     }
     if (!valid) problems.add(at, "a JSON pointer into the point result such as \"/summary/ettr\"", shown(m[i]));
+    else if (!metric_pointer_possible(spec.command, metric.pointer))  // an empty column otherwise
+      problems.add(at + (m[i].is_object() ? "/pointer" : ""),
+                   fmt::format("a pointer that resolves in a {} point's result (docs/sweep-format.md, \"Point results\"; "
+                               "e.g. \"{}\")",
+                               command_name(spec.command), default_metrics(spec.command).front().pointer),
+                   shown(metric.pointer));
     if (metric.name.empty() && valid) {
       metric.name = default_axis_name(metric.pointer);
       if (metric.name.rfind("summary.", 0) == 0) metric.name.erase(0, 8);
@@ -277,21 +292,51 @@ void read_axes(const nlohmann::json& doc, SweepSpec& spec, ProblemList& problems
     problems.add("/axes", "an array of axes", shown(axes));
     return;
   }
-  std::set<std::string> pointers;
-  std::set<std::string> names;
+  std::set<std::string> pointers;  // column names are checked with the metrics' (check_columns)
   for (std::size_t i = 0; i < axes.size(); ++i) {
     const std::string at = fmt::format("/axes/{}", i);
     Axis axis = read_axis(axes[i], at, spec.mode, problems);
     if (!axis.pointer.empty() && !pointers.insert(axis.pointer).second)
       problems.add(at + "/pointer", "a pointer no other axis sweeps", shown(axis.pointer));
-    if (!axis.name.empty() && !names.insert(axis.name).second)
-      problems.add(at + "/name", "a column name no other axis uses", shown(axis.name));
+    // Axes are written in order: a later axis over an enclosing object would replace this one's value.
+    for (std::size_t j = 0; j < spec.axes.size() && !axis.pointer.empty(); ++j)
+      if (json_pointer_within(spec.axes[j].pointer, axis.pointer) && spec.axes[j].pointer != axis.pointer)
+        problems.add(at + "/pointer",
+                     fmt::format("a pointer that does not enclose /axes/{} (\"{}\"), whose value it would replace; list "
+                                 "the enclosing axis first",
+                                 j, spec.axes[j].pointer),
+                     shown(axis.pointer));
     if (spec.mode == SweepMode::zip && !spec.axes.empty() && !axis.values.empty() && !spec.axes.front().values.empty() &&
         axis.values.size() != spec.axes.front().values.size())
       problems.add(at, fmt::format("{} values, as many as /axes/0 (mode \"zip\")", spec.axes.front().values.size()),
                    fmt::format("{} values", axis.values.size()));
     spec.axes.push_back(std::move(axis));
   }
+}
+
+/// Every points.csv column once: index, the axes, status, the metrics (and each metric's
+/// NAME_ci95, which any metric may get), error. A second column of one name would make the CSV
+/// ambiguous (pandas renames it, others keep one of them).
+void check_columns(const SweepSpec& spec, bool metrics_given, ProblemList& problems) {
+  std::map<std::string, std::string> taken{{"index", "the index column"},
+                                           {"status", "the status column"},
+                                           {"error", "the error column"}};
+  const auto claim = [&](const std::string& name, const std::string& at, const std::string& owner) {
+    if (name.empty()) return true;
+    const auto [it, fresh] = taken.emplace(name, owner);
+    if (!fresh)
+      problems.add(at, fmt::format("a column name of its own (\"{}\" is {}; give a \"name\")", name, it->second),
+                   shown(name));
+    return fresh;
+  };
+  for (std::size_t i = 0; i < spec.metrics.size(); ++i) {
+    const std::string owner = metrics_given ? fmt::format("/metrics/{}", i)
+                                            : fmt::format("a default metric of \"{}\" points", command_name(spec.command));
+    if (claim(spec.metrics[i].name, fmt::format("/metrics/{}", i), owner))  // one problem per metric
+      claim(spec.metrics[i].name + "_ci95", fmt::format("/metrics/{}", i), "the ci95 column of " + owner);
+  }
+  for (std::size_t i = 0; i < spec.axes.size(); ++i)
+    claim(spec.axes[i].name, fmt::format("/axes/{}/name", i), fmt::format("/axes/{}", i));
 }
 
 }  // namespace
@@ -407,6 +452,7 @@ SweepSpec load_sweep_spec_json(const nlohmann::json& doc, const std::string& fil
   read_base(doc, dir, spec, problems);
   read_axes(doc, spec, problems);
   read_metrics(doc, spec, problems);
+  check_columns(spec, doc.contains("metrics"), problems);
   problems.throw_if_any();
   if (point_count(spec) > kMaxPoints)
     throw LimitError(fmt::format("{}: /axes: the grid has more than {} points (the product of the axis lengths)", file,

@@ -11,13 +11,10 @@
 namespace ckptsim::sweep {
 
 nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-  std::error_code ec;
-  const auto size = std::filesystem::file_size(path, ec);
-  if (!ec && size > kMaxJsonFileBytes)
-    throw InputError(path, "", "a " + what + " of at most 16 MiB", std::to_string(size) + " bytes");
   // The guarded reader and parser every other input uses (core/input_file.hpp): regular files
-  // only, depth checked before parsing, numbers beyond a double and duplicate keys refused.
-  return parse_json_text(read_input_file(path, "a " + what), path, what);
+  // only, the size (16 MiB here) checked on the open descriptor, depth checked before parsing,
+  // numbers beyond a double and duplicate keys refused.
+  return parse_json_text(read_input_file(path, "a " + what, kMaxJsonFileBytes), path, what);
 }
 
 nlohmann::json parse_json_text(const std::string& text, const std::string& label, const std::string& what) {

@@ -29,16 +29,22 @@ std::map<std::int64_t, PointRecord> resumable_records(const SweepSpec& spec, con
                                                       const std::string& path, SweepOutcome& outcome) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::exists(path, ec)) return {};
+  // symlink_status: a link (even a dangling one) is seen as what it is, never followed.
+  const fs::file_status status = fs::symlink_status(path, ec);
+  if (ec || !fs::exists(status)) return {};
+  // The journal is rewritten (temporary file + rename): through a link it would replace a file
+  // elsewhere, perhaps outside the folder.
+  if (fs::is_symlink(status))
+    throw InputError(path, "", "a journal that is a regular file in the output folder (it is rewritten in place)",
+                     "a symbolic link to " + fs::read_symlink(path, ec).string());
   if (!o.resume)
     throw InputError(path, "", "no journal of an earlier sweep in the output folder (finish that sweep with --resume, or choose another -o)",
                      "a journal");
   JournalContents contents = read_journal(path);
   outcome.dropped_lines = contents.dropped_lines;
-  if (!contents.header) {
-    if (contents.records.empty()) return {};
-    throw InputError(path, "", "a sweep journal starting with its header line", "no valid header");
-  }
+  if (!contents.header)  // never overwrite a file that is not a journal: it may be someone's data
+    throw InputError(path, "", "a sweep journal starting with its checksummed header line (or no journal.jsonl)",
+                     contents.records.empty() ? "a file that is not a sweep journal" : "no valid header line");
   const auto& h = *contents.header;
   const std::string hash = h.value("spec_hash", "");
   const std::string shard = h.value("shard", "");

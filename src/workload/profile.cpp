@@ -193,9 +193,9 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
   problems.throw_if_any();
   IterationProfile p;
   p.imported = true;
-  std::int64_t sum = 0;
+  WideNs sum = 0;  // the mean of times of up to 100 years each: their sum may pass 2^63 ns
   for (SimTime t : times) sum += t.ns();
-  p.iteration_time = SimTime::from_ns(sum / static_cast<std::int64_t>(times.size()));
+  p.iteration_time = SimTime::from_ns(static_cast<std::int64_t>(sum / static_cast<WideNs>(times.size())));
   std::vector<IdleSpan> spans = lists[0];
   for (const auto& list : lists) {
     for (std::size_t k = 0; k < spans.size(); ++k) {

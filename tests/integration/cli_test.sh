@@ -314,33 +314,33 @@ check "run -j 100000 is refused (at most 256 threads), and --help says so" bash 
   '$bin' run --help | grep -q 'at most 256'"
 check "run -j 100000 exits 2" exits_with 2 "$bin" run $paper -r 10 -j 100000
 check "run -r 2147483647 exits 2 with the memory estimate" \
-  fails_with 2 "--replicas (run.replicas): memory for the replica results needs about" "$bin" run $paper -r 2147483647
+  fails_with 2 "gpt2-100b-16xp4d.json: --replicas (run.replicas) = 2147483647: memory for the replica results needs about" "$bin" run $paper -r 2147483647
 edit $paper "$tmp/rate.json" '/failures/rate="1000000/machine/s"'
 check "a failure rate of 1e6/machine/s exits 2 with the event estimate" \
-  fails_with 2 "/failures/rate with 2 replicas: the simulated failures of all replicas needs about" "$bin" run "$tmp/rate.json" -r 2
+  fails_with 2 "rate.json: /failures/rate x /cluster/machines x /run/duration x --replicas = 8.64e+10 per machine-day x 16 x 7.00 d x 2: the simulated failures of all replicas needs about" "$bin" run "$tmp/rate.json" -r 2
 edit $paper "$tmp/weibull1ns.json" '/failures={"process":"weibull","shape":0.7,"scale":"1ns","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
 check "a Weibull scale of 1ns exits 2 with the event estimate" \
-  fails_with 2 "/failures/scale with 2 replicas" "$bin" run "$tmp/weibull1ns.json" -r 2
+  fails_with 2 "/failures/scale x /cluster/machines x /run/duration x --replicas = 1e-09 s x 16" "$bin" run "$tmp/weibull1ns.json" -r 2
 edit $paper "$tmp/weibull-shape.json" '/failures={"process":"weibull","shape":1e-9,"scale":"60d","hardware_fraction":0.5,"detection":"15s","restart":"253s","replacement":"5min"}'
 check "a Weibull shape of 1e-9 runs to completion (lives are 0 or beyond the run: few failures)" \
   bash -c "timeout 60 '$bin' run '$tmp/weibull-shape.json' -r 2 | grep -q ETTR"
 edit $paper "$tmp/machines1e8.json" '/cluster/machines=100000000' '/training/iteration_time="60s"'
 check "cluster.machines 1e8 with an explicit iteration time exits 2 with the memory estimate" \
-  fails_with 2 "/cluster/machines: memory for the per-machine state" "$bin" run "$tmp/machines1e8.json" -r 2
+  fails_with 2 "/cluster/machines = 100000000 (x 2 replicas in flight): memory for the per-machine state" "$bin" run "$tmp/machines1e8.json" -r 2
 edit $paper "$tmp/subbuf.json" '/strategy/sub_buffers=1000000'
 check "strategy.sub_buffers 1e6 exits 2 with the chunk memory estimate" \
-  fails_with 2 "/strategy/gpu_buffer and /strategy/sub_buffers: planning checkpoint chunks" "$bin" run "$tmp/subbuf.json" -r 2
+  fails_with 2 "/strategy/gpu_buffer and /strategy/sub_buffers = 128.00 MiB and 1000000" "$bin" run "$tmp/subbuf.json" -r 2
 edit $paper "$tmp/gpubuf.json" '/strategy/gpu_buffer="1B"'
 check "strategy.gpu_buffer 1B exits 2 (iteration and schedule too)" bash -c "
   '$bin' iteration '$tmp/gpubuf.json' >/dev/null 2>&1; a=\$?; '$bin' schedule '$tmp/gpubuf.json' -o - >/dev/null 2>&1; b=\$?
   [[ \$a -eq 2 && \$b -eq 2 ]]"
 edit $paper "$tmp/m1e5.json" '/cluster/machines=100000'
 check "iteration on 100000 machines exits 2 with the flow estimate" \
-  fails_with 2 "/cluster/machines: the iteration model's training flows needs about" "$bin" iteration "$tmp/m1e5.json"
+  fails_with 2 "m1e5.json: /model/layers x /cluster/machines x /cluster/gpus_per_machine = 124 x 100000 x 8: the iteration model's training flows" "$bin" iteration "$tmp/m1e5.json"
 check "placement --machines 1000000 --replicas 2 exits 2 with the memory estimate" \
-  fails_with 2 "--machines: the exact recovery counts needs about" "$bin" placement --machines 1000000 --replicas 2 --failures 2
+  fails_with 2 "--machines = 1000000: the exact recovery counts needs about" "$bin" placement --machines 1000000 --replicas 2 --failures 2
 check "placement ring N=1e6 m=1000 exits 2 before building the placement" \
-  fails_with 2 "--machines and --replicas: the placements needs about" "$bin" placement --machines 1000000 --replicas 1000 --failures 2 --scheme ring
+  fails_with 2 "--machines and --replicas = 1000000 and 1000 (1 scheme(s)): the placements needs about" "$bin" placement --machines 1000000 --replicas 1000 --failures 2 --scheme ring
 check "placement --scheme random at N=1e5 exits 2 with the work estimate" \
   fails_with 2 "the exact counts of a random or file placement" "$bin" placement --machines 100000 --replicas 2 --failures 2 --scheme random
 check "placement --seed -1 is refused like run --seed -1" \
@@ -530,5 +530,8 @@ check "calibrate: a kernel-class fit above efficiency 1 is refused (exit 2) with
 check "validate: a plan against a profiled job's kernel classes compares iteration, idle, compute and collectives" bash -c "
   '$bin' validate '$tmp/small.plan.json' '$tmp/kern.json' --json >'$tmp/pv.json' 2>/dev/null; test \$? -le 1 &&
   python3 -c \"import json; d = json.load(open('$tmp/pv.json')); assert d['iteration_time']['samples'] == 4 and 'compute' in d['operations'], d\""
+
+# --- the guards of docs/limits.md (issue 21: clock sums, limits, reads, silent behaviours) ---
+source tests/integration/cli_limits_checks.sh
 
 tap_finish

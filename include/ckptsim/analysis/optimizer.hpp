@@ -73,6 +73,7 @@ struct OptimizeOptions {
   OptimizeObjective objective = OptimizeObjective::ettr;
   int replicas = 0;  ///< Monte Carlo replicas per combination; 0 = closed form only
   int jobs = 1;
+  bool force = false;  ///< --force: a combination's Monte Carlo skips the run's work limits (run_checks.hpp)
   std::optional<std::uint64_t> seed;
   /// GPU memory check: returns a reason when the scenario does not fit (nullopt when it does).
   std::function<std::optional<std::string>(const Scenario&)> gpu_check;

@@ -48,6 +48,12 @@ struct SchedulerOutcome {
 /// Simulates the scenario's iteration; `imported` replaces the simulated idle spans.
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported = {});
 
+/// m, the holders of each shard whose checkpoint the study plans (m - 1 copies): the replicas
+/// for gemini and in-memory-blocking, p + 1 for erasure-coded, otherwise the replicas clamped to
+/// 1..N (the schedulers are compared for every strategy). The chunk estimate of
+/// iteration_work.hpp counts the same copies.
+int study_holders(const Scenario& scenario);
+
 /// Plans and simulates one scheduler.
 SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run = false);
 

@@ -6,6 +6,7 @@
 #include <boost/program_options.hpp>
 
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
 
@@ -23,5 +24,17 @@ inline constexpr const char* kJobsHelp = "worker threads: 0 = all cores, at most
 
 /// --jobs as given (0 = all cores) -> the thread count; UsageError outside 0..kMaxJobs.
 int resolve_jobs(int jobs);
+
+/// An option's value through a unit parser of scenario/units.hpp (parse_fraction, parse_bytes,
+/// parse_duration...): UsageError "OPTION expects <what the parser expects>, found \"TEXT\""
+/// when it is refused, so every unit option names itself and the value given.
+template <typename Parse>
+auto parse_unit_option(const std::string& option, const std::string& text, Parse parse) -> decltype(parse(text)) {
+  try {
+    return parse(text);
+  } catch (const UnitError& e) {
+    throw UsageError(option + " expects " + e.what() + ", found \"" + text + "\"");
+  }
+}
 
 }  // namespace ckptsim::cli

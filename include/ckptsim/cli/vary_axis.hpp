@@ -2,6 +2,7 @@
 // Parsing `--vary POINTER=V1,V2,...` (ckptsim optimize) into the axes the optimizer searches
 // (analysis/optimizer.hpp).
 #include <string>
+#include <vector>
 
 #include "ckptsim/analysis/optimizer.hpp"
 
@@ -12,5 +13,9 @@ namespace ckptsim::cli {
 /// the pointer and each value are dropped. Throws UsageError on a malformed spec: no '=', a
 /// pointer that does not start with '/' or is not a valid JSON pointer, an empty value.
 VaryAxis parse_vary_axis(const std::string& spec);
+
+/// Throws UsageError when two --vary name the same pointer (the later would silently replace the
+/// earlier) or a later one encloses an earlier one ("/strategy" after "/strategy/replicas").
+void check_vary_axes(const std::vector<VaryAxis>& axes);
 
 }  // namespace ckptsim::cli

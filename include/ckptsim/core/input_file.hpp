@@ -1,16 +1,21 @@
 #pragma once
 // Guarded reading of input files and JSON documents (docs/limits.md, "Input files").
 //
-// Every input file (scenario, profile, placement, trace) is read through read_input_file:
+// Every input file (scenario, profile, placement, trace, sweep spec, journal, points, manifest)
+// is read through read_input_file:
 //   - it must be a regular file: a directory, FIFO, socket or device (/dev/zero, a pipe with no
-//     writer) is refused before it is opened, so reading never blocks or runs unbounded;
-//   - it must be at most kMaxInputFileBytes long (refused with its size, before reading);
+//     writer) is refused before anything is read, so reading never blocks or runs unbounded (the
+//     file is opened without blocking and checked on its descriptor; a symbolic link is followed
+//     to what it names, which must be a regular file too);
+//   - it must be at most max_bytes long (kMaxInputFileBytes unless the reader says otherwise;
+//     refused with its size, before reading);
 //   - a missing file, a symbolic-link loop or a permission problem is reported with its reason.
 // Every JSON document is parsed through parse_json_document, which refuses, naming the file and
 // the JSON pointer being read: nesting deeper than kMaxJsonDepth (checked before parsing, so a
 // hostile document costs linear time and no recursion), syntax errors (line and column), NUL
 // bytes and anything after the document, numbers outside the range of a double (1e400), and
-// keys written twice in one object. A leading UTF-8 byte-order mark is skipped.
+// keys written twice in one object. A leading UTF-8 byte-order mark is skipped; a second one
+// is refused.
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -25,10 +30,14 @@ inline constexpr int kMaxJsonDepth = 64;                                 ///< ne
 
 /// The whole text of a regular file; throws InputError(path, "", "<what>", reason) otherwise.
 /// `what` describes the file for messages, e.g. "a scenario file".
-std::string read_input_file(const std::string& path, std::string_view what);
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes = kMaxInputFileBytes);
 
 /// Drops a leading UTF-8 byte-order mark (EF BB BF), if any.
 std::string_view strip_utf8_bom(std::string_view text);
+
+/// The same, refusing a second mark after the first (InputError naming `file`): a file converted
+/// twice, whose second mark would otherwise be skipped by the JSON parser or read as text.
+std::string_view strip_utf8_bom(std::string_view text, const std::string& file);
 
 struct JsonDocument {
   nlohmann::json value;
@@ -48,5 +57,9 @@ nlohmann::json read_json_file(const std::string& path, std::string_view what);
 
 /// RFC 6901 escaping of one reference token ("~" -> "~0", "/" -> "~1").
 std::string escape_json_pointer_token(std::string_view token);
+
+/// True when `inner` names `outer` or a place inside it ("/strategy/replicas" is within
+/// "/strategy"; "/strategyx" is not): writing `outer` replaces whatever `inner` wrote.
+bool json_pointer_within(std::string_view inner, std::string_view outer);
 
 }  // namespace ckptsim

@@ -18,31 +18,40 @@ inline constexpr double kMaxMemoryBytes = 4.0 * 1024 * 1024 * 1024;  ///< 4 GiB 
 inline constexpr double kMaxSimulatedEvents = 1e9;                  ///< failures etc., all replicas
 inline constexpr double kMaxCombinations = 1e5;                     ///< optimize grid points
 
-/// One estimate: `input` names what caused it ("--replicas", "/failures/rate", ...).
+/// One estimate: `input` names what caused it ("--replicas", "/failures/rate", or every factor
+/// of a product, "/model/layers x /cluster/machines x /cluster/gpus_per_machine").
 struct WorkEstimate {
   std::string input;
   std::string what;  ///< "memory for the replica results"
   double amount = 0;
   double limit = 0;
   std::string unit;  ///< "bytes" are printed in GiB; anything else as a count
+  std::string file = {};   ///< the scenario file the pointers of `input` refer to ("" for options)
+  std::string found = {};  ///< the values responsible, as written: "100000", "124 x 16 x 8"
 };
+
+/// What a refused estimate tells the user to do, after "see docs/limits.md; ".
+inline constexpr const char* kForceRunsIt = "--force runs it anyway";
 
 inline std::string format_work_amount(double amount, const std::string& unit) {
   if (unit == "bytes") return fmt::format("{:.3g} GiB", amount / (1024.0 * 1024 * 1024));
   return fmt::format("{:.3g} {}", amount, unit);
 }
 
+/// "file: input = found: what needs about X, above the limit of Y (see docs/limits.md; way out)"
+inline std::string work_limit_message(const WorkEstimate& e, const char* way_out = kForceRunsIt) {
+  return fmt::format("{}{}{}: {} needs about {}, above the limit of {} (see docs/limits.md; {})",
+                     e.file.empty() ? "" : e.file + ": ", e.input, e.found.empty() ? "" : " = " + e.found, e.what,
+                     format_work_amount(e.amount, e.unit), format_work_amount(e.limit, e.unit), way_out);
+}
+
 /// Throws LimitError for the first estimate above its limit (a NaN estimate counts as above),
-/// unless `force`.
-inline void enforce_work_limits(const std::vector<WorkEstimate>& estimates, bool force) {
+/// unless `force`. `way_out` ends the message (kForceRunsIt where the command has --force).
+inline void enforce_work_limits(const std::vector<WorkEstimate>& estimates, bool force,
+                                const char* way_out = kForceRunsIt) {
   if (force) return;
-  for (const WorkEstimate& e : estimates) {
-    if (e.amount <= e.limit) continue;
-    throw LimitError(fmt::format("{}: {} needs about {}, above the limit of {} (see docs/limits.md; --force runs it "
-                                 "anyway)",
-                                 e.input, e.what, format_work_amount(e.amount, e.unit),
-                                 format_work_amount(e.limit, e.unit)));
-  }
+  for (const WorkEstimate& e : estimates)
+    if (!(e.amount <= e.limit)) throw LimitError(work_limit_message(e, way_out));
 }
 
 }  // namespace ckptsim

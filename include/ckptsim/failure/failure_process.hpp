@@ -37,6 +37,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckptsim/core/registry.hpp"
@@ -86,6 +87,7 @@ struct TraceRecord {
   int machine = 0;
   FailureType type = FailureType::software;
   std::string cause;   ///< the optional fourth column; "" when absent
+  int line = 0;        ///< the line of the file it was read from (0 when not read from a file)
 };
 
 /// Reads a failure trace CSV: optional '#' comment lines, a header `time,machine,type` (or
@@ -94,6 +96,9 @@ struct TraceRecord {
 /// A domain failure is one line per machine at the same time. At most kMaxTraceRecords lines.
 /// Throws InputError naming the file, the line (as pointer "/line/N") and what was wrong.
 std::vector<TraceRecord> load_failure_trace(const std::string& path, int machines);
+
+/// The same reader on a file's text, already read (through core/input_file.hpp) from `path`.
+std::vector<TraceRecord> parse_failure_trace(std::string_view text, const std::string& path, int machines);
 
 constexpr std::size_t kMaxTraceRecords = 10'000'000;
 

@@ -28,6 +28,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckptsim/failure/failure_process.hpp"
@@ -54,12 +55,20 @@ std::vector<TraceRecord> synthesize_trace(const FailureSpec& spec, int machines,
 void write_trace_csv(std::ostream& out, const std::vector<TraceRecord>& records,
                      const std::vector<std::string>& header, int machines, SimTime duration, std::uint64_t seed);
 
-/// "# machines: N" and "# duration: D" from a trace file's header, when present.
+/// The most machines a trace (synth --machines, stats --machines, "# machines:") describes.
+inline constexpr int kMaxTraceMachines = 1'000'000;
+
+/// "# machines: N" and "# duration: D" from a trace file's leading '#' lines, when present. A
+/// present line must hold exactly an integer from 1 to kMaxTraceMachines, or a duration greater
+/// than zero: anything else is an InputError at its line ("/line/N"), never read half-way or
+/// ignored.
 struct TraceHeader {
   std::optional<int> machines;
   std::optional<SimTime> duration;
 };
+/// read_input_file (core/input_file.hpp) + parse_trace_header.
 TraceHeader read_trace_header(const std::string& path);
+TraceHeader parse_trace_header(std::string_view text, const std::string& path);
 
 struct LifetimeFit {
   double exponential_rate = 0;       ///< per second

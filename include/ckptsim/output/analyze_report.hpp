@@ -19,6 +19,7 @@
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
@@ -54,9 +55,10 @@ struct AnalyzeReport {
 /// True when the closed form and the simulated mean disagree (rule in the header comment).
 bool analyze_disagrees(const std::string& key, double closed, double mean, double ci95, int replicas);
 
-/// Closed forms, then scenario.run.replicas Monte Carlo replicas on `jobs` threads (none when
-/// replicas is 0), then the comparison.
-AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, int jobs);
+/// Closed forms, then scenario.run.replicas Monte Carlo replicas on `checks.jobs` threads (none
+/// when replicas is 0; their work checked as `ckptsim run` checks it, run/run_checks.hpp), then
+/// the comparison.
+AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, const RunChecks& checks);
 
 /// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}, plus
 /// closed_form.multi_level for a multi-level strategy and "erasure_code" for an erasure-coded one

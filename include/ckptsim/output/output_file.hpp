@@ -29,4 +29,16 @@ void write_output_file(const std::string& path, std::string_view contents);
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<std::string>& inputs);
 
+/// One output option of a command and the path given to it ("" when not given).
+struct OutputOption {
+  std::string option;  ///< "--trace"
+  std::string path;
+};
+
+/// Throws InputError (file "<command line>", pointer: the later option) when two outputs of one
+/// command name the same file: the one written last would silently replace the other. Paths
+/// compare as the same file (device and inode) when both exist, else by their canonical form
+/// (symbolic links of the existing part resolved, "." and ".." removed). "-" (stdout) never matches.
+void refuse_outputs_sharing_a_file(const std::vector<OutputOption>& outputs);
+
 }  // namespace ckptsim

@@ -32,8 +32,11 @@ double daly_optimal_interval(double checkpoint_cost_s, double mtbf_s);
 double estimated_failure_rate(std::int64_t failures, double elapsed_s, double prior_mtbf_s);
 
 /// The adaptive persistent period in iterations: Daly's interval for the estimated rate,
-/// a multiple of `unit` iterations of `iteration` each (at least `unit`; at most 2^40 units).
+/// a multiple of `unit` iterations of `iteration` each: at least `unit`, and at most as many
+/// units as fit in `longest` (at least one): the run model passes the run's end, so a period
+/// never spans more simulated time than the run can reach (run/run_horizon.hpp).
 std::int64_t adaptive_period_iterations(SimTime checkpoint_cost, SimTime iteration, std::int64_t unit,
-                                        std::int64_t failures, SimTime elapsed, SimTime prior_mtbf);
+                                        std::int64_t failures, SimTime elapsed, SimTime prior_mtbf,
+                                        SimTime longest);
 
 }  // namespace ckptsim

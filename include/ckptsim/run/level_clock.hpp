@@ -15,7 +15,8 @@
 //   completed(e)        = max{ j : time_to_complete(j) <= e }          (binary search, O(log))
 //   latest at level >= L, usable by e: the last block b <= B_done(e) whose state is a multiple
 //                         of q_L k_1, B_done(e) = max{ b : block_start(b) + S_level(b) <= e }.
-// Integer nanoseconds throughout: the two clocks agree exactly (tests/unit/run).
+// Integer nanoseconds throughout: the two clocks agree exactly (tests/unit/run). The binary
+// searches probe blocks beyond the segment: their times are compared in 128 bits.
 #include <cstdint>
 #include <optional>
 
@@ -46,6 +47,11 @@ class LevelClock {
   [[nodiscard]] SimTime stall_sum(std::int64_t blocks) const;
   [[nodiscard]] SimTime block_stall(std::int64_t b) const;
   [[nodiscard]] SimTime block_start(std::int64_t b) const;
+  /// The same sums in 128-bit nanoseconds, for the searches' probes beyond the segment.
+  [[nodiscard]] WideNs wide_stall_sum(std::int64_t blocks) const;
+  [[nodiscard]] WideNs wide_block_start(std::int64_t b) const;
+  /// ClockOverflow when `ns` does not fit a SimTime.
+  static SimTime narrow(WideNs ns);
   /// Largest b >= 0 with block_start(b) + (end ? block_stall(b) : 0) <= e (block 0: time 0).
   [[nodiscard]] std::int64_t last_block(SimTime e, bool end) const;
   [[nodiscard]] std::int64_t period_blocks(CheckpointLevel level) const;

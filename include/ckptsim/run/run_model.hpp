@@ -34,8 +34,11 @@
 //   training = final progress x T (+ the compute of a final partial iteration),
 //   lost_progress = compute - training.
 //   ETTR = training / wall.
-// A run.iterations target that failures keep out of reach stops at 100x its failure-free time
-// (ReplicaResult::finished = false), so no replica runs forever.
+// A run.iterations target that failures keep out of reach stops at 100x its failure-free time,
+// or at 100 years (ReplicaResult::finished = false), so no replica runs forever; every instant
+// of a replica lies within the run's worst-case horizon (run_horizon.hpp), which the strategy
+// costs check against the clock before any replica runs. The work a run asks for (failure
+// events, memory) is estimated and limited by its caller (work_estimate.hpp, run_checks.hpp).
 // Domain failures take machines [first, first+count) down at one instant: each of them, when
 // hardware, loses its CPU memory and needs a replacement (a standby each while any is free).
 // Causes (failure_causes()): an episode phase started by a failure uses that failure's cause's
@@ -81,7 +84,7 @@ struct TimeBreakdown {
 struct ReplicaResult {
   SimTime wall_time;
   std::int64_t iterations = 0;  ///< net progress at the end
-  /// False when a run.iterations target was not reached within 100x its failure-free time.
+  /// False when a run.iterations target was not reached within 100x its failure-free time (or 100 years).
   bool finished = true;
   std::int64_t software_failures = 0;
   std::int64_t hardware_failures = 0;
@@ -117,7 +120,6 @@ class RunModel {
 
  private:
   void check_trace_causes() const;
-  void check_work_limit() const;
 
   Scenario scenario_;
   StrategyCosts costs_;
@@ -128,8 +130,5 @@ class RunModel {
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
 };
-
-/// Failure events one replica may draw before the run is refused (LimitError).
-constexpr double kMaxFailureEventsPerReplica = 1e7;
 
 }  // namespace ckptsim

@@ -141,6 +141,13 @@ struct DomainSpec {
   double hardware_fraction = 1.0;          ///< share of domain failures whose machines lose CPU memory
 };
 
+/// The one rule for a failure domain's size, applied by the loader (failures.domains.*.machines)
+/// and by `ckptsim placement --domain-size`: from 1 to the cluster's machine count (the last
+/// domain may be partial).
+constexpr bool domain_size_fits(int domain_machines, int machines) {
+  return domain_machines >= 1 && domain_machines <= machines;
+}
+
 enum class DomainKind { rack = 0, leaf = 1, power = 2 };
 constexpr int kDomainKinds = 3;
 

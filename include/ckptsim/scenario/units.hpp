@@ -26,6 +26,10 @@ class UnitError : public std::runtime_error {
 };
 
 SimTime parse_duration(std::string_view text);
+/// The one range check of every duration an input writes, as a unit string or as a bare number
+/// of seconds: finite, zero or more, at most 100 years (kMaxDuration, docs/limits.md); UnitError
+/// otherwise. parse_duration applies it after the unit.
+SimTime duration_from_seconds(double seconds);
 double parse_bytes(std::string_view text);
 double parse_bandwidth(std::string_view text);         ///< bytes per second
 double parse_failure_rate(std::string_view text);      ///< failures per machine per second

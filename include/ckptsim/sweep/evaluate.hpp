@@ -1,7 +1,11 @@
 #pragma once
 // Evaluating one sweep point: build its scenario, validate it, run the spec's command, keep the
-// JSON result. An invalid point (InputError, ModelError or LimitError from the loader or the
-// model) is a result too: status "invalid" with the error message, and the sweep goes on.
+// JSON result. A point is checked exactly as its command checks it (run/run_checks.hpp for run
+// and analyze, the iteration model's work for iteration, analysis/placement_work.hpp for
+// placement), never forced. An invalid point (InputError, ModelError or LimitError from the
+// loader, the checks or the model, or running out of memory anyway) is a result too: status
+// "invalid" with the error message, and the sweep goes on; any other exception (a bug) gives
+// status "error" with the message, so a sweep and its --resume always finish.
 //
 // Point results (the documents metric pointers read):
 //   run:       {"scenario_hash", "scenario", "costs", "summary"} as in `ckptsim run --output`
@@ -27,8 +31,8 @@ namespace ckptsim::sweep {
 struct PointRecord {
   std::int64_t index = 0;
   std::vector<nlohmann::json> values;  ///< one per axis, as written into the scenario
-  std::string status;                  ///< "ok" | "invalid"
-  std::string error;                   ///< why the point is invalid ("" when ok)
+  std::string status;                  ///< "ok" | "invalid" | "error"
+  std::string error;                   ///< why the point is invalid or failed ("" when ok)
   nlohmann::json result;               ///< the command's JSON result (null when invalid)
   std::string text;                    ///< record_to_json(*this).dump() once computed ("" before)
 };
@@ -62,5 +66,8 @@ class CostCache {
 std::string iteration_cost_key(const Scenario& scenario);
 
 PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache& cache);
+
+/// The "costs" of an iteration point: the iteration model's results (docs/sweep-format.md).
+nlohmann::json iteration_costs_json(const IterationCosts& costs);
 
 }  // namespace ckptsim::sweep

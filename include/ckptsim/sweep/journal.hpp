@@ -9,6 +9,7 @@
 // not match its text, that is not a record, or that has no final '\n' (torn) is dropped and its
 // point computed again. Resuming rewrites the journal with only the valid lines (temporary file
 // + rename) before appending, so a torn tail never joins the next record.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -29,7 +30,13 @@ struct JournalContents {
 /// "<checksum> <text>\n" for one JSON value.
 std::string journal_line(const nlohmann::json& value);
 
-/// Reads a journal; a missing file reads as empty. Throws IoError when it cannot be read.
+/// The largest journal.jsonl or points.jsonl a sweep reads back (each is read whole): about a
+/// million points of ~4 KiB; a larger sweep is split with --shard.
+inline constexpr std::size_t kMaxSweepFileBytes = std::size_t{4} << 30;
+
+/// Reads a journal through the guarded reader (core/input_file.hpp: a regular file of at most
+/// kMaxSweepFileBytes); a missing file reads as empty. Throws InputError when it is not a regular
+/// file or cannot be read.
 JournalContents read_journal(const std::string& path);
 
 class JournalWriter {

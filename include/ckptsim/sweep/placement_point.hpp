@@ -9,8 +9,8 @@
 //   uniform random order, kPlacementPointSamples samples, 95% Wilson intervals);
 //   expected_storage_machines_k = N (1 - P_k) (GEMINI restarts every machine from storage when
 //   any checkpoint is lost); CPU memory per machine = 2 x max shards per machine x shard bytes.
-// Work is estimated first (the exact counts hold rows of N+1 integers of up to N bits); a point
-// beyond docs/limits.md is an invalid point (LimitError), never a hang.
+// Work is estimated first, as `ckptsim placement` estimates it (analysis/placement_work.hpp); a
+// point beyond docs/limits.md is an invalid point (LimitError), never a hang.
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/scenario/scenario.hpp"
@@ -23,7 +23,8 @@ inline constexpr int kPlacementPointSamples = 10000;
 /// {"scheme", "machines", "replicas", "method", "exact", "k", "probability", ("ci95_low",
 /// "ci95_high" when estimated), "expected_storage_machines", "shards_per_machine",
 /// "cpu_memory_per_machine_bytes"}; arrays are indexed by k. `shard_bytes`: checkpoint bytes per
-/// machine. Throws PlacementError (a ModelError) when the scheme cannot place m replicas on N.
-nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes);
+/// machine. Throws PlacementError (a ModelError) when the scheme cannot place m replicas on N,
+/// LimitError (ending with `way_out`) beyond the work limits of `ckptsim placement`.
+nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes, const char* way_out);
 
 }  // namespace ckptsim::sweep

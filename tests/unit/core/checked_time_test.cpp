@@ -51,3 +51,29 @@ TEST_CASE("sampled times saturate instead of wrapping") {
   CHECK(saturating_seconds(1.5) == SimTime::from_ns(1'500'000'000));
   CHECK(saturating_add(SimTime::max(), nanoseconds(1)) == SimTime::max());
 }
+
+TEST_CASE("SimTime arithmetic throws ClockOverflow at the int64 boundary instead of wrapping") {
+  const SimTime top = SimTime::max();  // 2^63 - 1 ns
+  CHECK(top - nanoseconds(1) + nanoseconds(1) == top);  // up to the boundary: exact
+  CHECK_THROWS_AS(top + nanoseconds(1), ClockOverflow);
+  CHECK_THROWS_AS(SimTime::from_ns(std::numeric_limits<std::int64_t>::min()) - nanoseconds(1), ClockOverflow);
+  SimTime t = top;
+  CHECK_THROWS_AS(t += nanoseconds(1), ClockOverflow);
+  // 2^62 ns x 2 = 2^63 ns, one beyond the largest int64.
+  CHECK_THROWS_AS(SimTime::from_ns(std::int64_t{1} << 62) * 2, ClockOverflow);
+  // (2^62 - 1) x 2 = 2^63 - 2: the largest even value, still on the clock.
+  CHECK((SimTime::from_ns((std::int64_t{1} << 62) - 1) * 2).ns() == std::numeric_limits<std::int64_t>::max() - 1);
+  // 106,751 days = 9.2233e18 ns fits; 106,752 days = 9.22337e18 > 2^63 - 1 = 9.22337204e18 does not.
+  CHECK(days(106'751).ns() == 106'751LL * 86'400'000'000'000LL);
+  CHECK_THROWS_AS(days(106'752), ClockOverflow);
+}
+
+TEST_CASE("SimTime::from_seconds refuses what is not a time on the clock") {
+  CHECK(SimTime::from_seconds(1.5).ns() == 1'500'000'000);
+  CHECK(SimTime::from_seconds(-2.0).ns() == -2'000'000'000);
+  CHECK_THROWS_AS(SimTime::from_seconds(std::nan("")), ClockOverflow);
+  CHECK_THROWS_AS(SimTime::from_seconds(HUGE_VAL), ClockOverflow);
+  // 9.3e9 s = 9.3e18 ns > 2^63 ns = 9.223e18 ns.
+  CHECK_THROWS_AS(SimTime::from_seconds(9.3e9), ClockOverflow);
+  CHECK_THROWS_AS(transfer_time(1e300, 1.0), ClockOverflow);
+}

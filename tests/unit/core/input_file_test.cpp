@@ -1,6 +1,11 @@
 // Guarded JSON parsing and input files (core/input_file.hpp): every refusal names the pointer.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "ckptsim/core/error.hpp"
@@ -80,4 +85,39 @@ TEST_CASE("non-regular and missing input files are refused with their kind") {
   CHECK(found_for("/dev/zero") == "a character device");
   CHECK(found_for("/") == "a directory");
   CHECK(found_for("/nonexistent/ckptsim.json") == "no such file");
+}
+
+TEST_CASE("a FIFO is refused without blocking, and a size limit of the reader's own") {
+  const std::string dir = std::filesystem::temp_directory_path() / ("ckptsim-fifo-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string fifo = dir + "/journal.jsonl";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  try {
+    // No writer: a blocking open would wait for ever; the guarded reader answers at once.
+    (void)read_input_file(fifo, "a sweep journal");
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.problems().front().found == "a FIFO (named pipe)");
+    CHECK(e.problems().front().expected == "a sweep journal (a regular file)");
+  }
+  const std::string file = dir + "/small.txt";
+  { std::ofstream(file) << "0123456789"; }  // 10 bytes
+  CHECK(read_input_file(file, "a file", 10) == "0123456789");
+  CHECK_THROWS_AS(read_input_file(file, "a file", 9), InputError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("one byte-order mark is skipped, a second is refused") {
+  CHECK(parse_json_strict("\xEF\xBB\xBF[1]", "f.json").size() == 1);
+  const Problem p = problem_of("\xEF\xBB\xBF\xEF\xBB\xBF[1]");
+  CHECK(p.found.find("second byte-order mark") != std::string::npos);
+  CHECK(strip_utf8_bom("\xEF\xBB\xBFx", "f.csv") == "x");
+  CHECK_THROWS_AS(strip_utf8_bom("\xEF\xBB\xBF\xEF\xBB\xBFx", "f.csv"), InputError);
+}
+
+TEST_CASE("json_pointer_within compares whole reference tokens") {
+  CHECK(json_pointer_within("/strategy/replicas", "/strategy"));
+  CHECK(json_pointer_within("/strategy", "/strategy"));
+  CHECK_FALSE(json_pointer_within("/strategyx", "/strategy"));
+  CHECK_FALSE(json_pointer_within("/strategy", "/strategy/replicas"));
 }

@@ -148,3 +148,31 @@ TEST_CASE("trace stats: repeated machines, events and causes") {
   REQUIRE(st.fit);
   CHECK(st.fit->exponential_rate == doctest::Approx(6.0 / 400.0));
 }
+
+TEST_CASE("trace header lines hold exactly their value, or are refused at their line") {
+  const auto header_of = [](const std::string& text) { return parse_trace_header(text, "t.csv"); };
+  const TraceHeader h = header_of("# from somewhere\n# machines: 16\n# duration: 3600s\ntime,machine,type\n");
+  CHECK(h.machines == 16);
+  CHECK(h.duration == seconds(3600));
+  // "-5", "1e3" and "4abc" were read as -5, 1 and 4: now each is a problem at its line.
+  for (const char* value : {"-5", "1e3", "4abc", "0", "1000001", ""}) {
+    CAPTURE(value);
+    try {
+      (void)header_of(std::string("# seed: 1\n# machines: ") + value + "\ntime,machine,type\n");
+      FAIL("no error");
+    } catch (const InputError& e) {
+      CHECK(e.problems().front().pointer == "/line/2");
+    }
+  }
+  CHECK_THROWS_AS(header_of("# duration: soon\ntime,machine,type\n"), InputError);
+  CHECK_THROWS_AS(header_of("# duration: 0s\ntime,machine,type\n"), InputError);
+}
+
+TEST_CASE("trace synth: a key given twice is refused; the header states the parameters in effect") {
+  CHECK_THROWS_AS(parse_trace_spec("exponential:rate=1%/day,rate=2%/day"), InputError);
+  // The default of a process given by name: 1.5% per machine-day, hardware fraction 0.5.
+  const TraceSynthesisSpec spec = parse_trace_spec("exponential");
+  CHECK(spec.provenance.back() == "In effect: exponential (Poisson) failures, rate 0.015 per machine-day, hardware fraction 0.5.");
+  const TraceSynthesisSpec given = parse_trace_spec("exponential:rate=3%/machine/day,hardware=0.25");
+  CHECK(given.provenance.back() == "In effect: exponential (Poisson) failures, rate 0.03 per machine-day, hardware fraction 0.25.");
+}

@@ -165,3 +165,21 @@ TEST_CASE("refuse_output_over_inputs compares files, not spellings") {
   CHECK_NOTHROW(refuse_output_over_inputs("--output", dir.at("new.json"), {dir.at("in.json")}));
   CHECK_NOTHROW(refuse_output_over_inputs("--output", dir.at("in.json"), {}));
 }
+
+TEST_CASE("two outputs of one command naming the same file are refused, existing or not") {
+  const fs::path dir = fs::temp_directory_path() / ("ckptsim-two-outputs-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string a = (dir / "out.json").string();
+  const std::string b = (dir / "." / "out.json").string();  // the same file, spelled differently
+  try {
+    refuse_outputs_sharing_a_file({{"--trace", a}, {"--write-profile", b}});
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.problems().front().pointer == "--write-profile");
+  }
+  { std::ofstream(a) << "x"; }  // existing: compared by device and inode
+  CHECK_THROWS_AS(refuse_outputs_sharing_a_file({{"--trace", a}, {"--write-profile", b}}), InputError);
+  CHECK_NOTHROW(refuse_outputs_sharing_a_file({{"--trace", a}, {"--write-profile", (dir / "other.json").string()}}));
+  CHECK_NOTHROW(refuse_outputs_sharing_a_file({{"--trace", a}, {"--write-profile", ""}}));  // not given
+  fs::remove_all(dir);
+}

@@ -5,6 +5,7 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "../common/test_scenarios.hpp"
 #include "../common/trace_files.hpp"
 
@@ -102,13 +103,17 @@ TEST_CASE("a trace cause the cause table does not name is refused") {
   CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), ModelError);
 }
 
-TEST_CASE("a failure rate asking for more events than the stated limit is refused before running") {
+TEST_CASE("a failure rate asking for more events than the stated limit is refused before running, unless forced") {
   // 16 machines x 1/s x 10 h = 576,000 events: fine; 1e4/s: 5.76e9, above the 1e7 limit.
   Scenario s = small_scenario(StrategyKind::none);
   s.failures.process = FailureProcessKind::exponential;
   s.failures.rate = 1e4;
-  CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), LimitError);
+  const RunChecks checks;
+  CHECK_THROWS_AS(checked_run_model(s, compute_strategy_costs(s, nullptr), 1, checks), LimitError);
+  // Domains count too: 4 power domains of 4 machines at 1e4/s each, 1.44e9 events over 10 h.
   s.failures.rate = 0;
   s.failures.domains[2] = DomainSpec{4, 1e4, 1.0};
-  CHECK_THROWS_AS(RunModel(s, compute_strategy_costs(s, nullptr)), LimitError);
+  CHECK_THROWS_AS(checked_run_model(s, compute_strategy_costs(s, nullptr), 1, checks), LimitError);
+  // --force builds the model anyway (the limit is on work, not on correctness).
+  CHECK_NOTHROW((void)checked_run_model(s, compute_strategy_costs(s, nullptr), 1, RunChecks{1, true}));
 }

@@ -182,7 +182,12 @@ TEST_CASE("adaptive interval converges to Daly's interval under constant-rate fa
   }
   CHECK(std::fabs(sum / s.run.replicas - 36.63) < 0.62);
   // Without failures seen, the policy uses the prior alone: Daly(120 s, 1 d) = 4474.0 s = 74.57 iterations -> 75.
-  CHECK(adaptive_period_iterations(seconds(120), seconds(60), 1, 0, SimTime::zero(), days(1)) == 75);
+  CHECK(adaptive_period_iterations(seconds(120), seconds(60), 1, 0, SimTime::zero(), days(1), days(7)) == 75);
+  // A run that ends after 30 min caps the period at the 30 iterations it can reach (a longer one
+  // never checkpoints within the run, and its product with T stays on the clock).
+  CHECK(adaptive_period_iterations(seconds(120), seconds(60), 1, 0, SimTime::zero(), days(1), minutes(30)) == 30);
+  // Units of 4 iterations (the lower level's period): floor(1800 s / 240 s) = 7 units = 28 iterations.
+  CHECK(adaptive_period_iterations(seconds(120), seconds(60), 4, 0, SimTime::zero(), days(1), minutes(30)) == 28);
 }
 
 TEST_CASE("multi-level: after a peer recovery the replaced machine has no level-1 copy until the next one") {

@@ -1,5 +1,8 @@
 // Every file in scenarios/invalid/ must fail to load, naming the JSON pointer and a message
 // substring listed for it in scenarios/invalid/expected.json (CONTRIBUTING.md, style habit 11).
+// Entries with "stage": "run" load, and must fail the checks every command makes before a run
+// (run/run_checks.hpp: the clock range of the costs and the run's worst-case horizon, a
+// ModelError; the work limits, a LimitError), with the pointer and the substring in the message.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -9,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
 using namespace ckptsim;
@@ -35,6 +39,24 @@ TEST_CASE("invalid corpus: each file fails with its expected pointer and message
     CAPTURE(name);
     const std::string pointer = want.at("pointer").get<std::string>();
     const std::string contains = want.at("contains").get<std::string>();
+    if (want.value("stage", "load") == "run") {
+      const Scenario scenario = load_scenario_file((folder / name).string());
+      std::string message;
+      try {
+        const RunChecks checks;
+        const StrategyCosts costs = checked_strategy_costs(scenario, checks);
+        (void)checked_run_model(scenario, costs, scenario.run.replicas, checks);
+      } catch (const ModelError& e) {
+        message = e.what();
+      } catch (const LimitError& e) {
+        message = e.what();
+      }
+      CAPTURE(message);
+      // "file: /pointer: ..." (the file named first, then the field responsible)
+      CHECK(message.find(name + ": " + pointer) != std::string::npos);
+      CHECK(message.find(contains) != std::string::npos);
+      continue;
+    }
     bool threw = false;
     try {
       load_scenario_file((folder / name).string());

@@ -275,3 +275,46 @@ TEST_CASE("loader: the design sketch (top-level seed, bare replacement time) loa
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("loader: a duration written as seconds passes the same checks as a unit string") {
+  // 5e9 s (158 years) is beyond 100 years whether written 5e9 or "57870.4d".
+  for (const char* pointer : {"/strategy/persistent_interval", "/run/duration", "/failures/detection",
+                              "/failures/restart", "/failures/replacement"}) {
+    CAPTURE(pointer);
+    json as_number = minimal();
+    as_number[json::json_pointer(pointer)] = 5e9;
+    json as_string = minimal();
+    as_string[json::json_pointer(pointer)] = "57870.4d";
+    const auto number_problems = problems_of(as_number);
+    const auto string_problems = problems_of(as_string);
+    REQUIRE(number_problems.size() == 1);
+    REQUIRE(string_problems.size() == 1);
+    CHECK(number_problems[0].pointer == pointer);
+    CHECK(number_problems[0].expected == string_problems[0].expected);
+    CHECK(number_problems[0].expected.find("at most 100 years") != std::string::npos);
+  }
+  // Exactly 100 years of seconds is a duration (the bound is inclusive).
+  json edge = minimal();
+  edge["failures"]["detection"] = 3'155'760'000.0;
+  CHECK(problems_of(edge).empty());
+  // A cause's own detection reads through the same path.
+  json cause = minimal();
+  cause["failures"]["causes"] = json::parse(R"([{"name": "gpu", "share": 1, "outcome": "hardware", "detection": 9e9}])");
+  const auto problems = problems_of(cause);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].pointer == "/failures/causes/0/detection");
+  CHECK(problems[0].expected.find("at most 100 years") != std::string::npos);
+}
+
+TEST_CASE("loader: an integer beyond its field's type states the field's maximum") {
+  json doc = minimal();
+  doc["strategy"]["every_iterations"] = 2147483648LL;  // 2^31, one beyond an int
+  auto problems = problems_of(doc);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].expected.find("at most 2147483647") != std::string::npos);
+  doc = minimal();
+  doc["failures"]["causes"] = json::parse(R"([{"name": "gpu", "share": 1e300, "outcome": "hardware"}])");
+  problems = problems_of(doc);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].expected.find("at most 1e+12") != std::string::npos);
+}

@@ -1,6 +1,9 @@
 // Unit-string parsers (scenario/units.hpp): hand-computed SI values and rejected inputs.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <string>
+
 #include "ckptsim/scenario/units.hpp"
 
 using namespace ckptsim;
@@ -87,3 +90,27 @@ TEST_CASE("units: a number times its unit must stay finite (fuzz/fuzz_units find
 }
 
 TEST_SUITE_END();
+
+TEST_CASE("units: one range check for a duration, from a unit string or from seconds") {
+  // 36,525 d = 100 x 365.25 d = 3,155,760,000 s: the largest duration, inclusive.
+  CHECK(parse_duration("36525d") == duration_from_seconds(3'155'760'000.0));
+  CHECK(duration_from_seconds(3'155'760'000.0).ns() == 3'155'760'000'000'000'000);
+  CHECK_THROWS_AS(parse_duration("36526d"), UnitError);
+  CHECK_THROWS_AS(duration_from_seconds(3'155'760'001.0), UnitError);
+  CHECK_THROWS_AS(duration_from_seconds(-1e-9), UnitError);
+  CHECK_THROWS_AS(duration_from_seconds(std::nan("")), UnitError);
+  // The same words for both forms.
+  std::string from_string, from_number;
+  try {
+    (void)parse_duration("104167d");
+  } catch (const UnitError& e) {
+    from_string = e.what();
+  }
+  try {
+    (void)duration_from_seconds(9e9);
+  } catch (const UnitError& e) {
+    from_number = e.what();
+  }
+  CHECK(from_string == from_number);
+  CHECK(from_string.find("at most 100 years") != std::string::npos);
+}

@@ -169,3 +169,54 @@ TEST_CASE("evaluate: placement points follow the scenario's placement; a scheme 
   // Placement points never run the iteration model.
   CHECK(cache.misses() == 0);
 }
+
+TEST_CASE("evaluate: a point beyond its command's work limits is invalid with the command's reason, never run") {
+  // run: 2^31 - 1 replicas need ~800 GiB of results (the run command refuses them too).
+  auto spec = load_sweep_spec_json(
+      {{"base", small_paper_base()}, {"axes", {{{"pointer", "/run/replicas"}, {"values", {2147483647}}}}}}, "spec.json", ".");
+  CostCache cache;
+  auto r = evaluate_point(spec, 0, cache);
+  CHECK(r.status == "invalid");
+  CHECK(r.error.find("memory for the replica results") != std::string::npos);
+  CHECK(r.error.find("a sweep never forces a point") != std::string::npos);
+  // run, iteration, analyze: 10,000 machines x 8 GPUs x 124 layers x 3 = 2.98e7 flows > 2e7,
+  // refused before the iteration model runs (as the commands refuse them).
+  CostCache untouched;
+  for (const char* command : {"run", "iteration", "analyze"}) {
+    CAPTURE(command);
+    spec = load_sweep_spec_json({{"base", small_paper_base()},
+                                 {"command", command},
+                                 {"axes", {{{"pointer", "/cluster/machines"}, {"values", {10000}}}}}},
+                                "spec.json", ".");
+    r = evaluate_point(spec, 0, untouched);
+    CHECK(r.status == "invalid");
+    CHECK(r.error.find("training flows") != std::string::npos);
+  }
+  CHECK(untouched.misses() == 0);
+  // placement: a random placement of 100,000 machines convolves N^2 (N/64 + 1) = 1.56e13 limb
+  // operations, above 2e11, as `ckptsim placement --scheme random` refuses it.
+  json base = small_paper_base();
+  base["strategy"]["placement"] = "random";
+  spec = load_sweep_spec_json(
+      {{"base", base}, {"command", "placement"}, {"axes", {{{"pointer", "/cluster/machines"}, {"values", {100000}}}}}},
+      "spec.json", ".");
+  r = evaluate_point(spec, 0, cache);
+  CHECK(r.status == "invalid");
+  CHECK(r.error.find("limb operations") != std::string::npos);
+}
+
+TEST_CASE("evaluate: a point's run beyond the clock's horizon is invalid, naming the terms") {
+  json base = small_paper_base();
+  base["run"]["duration"] = "36525d";
+  base["failures"]["restart"] = "36000d";
+  const auto spec = load_sweep_spec_json(
+      {{"base", base}, {"axes", {{{"pointer", "/failures/detection"}, {"values", {"15s", "36000d"}}}}}}, "spec.json", ".");
+  CostCache cache;
+  // 100 + 98.6 years plus seconds fits the 292-year clock; adding a 98.6-year detection does not.
+  const auto fits = evaluate_point(spec, 0, cache);
+  const auto beyond = evaluate_point(spec, 1, cache);
+  CHECK(beyond.status == "invalid");
+  CHECK(beyond.error.find("worst-case horizon") != std::string::npos);
+  CHECK(beyond.error.find("/failures/detection 36000 d") != std::string::npos);
+  CHECK(fits.status == "ok");
+}

@@ -1,14 +1,20 @@
 // The sweep journal: self-checking lines; corrupt and torn lines are dropped, the rest kept.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/sweep/journal.hpp"
+#include "ckptsim/sweep/spec.hpp"
+#include "ckptsim/sweep/sweep.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::sweep;
@@ -112,4 +118,44 @@ TEST_CASE("journal: a missing file reads as empty") {
   const auto contents = read_journal(temp_path("missing-never-created"));
   CHECK_FALSE(contents.header.has_value());
   CHECK(contents.records.empty());
+}
+
+TEST_CASE("journal: a FIFO or a device is refused at once, a missing journal reads as empty") {
+  const std::string fifo = temp_path("fifo");
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_AS(read_journal(fifo), InputError);  // a blocking read would wait for a writer for ever
+  std::remove(fifo.c_str());
+  CHECK_THROWS_AS(read_journal("/dev/zero"), InputError);  // would read without end
+  const JournalContents none = read_journal(temp_path("absent"));
+  CHECK(none.records.empty());
+  CHECK_FALSE(none.header.has_value());
+}
+
+TEST_CASE("journal: --resume refuses a journal.jsonl that is not a journal, or a link, and leaves it alone") {
+  namespace fs = std::filesystem;
+  const fs::path dir = temp_path("resume-folder");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const SweepSpec spec = load_sweep_spec_json({{"base", {{"name", "b"}}}, {"axes", json::array()}}, "spec.json", ".");
+  SweepOptions o;
+  o.out_dir = dir.string();
+  o.resume = true;
+  { std::ofstream(dir / "journal.jsonl") << "my notes\n"; }
+  CHECK_THROWS_AS(run_sweep(spec, o), InputError);
+  std::ifstream kept(dir / "journal.jsonl");
+  std::string line;
+  std::getline(kept, line);
+  CHECK(line == "my notes");
+  // A link (even to a file outside the folder) is never written through.
+  fs::remove(dir / "journal.jsonl");
+  const fs::path outside = temp_path("outside.txt");
+  { std::ofstream(outside) << "outside\n"; }
+  fs::create_symlink(outside, dir / "journal.jsonl");
+  CHECK_THROWS_AS(run_sweep(spec, o), InputError);
+  std::ifstream still(outside);
+  std::getline(still, line);
+  CHECK(line == "outside");
+  fs::remove_all(dir);
+  fs::remove(outside);
 }

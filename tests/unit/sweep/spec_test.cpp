@@ -153,3 +153,63 @@ TEST_CASE("sweep spec: the four point commands parse; anything else is named at 
   CHECK(default_metrics(PointCommand::analyze).front().pointer == "/metrics/ettr/closed");
   CHECK(has(problem_pointers({{"base", minimal_base()}, {"command", "optimize"}, {"axes", json::array()}}), "/command"));
 }
+
+TEST_CASE("sweep spec: every points.csv column once (axes, metrics, their ci95 columns, index, status, error)") {
+  const auto axis = [](const char* name) {
+    return json{{"pointer", "/failures/hardware_fraction"}, {"name", name}, {"values", {0.5}}};
+  };
+  // "ettr" is a default metric of run points; index, status and error are the fixed columns.
+  for (const char* name : {"ettr", "status", "index", "error", "ettr_ci95"}) {
+    CAPTURE(name);
+    CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {axis(name)}}}) == std::vector<std::string>{"/axes/0/name"});
+  }
+  CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {axis("fraction")}}}).empty());
+  // A metric repeated, or named as another's ci95 column.
+  CHECK(problem_pointers({{"base", minimal_base()}, {"axes", json::array()}, {"metrics", {"/summary/ettr", "/summary/ettr"}}}) ==
+        std::vector<std::string>{"/metrics/1"});
+  CHECK(problem_pointers({{"base", minimal_base()},
+                          {"axes", json::array()},
+                          {"metrics", {"/summary/ettr", {{"name", "ettr_ci95"}, {"pointer", "/summary/iterations"}}}}}) ==
+        std::vector<std::string>{"/metrics/1"});
+}
+
+TEST_CASE("sweep spec: a metric pointer must be able to resolve in its command's result") {
+  const auto metrics = [](const char* command, const char* pointer) {
+    return problem_pointers({{"base", minimal_base()}, {"command", command}, {"axes", json::array()}, {"metrics", {pointer}}});
+  };
+  // Fixed parts, optional parts of other variants (multi-level costs), any cause name.
+  for (const char* ok : {"/summary/ettr", "/summary/ettr/ci95", "/costs/partner_stall_s", "/costs/erasure_code/parity",
+                         "/summary/failures_by_cause/gpu", "/summary/time_lost_by_cause_s/gpu/mean",
+                         "/scenario/cluster/machines", "/scenario/failures/causes/0/share", "/scenario_hash"})
+    CHECK(metrics("run", ok).empty());
+  for (const char* bad : {"/summary/etr", "/summary/ettr/median", "/costs/nothing", "/scenario/cluster/machinez", "/placement"})
+    CHECK(metrics("run", bad) == std::vector<std::string>{"/metrics/0"});
+  // Placement arrays hold k = 0..16.
+  CHECK(metrics("placement", "/placement/probability/16").empty());
+  CHECK(metrics("placement", "/placement/ci95_low/3").empty());
+  CHECK(metrics("placement", "/placement/probability/17") == std::vector<std::string>{"/metrics/0"});
+  CHECK(metrics("analyze", "/metrics/ettr/simulated/ci95").empty());
+  CHECK(metrics("analyze", "/closed_form/intervals/daly_s").empty());
+  CHECK(metrics("analyze", "/metrics/etr/closed") == std::vector<std::string>{"/metrics/0"});
+  CHECK(metrics("iteration", "/costs/min_every_iterations").empty());
+  CHECK(metrics("iteration", "/summary/ettr") == std::vector<std::string>{"/metrics/0"});
+  // Every default metric of every command passes its own check.
+  for (const char* command : {"run", "iteration", "analyze", "placement"})
+    CHECK(problem_pointers({{"base", minimal_base()}, {"command", command}, {"axes", json::array()}}).empty());
+}
+
+TEST_CASE("sweep spec: a range of one step must not drop its end; a later axis must not replace an earlier one") {
+  const auto range = [](double from, double to) {
+    return json{{"base", minimal_base()}, {"axes", {{{"pointer", "/run/replicas"}, {"range", {{"from", from}, {"to", to}, {"steps", 1}}}}}}};
+  };
+  CHECK(problem_pointers(range(1, 10)) == std::vector<std::string>{"/axes/0/range/steps"});
+  CHECK(problem_pointers(range(4, 4)).empty());  // one value, written once
+  const json nested{{"base", minimal_base()},
+                    {"axes", {{{"pointer", "/strategy/replicas"}, {"values", {2}}},
+                              {{"pointer", "/strategy"}, {"values", {{{"kind", "gemini"}}}}}}}};
+  CHECK(problem_pointers(nested) == std::vector<std::string>{"/axes/1/pointer"});
+  const json enclosing_first{{"base", minimal_base()},
+                             {"axes", {{{"pointer", "/strategy"}, {"values", {{{"kind", "gemini"}}}}},
+                                       {{"pointer", "/strategy/replicas"}, {"values", {2}}}}}};
+  CHECK(problem_pointers(enclosing_first).empty());
+}

@@ -83,3 +83,15 @@ TEST_CASE("a profile file with a number beyond double is an InputError (fuzz fin
   }
   std::filesystem::remove(path);
 }
+
+TEST_CASE("a profile of three 100-year iterations averages without overflow") {
+  // 3 x 3.15576e18 ns = 9.47e18 ns > 2^63 - 1: the sum is kept in 128 bits; the mean is 100 years.
+  const auto doc = nlohmann::json::parse(R"({
+    "format": "ckptsim-profile/1",
+    "iterations": [
+      {"iteration_time": "36525d", "spans": [[0.1, 0.3]]},
+      {"iteration_time": "36525d", "spans": [[0.1, 0.3]]},
+      {"iteration_time": "36525d", "spans": [[0.1, 0.3]]}
+    ]})");
+  CHECK(parse_profile(doc, "p.json", 1).iteration_time.ns() == 3'155'760'000'000'000'000);
+}

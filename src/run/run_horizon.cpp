@@ -1,0 +1,149 @@
+// The worst-case horizon of a run (run_horizon.hpp).
+#include "ckptsim/run/run_horizon.hpp"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/checked_time.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/run/level_clock.hpp"
+#include "ckptsim/run/segment_clock.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+/// The longest of failures.<key> and every cause's own <key> (detection or restart).
+HorizonTerm longest_cause_time(const FailureSpec& f, bool detection) {
+  const char* key = detection ? "detection" : "restart";
+  HorizonTerm term{fmt::format("/failures/{}", key), key, detection ? f.detection : f.restart};
+  const auto& causes = f.causes.causes;
+  for (std::size_t i = 0; i < causes.size(); ++i) {
+    const std::optional<SimTime>& own = detection ? causes[i].detection : causes[i].restart;
+    if (!own || *own <= term.time) continue;
+    term.time = *own;
+    term.field = f.causes.preset.empty() ? fmt::format("/failures/causes/{}/{}", i, key)
+                                         : fmt::format("/failures/causes (preset \"{}\", cause \"{}\")", f.causes.preset,
+                                                       causes[i].name);
+  }
+  return term;
+}
+
+HorizonTerm longest_replacement(const ReplacementSpec& r) {
+  switch (r.distribution) {
+    case ReplacementDistribution::fixed: return {"/failures/replacement", "replacement", r.fixed};
+    case ReplacementDistribution::uniform: return {"/failures/replacement/high", "replacement", std::max(r.low, r.high)};
+    case ReplacementDistribution::lognormal: break;  // unbounded samples saturate: "never"
+  }
+  return {"/failures/replacement", "replacement", SimTime::zero()};
+}
+
+HorizonTerm slowest_retrieval(const StrategyCosts& c) {
+  if (c.tier == CheckpointTier::none) return {"", "", SimTime::zero()};
+  HorizonTerm term{"/storage/bandwidth", "retrieval from storage", c.retrieval_storage};
+  if (c.tier == CheckpointTier::storage) return term;
+  if (c.retrieval_peer > term.time)
+    term = {"/cluster/network_bandwidth", "retrieval from peers", c.retrieval_peer};
+  if (c.retrieval_local > term.time)
+    term = {"/training/serialization_bandwidth", "retrieval from local memory", c.retrieval_local};
+  return term;
+}
+
+/// k x T in 128 bits (a period that overflows int64 is reported, not wrapped).
+WideNs period_ns(const StrategyCosts& c, std::int64_t every) {
+  return static_cast<WideNs>(c.iteration_time.ns()) * std::max<std::int64_t>(1, every);
+}
+
+std::string period_field(const Scenario& s, const StrategyCosts& c) {
+  if (c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level))
+    return "/strategy/adaptive_interval";
+  switch (c.strategy) {
+    case StrategyKind::remote_periodic: return "/strategy/interval";
+    case StrategyKind::remote_highfreq: return "/storage/bandwidth";
+    case StrategyKind::multi_level: return "/strategy/local_interval";
+    case StrategyKind::none: return s.training.iteration_time ? "/training/iteration_time" : "the iteration time";
+    default: return "/strategy/every_iterations";
+  }
+}
+
+std::string format_term_time(WideNs ns) {
+  const double s = static_cast<double>(ns) * 1e-9;
+  if (s >= 2 * 86400.0) return fmt::format("{:.6g} d", s / 86400.0);
+  return format_duration(SimTime::from_ns(static_cast<std::int64_t>(ns)));
+}
+
+}  // namespace
+
+SimTime run_end_bound(const Scenario& s, SimTime failure_free) {
+  if (s.run.duration) return *s.run.duration;
+  std::int64_t cap = 0;
+  if (__builtin_mul_overflow(failure_free.ns(), kUnfinishedRunFactor, &cap)) return kMaxDuration;
+  return std::min(SimTime::from_ns(cap), kMaxDuration);
+}
+
+SimTime failure_free_length(const Scenario& s, const StrategyCosts& c) {
+  if (!s.run.iterations) return SimTime::zero();
+  const SegmentPattern pattern = SegmentPattern::from_costs(c);
+  if (c.tier == CheckpointTier::multi_level) return LevelClock(pattern, 0).time_to_complete(*s.run.iterations);
+  return SegmentClock(pattern, 0).time_to_complete(*s.run.iterations);
+}
+
+std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCosts& c) {
+  const SimTime end = run_end_bound(s, failure_free_length(s, c));
+  std::vector<HorizonTerm> terms;
+  terms.push_back(s.run.duration ? HorizonTerm{"/run/duration", "the run's length", end}
+                                 : HorizonTerm{"/run/iterations", "the run's end (100 x its failure-free length, at most 100 years)",
+                                               end});
+  terms.push_back(longest_cause_time(s.failures, true));
+  terms.push_back(longest_replacement(s.failures.replacement));
+  terms.push_back(slowest_retrieval(c));
+  terms.push_back(longest_cause_time(s.failures, false));
+  // One checkpoint period: the adaptive one is capped at the run's end (run_model.cpp).
+  const bool adaptive = c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level);
+  const WideNs period = adaptive ? std::max<WideNs>(end.ns(), c.iteration_time.ns()) : period_ns(c, c.every_iterations);
+  const bool fits = period <= std::numeric_limits<std::int64_t>::max();
+  terms.push_back({period_field(s, c), "one checkpoint period",
+                   fits ? SimTime::from_ns(static_cast<std::int64_t>(period)) : SimTime::max()});
+  if (c.tier != CheckpointTier::none) {
+    const SimTime stall = c.tier == CheckpointTier::multi_level ? std::max(c.stall, c.persistent_stall) : c.stall;
+    terms.push_back({s.strategy.checkpoint_stall ? "/strategy/checkpoint_stall" : "the checkpoint stall", "a checkpoint's stall",
+                     stall});
+    terms.push_back({s.strategy.checkpoint_duration ? "/strategy/checkpoint_duration" : "the checkpoint completion",
+                     "a checkpoint's completion", c.completion});
+    if (c.tier == CheckpointTier::memory && c.persistent_every_iterations > 0)
+      terms.push_back({"/storage/bandwidth", "a persistent upload", c.upload});
+  }
+  std::erase_if(terms, [](const HorizonTerm& t) { return t.time <= SimTime::zero(); });
+  std::stable_sort(terms.begin(), terms.end(), [](const HorizonTerm& a, const HorizonTerm& b) { return a.time > b.time; });
+  return terms;
+}
+
+void check_run_horizon(const Scenario& s, const StrategyCosts& c) {
+  const std::vector<HorizonTerm> terms = run_horizon_terms(s, c);
+  WideNs sum = 0;
+  for (const HorizonTerm& t : terms) sum += t.time.ns();
+  if (sum <= std::numeric_limits<std::int64_t>::max()) return;
+  // The terms that matter (each at least 0.1% of H), then how much the others add.
+  std::string listed;
+  WideNs rest = 0;
+  int others = 0;
+  for (const HorizonTerm& t : terms) {
+    if (static_cast<WideNs>(t.time.ns()) * 1000 < sum) {
+      rest += t.time.ns();
+      ++others;
+      continue;
+    }
+    listed += fmt::format("{}{} {} ({})", listed.empty() ? "" : " + ", t.field, format_term_time(t.time.ns()), t.what);
+  }
+  if (others > 0) listed += fmt::format(" + {} smaller term(s) of {} in all", others, format_term_time(rest));
+  const double years = static_cast<double>(sum) * 1e-9 / (365.25 * 86400.0);
+  throw ModelError(terms.front().field,
+                   fmt::format("the run's worst-case horizon, {} = {} ({:.1f} years), leaves the simulated clock's "
+                               "range (2^63 ns, 292.3 years): an episode or a checkpoint can start at the run's last "
+                               "instant; shorten the largest of these (see docs/limits.md, \"Clock range\")",
+                               listed, format_term_time(sum), years));
+}
+
+}  // namespace ckptsim

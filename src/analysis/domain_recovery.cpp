@@ -1,5 +1,6 @@
 // Exact recovery probability under whole-domain failures (domain_recovery.hpp).
 #include "ckptsim/analysis/domain_recovery.hpp"
+#include "union_find.hpp"
 
 #include <algorithm>
 #include <numeric>
@@ -34,14 +35,6 @@ std::vector<std::vector<int>> domain_sets(const Placement& p, int size) {
     if (!has_subset) minimal.push_back(s);
   }
   return minimal;
-}
-
-int find_root(std::vector<int>& parent, int x) {
-  while (parent[static_cast<std::size_t>(x)] != x) {
-    parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
-    x = parent[static_cast<std::size_t>(x)];
-  }
-  return x;
 }
 
 std::vector<BigCount> multiply(const std::vector<BigCount>& a, const std::vector<BigCount>& b) {
@@ -80,11 +73,11 @@ std::vector<BigCount> domain_recovery_counts(const Placement& placement, int dom
   std::vector<int> parent(static_cast<std::size_t>(domains));
   std::iota(parent.begin(), parent.end(), 0);
   for (const auto& s : sets)
-    for (int d : s) parent[static_cast<std::size_t>(find_root(parent, d))] = find_root(parent, s.front());
+    for (int d : s) parent[static_cast<std::size_t>(detail::union_find_root(parent, d))] = detail::union_find_root(parent, s.front());
   std::vector<std::vector<int>> members(static_cast<std::size_t>(domains));
-  for (int d = 0; d < domains; ++d) members[static_cast<std::size_t>(find_root(parent, d))].push_back(d);
+  for (int d = 0; d < domains; ++d) members[static_cast<std::size_t>(detail::union_find_root(parent, d))].push_back(d);
   std::vector<std::vector<std::vector<int>>> component_sets(static_cast<std::size_t>(domains));
-  for (const auto& s : sets) component_sets[static_cast<std::size_t>(find_root(parent, s.front()))].push_back(s);
+  for (const auto& s : sets) component_sets[static_cast<std::size_t>(detail::union_find_root(parent, s.front()))].push_back(s);
   std::vector<BigCount> total{1};
   for (int root = 0; root < domains; ++root) {
     const auto& c = members[static_cast<std::size_t>(root)];

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "union_find.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -415,14 +416,6 @@ std::optional<RecoveryCounts> component_counts(const Placement& sub) {
   return std::nullopt;
 }
 
-int find_root(std::vector<int>& parent, int x) {
-  while (parent[idx(x)] != x) {
-    parent[idx(x)] = parent[idx(parent[idx(x)])];
-    x = parent[idx(x)];
-  }
-  return x;
-}
-
 }  // namespace
 
 std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) {
@@ -443,9 +436,9 @@ std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) 
   std::vector<int> parent(idx(n));
   for (int i = 0; i < n; ++i) parent[idx(i)] = i;
   for (const auto& h : placement.holders)
-    for (int x : h) parent[idx(find_root(parent, x))] = find_root(parent, h.front());
+    for (int x : h) parent[idx(detail::union_find_root(parent, x))] = detail::union_find_root(parent, h.front());
   std::vector<std::vector<int>> members(idx(n));  // by root, ascending machine order
-  for (int i = 0; i < n; ++i) members[idx(find_root(parent, i))].push_back(i);
+  for (int i = 0; i < n; ++i) members[idx(detail::union_find_root(parent, i))].push_back(i);
   std::vector<int> local(idx(n), 0);  // machine -> index inside its component
   RecoveryCounts total;
   total.machines = n;

@@ -204,7 +204,7 @@ check "list engines names deepspeed-zero3 and fsdp; list parameters their knobs"
   '$bin' list engines | grep -q '^ *deepspeed-zero3' && '$bin' list engines | grep -q '^ *fsdp' &&
   out=\$('$bin' list parameters); for p in /training/engine /training/zero3/trace /training/fsdp/sharding_strategy /training/fsdp/limit_all_gathers; do grep -q \"\$p\" <<<\"\$out\" || exit 1; done"
 
-# --- erasure-coded in-memory checkpoints (issue 12) ---
+# --- erasure-coded in-memory checkpoints ---
 ec=scenarios/examples/llama3-405b-erasure-coded.json
 check "list strategies and placements name erasure-coded and group-spread" bash -c "
   '$bin' list strategies | grep -q '^ *erasure-coded' && '$bin' list placements | grep -q '^ *group-spread'"
@@ -240,7 +240,7 @@ check "  ... and the effective scenario keeps it" json_has "$tmp/spread-out.json
 # shellcheck source=tests/integration/output_files_test.sh
 source tests/integration/output_files_test.sh
 
-# --- guards (issue 7): hostile inputs exit 2 with file and pointer, never crash ---
+# --- guards: hostile inputs exit 2 with file and pointer, never crash ---
 fails_with() {  # fails_with CODE TEXT COMMAND...: exit status CODE and TEXT in stderr
   local code=$1 text=$2
   shift 2
@@ -389,7 +389,7 @@ check "analyze with one replica prints ci95 n/a and flags nothing (no spread to 
   out=\$('$bin' analyze $paper -r 1) && grep -q '0 metric(s) outside' <<<\"\$out\" && grep 'ETTR' <<<\"\$out\" | grep -q 'n/a' &&
   ! grep -qiE 'nan|inf' <<<\"\$out\""
 
-# Multi-level checkpointing, the adaptive interval and standby pool sizing (issue 12).
+# Multi-level checkpointing, the adaptive interval and standby pool sizing.
 python3 -c "
 import json; d = json.load(open('$paper'))
 d['strategy'] = {'kind': 'multi-level', 'replicas': 2, 'local_interval': '10min', 'partner_interval': '30min'}

@@ -198,7 +198,7 @@ int command_validate(const CommandContext& ctx) {
       "exceeds the tolerance.\n\noptions");
   double tolerance = 0.1;
   visible.add_options()("help,h", "print this help")("json", "print JSON")
-      ("tolerance", po::value<double>(&tolerance)->default_value(0.1), "largest median |relative error| that passes");
+      ("tolerance", po::value<double>(&tolerance)->default_value(0.1, "0.1"), "largest median |relative error| that passes");
   po::options_description all;
   all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
   po::positional_options_description pos;

@@ -29,12 +29,19 @@ import math
 import os
 import re
 import sys
+import textwrap
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker  # noqa: E402
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.patches
+    import matplotlib.ticker
+except ImportError as missing:
+    print(f"plot.py: error: needs matplotlib (Debian python3-matplotlib; scripts/install-deps): {missing}",
+          file=sys.stderr)
+    sys.exit(2)
 
 BREAKDOWN = ["checkpoint_stall_s", "lost_progress_s", "detection_s", "replacement_wait_s", "retrieval_s", "restart_s"]
 METRIC_LABELS = {
@@ -81,6 +88,61 @@ def short_value(text):
     return text
 
 
+def legend_value(text):
+    """A legend entry for an axis value: a number with at most 4 significant digits and its unit
+    ("0.015000000000" -> "0.015", "1.5%/machine/day" -> "1.5 %/machine/day"), else short_value."""
+    number, unit = number_and_unit(text)
+    if number is None:
+        return short_value(text)
+    return f"{number:.4g} {unit}".strip()
+
+
+def wrapped(title, width=72):
+    """A title wrapped to lines that fit a 6.4-inch figure at font size 10."""
+    return "\n".join(textwrap.fill(line, width) for line in title.split("\n"))
+
+
+def log_spaced(values):
+    """True for positive values spread over a wide range or geometrically (each about a constant
+    multiple of the one before): such values belong on a logarithmic axis."""
+    v = sorted(set(values))
+    if len(v) < 3 or v[0] <= 0:
+        return False
+    if v[-1] / v[0] >= 100:
+        return True
+    ratios = [b / a for a, b in zip(v, v[1:])]
+    return v[-1] / v[0] >= 8 and min(ratios) >= 1.5 and max(ratios) / min(ratios) <= 1.5
+
+
+def set_log_ticks(axis, values):
+    """Log-axis ticks labelled at the data's extremes and at 1-2-5 values between them (left out
+    where they would crowd an extreme), as plain numbers."""
+    lo, hi = min(values), max(values)
+    span = math.log10(hi / lo) if hi > lo else 1.0
+    ticks = [lo, hi]
+    for e in range(math.floor(math.log10(lo)) - 1, math.ceil(math.log10(hi)) + 1):
+        for m in (1, 2, 5):
+            v = m * 10.0 ** e
+            if lo < v < hi and all(abs(math.log10(v / t)) > 0.08 * span for t in (lo, hi)):
+                ticks.append(v)
+    axis.set_major_locator(matplotlib.ticker.FixedLocator(sorted(ticks)))
+    axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:.3g}"))
+    axis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+
+
+def check_metric(sweep, metric):
+    """Exit 2 naming the metrics there are when METRIC is not a column of the points."""
+    rows = sweep.rows
+    if metric not in rows[0] or all(r[metric] == "" for r in rows):
+        columns = [m["name"] for m in sweep.manifest.get("metrics", []) if m.get("name") in rows[0]] or [
+            c for c in rows[0] if c not in sweep.axes + ["index", "status", "error"] and not c.endswith("_ci95")]
+        fail(f"--metric {metric}: not a metric of these points (metrics: {', '.join(columns)})")
+
+
+# Legends with more entries than this become a colour scale (numeric values) or are left out.
+MAX_LEGEND_ENTRIES = 10
+
+
 def save(fig, outdir, name, formats, written):
     fig.tight_layout()
     for ext in formats:
@@ -92,10 +154,13 @@ def save(fig, outdir, name, formats, written):
 
 class Sweep:
     def __init__(self, folder, where):
-        with open(os.path.join(folder, "manifest.json")) as f:
-            self.manifest = json.load(f)
-        with open(os.path.join(folder, "points.csv"), newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r["status"] == "ok"]
+        try:
+            with open(os.path.join(folder, "manifest.json")) as f:
+                self.manifest = json.load(f)
+            with open(os.path.join(folder, "points.csv"), newline="") as f:
+                rows = [r for r in csv.DictReader(f) if r.get("status") == "ok"]
+        except (OSError, ValueError) as e:
+            fail(f"{folder}: not a sweep folder (ckptsim sweep -o DIR): {e}")
         self.axes = [a["name"] for a in self.manifest["axes"]]
         for item in where:
             axis, _, value = item.partition("=")
@@ -106,6 +171,9 @@ class Sweep:
             fail(f"{folder}: no valid points to plot")
         self.rows = rows
         self.varying = [a for a in self.axes if len({r[a] for r in rows}) > 1]
+        # Random-mode sweeps draw every axis at random for each point: no two points share a
+        # value, so nothing is held fixed and lines between points would mean nothing.
+        self.random = (self.manifest.get("spec") or {}).get("mode") == "random"
 
     def values(self, axis):
         seen = []
@@ -122,13 +190,17 @@ class Sweep:
         return f"{axis} ({unit})" if unit else axis
 
     def fixed(self, used):
-        """Rows with every varying axis not in `used` at its first value, and a note saying so."""
+        """Rows with every varying axis not in `used` at its first value, and a note saying so
+        (random-mode sweeps: every row, and a note that the other axes vary)."""
+        if self.random:
+            others = [a for a in self.varying if a not in used]
+            return self.rows, (f"{len(self.rows)} random points" + (f"; {', '.join(others)} also vary" if others else ""))
         rows, notes = self.rows, []
         for a in self.varying:
             if a not in used:
                 first = self.values(a)[0]
                 rows = [r for r in rows if r[a] == first]
-                notes.append(f"{a} = {short_value(first)}")
+                notes.append(f"{a} = {legend_value(first)}")
         return rows, ("; ".join(notes))
 
     def x_value(self, axis, text):
@@ -147,7 +219,7 @@ def pick(sweep, wanted, exclude=(), prefer_numeric=True):
 
 
 def title_with(base, note):
-    return f"{base}\n({note})" if note else base
+    return wrapped(f"{base}\n({note})" if note else base)
 
 
 def plot_line(sweep, args, outdir, written):
@@ -156,32 +228,69 @@ def plot_line(sweep, args, outdir, written):
         return
     group = pick(sweep, args.group, exclude=[x], prefer_numeric=False)
     metric = args.metric
+    check_metric(sweep, metric)
     rows, note = sweep.fixed([x, group])
+    groups = sweep.values(group) if group else [None]
+    # Many values of the group axis (a random-mode sweep has one per point): a colour scale when
+    # they are numbers, else no grouping; a legend of more than MAX_LEGEND_ENTRIES is unreadable.
+    colour_scale = bool(group) and len(groups) > MAX_LEGEND_ENTRIES and sweep.numeric(group)
+    if group and len(groups) > MAX_LEGEND_ENTRIES and not colour_scale:
+        note = "; ".join(n for n in (note, f"{len(groups)} values of {group} not told apart") if n)
+        group, groups = None, [None]
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    for g in (sweep.values(group) if group else [None]):
-        sub = [r for r in rows if group is None or r[group] == g]
-        sub.sort(key=lambda r: sweep.x_value(x, r[x]))
-        xs = [sweep.x_value(x, r[x]) for r in sub]
-        ys = [float(r[metric]) for r in sub]
-        line, = ax.plot(xs, ys, marker="o", markersize=3, label=short_value(g) if g else metric)
-        if f"{metric}_ci95" in sub[0] and sub[0][f"{metric}_ci95"] != "":
-            half = [float(r[f"{metric}_ci95"]) for r in sub]
-            ax.fill_between(xs, [y - h for y, h in zip(ys, half)], [y + h for y, h in zip(ys, half)],
-                            color=line.get_color(), alpha=0.2, linewidth=0)
+    with_band = False
+    if sweep.random or colour_scale:
+        xs = [sweep.x_value(x, r[x]) for r in rows]
+        ys = [float(r[metric]) for r in rows if True]
+        colours = [sweep.x_value(group, r[group]) for r in rows] if colour_scale else None
+        points = ax.scatter(xs, ys, s=10, c=colours, cmap="viridis" if colour_scale else None,
+                            norm="log" if colour_scale and log_spaced(colours) else None)
+        if colour_scale:
+            fig.colorbar(points, ax=ax, label=sweep.axis_label(group))
+        elif group:
+            for g in groups:
+                sub = [r for r in rows if r[group] == g]
+                ax.scatter([sweep.x_value(x, r[x]) for r in sub], [float(r[metric]) for r in sub], s=10,
+                           label=legend_value(g))
+            points.remove()
+    else:
+        for g in groups:
+            sub = [r for r in rows if group is None or r[group] == g]
+            sub.sort(key=lambda r: sweep.x_value(x, r[x]))
+            xs = [sweep.x_value(x, r[x]) for r in sub]
+            ys = [float(r[metric]) for r in sub]
+            line, = ax.plot(xs, ys, marker="o", markersize=3, label=legend_value(g) if g else None)
+            if f"{metric}_ci95" in sub[0] and all(r[f"{metric}_ci95"] != "" for r in sub):
+                half = [float(r[f"{metric}_ci95"]) for r in sub]
+                ax.fill_between(xs, [y - h for y, h in zip(ys, half)], [y + h for y, h in zip(ys, half)],
+                                color=line.get_color(), alpha=0.2, linewidth=0)
+                with_band = True
     if sweep.numeric(x):
         xs_all = [sweep.x_value(x, v) for v in sweep.values(x)]
-        if min(xs_all) > 0 and max(xs_all) / min(xs_all) >= 32:
-            ax.set_xscale("log", base=2 if all(float(v).is_integer() for v in xs_all) else 10)
+        if log_spaced(xs_all):
+            ax.set_xscale("log")
             if len(xs_all) <= 12:
                 ax.set_xticks(xs_all, [f"{v:g}" for v in xs_all])
                 ax.minorticks_off()
+            else:
+                set_log_ticks(ax.xaxis, xs_all)
     else:
         ax.set_xticks(range(len(sweep.values(x))), [short_value(v) for v in sweep.values(x)])
     ax.set_xlabel(sweep.axis_label(x))
     ax.set_ylabel(metric_label(metric))
     ax.set_title(title_with(args.title or f"{metric_label(metric)} against {x}", note), fontsize=10)
-    if group:
-        ax.legend(title=group, fontsize=8)
+    handles, labels = ax.get_legend_handles_labels()
+    if with_band:
+        handles.append(matplotlib.patches.Patch(color="grey", alpha=0.3, linewidth=0))
+        labels.append("95% confidence interval of the mean")
+    if handles:
+        # More than 5 entries would cover the lines: outside the axes, right, on a wider figure.
+        outside = len(handles) > 5
+        if outside:
+            fig.set_size_inches(9.6, 4.2)
+        ax.legend(handles, labels, title=group if group and not colour_scale else None, fontsize=8,
+                  loc="upper left" if outside else "best", bbox_to_anchor=(1.01, 1.0) if outside else None,
+                  framealpha=0.85)
     ax.grid(True, alpha=0.3)
     save(fig, outdir, args.name or f"{metric}-vs-{x}".replace("/", "_"), args.formats, written)
 
@@ -192,17 +301,27 @@ def plot_breakdown(sweep, args, outdir, written):
         return
     group = pick(sweep, args.group, prefer_numeric=False)
     rows, note = sweep.fixed([group] if group else [])
-    labels = [short_value(r[group]) if group else str(r["index"]) for r in rows]
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    if group and sweep.numeric(group):
+        rows = sorted(rows, key=lambda r: sweep.x_value(group, r[group]))
+    labels = [legend_value(r[group]) if group else str(r["index"]) for r in rows]
+    # Bars share a 6-inch axis (about 80 characters at font size 10): labels longer than their
+    # bar's slot are turned 35 degrees, right-aligned under their bar, so neighbours never overlap.
+    slot_chars = 80 / max(1, len(labels))
+    turned = max(len(s) for s in labels) > slot_chars
+    fig, ax = plt.subplots(figsize=(7.4, 4.4 if turned else 4.2))
+    positions = list(range(len(rows)))
     bottom = [0.0] * len(rows)
     for p in parts:
         hours = [float(r[p]) / 3600 for r in rows]
-        ax.bar(labels, hours, bottom=bottom, label=p[:-2].replace("_", " "))
+        ax.bar(positions, hours, bottom=bottom, label=p[:-2].replace("_", " "))
         bottom = [b + h for b, h in zip(bottom, hours)]
+    ax.set_xticks(positions, labels, rotation=35 if turned else 0, ha="right" if turned else "center",
+                  fontsize=8 if turned else 10)
     ax.set_ylabel("time lost per run (hours)")
-    ax.set_xlabel(group or "point")
+    ax.set_xlabel(sweep.axis_label(group) if group else "point")
     ax.set_title(title_with(args.title or "Where the time lost to failures and checkpoints goes", note), fontsize=10)
-    ax.legend(fontsize=8)
+    # Outside the axes, right: a legend inside would sit over the tallest bars.
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="time lost to", title_fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     save(fig, outdir, args.name or f"breakdown-by-{group}", args.formats, written)
 
@@ -212,7 +331,10 @@ def plot_heatmap(sweep, args, outdir, written):
     y = pick(sweep, args.y, exclude=[x])
     if x is None or y is None:
         return
+    check_metric(sweep, args.metric)
     rows, note = sweep.fixed([x, y])
+    if sweep.random:
+        fail("--kind heatmap needs a grid sweep: a random-mode sweep has no grid (try --kind line)")
     xv, yv = sweep.values(x), sweep.values(y)
     if sweep.numeric(x):
         xv.sort(key=lambda v: sweep.x_value(x, v))
@@ -224,10 +346,10 @@ def plot_heatmap(sweep, args, outdir, written):
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     image = ax.imshow(grid, aspect="auto", origin="lower", cmap="viridis")
     fig.colorbar(image, ax=ax, label=metric_label(args.metric))
-    ax.set_xticks(range(len(xv)), [short_value(v) for v in xv], rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(yv)), [short_value(v) for v in yv], fontsize=8)
-    ax.set_xlabel(x)
-    ax.set_ylabel(y)
+    ax.set_xticks(range(len(xv)), [legend_value(v) for v in xv], rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(yv)), [legend_value(v) for v in yv], fontsize=8)
+    ax.set_xlabel(sweep.axis_label(x))
+    ax.set_ylabel(sweep.axis_label(y))
     ax.set_title(title_with(args.title or f"{metric_label(args.metric)} over {x} and {y}", note), fontsize=10)
     save(fig, outdir, args.name or f"heatmap-{args.metric}", args.formats, written)
 
@@ -237,9 +359,13 @@ def plot_best(sweep, args, outdir, written):
     over = pick(sweep, args.over, exclude=[x])
     if x is None or over is None or not sweep.numeric(over):
         return
+    check_metric(sweep, args.metric)
+    if sweep.random:
+        fail("--kind best needs a grid sweep: a random-mode sweep has no two points at one X")
     group = pick(sweep, args.group, exclude=[x, over], prefer_numeric=False)
     rows, note = sweep.fixed([x, over, group])
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    all_x, all_best = [], []
     for g in (sweep.values(group) if group else [None]):
         xs, best = [], []
         for xval in sorted(sweep.values(x), key=lambda v: sweep.x_value(x, v)):
@@ -248,67 +374,127 @@ def plot_best(sweep, args, outdir, written):
                 top = max(cands, key=lambda r: float(r[args.metric]))
                 xs.append(sweep.x_value(x, xval))
                 best.append(sweep.x_value(over, top[over]))
-        ax.plot(xs, best, marker="o", label=short_value(g) if g else None)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
-        axis.set_minor_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}" if f"{v:g}"[0] in "25" else ""))
+        ax.plot(xs, best, marker="o", label=legend_value(g) if g else None)
+        all_x += xs
+        all_best += best
+    for axis, setter, values in ((ax.xaxis, ax.set_xscale, all_x), (ax.yaxis, ax.set_yscale, all_best)):
+        if log_spaced(values) or (min(values) > 0 and max(values) / min(values) >= 4):
+            setter("log")
+            set_log_ticks(axis, values)
     ax.set_xlabel(sweep.axis_label(x))
     ax.set_ylabel(f"best {sweep.axis_label(over)}")
     ax.set_title(title_with(args.title or f"{over} with the best {metric_label(args.metric)}", note), fontsize=10)
     if group:
         ax.legend(title=group, fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
+    ax.grid(True, which="major", alpha=0.3)
     save(fig, outdir, args.name or f"best-{over}-vs-{x}", args.formats, written)
 
 
 def plot_placement(doc, args, outdir, written):
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    # `placement --domain-size` documents count whole domains j instead of machines k.
+    k_name = "j" if "domain_size" in doc else "k"
     for name, s in doc["schemes"].items():
-        if s.get("applicable"):
-            ax.plot(s["k"], s["probability"], marker="o", markersize=3, label=f"{name} ({s.get('method', '')})")
-    ax.set_xlabel("simultaneous machine failures k")
+        if s.get("applicable", "probability" in s):
+            s = dict(s, k=s[k_name])
+            method = s.get("method", "")
+            ax.plot(s["k"], [math.nan if v is None else v for v in s["probability"]], marker="o", markersize=3,
+                    label=f"{name} ({textwrap.shorten(method, 40, placeholder='...')})" if method else name)
+    ax.set_xlabel(f"whole domains of {doc['domain_size']} machines failing at once j" if k_name == "j"
+                  else "simultaneous machine failures k")
     ax.set_ylabel("P(every checkpoint recoverable from CPU memory)")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title(args.title or f"Recovery from CPU memory: {doc['machines']} machines, {doc['replicas']} replicas",
+    ax.set_title(wrapped(args.title or f"Recovery from CPU memory: {doc['machines']} machines, {doc['replicas']} replicas"),
                  fontsize=10)
-    ax.legend(title="placement", fontsize=8)
+    ax.legend(title="placement", fontsize=8, loc="best")
     ax.grid(True, alpha=0.3)
     save(fig, outdir, args.name or "placement-probability", args.formats, written)
 
 
-def trace_group(category):
-    if category in ("forward", "backward", "optimizer"):
-        return "compute", "tab:blue"
-    if category in ("all-gather", "reduce-scatter", "all-reduce"):
-        return "collectives", "tab:orange"
-    return "checkpoint", "tab:green"
+# Colour groups of a timeline. `ckptsim iteration --trace` names each event's task category in
+# "cat" (workload/task_graph.cpp); ckptsim-replay's traces have no "cat" and are grouped by the
+# name of their stream (thread_name: "GPU compute", "all-gather", "checkpoint chunks sent", ...).
+TRACE_GROUPS = [
+    ("compute", "tab:blue"),
+    ("collectives", "tab:orange"),
+    ("checkpoint traffic", "tab:green"),
+    ("copies to CPU memory", "tab:olive"),
+    ("side-stream copies", "tab:purple"),
+    ("host waits", "tab:gray"),
+    ("other", "black"),
+]
+CATEGORY_GROUP = {
+    "forward": "compute", "recompute": "compute", "backward": "compute", "boundary": "compute",
+    "optimizer": "compute",
+    "all-gather": "collectives", "reduce-scatter": "collectives", "all-reduce": "collectives",
+    "checkpoint-chunk": "checkpoint traffic",
+    "gpu-to-cpu-copy": "copies to CPU memory", "local-copy": "copies to CPU memory",
+    "copy": "side-stream copies",
+    "host": "host waits",
+}
+
+
+def trace_group(category, stream):
+    """The colour group of an event: by its category, else by its stream's name."""
+    if category:
+        return CATEGORY_GROUP.get(category, "other")
+    s = stream.lower()
+    if "compute" in s:
+        return "compute"
+    if any(c in s for c in ("gather", "scatter", "reduce", "nccl")):
+        return "collectives"
+    if "chunk" in s and "sent" in s:
+        return "checkpoint traffic"
+    if "cpu" in s or "cop" in s:
+        return "copies to CPU memory"
+    return "other"
 
 
 def plot_timeline(doc, args, outdir, written):
     events = [e for e in doc["traceEvents"] if e.get("ph") == "X"]
+    if not events:
+        fail(f"{args.source}: the trace holds no events to draw")
     names = {(e["pid"], e.get("tid")): e["args"]["name"] for e in doc["traceEvents"]
              if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    processes = {e["pid"]: e["args"]["name"] for e in doc["traceEvents"]
+                 if e.get("ph") == "M" and e.get("name") == "process_name"}
     machines = sorted({e["pid"] for e in events})[: args.machines]
     lanes = sorted({(e["pid"], e["tid"]) for e in events if e["pid"] in machines})
     row = {lane: i for i, lane in enumerate(lanes)}
-    fig, ax = plt.subplots(figsize=(9, 0.28 * len(lanes) + 1.6))
+    fig, ax = plt.subplots(figsize=(9, 0.28 * len(lanes) + 1.8))
     spans = {}
     for e in events:
         lane = (e["pid"], e["tid"])
         if lane in row:
-            spans.setdefault((lane, trace_group(e.get("cat", ""))), []).append((e["ts"] / 1e6, e["dur"] / 1e6))
-    seen = set()
-    for (lane, (group, color)), bars in spans.items():
-        ax.broken_barh(bars, (row[lane] - 0.4, 0.8), facecolors=color, label=None if group in seen else group)
-        seen.add(group)
-    ax.set_yticks(range(len(lanes)), [f"m{p} {names.get((p, t), t)}" for p, t in lanes], fontsize=6)
+            group = trace_group(e.get("cat", ""), str(names.get(lane, "")))
+            spans.setdefault((lane, group), []).append((e["ts"] / 1e6, e["dur"] / 1e6))
+    colours = dict(TRACE_GROUPS)
+    for (lane, group), bars in spans.items():
+        ax.broken_barh(bars, (row[lane] - 0.4, 0.8), facecolors=colours[group])
+    present = {g for _, g in spans}
+    handles = [matplotlib.patches.Patch(color=c, label=g) for g, c in TRACE_GROUPS if g in present]
+
+    def lane_name(p, t):
+        who = processes.get(p, f"m{p}").replace("rank ", "r").replace("machine ", "m")
+        return f"{who} {names.get((p, t), t)}"
+
+    ax.set_yticks(range(len(lanes)), [lane_name(p, t) for p, t in lanes], fontsize=6)
     ax.invert_yaxis()
-    ax.set_xlabel("time since the iteration started (s)")
-    ax.set_title(args.title or f"One iteration: compute, collectives and checkpoint chunks (machines 0-{len(machines) - 1})",
-                 fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
+    # How many iterations the trace holds: otherData.iterations when the writer gives it, else
+    # one local replica copy per iteration (ckptsim-replay lays iterations end to end), else one.
+    other = doc.get("otherData", {})
+    iterations = other.get("iterations")
+    if iterations is None:
+        first = machines[0]
+        local = [e for e in events if e["pid"] == first and e.get("name") == "local replica"]
+        iterations = max(1, len(local)) if "cat" not in events[0] else 1
+    source = "ckptsim-replay (measured)" if "cat" not in events[0] else f"ckptsim iteration, scheduler {other.get('scheduler', '?')}"
+    what = "One iteration" if iterations == 1 else f"{iterations} iterations"
+    ax.set_xlabel("time since the first iteration started (s)" if iterations > 1 else "time since the iteration started (s)")
+    shown = f"{len(machines)} of {other['machines']}" if "machines" in other else f"{len(machines)}"
+    ax.set_title(wrapped(args.title or f"{what}: compute, collectives and checkpoint traffic per stream\n"
+                         f"({source}; {shown} machines shown)", 110), fontsize=10)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="x", alpha=0.3)
     save(fig, outdir, args.name or "iteration-timeline", args.formats, written)
 
@@ -330,11 +516,21 @@ def main():
     p.add_argument("--formats", default="png,svg", help="comma-separated (default png,svg)")
     args = p.parse_args()
     args.formats = [f for f in args.formats.split(",") if f]
-    os.makedirs(args.output, exist_ok=True)
+    unknown = [f for f in args.formats if f not in ("png", "svg", "pdf")]
+    if unknown or not args.formats:
+        fail(f"--formats expects png, svg or pdf (comma-separated), found {args.formats!r}")
+    if args.machines < 1:
+        fail(f"--machines expects at least 1, found {args.machines}")
+    if not os.path.exists(args.source):
+        fail(f"{args.source}: no such file or folder")
+    try:
+        os.makedirs(args.output, exist_ok=True)
+    except OSError as e:
+        fail(f"--output {args.output}: {e}")
     written = []
     if os.path.isdir(args.source):
         sweep = Sweep(args.source, args.where)
-        kinds = [args.kind] if args.kind else ["line", "breakdown", "heatmap"]
+        kinds = [args.kind] if args.kind else ["line", "breakdown"] + ([] if sweep.random else ["heatmap"])
         for kind in kinds:
             {"line": plot_line, "breakdown": plot_breakdown, "heatmap": plot_heatmap, "best": plot_best}.get(
                 kind, lambda *a: fail(f"--kind {kind} needs a different SOURCE"))(sweep, args, args.output, written)
@@ -344,10 +540,13 @@ def main():
                 doc = json.load(f)
         except (OSError, ValueError) as e:
             fail(f"{args.source}: {e}")
-        if isinstance(doc, dict) and "schemes" in doc:
+        if isinstance(doc, dict) and "schemes" in doc and args.kind in (None, "placement"):
             plot_placement(doc, args, args.output, written)
-        elif isinstance(doc, dict) and "traceEvents" in doc:
+        elif isinstance(doc, dict) and "traceEvents" in doc and args.kind in (None, "timeline"):
             plot_timeline(doc, args, args.output, written)
+        elif args.kind:
+            fail(f"--kind {args.kind} does not fit {args.source} (a sweep folder: line, breakdown, heatmap, best; "
+                 "a placement --json file: placement; an iteration --trace or ckptsim-replay trace: timeline)")
         else:
             fail(f"{args.source}: neither a sweep folder, a placement --json file nor an iteration --trace file")
     for path in written:

@@ -1,5 +1,6 @@
 // Closed forms of analysis/analytic_models.hpp; the derivation is in the header.
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 
@@ -13,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/checkpoint/erasure_code.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 
@@ -170,52 +172,6 @@ double holder_sets_per_machine(const Scenario& s, const StrategyCosts& c) {
   return static_cast<double>(c.replicas) * static_cast<double>(distinct.size()) / s.cluster.machines;
 }
 
-/// Expected failures of one machine by `horizon` (s) when it is a renewal process of
-/// Weibull(shape, scale) lifetimes started new at 0: the renewal function
-/// M(W) = F(W) + int_0^W M(W - x) dF(x), solved on a grid (2000 steps, trapezoid rule).
-double weibull_renewal_count(double shape, double scale, double horizon) {
-  constexpr int kSteps = 2000;
-  const double dt = horizon / kSteps;
-  auto cdf = [&](double x) { return -std::expm1(-std::pow(x / scale, shape)); };
-  std::vector<double> grid(kSteps + 1, 0.0);
-  for (int i = 0; i <= kSteps; ++i) grid[static_cast<std::size_t>(i)] = cdf(i * dt);
-  std::vector<double> renewals(kSteps + 1, 0.0);
-  for (std::size_t i = 1; i <= kSteps; ++i) {
-    double acc = grid[i];
-    for (std::size_t j = 1; j <= i; ++j) acc += 0.5 * (renewals[i - j] + renewals[i - j + 1]) * (grid[j] - grid[j - 1]);
-    renewals[i] = acc;
-  }
-  return renewals[kSteps];
-}
-
-/// Cluster failure rate Lambda (1/s) and whether the closed form applies. Weibull failures use
-/// the Poisson rate with the same expected count over the run, N M(W) / W.
-bool cluster_failure_rate(const Scenario& s, double& rate, AnalyticPrediction& p) {
-  const auto& f = s.failures;
-  const double n = s.cluster.machines;
-  switch (f.process) {
-    case FailureProcessKind::exponential: rate = n * f.rate; return true;
-    case FailureProcessKind::none: rate = 0; return true;
-    case FailureProcessKind::weibull: {
-      const double horizon = s.run.duration ? s.run.duration->seconds() : 0.0;
-      if (horizon > 0) {
-        rate = n * weibull_renewal_count(f.weibull_shape, f.weibull_scale.seconds(), horizon) / horizon;
-        p.notes.push_back("weibull failures: Poisson with the same expected count over the run, N M(W)/W (approximate: "
-                          "the real rate decreases over the run for shape < 1)");
-      } else {
-        rate = n / (f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape));
-        p.notes.push_back("weibull failures treated as Poisson with the stationary rate N / MTBF (approximate)");
-      }
-      return true;
-    }
-    case FailureProcessKind::trace: break;
-  }
-  p.reason = "no closed form for failure process \"" + std::string(name_of(f.process)) +
-             "\" (closed forms assume Poisson failures)";
-  return false;
-}
-
-
 }  // namespace
 
 namespace {
@@ -236,11 +192,13 @@ struct CycleInputs {
   double t_restart = 0;
   double rho_sw = 0;         ///< retrieval after a software failure
   double rho_hw = 0;         ///< retrieval after a hardware failure
+  const FailureMix* mix = nullptr;  ///< the failure classes (analysis/failure_mix.hpp)
 };
 
-CycleInputs cycle_inputs(const Scenario& s, const StrategyCosts& c, double lam) {
+CycleInputs cycle_inputs(const StrategyCosts& c, const FailureMix& mix) {
   CycleInputs in;
-  in.lam = lam;
+  in.mix = &mix;
+  in.lam = mix.total_rate;
   in.t = c.iteration_time.seconds();
   in.checkpoints = c.tier != CheckpointTier::none;
   in.k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
@@ -249,9 +207,9 @@ CycleInputs cycle_inputs(const Scenario& s, const StrategyCosts& c, double lam) 
   in.kt = in.k * in.t;
   in.dk = in.kt + in.stall;
   in.a1 = in.kt + in.t_done;
-  in.h = s.failures.hardware_fraction;
-  in.det = s.failures.detection.seconds();
-  in.t_restart = s.failures.restart.seconds();
+  in.h = mix.hardware_share;
+  in.det = mix.mean_detection_s;
+  in.t_restart = mix.mean_restart_s;
   if (c.tier == CheckpointTier::memory) {
     in.rho_sw = c.retrieval_local.seconds();
     in.rho_hw = c.retrieval_peer.seconds();
@@ -315,26 +273,40 @@ Episodes episodes_of(const Scenario& s, const CycleInputs& in, AnalyticPredictio
   const double lam = in.lam;
   const DelayLaw delay = replacement_law(s.failures.replacement);
   const int standby = s.cluster.standby_machines;
-  const double blocked = standby > 0 ? erlang_b(standby, in.h * lam * (in.det + delay.mean)) : 1.0;
+  // Standby pool: machines x holding time (detection + replacement delay) per second.
+  double offered = 0;
+  for (const auto& fc : in.mix->classes)
+    if (fc.hardware) offered += fc.rate * fc.machines * (fc.detection_s + delay.mean);
   if (standby > 0)
     p.notes.push_back("standby pool: a hardware failure finds no free standby with Erlang-B probability " +
-                      std::to_string(blocked));
+                      std::to_string(erlang_b(standby, offered)) +
+                      (std::any_of(in.mix->classes.begin(), in.mix->classes.end(),
+                                   [](const FailureClass& fc) { return fc.hardware && fc.machines > 1; })
+                           ? " (a domain failure needs a standby per machine: truncated-Poisson busy count)"
+                           : ""));
   std::vector<Atom> atoms;
-  atoms.push_back({in.det + in.rho_sw + in.t_restart, 1.0 - in.h, in.rho_sw});
-  atoms.push_back({in.det + in.rho_hw + in.t_restart, in.h * (1.0 - blocked), in.rho_hw});
-  for (double d : delay.values)
-    atoms.push_back({in.det + d + in.rho_hw + in.t_restart, in.h * blocked / static_cast<double>(delay.values.size()),
-                     in.rho_hw});
+  double hardware_mass = 0;
+  double hardware_length = 0;
+  for (const auto& fc : in.mix->classes) {
+    const double share = fc.rate / lam;
+    const double base = fc.detection_s + fc.restart_s;
+    if (!fc.hardware) {
+      atoms.push_back({base + in.rho_sw, share, in.rho_sw});
+      continue;
+    }
+    const double blocked = standby > 0 ? standby_blocking(standby, offered, fc.machines) : 1.0;
+    atoms.push_back({base + in.rho_hw, share * (1.0 - blocked), in.rho_hw});
+    for (double d : delay.values)
+      atoms.push_back({base + d + in.rho_hw, share * blocked / static_cast<double>(delay.values.size()), in.rho_hw});
+    hardware_mass += share;
+    hardware_length += share * (base + in.rho_hw + blocked * delay.mean);
+  }
   Episodes e{ResidualLaw(atoms, lam)};
   e.mean_service = e.law.mean();
   e.load = lam * e.mean_service;
   e.failures_per_episode = std::exp(e.load);
   e.mean_length = std::expm1(e.load) / lam;
-  if (in.h > 0) {
-    for (const auto& a : atoms)
-      if (&a != &atoms.front()) e.hardware_service_mean += a.probability * a.length;
-    e.hardware_service_mean /= in.h;
-  }
+  if (hardware_mass > 0) e.hardware_service_mean = hardware_length / hardware_mass;
   p.mean_service_s = e.mean_service;
   p.episode_mean_s = e.mean_length;
   p.failures_per_episode = e.failures_per_episode;
@@ -354,10 +326,15 @@ PhasesPerFailure phases_per_failure(const CycleInputs& in, const Episodes& e) {
   const double ev1 = e.law.expect(0);
   const double evr = e.law.expect(1);
   PhasesPerFailure out;
-  out.detection = -std::expm1(-lam * in.det) / lam;
+  // Detection by class (each failure's own D_c), then the mean of e^{-Lambda D}.
+  double e_det = 0;
+  for (const auto& fc : in.mix->classes) {
+    out.detection += fc.rate / lam * -std::expm1(-lam * fc.detection_s) / lam;
+    e_det += fc.rate / lam * std::exp(-lam * fc.detection_s);
+  }
   out.restart = std::expm1(lam * in.t_restart) / lam * ev1;
   out.retrieval = std::exp(lam * in.t_restart) * (evr - ev1) / lam;
-  out.replacement = std::max(0.0, (std::exp(-lam * in.det) - std::exp(lam * in.t_restart) * evr) / lam);
+  out.replacement = std::max(0.0, (e_det - std::exp(lam * in.t_restart) * evr) / lam);
   return out;
 }
 
@@ -509,9 +486,9 @@ double binomial_tail(int n, int at_least, double q) {
 }
 
 /// Section 3e, memory strategies: fallbacks to storage when a whole holder set was replaced.
-void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInputs& in, const Episodes& e,
-                      const SegmentTerms& sg, const HorizonTerms& ht, double sets_per_machine, RunAccounts& a,
-                      AnalyticPrediction& p) {
+void memory_fallbacks(const StrategyCosts& c, const CycleInputs& in, const Episodes& e,
+                      const SegmentTerms& sg, const HorizonTerms& ht, double sets_per_machine,
+                      const std::vector<double>& domain_loss, RunAccounts& a, AnalyticPrediction& p) {
   const double lam = in.lam;
   const int mrep = std::max(1, c.replicas);
   double p_ep = 0;
@@ -519,17 +496,31 @@ void memory_fallbacks(const Scenario& s, const StrategyCosts& c, const CycleInpu
     p.memory_loss_per_hardware_failure = 1.0;
     p_ep = 1.0 - a.p_local;
   } else {
-    const double lam_m = lam / s.cluster.machines;
     const double rem_busy = std::expm1(lam * e.hardware_service_mean) / lam;
     const double ex_short = sg.one_minus_q > 0 && sg.q1 < 1 ? ht.ex - in.a1 * sg.q1 / (1.0 - sg.q1) : 0.0;
     const double window = rem_busy + in.a1 + (1.0 - sg.q1) / sg.q1 * (ex_short + e.mean_length);
-    const double pm = -std::expm1(-in.h * lam_m * window);
+    // A given other holder replaced within the window: by its machine failures (lemon
+    // multipliers averaged, failure_mix.hpp) and its domains' hardware failures.
+    const double pm = in.mix->replaced_within(window);
     // Replicas: the other m - 1 holders of one of j's sets all replaced. Erasure-coded: at least
     // p of the other g - 1 members of j's group replaced (binomial tail; one group per machine).
     p.memory_loss_per_hardware_failure =
         c.erasure_coded() ? binomial_tail(c.group_size - 1, c.parity, pm)
                           : std::min(1.0, sets_per_machine * std::pow(pm, mrep - 1));
-    p_ep = std::min(1.0, in.h * e.failures_per_episode * p.memory_loss_per_hardware_failure);
+    // Per event: a machine hardware failure loses memory with p_loss; a hardware domain failure
+    // when the domain holds too many holders of some machine (the placement's share of such
+    // domains, loss_c), else like its s_c machine failures at once (first order).
+    double per_event = 0;
+    const auto& classes = in.mix->classes;
+    for (std::size_t i = 0; i < classes.size(); ++i) {
+      const auto& fc = classes[i];
+      if (!fc.hardware) continue;
+      const double loss_c = fc.domain ? domain_loss[i] : 0.0;
+      const double each = fc.domain ? loss_c + (1.0 - loss_c) * std::min(1.0, fc.machines * p.memory_loss_per_hardware_failure)
+                                    : p.memory_loss_per_hardware_failure;
+      per_event += fc.rate / lam * each;
+    }
+    p_ep = std::min(1.0, e.failures_per_episode * per_event);
   }
   p.memory_loss_per_episode = p_ep;
   const double losses = a.rest * p_ep;
@@ -639,11 +630,23 @@ void set_metrics(const CycleInputs& in, const SegmentTerms& sg, const HorizonTer
 }
 
 /// `base` carries the failure rate (and its notes) found by cluster_failure_rate.
-AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, double sets_per_machine,
-                                const AnalyticPrediction& base) {
-  AnalyticPrediction p = base;
+struct Prepared;
+AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, const Prepared& prep);
+
+/// The failure classes, the placement terms and the base prediction, computed once per scenario.
+struct Prepared {
+  bool ok = false;
+  AnalyticPrediction base;
+  FailureMix mix;
+  double sets = 1.0;
+  std::vector<double> domain_loss;  ///< by mix.classes: share of domains whose failure loses memory
+};
+
+AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, const Prepared& prep) {
+  const double sets_per_machine = prep.sets;
+  AnalyticPrediction p = prep.base;
   p.available = true;
-  const CycleInputs in = cycle_inputs(s, c, base.failure_rate);
+  const CycleInputs in = cycle_inputs(c, prep.mix);
   set_intervals(in, p);
   if (in.lam <= 0) return predict_without_failures(s, c, in, p);
 
@@ -676,7 +679,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
     if (sg.q1 <= 0.0 || in.a1 + (1.0 - sg.q1) / sg.q1 * (short_segment + e.mean_length) >= w) {
       StrategyCosts none = c;
       none.tier = CheckpointTier::none;
-      AnalyticPrediction r0 = predict_impl(s, none, sets_per_machine, base);
+      AnalyticPrediction r0 = predict_impl(s, none, prep);
       r0.notes.push_back("no checkpoint is expected to complete within the run: every recovery restarts from "
                          "scratch (the closed form of `none`)");
       return r0;
@@ -684,7 +687,7 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
   }
   RunAccounts a = run_accounts(in, e, ph, sg, ht, w);
   if (c.tier == CheckpointTier::memory) {
-    memory_fallbacks(s, c, in, e, sg, ht, sets_per_machine, a, p);
+    memory_fallbacks(c, in, e, sg, ht, sets_per_machine, prep.domain_loss, a, p);
   } else if (c.tier == CheckpointTier::storage) {
     a.rec_storage = a.rest;
   }
@@ -705,20 +708,32 @@ AnalyticPrediction predict_impl(const Scenario& s, const StrategyCosts& c, doubl
 
 namespace {
 
-/// The failure rate and the placement term, computed once per scenario.
-struct Prepared {
-  bool ok = false;
-  AnalyticPrediction base;
-  double sets = 1.0;
-};
-
 Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   Prepared out;
-  double lam = 0;
-  out.ok = cluster_failure_rate(scenario, lam, out.base);
-  out.base.failure_rate = lam;
-  if (out.ok && costs.tier == CheckpointTier::memory && !costs.erasure_coded())
-    out.sets = holder_sets_per_machine(scenario, costs);
+  out.mix = failure_mix(scenario);
+  out.ok = out.mix.available;
+  if (!out.ok) {
+    out.base.reason = out.mix.reason;
+    return out;
+  }
+  out.base.failure_rate = out.mix.total_rate;
+  out.base.notes = out.mix.notes;
+  out.base.omitted_terms = out.mix.omitted;
+  if (costs.tier != CheckpointTier::memory) return out;
+  if (!costs.erasure_coded()) out.sets = holder_sets_per_machine(scenario, costs);
+  out.domain_loss.assign(out.mix.classes.size(), 0.0);
+  const bool domains = std::any_of(out.mix.classes.begin(), out.mix.classes.end(),
+                                   [](const FailureClass& fc) { return fc.domain && fc.hardware; });
+  if (!domains) return out;
+  const Placement placement =
+      costs.erasure_coded()
+          ? erasure_groups(costs.placement, scenario.cluster.machines, ErasureCode{costs.group_size, costs.parity})
+          : make_placement(costs.placement, scenario.cluster.machines, costs.replicas, scenario.run.seed);
+  const int parity = costs.erasure_coded() ? costs.parity : 0;
+  for (std::size_t i = 0; i < out.mix.classes.size(); ++i) {
+    const auto& fc = out.mix.classes[i];
+    if (fc.domain && fc.hardware) out.domain_loss[i] = domains_losing_memory(placement, fc.machines, parity);
+  }
   return out;
 }
 
@@ -728,7 +743,7 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
   if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
-  AnalyticPrediction first = predict_impl(scenario, costs, prep.sets, prep.base);
+  AnalyticPrediction first = predict_impl(scenario, costs, prep);
   if (scenario.run.duration || !scenario.run.iterations || !first.available || first.failure_rate <= 0) return first;
   // run.iterations: find the wall time W whose expected training (every term of 3d and 3e) is
   // n T, by Newton steps on the long-run rate; then the mean over replicas of n T / W_i, a mean
@@ -742,7 +757,7 @@ AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& co
     fixed.run.duration = SimTime::from_seconds(w);
     Prepared again = prep;
     if (scenario.failures.process == FailureProcessKind::weibull) again = prepare(fixed, costs);  // the count depends on W
-    p = predict_impl(fixed, costs, again.sets, again.base);
+    p = predict_impl(fixed, costs, again);
     const double gap = target - p.metrics.at("time_breakdown_s.training");
     if (std::abs(gap) < 1e-6) break;
     w = std::max(0.0, w + gap / p.ettr_asymptotic);
@@ -780,7 +795,7 @@ EveryIterationsChoice best_every_iterations(const Scenario& scenario, const Stra
     c.every_iterations = k;
     if (c.persistent_every_iterations > 0)
       c.persistent_every_iterations = std::max<std::int64_t>(k, (costs.persistent_every_iterations + k - 1) / k * k);
-    const AnalyticPrediction p = predict_impl(scenario, c, prep.sets, prep.base);
+    const AnalyticPrediction p = predict_impl(scenario, c, prep);
     if (p.ettr_asymptotic > best.ettr) best = EveryIterationsChoice{k, p.ettr_asymptotic};
   }
   return best;

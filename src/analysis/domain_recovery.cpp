@@ -1,9 +1,7 @@
 // Exact recovery probability under whole-domain failures (domain_recovery.hpp).
 #include "ckptsim/analysis/domain_recovery.hpp"
-#include "union_find.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
@@ -37,15 +35,8 @@ std::vector<std::vector<int>> domain_sets(const Placement& p, int size) {
   return minimal;
 }
 
-std::vector<BigCount> multiply(const std::vector<BigCount>& a, const std::vector<BigCount>& b) {
-  std::vector<BigCount> out(a.size() + b.size() - 1, 0);
-  for (std::size_t i = 0; i < a.size(); ++i)
-    for (std::size_t j = 0; j < b.size(); ++j) out[i + j] += a[i] * b[j];
-  return out;
-}
-
 /// Safe-subset counts by size of one component (domains listed in `domains`).
-std::vector<BigCount> component_counts(const std::vector<int>& domains, const std::vector<std::vector<int>>& sets) {
+std::vector<BigCount> domain_component_counts(const std::vector<int>& domains, const std::vector<std::vector<int>>& sets) {
   const auto n = static_cast<int>(domains.size());
   std::vector<std::uint32_t> masks;
   for (const auto& s : sets) {
@@ -70,22 +61,16 @@ std::vector<BigCount> domain_recovery_counts(const Placement& placement, int dom
   if (domain_size < 1) throw PlacementError("--domain-size", fmt::format("domain size must be at least 1, found {}", domain_size));
   const int domains = (placement.machines + domain_size - 1) / domain_size;
   const auto sets = domain_sets(placement, domain_size);
-  std::vector<int> parent(static_cast<std::size_t>(domains));
-  std::iota(parent.begin(), parent.end(), 0);
-  for (const auto& s : sets)
-    for (int d : s) parent[static_cast<std::size_t>(detail::union_find_root(parent, d))] = detail::union_find_root(parent, s.front());
-  std::vector<std::vector<int>> members(static_cast<std::size_t>(domains));
-  for (int d = 0; d < domains; ++d) members[static_cast<std::size_t>(detail::union_find_root(parent, d))].push_back(d);
-  std::vector<std::vector<std::vector<int>>> component_sets(static_cast<std::size_t>(domains));
-  for (const auto& s : sets) component_sets[static_cast<std::size_t>(detail::union_find_root(parent, s.front()))].push_back(s);
+  // Components of the domains linked by the minimal D_i (recovery_probability.hpp).
   std::vector<BigCount> total{1};
-  for (int root = 0; root < domains; ++root) {
-    const auto& c = members[static_cast<std::size_t>(root)];
-    if (c.empty()) continue;
+  for (const auto& c : linked_components(domains, sets)) {
     if (static_cast<int>(c.size()) > kMaxComponentDomains)
       throw PlacementError("--domain-size", fmt::format("the holder sets link {} domains into one component; exact counting stops at {}",
                                        c.size(), kMaxComponentDomains));
-    total = multiply(total, component_counts(c, component_sets[static_cast<std::size_t>(root)]));
+    std::vector<std::vector<int>> inside;
+    for (const auto& s : sets)
+      if (std::binary_search(c.begin(), c.end(), s.front())) inside.push_back(s);
+    total = multiply_counts(total, domain_component_counts(c, inside));
   }
   return total;
 }

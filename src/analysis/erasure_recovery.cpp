@@ -17,19 +17,12 @@ int last_k(int machines, int max_failures) {
   return max_failures >= 0 && max_failures < machines ? max_failures : machines;
 }
 
-/// Coefficients 0..last of (sum_{i<=tolerance} C(size, i) x^i)^blocks, by Miller's recurrence.
+/// Coefficients 0..last of (sum_{i<=tolerance} C(size, i) x^i)^blocks (polynomial_power,
+/// recovery_probability.hpp).
 std::vector<BigCount> block_power_counts(int size, int tolerance, int blocks, int last) {
-  const std::vector<BigCount> choose = binomial_row(size);
-  std::vector<BigCount> out(static_cast<std::size_t>(last) + 1, BigCount(0));
-  out[0] = 1;
-  const int degree = std::min(blocks * tolerance, last);
-  for (int k = 1; k <= degree; ++k) {
-    BigCount sum = 0;
-    for (int i = 1; i <= std::min(k, tolerance); ++i)
-      sum += BigCount((blocks + 1) * i - k) * choose[static_cast<std::size_t>(i)] * out[static_cast<std::size_t>(k - i)];
-    out[static_cast<std::size_t>(k)] = sum / k;
-  }
-  return out;
+  std::vector<BigCount> a = binomial_row(size);
+  a.resize(static_cast<std::size_t>(std::min(tolerance, size)) + 1);
+  return polynomial_power(a, blocks, last);
 }
 
 /// counts[k] / C(n, k) for every k of counts.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 
 namespace ckptsim {
@@ -27,57 +28,30 @@ double mean_replacement_delay(const ReplacementSpec& r) {
   return 0;
 }
 
-/// Share of the domains of size s that hold every holder of some machine's checkpoint.
-double domains_losing_memory(const Placement& p, int s) {
-  const int domains = (p.machines + s - 1) / s;
-  int losing = 0;
-  for (int d = 0; d < domains; ++d) {
-    const int lo = d * s;
-    const int hi = std::min(p.machines, lo + s);
-    for (int i = lo; i < hi; ++i) {
-      const auto& h = p.holders[static_cast<std::size_t>(i)];
-      if (std::all_of(h.begin(), h.end(), [&](int j) { return j >= lo && j < hi; })) {
-        ++losing;
-        break;
-      }
-    }
-  }
-  return static_cast<double>(losing) / domains;
-}
-
-/// Machine-failure rate of the cluster and its hardware share; false for traces.
-bool machine_rate(const Scenario& s, double& rate, double& hardware, std::vector<std::string>& notes) {
-  const auto& f = s.failures;
-  const double n = s.cluster.machines;
-  switch (f.process) {
-    case FailureProcessKind::exponential: rate = n * f.rate; break;
-    case FailureProcessKind::none: rate = 0; break;
-    case FailureProcessKind::weibull:
-      rate = n / (f.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / f.weibull_shape));
-      notes.push_back("weibull failures treated as Poisson with the stationary rate N / MTBF (approximate)");
-      break;
-    case FailureProcessKind::trace: return false;
-  }
-  if (f.lemons.model == LemonModel::fraction) rate *= 1.0 + f.lemons.fraction * (f.lemons.multiple - 1.0);
-  hardware = f.hardware_fraction;
-  if (!f.causes.causes.empty()) {
-    double all = 0;
-    double hw = 0;
-    for (const auto& c : f.causes.causes) {
-      all += c.share;
-      if (c.hardware) hw += c.share;
-    }
-    hardware = all > 0 ? hw / all : 0.0;
+/// Machine-failure rate of the cluster and its hardware share (analysis/failure_mix.hpp: lemons,
+/// cause tables, Weibull renewal counts); false for traces.
+bool machine_rate(const Scenario& s, double& rate, double& hardware, std::vector<std::string>& notes,
+                  std::vector<std::string>& omitted) {
+  const FailureMix mix = failure_mix(s);
+  if (!mix.available) return false;
+  rate = mix.machine_rate;
+  hardware = mix.machine_rate > 0 ? mix.machine_hardware_rate / mix.machine_rate : s.failures.hardware_fraction;
+  notes.insert(notes.end(), mix.notes.begin(), mix.notes.end());
+  omitted.insert(omitted.end(), mix.omitted.begin(), mix.omitted.end());
+  if (!s.failures.causes.causes.empty())
     notes.push_back("cause table: its hardware share is used; detection and restart are failures.detection / restart");
-  }
+  if (std::any_of(s.failures.causes.causes.begin(), s.failures.causes.causes.end(),
+                  [](const FailureCauseSpec& c) { return c.detection.has_value() || c.restart.has_value(); }))
+    omitted.push_back("per-cause detection and restart times (the multi-level model uses failures.detection / restart)");
   return true;
 }
 
-ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<std::string>& notes, bool& ok) {
+ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<std::string>& notes,
+                       std::vector<std::string>& omitted, bool& ok) {
   ClassRates out;
   double machines = 0;
   double h = 0;
-  ok = machine_rate(s, machines, h, notes);
+  ok = machine_rate(s, machines, h, notes, omitted);
   if (!ok) return out;
   const double detect_restart = s.failures.detection.seconds() + s.failures.restart.seconds();
   const double wait = s.cluster.standby_machines > 0 ? 0.0 : mean_replacement_delay(s.failures.replacement);
@@ -90,7 +64,7 @@ ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<st
   for (const auto& d : s.failures.domains) {
     if (d.machines <= 0 || d.rate <= 0) continue;
     const double r = std::ceil(static_cast<double>(s.cluster.machines) / d.machines) * d.rate;
-    const double lost = domains_losing_memory(placement, d.machines);
+    const double lost = domains_losing_memory(placement, d.machines, 0);
     out.rate[0] += r * (1.0 - d.hardware_fraction);
     out.rate[1] += r * d.hardware_fraction * (1.0 - lost);
     out.rate[2] += r * d.hardware_fraction * lost;
@@ -232,7 +206,7 @@ std::array<double, 3> best_periods(const std::array<double, 3>& stall, const std
 MultiLevelPrediction predict_multi_level(const Scenario& s, const StrategyCosts& c) {
   MultiLevelPrediction out;
   bool ok = false;
-  const ClassRates r = class_rates(s, c, out.notes, ok);
+  const ClassRates r = class_rates(s, c, out.notes, out.omitted_terms, ok);
   if (!ok) {
     out.reason = "no closed form for failure process \"" + std::string(name_of(s.failures.process)) +
                  "\" (the multi-level model assumes Poisson failures)";
@@ -277,6 +251,7 @@ AnalyticPrediction multi_level_analytic(const Scenario& s, const StrategyCosts& 
   }
   p.available = true;
   p.notes = m.notes;
+  p.omitted_terms = m.omitted_terms;
   p.notes.push_back("multi-level: first-order model (analysis/multi_level_model.hpp); only ETTR, wasted time per "
                     "failure and the failure count have closed forms");
   p.failure_rate = m.rate[0] + m.rate[1] + m.rate[2];

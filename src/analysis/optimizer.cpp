@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -63,28 +64,26 @@ std::map<std::string, double> breakdown_shares(const std::map<std::string, doubl
   return out;
 }
 
-/// Costs, closed form and (when asked or needed) Monte Carlo of one fitting combination.
-void evaluate(Scenario& scenario_in, const OptimizeOptions& options, Candidate& cand) {
-  Scenario* scenario = &scenario_in;
-  if (options.seed) scenario->run.seed = *options.seed;
-  cand.costs = options.costs ? options.costs(*scenario) : resolve_strategy_costs(*scenario);
-  cand.closed = predict_run(*scenario, cand.costs);
-  if (options.replicas > 0 || !cand.closed.available) {
-    const RunModel model(*scenario, cand.costs);
-    MonteCarloOptions mc;
-    mc.replicas = options.replicas > 0 ? options.replicas : scenario->run.replicas;
-    mc.jobs = options.jobs;
-    cand.simulated = summarize(run_replicas(model, mc));
-  }
-  if (options.replicas > 0 || !cand.closed.available) {
-    std::map<std::string, double> means;
-    for (const auto& [name, summary] : cand.simulated->metrics) means[name] = summary.mean;
-    cand.ettr = means["ettr"];
-    cand.shares = breakdown_shares(means, means["wall_time_s"]);
-  } else {
-    cand.ettr = cand.closed.ettr;
-    cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
-  }
+/// Costs and closed form of one fitting combination.
+void evaluate_closed(Scenario& scenario, const OptimizeOptions& options, Candidate& cand) {
+  if (options.seed) scenario.run.seed = *options.seed;
+  cand.costs = options.costs ? options.costs(scenario) : resolve_strategy_costs(scenario);
+  cand.closed = predict_run(scenario, cand.costs);
+  cand.ettr = cand.closed.ettr;
+  cand.shares = breakdown_shares(cand.closed.metrics, cand.closed.wall_time_s);
+}
+
+/// Monte Carlo replicas of one fitting combination; the ranking then uses their means.
+void evaluate_simulated(const Scenario& scenario, int replicas, int jobs, Candidate& cand) {
+  const RunModel model(scenario, cand.costs);
+  MonteCarloOptions mc;
+  mc.replicas = replicas;
+  mc.jobs = jobs;
+  cand.simulated = summarize(run_replicas(model, mc));
+  std::map<std::string, double> means;
+  for (const auto& [name, summary] : cand.simulated->metrics) means[name] = summary.mean;
+  cand.ettr = means["ettr"];
+  cand.shares = breakdown_shares(means, means["wall_time_s"]);
 }
 
 }  // namespace
@@ -129,10 +128,6 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
   if (axes.empty()) throw InputError("<command line>", "", "at least one --vary POINTER=V1,V2,... axis", "none");
   OptimizeResult result;
   result.gpu_checked = static_cast<bool>(options.gpu_check);
-  result.ranking = options.replicas > 0 ? "Monte Carlo mean (" + std::to_string(options.replicas) + " replicas)"
-                                        : "closed form";
-  if (options.objective == OptimizeObjective::goodput_per_machine_hour)
-    result.ranking = "goodput per machine-hour, ETTR x N / (N + standby), ETTR from the " + result.ranking;
   std::size_t total = 1;
   for (const auto& axis : axes) {
     if (axis.values.empty())
@@ -140,6 +135,7 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     total *= axis.values.size();
   }
   std::vector<std::size_t> index(axes.size(), 0);
+  std::vector<std::optional<Scenario>> scenarios;
   for (std::size_t combination = 0; combination < total; ++combination) {
     // Mixed-radix digits of the combination number, last axis fastest.
     std::size_t rest = combination;
@@ -169,21 +165,64 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     }
     if (scenario) {
       try {
-        evaluate(*scenario, options, cand);
+        evaluate_closed(*scenario, options, cand);
         cand.machines = scenario->cluster.machines;
         cand.standby = scenario->cluster.standby_machines;
-        cand.goodput_per_machine_hour = cand.ettr * cand.machines / static_cast<double>(cand.machines + cand.standby);
       } catch (const ModelError& e) {  // a derived time beyond the clock, named by its field
         cand.status = CandidateStatus::invalid;
         cand.reason = e.what();
-      }
-      // A NaN or infinite ETTR must never win: such a point is flagged, not ranked.
-      if (cand.status == CandidateStatus::ok && !std::isfinite(cand.ettr)) {
-        cand.status = CandidateStatus::invalid;
-        cand.reason = fmt::format("the model gave a non-finite ETTR ({}) for these settings", cand.ettr);
+        scenario.reset();
       }
     }
+    scenarios.push_back(std::move(scenario));
     result.candidates.push_back(std::move(cand));
+  }
+  // Ranking source: Monte Carlo when asked for, or when some fitting combination has no closed
+  // form or a closed form that leaves part of its failure model out (then every combination
+  // is simulated, so that all are ranked by the same source).
+  std::set<std::string> omitted;
+  bool without_closed_form = false;
+  int replicas = options.replicas;
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    const Candidate& cand = result.candidates[i];
+    if (!scenarios[i]) continue;
+    if (!cand.closed.available) without_closed_form = true;
+    omitted.insert(cand.closed.omitted_terms.begin(), cand.closed.omitted_terms.end());
+    if (replicas <= 0) replicas = scenarios[i]->run.replicas;
+  }
+  result.closed_form_omits.assign(omitted.begin(), omitted.end());
+  const bool simulate = options.replicas > 0 || without_closed_form || !omitted.empty();
+  if (simulate) {
+    result.ranking = "Monte Carlo mean (" + std::to_string(replicas) + " replicas)";
+    if (options.replicas <= 0 && without_closed_form) result.ranking += "; some combinations have no closed form";
+    if (options.replicas <= 0 && !omitted.empty()) {
+      std::string list;
+      for (const auto& t : omitted) list += (list.empty() ? "" : "; ") + t;
+      result.ranking += "; the closed form leaves out " + list;
+    }
+  } else {
+    result.ranking = "closed form";
+  }
+  if (options.objective == OptimizeObjective::goodput_per_machine_hour)
+    result.ranking = "goodput per machine-hour, ETTR x N / (N + standby), ETTR from the " + result.ranking;
+  for (std::size_t i = 0; i < result.candidates.size(); ++i) {
+    Candidate& cand = result.candidates[i];
+    if (!scenarios[i]) continue;
+    try {
+      if (simulate)
+        evaluate_simulated(*scenarios[i], options.replicas > 0 ? options.replicas : scenarios[i]->run.replicas,
+                           options.jobs, cand);
+    } catch (const ModelError& e) {
+      cand.status = CandidateStatus::invalid;
+      cand.reason = e.what();
+      continue;
+    }
+    cand.goodput_per_machine_hour = cand.ettr * cand.machines / static_cast<double>(cand.machines + cand.standby);
+    // A NaN or infinite ETTR must never win: such a point is flagged, not ranked.
+    if (cand.status == CandidateStatus::ok && !std::isfinite(cand.ettr)) {
+      cand.status = CandidateStatus::invalid;
+      cand.reason = fmt::format("the model gave a non-finite ETTR ({}) for these settings", cand.ettr);
+    }
   }
   // Rank the fitting combinations.
   const auto score = [&](std::size_t i) { return objective_value(result.candidates[i], options.objective); };

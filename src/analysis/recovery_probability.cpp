@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
-#include "union_find.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -61,22 +60,12 @@ std::vector<std::vector<int>> distinct_sets(const Placement& p, bool minimal_onl
   return out;
 }
 
-/// Coefficients 0..max_k of ((1+x)^m - x^m)^groups by Miller's recurrence (header comment).
+/// Coefficients 0..max_k of ((1+x)^m - x^m)^groups (header comment): A = sum_{i<m} C(m, i) x^i.
 std::vector<BigCount> group_polynomial_power(int groups, int replicas, int max_k) {
   std::vector<BigCount> q(idx(replicas));  // q_i = C(m, i), i < m
   q[0] = 1;
   for (int i = 1; i < replicas; ++i) q[idx(i)] = q[idx(i - 1)] * (replicas - i + 1) / i;
-  std::vector<BigCount> p(idx(max_k) + 1);
-  p[0] = 1;
-  for (int k = 1; k <= max_k; ++k) {
-    BigCount acc = 0;
-    for (int i = 1; i <= std::min(k, replicas - 1); ++i) {
-      const long long coef = static_cast<long long>(groups + 1) * i - k;
-      if (coef != 0 && !p[idx(k - i)].is_zero()) acc += coef * q[idx(i)] * p[idx(k - i)];
-    }
-    p[idx(k)] = acc / k;  // exact: k divides the sum
-  }
-  return p;
+  return polynomial_power(q, groups, max_k);
 }
 
 /// r = a + b - c modulo 2^(64 w): two carry chains (add, then subtract), which compile to
@@ -418,6 +407,57 @@ std::optional<RecoveryCounts> component_counts(const Placement& sub) {
 
 }  // namespace
 
+std::vector<BigCount> polynomial_power(const std::vector<BigCount>& a, int power, int last) {
+  if (a.empty() || a.front() != 1) throw std::logic_error("polynomial_power: the constant coefficient must be 1");
+  const int deg = static_cast<int>(a.size()) - 1;
+  std::vector<BigCount> p(idx(std::max(0, last)) + 1, BigCount(0));
+  p[0] = 1;
+  const long long top = std::min<long long>(last, static_cast<long long>(power) * deg);
+  for (long long k = 1; k <= top; ++k) {
+    BigCount acc = 0;
+    for (long long i = 1; i <= std::min<long long>(k, deg); ++i) {
+      const long long coef = static_cast<long long>(power + 1) * i - k;
+      if (coef != 0 && !a[idx(i)].is_zero() && !p[idx(k - i)].is_zero()) acc += coef * a[idx(i)] * p[idx(k - i)];
+    }
+    p[idx(k)] = acc / k;  // exact: k divides the sum
+  }
+  return p;
+}
+
+std::vector<BigCount> multiply_counts(const std::vector<BigCount>& a, const std::vector<BigCount>& b) {
+  if (a.empty() || b.empty()) return {};
+  std::vector<BigCount> out(a.size() + b.size() - 1, BigCount(0));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].is_zero()) continue;
+    for (std::size_t j = 0; j < b.size(); ++j)
+      if (!b[j].is_zero()) out[i + j] += a[i] * b[j];
+  }
+  return out;
+}
+
+std::vector<std::vector<int>> linked_components(int n, const std::vector<std::vector<int>>& sets) {
+  std::vector<int> parent(idx(std::max(0, n)));
+  for (int i = 0; i < n; ++i) parent[idx(i)] = i;
+  const auto root = [&](int x) {
+    while (parent[idx(x)] != x) {
+      parent[idx(x)] = parent[idx(parent[idx(x)])];
+      x = parent[idx(x)];
+    }
+    return x;
+  };
+  for (const auto& s : sets) {
+    if (s.empty()) continue;
+    for (int x : s) parent[idx(root(x))] = root(s.front());
+  }
+  std::vector<std::vector<int>> by_root(idx(std::max(0, n)));
+  for (int i = 0; i < n; ++i) by_root[idx(root(i))].push_back(i);
+  std::vector<std::vector<int>> out;
+  for (auto& c : by_root)
+    if (!c.empty()) out.push_back(std::move(c));
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.front() < b.front(); });
+  return out;
+}
+
 std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) {
   check_exact_placement(placement);
   const int n = placement.machines;
@@ -432,21 +472,14 @@ std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) 
     }
     if (n % m != 0 && mixed_placement(n, m).holders == placement.holders) return mixed_recovery_counts(n, m);
   }
-  // Connected components (union-find over the members of each holder set).
-  std::vector<int> parent(idx(n));
-  for (int i = 0; i < n; ++i) parent[idx(i)] = i;
-  for (const auto& h : placement.holders)
-    for (int x : h) parent[idx(detail::union_find_root(parent, x))] = detail::union_find_root(parent, h.front());
-  std::vector<std::vector<int>> members(idx(n));  // by root, ascending machine order
-  for (int i = 0; i < n; ++i) members[idx(detail::union_find_root(parent, i))].push_back(i);
+  // Connected components of the machines linked by the holder sets.
+  const std::vector<std::vector<int>> components = linked_components(n, placement.holders);
   std::vector<int> local(idx(n), 0);  // machine -> index inside its component
   RecoveryCounts total;
   total.machines = n;
   total.recoverable = {BigCount(1)};
-  int component_count = 0;
-  for (const auto& comp : members) {
-    if (comp.empty()) continue;
-    ++component_count;
+  const auto component_count = components.size();
+  for (const auto& comp : components) {
     for (std::size_t j = 0; j < comp.size(); ++j) local[idx(comp[j])] = static_cast<int>(j);
     Placement sub;
     sub.scheme = placement.scheme;
@@ -461,13 +494,7 @@ std::optional<RecoveryCounts> exact_recovery_counts(const Placement& placement) 
     auto part = component_counts(sub);
     if (!part) return std::nullopt;
     total.method = part->method;
-    std::vector<BigCount> product(total.recoverable.size() + part->recoverable.size() - 1, BigCount(0));
-    for (std::size_t a = 0; a < total.recoverable.size(); ++a) {
-      if (total.recoverable[a].is_zero()) continue;
-      for (std::size_t b = 0; b < part->recoverable.size(); ++b)
-        if (!part->recoverable[b].is_zero()) product[a + b] += total.recoverable[a] * part->recoverable[b];
-    }
-    total.recoverable = std::move(product);
+    total.recoverable = multiply_counts(total.recoverable, part->recoverable);
   }
   if (component_count > 1) total.method = RecoveryMethod::components;
   return total;

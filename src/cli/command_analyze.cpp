@@ -9,7 +9,6 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ckptsim/core/printable.hpp"
 #include "ckptsim/analysis/analytic_models.hpp"
@@ -17,40 +16,19 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/analyze_report.hpp"
-#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/erasure_summary.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
-#include "erasure_summary.hpp"
 
 namespace ckptsim::cli {
 
 namespace po = boost::program_options;
 
 namespace {
-
-/// The multi-level model's levels (analysis/multi_level_model.hpp), lowest first.
-nlohmann::json multi_level_json(const MultiLevelPrediction& m) {
-  nlohmann::json levels = nlohmann::json::array();
-  constexpr const char* kNames[] = {"local", "partner", "storage"};
-  for (std::size_t i = 0; i < 3; ++i)
-    levels.push_back({{"level", kNames[i]},
-                      {"failure_rate_per_s", m.rate[i]},
-                      {"every_iterations", m.every[i]},
-                      {"stall_s", m.stall_s[i]},
-                      {"period_s", m.period_s[i]},
-                      {"rollback_s", m.rollback_s[i]},
-                      {"retrieval_s", m.retrieval_s[i]},
-                      {"best_period_s", m.best_period_s[i]},
-                      {"best_every_iterations", m.best_every[i]}});
-  return {{"levels", levels},
-          {"checkpoint_overhead", m.checkpoint_overhead},
-          {"ettr", m.ettr},
-          {"best_ettr", m.best_ettr}};
-}
 
 /// The level table of a multi-level scenario: rates, periods, rollbacks and the best periods.
 void print_multi_level(std::ostream& out, const MultiLevelPrediction& m) {
@@ -106,6 +84,7 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
       out << fmt::format("memory     P(a hardware failure leaves some checkpoint without holders) = {:.3g}\n",
                          p.memory_loss_per_hardware_failure);
     for (const auto& n : p.notes) out << "note       " << n << '\n';
+    for (const auto& t : p.omitted_terms) out << "leaves out " << t << " (compare with the Monte Carlo)\n";
   }
 }
 
@@ -171,12 +150,7 @@ int command_analyze(const CommandContext& ctx) {
   const StrategyCosts costs = resolve_strategy_costs(scenario);
   const AnalyzeReport report = make_analyze_report(scenario, costs, jobs);
   if (json) {
-    nlohmann::json doc = analyze_report_json(scenario, costs, report);
-    doc["manifest"] = make_manifest(scenario, ctx.command_line);
-    if (costs.tier == CheckpointTier::multi_level)
-      doc["closed_form"]["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
-    if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);
-    ctx.out << doc.dump(2) << '\n';
+    ctx.out << analyze_document(scenario, costs, report, ctx.command_line).dump(2) << '\n';
     return 0;
   }
   print_analyze_header(ctx.out, scenario, costs, report.prediction, report.best_every_iterations);

@@ -137,6 +137,7 @@ void print_optimize_json(const CommandContext& ctx, const Scenario& base, const 
   nlohmann::json out;
   out["manifest"] = make_manifest(base, ctx.command_line);
   out["ranking"] = result.ranking;
+  out["closed_form_omits"] = result.closed_form_omits;
   out["gpu_memory_checked"] = result.gpu_checked && !base.training.iteration_time;
   if (!gpu_note.empty()) out["note"] = gpu_note;
   nlohmann::json list = nlohmann::json::array();

@@ -16,13 +16,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/analysis/placement_study.hpp"
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "placement_domains.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/core/work_limits.hpp"
-#include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/placement_report.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
@@ -45,35 +45,13 @@ constexpr const char* kUsage =
     "With --domain-size S: j whole domains (racks) of S consecutive machines fail instead of k\n"
     "machines (--failures then gives j), with the domain-aware group placement group-spread.\n";
 
+/// The command line's options: the study request plus what only the table needs.
 struct Options {
-  int machines = 0;
-  int replicas = 0;
-  int k_first = 0;
-  int k_last = -1;
-  std::vector<std::string> schemes;
-  std::optional<std::string> placement_file;
-  std::optional<double> window_p;
-  std::optional<double> shard_bytes;
-  std::optional<double> cpu_memory;
+  PlacementRequest request;
   bool bounds = false;
-  bool monte_carlo = false;
-  std::size_t samples = 10000;
-  std::uint64_t seed = 1;
-  bool force = false;  ///< --force: skip the work limits
   bool json = false;
   std::optional<int> domain_size;
   bool failures_given = false;
-};
-
-/// One scheme's result: exact curve, Monte Carlo estimate, or the reason it does not apply.
-struct SchemeResult {
-  std::string name;
-  std::optional<Placement> placement;
-  std::string not_applicable;  ///< reason, when placement is empty
-  std::optional<RecoveryCounts> counts;
-  std::optional<RecoveryCurve> curve;
-  std::optional<MonteCarloRecovery> mc;
-  std::optional<WindowRecovery> window;
 };
 
 std::vector<std::string> split_commas(const std::string& text) {
@@ -136,7 +114,7 @@ std::vector<std::string> parse_schemes(const std::optional<std::string>& scheme,
   return unique;
 }
 
-Options parse_options(const CommandContext& ctx, bool& help, std::optional<Placement>& from_file) {
+Options parse_options(const CommandContext& ctx, bool& help) {
   po::options_description desc("options");
   std::string failures;
   std::string scheme;
@@ -187,105 +165,60 @@ Options parse_options(const CommandContext& ctx, bool& help, std::optional<Place
     o.domain_size = static_cast<int>(domain_size);
   }
   o.bounds = vm.count("bounds") > 0;
-  o.monte_carlo = vm.count("monte-carlo") > 0;
+  o.request.monte_carlo = vm.count("monte-carlo") > 0;
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
-  o.seed = static_cast<std::uint64_t>(seed);
-  o.force = vm.count("force") > 0;
+  o.request.seed = static_cast<std::uint64_t>(seed);
+  o.request.force = vm.count("force") > 0;
   if (samples < 1 || samples > 100'000'000) throw UsageError(fmt::format("--samples: expected 1..100000000, found {}", samples));
-  o.samples = static_cast<std::size_t>(samples);
-  if (vm.count("placement-file")) o.placement_file = file;
-  if (o.placement_file) from_file = load_placement_file(*o.placement_file);
+  o.request.samples = static_cast<std::size_t>(samples);
+  std::optional<Placement>& from_file = o.request.from_file;
+  if (vm.count("placement-file")) from_file = load_placement_file(file);
   if (vm.count("machines")) {
     if (machines < 1 || machines > 1'000'000) throw UsageError(fmt::format("--machines: expected 1..1000000, found {}", machines));
-    o.machines = static_cast<int>(machines);
+    o.request.machines = static_cast<int>(machines);
   } else if (from_file) {
-    o.machines = from_file->machines;
+    o.request.machines = from_file->machines;
   } else {
     throw UsageError("--machines is required (or --placement-file)");
   }
   if (vm.count("replicas")) {
-    if (replicas < 1 || replicas > o.machines)
-      throw UsageError(fmt::format("--replicas: expected 1..{} (at most the machine count), found {}", o.machines, replicas));
-    o.replicas = static_cast<int>(replicas);
+    if (replicas < 1 || replicas > o.request.machines)
+      throw UsageError(fmt::format("--replicas: expected 1..{} (at most the machine count), found {}", o.request.machines, replicas));
+    o.request.replicas = static_cast<int>(replicas);
   } else if (from_file) {
-    o.replicas = from_file->replicas;
+    o.request.replicas = from_file->replicas;
   } else {
     throw UsageError("--replicas is required (or --placement-file)");
   }
-  if (from_file && (from_file->machines != o.machines || from_file->replicas != o.replicas))
+  if (from_file && (from_file->machines != o.request.machines || from_file->replicas != o.request.replicas))
     throw UsageError(fmt::format("--placement-file {} has {} machines and {} replicas, but --machines {} --replicas {}",
-                                 *o.placement_file, from_file->machines, from_file->replicas, o.machines, o.replicas));
-  o.k_last = o.machines;
+                                 file, from_file->machines, from_file->replicas, o.request.machines, o.request.replicas));
+  o.request.k_last = o.request.machines;
   o.failures_given = vm.count("failures") > 0;
   if (vm.count("failures")) {
     const auto dots = failures.find("..");
     if (dots == std::string::npos) {
-      o.k_first = o.k_last = parse_nonnegative(failures, "--failures");
+      o.request.k_first = o.request.k_last = parse_nonnegative(failures, "--failures");
     } else {
-      o.k_first = parse_nonnegative(failures.substr(0, dots), "--failures");
-      o.k_last = parse_nonnegative(failures.substr(dots + 2), "--failures");
+      o.request.k_first = parse_nonnegative(failures.substr(0, dots), "--failures");
+      o.request.k_last = parse_nonnegative(failures.substr(dots + 2), "--failures");
     }
-    if (o.k_first > o.k_last || o.k_last > o.machines)
-      throw UsageError(fmt::format("--failures: expected K or K1..K2 with 0 <= K1 <= K2 <= {}, found \"{}\"", o.machines,
+    if (o.request.k_first > o.request.k_last || o.request.k_last > o.request.machines)
+      throw UsageError(fmt::format("--failures: expected K or K1..K2 with 0 <= K1 <= K2 <= {}, found \"{}\"", o.request.machines,
                                    failures));
   }
-  o.schemes = parse_schemes(vm.count("scheme") ? std::optional<std::string>(scheme) : std::nullopt, from_file.has_value());
+  o.request.schemes = parse_schemes(vm.count("scheme") ? std::optional<std::string>(scheme) : std::nullopt, from_file.has_value());
   try {
-    if (vm.count("window-probability")) o.window_p = parse_fraction(window);
-    if (vm.count("shard-bytes")) o.shard_bytes = parse_bytes(shard);
-    if (vm.count("cpu-memory")) o.cpu_memory = parse_bytes(cpu);
+    if (vm.count("window-probability")) o.request.window_probability = parse_fraction(window);
+    if (vm.count("shard-bytes")) o.request.shard_bytes = parse_bytes(shard);
+    if (vm.count("cpu-memory")) o.request.cpu_memory = parse_bytes(cpu);
   } catch (const UnitError& e) {
     throw UsageError(e.what());
   }
-  if (o.cpu_memory && !o.shard_bytes) throw UsageError("--cpu-memory needs --shard-bytes");
+  if (o.request.cpu_memory && !o.request.shard_bytes) throw UsageError("--cpu-memory needs --shard-bytes");
   return o;
 }
 
-
-SchemeResult place(const std::string& name, const Options& o, const std::optional<Placement>& from_file) {
-  SchemeResult r;
-  r.name = name;
-  try {
-    // Names other than "file" were checked against PlacementScheme's names by parse_options.
-    r.placement = name == "file" ? *from_file
-                                 : make_placement(*parse_name<PlacementScheme>(name), o.machines, o.replicas, o.seed);
-  } catch (const PlacementError& e) {
-    r.not_applicable = e.message();
-  }
-  return r;
-}
-
-/// Element steps the whole-order Monte Carlo may take (samples x (N + sum |H_i|)): about a
-/// minute of one core.
-constexpr double kMonteCarloWorkLimit = 3e10;
-
-/// Monte Carlo estimates for k = 0..k_last: the first-failures estimator when fewer than N
-/// failures are asked for and no window needs every k, else the whole-order one (checked
-/// against kMonteCarloWorkLimit first).
-MonteCarloRecovery estimate(const Placement& placement, const Options& o) {
-  if (o.k_last < o.machines && !o.window_p) return monte_carlo_recovery_first(placement, o.samples, o.seed, o.k_last);
-  double members = 0;
-  for (const auto& h : placement.holders) members += static_cast<double>(h.size());
-  const double work = static_cast<double>(o.samples) * (o.machines + members);
-  if (work > kMonteCarloWorkLimit)
-    throw LimitError(fmt::format("placement --machines {}: Monte Carlo over every k ({}) needs ~{:.2g} steps, above "
-                                 "the {:.0g} limit; lower --samples, or ask for fewer --failures without "
-                                 "--window-probability",
-                                 o.machines, o.window_p ? "for --window-probability" : "up to N", work,
-                                 kMonteCarloWorkLimit));
-  return monte_carlo_recovery(placement, o.samples, o.seed);
-}
-
-void evaluate(SchemeResult& r, const Options& o) {
-  if (!r.placement) return;
-  r.counts = exact_recovery_counts(*r.placement);
-  if (r.counts) {
-    r.curve = recovery_curve(*r.counts, *r.placement);
-    if (o.window_p) r.window = window_recovery(*r.counts, *r.placement, *o.window_p);
-  }
-  if (!r.counts || o.monte_carlo) r.mc = estimate(*r.placement, o);
-  if (!r.counts && o.window_p) r.window = window_recovery_monte_carlo(*r.mc, *r.placement, *o.window_p);
-}
 
 /// A probability for the table: "1-2.5e-07" when it is within 1e-3 of 1, "10^-523.41" when it
 /// is below the double range (from the exact log10), else 6 digits.
@@ -295,84 +228,10 @@ std::string format_probability(double p, double failure, double log10_p = 0.0) {
   return fmt::format("{:.6g}", p);
 }
 
-nlohmann::json numbers(const std::vector<double>& v, std::size_t first, std::size_t last) {
-  nlohmann::json a = nlohmann::json::array();
-  for (std::size_t i = first; i <= last; ++i) {
-    if (std::isfinite(v[i]))
-      a.push_back(v[i]);
-    else
-      a.push_back(nullptr);  // log10 of 0
-  }
-  return a;
-}
-
-nlohmann::json window_json(const WindowRecovery& w) {
-  nlohmann::json j = {{"failure_probability_per_machine", w.failure_probability_per_machine},
-                      {"probability", w.probability},
-                      {"failure_probability", w.failure_probability},
-                      {"expected_storage_machines", w.expected_storage_machines},
-                      {"expected_lost_checkpoints", w.expected_lost_checkpoints}};
-  if (std::isnan(w.relative_error_bound))
-    j["relative_error_bound"] = nullptr;
-  else
-    j["relative_error_bound"] = w.relative_error_bound;
-  return j;
-}
-
-void print_json(const CommandContext& ctx, const Options& o, const std::vector<SchemeResult>& results) {
-  const auto first = static_cast<std::size_t>(o.k_first);
-  const auto last = static_cast<std::size_t>(o.k_last);
-  nlohmann::json ks = nlohmann::json::array();
-  for (int k = o.k_first; k <= o.k_last; ++k) ks.push_back(k);
-  nlohmann::json doc;
-  doc["manifest"] = {{"ckptsim_version", ckptsim_version()},
-                     {"git_revision", ckptsim_git_revision()},
-                     {"command_line", ctx.command_line},
-                     {"seed", o.seed}};
-  doc["machines"] = o.machines;
-  doc["replicas"] = o.replicas;
-  doc["schemes"] = nlohmann::json::object();
-  for (const auto& r : results) {
-    nlohmann::json s;
-    if (!r.placement) {
-      s = {{"applicable", false}, {"reason", r.not_applicable}};
-      doc["schemes"][r.name] = s;
-      continue;
-    }
-    s["applicable"] = true;
-    s["exact"] = r.curve.has_value();
-    s["k"] = ks;
-    if (r.curve) {
-      s["method"] = r.curve->method;
-      s["probability"] = numbers(r.curve->probability, first, last);
-      s["failure_probability"] = numbers(r.curve->failure_probability, first, last);
-      s["log10_probability"] = numbers(r.curve->log10_probability, first, last);
-      s["expected_storage_machines"] = numbers(r.curve->expected_storage_machines, first, last);
-    } else {
-      s["method"] = "monte carlo";
-      s["probability"] = numbers(r.mc->probability, first, last);
-    }
-    if (r.mc) {
-      s["monte_carlo"] = {{"samples", r.mc->samples},
-                          {"seed", o.seed},
-                          {"probability", numbers(r.mc->probability, first, last)},
-                          {"ci95_low", numbers(r.mc->ci95_low, first, last)},
-                          {"ci95_high", numbers(r.mc->ci95_high, first, last)}};
-    }
-    s["union_bound"] = numbers(union_bound_curve(*r.placement), first, last);
-    s["expected_lost_checkpoints"] = numbers(expected_lost_checkpoints_curve(*r.placement), first, last);
-    s["shards_per_machine"] = r.placement->max_shards_per_machine();
-    if (o.shard_bytes) s["cpu_memory_per_machine_bytes"] = placement_cpu_memory_bytes(*r.placement, *o.shard_bytes);
-    if (r.window) s["window"] = window_json(*r.window);
-    doc["schemes"][r.name] = s;
-  }
-  ctx.out << doc.dump(2) << '\n';
-}
-
-void print_table(const CommandContext& ctx, const Options& o, const std::vector<SchemeResult>& results) {
+void print_table(const CommandContext& ctx, const Options& o, const std::vector<PlacementSchemeResult>& results) {
   auto& out = ctx.out;
-  out << fmt::format("placement: N = {} machines, m = {} replicas, k = {}..{} simultaneous failures\n", o.machines,
-                     o.replicas, o.k_first, o.k_last);
+  out << fmt::format("placement: N = {} machines, m = {} replicas, k = {}..{} simultaneous failures\n", o.request.machines,
+                     o.request.replicas, o.request.k_first, o.request.k_last);
   out << "P(every checkpoint recoverable from CPU memory) by k";
   out << (o.bounds ? "; \"bound\": union bound over holder sets\n" : "\n");
   std::string header = fmt::format("{:>6}", "k");
@@ -387,7 +246,7 @@ void print_table(const CommandContext& ctx, const Options& o, const std::vector<
     for (std::size_t i = 0; i < results.size(); ++i)
       if (results[i].placement) bounds[i] = union_bound_curve(*results[i].placement);
   std::string line;
-  for (int k = o.k_first; k <= o.k_last; ++k) {
+  for (int k = o.request.k_first; k <= o.request.k_last; ++k) {
     const auto ki = static_cast<std::size_t>(k);
     line = fmt::format("{:>6}", k);
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -415,18 +274,18 @@ void print_table(const CommandContext& ctx, const Options& o, const std::vector<
       continue;
     }
     std::string what = r.curve ? r.curve->method
-                               : fmt::format("Monte Carlo estimate (~), {} samples, seed {}", r.mc->samples, o.seed);
-    if (r.curve && r.mc) what += fmt::format("; Monte Carlo check: {} samples, seed {}", r.mc->samples, o.seed);
+                               : fmt::format("Monte Carlo estimate (~), {} samples, seed {}", r.mc->samples, o.request.seed);
+    if (r.curve && r.mc) what += fmt::format("; Monte Carlo check: {} samples, seed {}", r.mc->samples, o.request.seed);
     const int shards = r.placement->max_shards_per_machine();
     out << fmt::format("  {:<7} {}; each machine stores {} shard{}", r.name, what, shards, shards == 1 ? "" : "s");
-    if (o.shard_bytes)
+    if (o.request.shard_bytes)
       out << fmt::format(", CPU memory {} per machine (2 buffers x {} shards x {})",
-                         format_bytes(placement_cpu_memory_bytes(*r.placement, *o.shard_bytes)),
-                         r.placement->max_shards_per_machine(), format_bytes(*o.shard_bytes));
+                         format_bytes(placement_cpu_memory_bytes(*r.placement, *o.request.shard_bytes)),
+                         r.placement->max_shards_per_machine(), format_bytes(*o.request.shard_bytes));
     out << '\n';
   }
-  if (o.window_p) {
-    out << fmt::format("\nwindow: each machine fails with probability {:.6g}, independently\n", *o.window_p);
+  if (o.request.window_probability) {
+    out << fmt::format("\nwindow: each machine fails with probability {:.6g}, independently\n", *o.request.window_probability);
     out << fmt::format("  {:<7} {:>14} {:>14} {:>22} {:>22} {:>12}\n", "scheme", "P(recover)", "P(not)",
                        "E[machines to storage]", "E[checkpoints lost]", "rel. error");
     for (const auto& r : results) {
@@ -446,53 +305,21 @@ void print_table(const CommandContext& ctx, const Options& o, const std::vector<
 
 int command_placement(const CommandContext& ctx) {
   bool help = false;
-  std::optional<Placement> from_file;
-  const Options o = parse_options(ctx, help, from_file);
+  Options o = parse_options(ctx, help);
   if (help) return 0;
-  // Before building anything: each placement holds N holder sets of m machines and their
-  // reverse index (2 x 4 N m bytes, plus ~64 bytes of vector per machine); the exact counts hold
-  // binomial rows of N+1 big integers of up to N bits (x2 for the per-k counts beside them).
-  const double n = o.machines, schemes = double(o.schemes.size());
-  const bool needs_convolution = std::any_of(o.schemes.begin(), o.schemes.end(),
-                                             [](const std::string& name) { return name == "random" || name == "file"; });
-  const auto exact_schemes = static_cast<double>(
-      std::count_if(o.schemes.begin(), o.schemes.end(), [](const std::string& name) { return name != "ring"; }));
-  constexpr double kMaxLimbOperations = 2e11;  // about a minute (N = 5000 takes 2e9 in 0.5 s)
-  enforce_work_limits({{"--machines and --replicas", "the placements", schemes * n * (8.0 * o.replicas + 64.0),
-                        kMaxMemoryBytes, "bytes"},
-                       // (ring is left out: past its own memory limit it falls back to Monte Carlo)
-                       {"--machines", "the exact recovery counts", exact_schemes * 2.0 * (n + 1) * (n / 8 + 16),
-                        kMaxMemoryBytes, "bytes"},
-                       // Random and file placements: counts multiplied component by component,
-                       // up to N^2 products of N-bit integers (N/64 limbs each).
-                       {"--machines", "the exact counts of a random or file placement",
-                        needs_convolution ? n * n * (n / 64 + 1) : 0.0, kMaxLimbOperations, "64-bit limb operations"}},
-                      o.force);
-  std::vector<SchemeResult> results;
-  for (const auto& name : o.schemes) results.push_back(place(name, o, from_file));
+  o.request = checked_placement_request(std::move(o.request));
+  const PlacementRequest& rq = o.request;
   if (o.domain_size) {
-    DomainTableRequest rq{o.machines, o.replicas, *o.domain_size, o.k_first, o.failures_given ? o.k_last : -1, o.json, {}};
-    for (const auto& r : results) rq.placements.emplace_back(r.name, r.placement);
-    print_domain_failures(ctx, rq);
+    // Only the placements: the whole-domain counts are their own model (placement_domains.hpp).
+    DomainTableRequest domains{rq.machines, rq.replicas, *o.domain_size, rq.k_first, o.failures_given ? rq.k_last : -1,
+                               o.json, {}};
+    for (const auto& name : rq.schemes) domains.placements.emplace_back(name, place_scheme(name, rq).placement);
+    print_domain_failures(ctx, domains);
     return 0;
   }
-  if (o.cpu_memory) {
-    std::vector<Problem> problems;
-    for (const auto& r : results) {
-      if (!r.placement) continue;
-      const double need = placement_cpu_memory_bytes(*r.placement, *o.shard_bytes);
-      if (need > *o.cpu_memory)
-        problems.push_back(Problem{"<command line>", "--cpu-memory",
-                                   fmt::format("at least {} per machine for scheme {} (2 buffers x {} shards x {})",
-                                               format_bytes(need), r.name, r.placement->max_shards_per_machine(),
-                                               format_bytes(*o.shard_bytes)),
-                                   format_bytes(*o.cpu_memory)});
-    }
-    if (!problems.empty()) throw InputError(problems);
-  }
-  for (auto& r : results) evaluate(r, o);
+  const std::vector<PlacementSchemeResult> results = study_placements(rq);
   if (o.json)
-    print_json(ctx, o, results);
+    ctx.out << placement_report_json(rq, results, ctx.command_line).dump(2) << '\n';
   else
     print_table(ctx, o, results);
   return 0;

@@ -105,8 +105,6 @@ void apply_option(TraceSynthesisSpec& t, const std::string& key, const std::stri
 
 }  // namespace
 
-std::vector<std::string> trace_preset_names() { return {"llama3-405b", "opt-175b", "lanl-weibull"}; }
-
 TraceSynthesisSpec parse_trace_spec(const std::string& text) {
   ProblemList problems("<trace spec>");
   const auto colon = text.find(':');

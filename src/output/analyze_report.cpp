@@ -5,12 +5,35 @@
 #include <cmath>
 #include <iterator>
 
+#include "ckptsim/analysis/multi_level_model.hpp"
+#include "ckptsim/output/erasure_summary.hpp"
+#include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 
 namespace ckptsim {
 namespace {
+
+/// The multi-level model's levels (analysis/multi_level_model.hpp), lowest first.
+nlohmann::json multi_level_json(const MultiLevelPrediction& m) {
+  nlohmann::json levels = nlohmann::json::array();
+  constexpr const char* kNames[] = {"local", "partner", "storage"};
+  for (std::size_t i = 0; i < 3; ++i)
+    levels.push_back({{"level", kNames[i]},
+                      {"failure_rate_per_s", m.rate[i]},
+                      {"every_iterations", m.every[i]},
+                      {"stall_s", m.stall_s[i]},
+                      {"period_s", m.period_s[i]},
+                      {"rollback_s", m.rollback_s[i]},
+                      {"retrieval_s", m.retrieval_s[i]},
+                      {"best_period_s", m.best_period_s[i]},
+                      {"best_every_iterations", m.best_every[i]}});
+  return {{"levels", levels},
+          {"checkpoint_overhead", m.checkpoint_overhead},
+          {"ettr", m.ettr},
+          {"best_ettr", m.best_ettr}};
+}
 
 constexpr AnalyzeMetric kMetrics[] = {
     {"ettr", "ETTR", 4},
@@ -65,6 +88,7 @@ nlohmann::json closed_form_json(const AnalyticPrediction& p, std::int64_t best_e
   closed["available"] = p.available;
   if (!p.available) closed["reason"] = p.reason;
   closed["notes"] = p.notes;
+  closed["omitted_terms"] = p.omitted_terms;
   if (!p.available) return closed;
   closed["failure_rate_per_s"] = p.failure_rate;
   closed["wall_time_s"] = p.wall_time_s;
@@ -129,6 +153,16 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
   doc["metrics"] = metrics;
   doc["replicas"] = report.summary ? report.summary->replicas : 0;
   doc["disagreements"] = report.flagged;
+  if (costs.tier == CheckpointTier::multi_level)
+    doc["closed_form"]["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
+  if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);
+  return doc;
+}
+
+nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report,
+                                const std::string& command_line) {
+  nlohmann::json doc = analyze_report_json(scenario, costs, report);
+  doc["manifest"] = make_manifest(scenario, command_line);
   return doc;
 }
 

@@ -372,12 +372,11 @@ class ReplicaSimulation {
         memory_.reset();
         partner_.reset();
         ++needed_persistent_;
-      } else if (tier == RecoveryTier::peer && c_.tier == CheckpointTier::multi_level) {
-        // Every machine loaded the recovered state into its CPU memory (the replaced ones from
-        // their partners): level 1 holds it again; the partner copies stay as they are.
-        memory_ = target;
-        local_lost_ = false;
       }
+      // Multi-level after a peer recovery: the replaced machines got their shards from their
+      // partners into GPU memory but hold no level-1 copy of their own until the next level-1
+      // checkpoint completes (note_completed_levels), so local_lost_ stays set and a failure
+      // before then recovers from a peer again (docs/models.md; GEMINI's rule for memory).
       // Recovering to an older state discards newer persistent/in-memory versions' relevance:
       // persistent_ stays (it is still in storage); memory_ is kept only after a memory recovery.
       return Outcome{target, retrieval_spent, restarted, false, tier, restarted - first.time};

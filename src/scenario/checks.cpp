@@ -1,6 +1,6 @@
 // Cross-field checks of a scenario (checks.hpp).
 //
-// CPU memory (GEMINI §5 / gemini.md §5): an in-memory strategy keeps two CPU buffers per shard a
+// CPU memory (GEMINI, SOSP '23, §5): an in-memory strategy keeps two CPU buffers per shard a
 // machine holds (the last complete checkpoint and the one in progress); with m replicas a machine
 // holds m shards (max_shards_per_machine() of the placement), each checkpoint_bytes_per_machine()
 // bytes, so 2 x m x shard must fit in cluster.cpu_memory.

@@ -1,36 +1,76 @@
 #!/usr/bin/env bash
-# Installs the build into a temporary folder (`meson install --destdir`) and builds the
-# out-of-tree example examples/embed/main.cpp against the installed headers and library with
-# pkg-config alone, then runs it on the paper scenario. TAP output, one line per step.
-# Usage: bash tests/integration/install_test.sh BUILD_DIR [MESON]
+# Installs the build into a temporary folder (`meson install --destdir`), checks what was
+# installed and the pkg-config file, then builds the out-of-tree example examples/embed/main.cpp
+# against the installed headers with pkg-config alone (compiled once, linked against the shared
+# library and, with --static, against the archive) and runs both on the paper scenario. TAP output.
+# Usage: bash tests/integration/install_test.sh BUILD_DIR [MESON] [REPLAY_BUILT] [PYTHON_BUILT]
+#   REPLAY_BUILT, PYTHON_BUILT: "yes" when ckptsim-replay and the Python module were built.
 set -u
 build=$(cd "$1" && pwd)
 meson_cmd=${2:-meson}
+replay_built=${3:-no}
+python_built=${4:-no}
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source tests/integration/tap.sh
 
 dest=$tmp/root
-check "meson install --destdir writes the library, headers, executable and pkg-config file" \
+check "meson install --destdir writes the libraries, headers, executable and pkg-config file" \
   "$meson_cmd" install -C "$build" --no-rebuild --quiet --destdir "$dest"
-pc=$(find "$dest" -name ckptsim.pc | head -1)
-lib=$(find "$dest" -name libckptsim.a | head -1)
-check "installed: ckptsim.pc, libckptsim.a, bin/ckptsim, include/ckptsim/run/run_model.hpp" bash -c "
-  test -n '$pc' && test -n '$lib' && test -x \"\$(find '$dest' -path '*/bin/ckptsim' | head -1)\" &&
-  test -n \"\$(find '$dest' -path '*/include/ckptsim/run/run_model.hpp')\""
+found() { find "$dest" -path "*/$1" | head -1; }
+pc=$(found 'pkgconfig/ckptsim.pc')
+check "installed: ckptsim.pc, libckptsim.a, libckptsim.so, bin/ckptsim, include/ckptsim/run/run_model.hpp" bash -c "
+  test -n '$pc' && test -n '$(found 'libckptsim.a')' && test -L '$(found 'libckptsim.so')' &&
+  test -x '$(found 'bin/ckptsim')' && test -n '$(found 'include/ckptsim/run/run_model.hpp')'"
+check "installed: the scenario schema (share/ckptsim/scenario.schema.json), equal to the committed one" \
+  cmp "$(found 'share/ckptsim/scenario.schema.json')" docs/scenario.schema.json
+check "installed: scripts/plot.py as bin/ckptsim-plot, executable" bash -c "
+  test -x '$(found 'bin/ckptsim-plot')' && cmp '$(found 'bin/ckptsim-plot')' scripts/plot.py"
+if [[ $replay_built == yes ]]; then
+  check "installed: bin/ckptsim-replay (built with MPI)" test -x "$(found 'bin/ckptsim-replay')"
+fi
+if [[ $python_built == yes ]]; then
+  check "installed: the Python module ckptsim*.so under a python3 folder" \
+    bash -c "find '$dest' -path '*python3*' -name 'ckptsim*.so' | grep -q ."
+fi
 check "the command-line headers are not installed (they belong to the executable)" \
   bash -c "test -z \"\$(find '$dest' -path '*/include/ckptsim/cli*')\""
-# The .pc file names the configured prefix; point it into the destdir instead.
+
+# The .pc file: only what consumers of the installed headers need.
+check "ckptsim.pc: no absolute Boost library paths, no -I/usr/include, no ompi-cxx required" bash -c "
+  cat '$pc'; ! grep -q 'libboost_[a-z_]*\.so' '$pc' && ! grep -q -- '-I/usr/include' '$pc' &&
+  ! grep -q '^Requires.*ompi' '$pc'"
+check "ckptsim.pc requires nlohmann_json and fmt (the installed headers include both)" bash -c "
+  grep -q '^Requires:.*nlohmann_json' '$pc' && grep -q '^Requires:.*fmt' '$pc'"
 export PKG_CONFIG_PATH=$(dirname "${pc:-/nonexistent/x}")
 prefix=$dest$(pkg-config --variable=prefix ckptsim 2>/dev/null)
-check "examples/embed builds with only pkg-config's flags" bash -c "
-  c++ -std=c++20 -O1 examples/embed/main.cpp \
-    \$(pkg-config --define-variable=prefix='$prefix' --cflags --libs --static ckptsim) -o '$tmp/embed'"
-check "examples/embed runs the paper scenario and prints an ETTR in (0, 1]" bash -c "
-  out=\$('$tmp/embed' scenarios/paper/gpt2-100b-16xp4d.json 10) && echo \"\$out\" &&
-  python3 -c 'import sys; e = float(sys.argv[1].split(\"ETTR \")[1].split()[0]); assert 0 < e <= 1, e' \"\$out\""
+pcflags() { pkg-config --define-variable=prefix="$prefix" "$@" ckptsim; }
+check "--define-variable=prefix moves ckptsim's own paths into the destdir" bash -c "
+  $(declare -f pcflags); prefix='$prefix'; pcflags --cflags --libs | tee /dev/stderr | grep -q -- '-I$prefix/include'"
+if pkg-config --exists ompi-cxx 2>/dev/null; then
+  mpi_libdir=$(pkg-config --variable=libdir ompi-cxx)
+  check "--define-variable=prefix leaves MPI's library path alone ($mpi_libdir)" bash -c "
+    $(declare -f pcflags); prefix='$prefix'; pcflags --static --libs | tee /dev/stderr | grep -q -- '-L$mpi_libdir'"
+fi
+
+check "examples/embed compiles with only pkg-config's --cflags" bash -c "
+  $(declare -f pcflags); prefix='$prefix'
+  c++ -std=c++20 -O1 -c examples/embed/main.cpp \$(pcflags --cflags) -o '$tmp/embed.o'"
+check "examples/embed links against the shared library (pkg-config --libs)" bash -c "
+  $(declare -f pcflags); prefix='$prefix'
+  c++ '$tmp/embed.o' \$(pcflags --libs) -o '$tmp/embed-shared' && readelf -d '$tmp/embed-shared' | grep -q 'libckptsim.so'"
+check "examples/embed links against the archive (pkg-config --static --libs)" bash -c "
+  $(declare -f pcflags); prefix='$prefix'
+  c++ '$tmp/embed.o' -Wl,-Bstatic -lckptsim -Wl,-Bdynamic \$(pcflags --static --libs | sed 's/-lckptsim//') \
+    -o '$tmp/embed-static' && ! readelf -d '$tmp/embed-static' | grep -q 'libckptsim.so'"
+libdir=$(dirname "$(found 'libckptsim.so')")
+for kind in shared static; do
+  check "examples/embed ($kind) runs the paper scenario and prints an ETTR in (0, 1]" bash -c "
+    out=\$(LD_LIBRARY_PATH='$libdir' '$tmp/embed-$kind' scenarios/paper/gpt2-100b-16xp4d.json 10) && echo \"\$out\" &&
+    python3 -c 'import sys; e = float(sys.argv[1].split(\"ETTR \")[1].split()[0]); assert 0 < e <= 1, e' \"\$out\""
+done
 check "examples/embed reports a bad scenario with exit 2" bash -c "
-  out=\$('$tmp/embed' scenarios/invalid/bad-unit.json 1 2>&1); status=\$?; echo \"\$out\";
+  out=\$(LD_LIBRARY_PATH='$libdir' '$tmp/embed-shared' scenarios/invalid/bad-unit.json 1 2>&1); status=\$?; echo \"\$out\";
   test \$status -eq 2 && grep -q /storage/bandwidth <<<\"\$out\""
 tap_finish

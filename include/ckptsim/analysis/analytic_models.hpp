@@ -110,9 +110,18 @@
 //     is followed by (1 - q_1)/q_1 further storage recoveries (memory empty until the next
 //     completion); fallbacks before the first upload lands go to `scratch` (no retrieval),
 //     1 - exp(-(fallbacks / W) P0) of them.
+// The failure model (analysis/failure_mix.hpp): Lambda is the sum of Poisson classes (machine
+// failures with lemon multipliers, one class per cause-table row with its own hardware flag,
+// detection and restart, and each failure-domain kind taking s machines down at once); h is
+// their rate-weighted hardware share; each class's atoms of L use its own D_c and restart_c
+// (the phase split of 3b uses E[e^{-Lambda D_c}] and the mean restart); the standby blocking
+// of a domain failure needs s free machines; the memory loss of 3e adds, per hardware domain
+// failure, the share of domains holding every holder of some machine, and a holder's
+// replacement probability in W_r averages over the lemon multipliers. Terms it cannot include
+// are listed in omitted_terms.
 // Where the model does not hold: Weibull failures (each machine a renewal process started new
 // at 0) are replaced by the Poisson rate with the same expected count over the run, N M(W)/W,
-// with the renewal function M solved numerically; for shape < 1 the real rate falls over the
+// with the renewal function M solved numerically (failure_mix.hpp); for shape < 1 the real rate falls over the
 // run and failures cluster, so this is an approximation (a note says so). Trace-driven
 // failures have no closed form; nor has `none` with a run.iterations target. predict_run adds a
 // note when Lambda Lbar > 0.3, memory is lost in more than 1% of episodes, or the first
@@ -132,7 +141,7 @@
 
 namespace ckptsim {
 
-/// GEMINI Eq. 1 (s): t_ckpt + 1/(2f) + t_rtvl. Throws std::invalid_argument unless f > 0,
+/// GEMINI Eq. 1 (s): t_ckpt + 1/(2f) + t_rtvl. Throws ModelError unless f > 0,
 /// times >= 0 and 1/f >= t_ckpt (Eq. 2).
 double gemini_wasted_time(double checkpoint_time_s, double frequency_hz, double retrieval_time_s);
 
@@ -153,6 +162,10 @@ struct AnalyticPrediction {
   bool available = false;
   std::string reason;               ///< why not, when !available
   std::vector<std::string> notes;   ///< approximations in force for this scenario
+  /// Failure-model terms this closed form leaves out (analysis/failure_mix.hpp: the lemon
+  /// quarantine, ...); empty when it includes the whole failure model. `optimize` then ranks by
+  /// Monte Carlo.
+  std::vector<std::string> omitted_terms;
 
   double failure_rate = 0;          ///< Lambda (1/s)
   double wall_time_s = 0;           ///< W (run.duration, or predicted for run.iterations)

@@ -61,6 +61,7 @@ struct MultiLevelPrediction {
   bool available = false;
   std::string reason;                          ///< why not, when !available
   std::vector<std::string> notes;
+  std::vector<std::string> omitted_terms;      ///< failure-model terms left out (analytic_models.hpp)
   std::array<double, 3> rate{};                ///< lambda_i (1/s)
   std::array<std::int64_t, 3> every{};         ///< k_i in iterations (0 = level not used)
   std::array<double, 3> stall_s{};             ///< S_i

@@ -11,7 +11,10 @@
 //
 // Each fitting combination is evaluated with the ETTR closed form (analytic_models.hpp) and,
 // when `replicas` > 0, with the run model's Monte Carlo replicas too. The ranking uses the
-// Monte Carlo mean when replicas > 0, else the closed form. The runner-up "lost because of" the
+// Monte Carlo mean when replicas > 0, else the closed form, unless some fitting combination has
+// no closed form or one that leaves part of its failure model out (omitted_terms): then every
+// combination is simulated with its scenario's run.replicas and ranked by the Monte Carlo mean
+// (closed_form_omits lists the terms). The runner-up "lost because of" the
 // time-breakdown part (stall, lost progress, detection, replacement wait, retrieval, restart)
 // whose share of the wall time exceeds the winner's by the most.
 // Standby pool sizing: every candidate also reports its goodput per machine-hour,
@@ -83,11 +86,12 @@ struct OptimizeResult {
   std::optional<std::size_t> runner_up;
   std::string ranking;                ///< "closed form" or "Monte Carlo mean (N replicas)", and the objective
   std::string why_runner_up_lost;     ///< "" without a runner-up
+  std::vector<std::string> closed_form_omits;  ///< failure-model terms some closed form left out
   bool gpu_checked = false;
 };
 
 /// Evaluates every combination of `axes` applied to `doc`. `file_label` and `base_dir` are
-/// passed to load_scenario_json. Throws std::invalid_argument when a pointer cannot be written
+/// passed to load_scenario_json. Throws InputError (on the command line) when a pointer cannot be written
 /// (its parent is not an object or array) or there are no axes.
 OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label, const std::string& base_dir,
                         const std::vector<VaryAxis>& axes, const OptimizeOptions& options);

@@ -6,7 +6,7 @@
 // (Placement::holders). k machines fail at once, the failed set F chosen uniformly among the
 // C(N, k) sets of size k. Recovery from CPU memory succeeds iff no holder set lies inside F:
 //     P_k = G_k / C(N, k),   G_k = #{F : |F| = k, H_i not subset of F for every i}.
-// When it fails, GEMINI restarts every machine from persistent storage (gemini.md §5).
+// When it fails, GEMINI restarts every machine from persistent storage (GEMINI, SOSP '23, §5).
 //
 // Exact counts G_k (k = 0..N), by structure:
 //   group (g = N/m groups): a failure set is safe iff each group keeps a survivor, so
@@ -63,7 +63,7 @@
 // relative error is at most 4u(N(|ln p| + |ln(1-p)|) + max_k ln C(N,k) + N) with u = 2^-53;
 // WindowRecovery::relative_error_bound carries that number.
 // Machines that must read from storage:
-//   - GEMINI semantics (gemini.md §5: any lost checkpoint restarts every machine from
+//   - GEMINI semantics (GEMINI, SOSP '23, §5: any lost checkpoint restarts every machine from
 //     storage): E = N x P(not recoverable);
 //   - machines whose every holder failed (the checkpoints actually lost):
 //     E = sum_i C(N - |H_i|, k - |H_i|) / C(N, k) for k failures, sum_i p^|H_i| in a window.
@@ -110,6 +110,20 @@ struct RecoveryCounts {
 
 /// C(n, k) for k = 0..n, exact.
 [[nodiscard]] std::vector<BigCount> binomial_row(int n);
+
+// ---- Shared exact-counting routines (used here, by domain_recovery and erasure_recovery) ----
+/// Coefficients 0..last of A(x)^power, A(x) = sum_i a_i x^i with a_0 = 1, by J. C. P. Miller's
+/// recurrence (Knuth, TAOCP vol. 2, 4.7): k p_k = sum_{i=1..min(k, deg A)} ((power + 1) i - k) a_i
+/// p_{k-i}, exact (k divides the sum). Coefficients past power x deg A are 0. Group placement
+/// uses A = (1 + x)^m - x^m, erasure-coded groups A = sum_{i <= p} C(g, i) x^i.
+[[nodiscard]] std::vector<BigCount> polynomial_power(const std::vector<BigCount>& a, int power, int last);
+/// Product of two count polynomials (coefficient lists), exact.
+[[nodiscard]] std::vector<BigCount> multiply_counts(const std::vector<BigCount>& a, const std::vector<BigCount>& b);
+/// The connected components of the elements 0..n-1 when each set links its members (union-find),
+/// each component ascending, components in order of their smallest element. A failure set is
+/// safe iff its part in every component is, so the counts of the whole are the product
+/// (multiply_counts) of the components' counts.
+[[nodiscard]] std::vector<std::vector<int>> linked_components(int n, const std::vector<std::vector<int>>& sets);
 
 [[nodiscard]] RecoveryCounts group_recovery_counts(int machines, int replicas);  ///< throws PlacementError unless m | N
 [[nodiscard]] RecoveryCounts ring_recovery_counts(int machines, int replicas);

@@ -50,7 +50,7 @@ struct Partition {
   SimTime leftover_time;            ///< sum of f(s) over leftover chunks
 };
 
-/// Algorithm 2. Throws std::invalid_argument on non-positive bandwidth, mu outside (0, 1],
+/// Algorithm 2. Throws ModelError (naming the field) on non-positive bandwidth, mu outside (0, 1],
 /// or a non-positive chunk size.
 Partition partition_checkpoint(const PartitionInput& input);
 

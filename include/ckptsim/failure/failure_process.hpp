@@ -7,7 +7,7 @@
 //   exponential  Every machine fails as a Poisson process of rate lambda (failures/machine/s).
 //                By superposition the cluster's failures form a Poisson process of rate
 //                N*lambda whose machine is uniform over 0..N-1: inter-arrival ~ Exp(N*lambda).
-//                GEMINI uses 1.5% of machines per day, from the OPT-175B log (gemini.md §6).
+//                GEMINI uses 1.5% of machines per day, from the OPT-175B log (GEMINI, SOSP '23, §6).
 //   weibull      Each machine is a renewal process whose times between failures are
 //                Weibull(shape k, scale lambda): P(X > x) = exp(-(x/lambda)^k). k < 1 gives the
 //                decreasing hazard (clustered failures) of Schroeder & Gibson, DSN 2006.

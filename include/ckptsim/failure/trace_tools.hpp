@@ -40,8 +40,6 @@ struct TraceSynthesisSpec {
   std::vector<std::string> provenance;  ///< header lines: sources and figures encoded
 };
 
-std::vector<std::string> trace_preset_names();
-
 /// Parses "NAME[:key=value,...]"; throws InputError (pointer = the key) on anything else.
 TraceSynthesisSpec parse_trace_spec(const std::string& text);
 

@@ -53,7 +53,7 @@ enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
 enum class CollectiveScope { every_rank, within_machine, across_machines };
 enum class CollectiveAlgorithm { ring, hierarchical };
 
-/// Parses "ring" | "hierarchical"; throws std::invalid_argument otherwise.
+/// Parses "ring" | "hierarchical"; throws ModelError (/cluster/network/collective) otherwise.
 CollectiveAlgorithm parse_collective_algorithm(const std::string& name);
 
 /// One phase of a collective: after `latency`, a flow of `bytes` (per rank stream) over `uses`.

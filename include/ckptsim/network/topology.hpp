@@ -41,7 +41,7 @@ struct Resource {
 class Topology {
  public:
   /// Builds the topology of `cluster` (network.topology: "single-switch" | "leaf-spine").
-  /// Throws std::invalid_argument on an unknown topology or non-positive sizes.
+  /// Throws ModelError (naming the field) on an unknown topology or non-positive sizes.
   static Topology build(const ClusterSpec& cluster);
 
   [[nodiscard]] int machines() const { return machines_; }

@@ -58,8 +58,15 @@ bool analyze_disagrees(const std::string& key, double closed, double mean, doubl
 /// replicas is 0), then the comparison.
 AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, int jobs);
 
-/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}: the document of
-/// `analyze --json` without its manifest.
+/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}, plus
+/// closed_form.multi_level for a multi-level strategy and "erasure_code" for an erasure-coded one
+/// (output/erasure_summary.hpp): the document of `analyze --json` without its manifest (a sweep
+/// point adds its own scenario part instead).
 nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report);
+
+/// The whole document `ckptsim analyze --json` prints and the Python module's analyze() returns:
+/// analyze_report_json plus "manifest" (output/manifest.hpp).
+nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report,
+                                const std::string& command_line);
 
 }  // namespace ckptsim

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <set>
@@ -308,7 +309,7 @@ TEST_CASE("recovery: group corollary bound, with equality for m <= k < 2m") {
         CAPTURE(m);
         CAPTURE(k);
         const auto ki = static_cast<std::size_t>(k);
-        // Corollary (gemini.md §3): P = 1 for k < m; P >= max{0, 1 - (N/m) C(N-m,k-m)/C(N,k)}.
+        // Corollary (GEMINI, SOSP '23, §3): P = 1 for k < m; P >= max{0, 1 - (N/m) C(N-m,k-m)/C(N,k)}.
         const double bound = k < m ? 1.0 : std::max(0.0, 1.0 - (n / m) * binomial(n - m, k - m) / binomial(n, k));
         CHECK(curve.union_bound[ki] == doctest::Approx(bound).epsilon(1e-12));
         CHECK(curve.probability[ki] >= curve.union_bound[ki] - 1e-14);
@@ -457,6 +458,64 @@ TEST_CASE("recovery: a ring beyond the closed form's memory limit has no exact c
   CHECK(ring_closed_form_bytes(200000) > kRingClosedFormMemoryLimit);
   CHECK_FALSE(exact_recovery_counts(ring_placement(200000, 3)).has_value());
   CHECK_THROWS_AS((void)ring_recovery_counts(200000, 3), LimitError);
+}
+
+}  // namespace ckptsim
+
+namespace ckptsim {
+namespace {
+
+/// Failure sets of `machines` machines in consecutive blocks of `block` (by size k) with at most
+/// `tolerated` failed machines in every block, by enumeration of all 2^machines sets.
+std::vector<long long> enumerate_blocks(int machines, int block, int tolerated) {
+  std::vector<long long> out(static_cast<std::size_t>(machines) + 1, 0);
+  for (unsigned f = 0; f < (1u << machines); ++f) {
+    bool ok = true;
+    for (int b = 0; b < machines / block && ok; ++b)
+      ok = std::popcount((f >> (b * block)) & ((1u << block) - 1)) <= tolerated;
+    if (ok) ++out[static_cast<std::size_t>(std::popcount(f))];
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("shared exact counting: polynomial_power against enumeration of the failure sets") {
+  // Group placement, 4 groups of 3 (12 machines): a set keeps every checkpoint iff no group is
+  // wholly failed, i.e. at most 2 per group: A = (1 + x)^3 - x^3 = 1 + 3x + 3x^2, A^4.
+  {
+    const auto p = polynomial_power({1, 3, 3}, 4, 12);
+    const auto want = enumerate_blocks(12, 3, 2);
+    REQUIRE(p.size() == want.size());
+    for (std::size_t k = 0; k < want.size(); ++k) CHECK(p[k].convert_to<long long>() == want[k]);
+  }
+  // Erasure code with groups of 4 and p = 1 (16 machines): at most one failure per group:
+  // A = 1 + 4x, A^4; truncated at k = 3 (the last index asked for).
+  {
+    const auto p = polynomial_power({1, 4}, 4, 3);
+    const auto want = enumerate_blocks(16, 4, 1);
+    REQUIRE(p.size() == 4);
+    for (std::size_t k = 0; k < 4; ++k) CHECK(p[k].convert_to<long long>() == want[k]);
+    // By hand: C(4, 3) 4^3 = 256 sets of 3 failures in 3 distinct groups.
+    CHECK(p[3] == 256);
+  }
+}
+
+TEST_CASE("shared exact counting: linked_components and multiply_counts") {
+  // Sets {0,1}, {1,2}, {4,5} link 0-1-2 and 4-5; 3 and 6 stand alone.
+  const auto c = linked_components(7, {{0, 1}, {1, 2}, {4, 5}});
+  REQUIRE(c.size() == 4);
+  CHECK(c[0] == std::vector<int>{0, 1, 2});
+  CHECK(c[1] == std::vector<int>{3});
+  CHECK(c[2] == std::vector<int>{4, 5});
+  CHECK(c[3] == std::vector<int>{6});
+  // (1 + x)(1 + 2x + x^2) = 1 + 3x + 3x^2 + x^3.
+  const auto m = multiply_counts({1, 1}, {1, 2, 1});
+  REQUIRE(m.size() == 4);
+  CHECK(m[0] == 1);
+  CHECK(m[1] == 3);
+  CHECK(m[2] == 3);
+  CHECK(m[3] == 1);
 }
 
 }  // namespace ckptsim

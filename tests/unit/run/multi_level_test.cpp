@@ -184,3 +184,30 @@ TEST_CASE("adaptive interval converges to Daly's interval under constant-rate fa
   // Without failures seen, the policy uses the prior alone: Daly(120 s, 1 d) = 4474.0 s = 74.57 iterations -> 75.
   CHECK(adaptive_period_iterations(seconds(120), seconds(60), 1, 0, SimTime::zero(), days(1)) == 75);
 }
+
+TEST_CASE("multi-level: after a peer recovery the replaced machine has no level-1 copy until the next one") {
+  // Costs as in the case above (16 machines, groups {0,1}, ...; S1 = 0.75 s, retrieval local
+  // 0.75 s, peer 1.5 s; detection 15 s, restart 60 s, replacement 5 min, T = 60 s).
+  // 1. hardware, machine 0, at 2000 s: machine 0's CPU memory is gone -> peer; replacement ready
+  //    at 2000 + 15 + 300 = 2315 s, retrieval to 2316.5 s, restart to 2376.5 s.
+  // 2. software, machine 1, at 2450 s (segment time 73.5 s < 2 T = 120 s: the first level-1
+  //    checkpoint after the restart is captured at 2496.5 s): machine 0 got its shard from machine
+  //    1 and has stored nothing in its own CPU memory since the latest level-1 completion
+  //    (docs/models.md; GEMINI's rule) -> peer, not local. Resumes at 2450 + 15 + 1.5 + 60 =
+  //    2526.5 s.
+  // 3. software, machine 1, at 2800 s: the level-1 checkpoint captured at 2526.5 + 120 = 2646.5 s
+  //    completed 0.75 s later, every machine holds its own copy again -> local.
+  const std::string path = write_trace_file("ckptsim_multi_level_peer_after_hw.csv",
+                                            "time,machine,type\n2000,0,hardware\n2450,1,software\n2800,1,software\n");
+  const Scenario s = levels_every_2_6_12(seconds(3000), path);
+  const RunModel model(s, compute_strategy_costs(s, nullptr));
+  const ReplicaResult r = model.simulate(0);
+  const ReplicaResult exact = model.simulate(0, AdvanceMode::exact);
+  std::filesystem::remove(path);
+  REQUIRE(r.failures() == 3);
+  CHECK(tier(r, RecoveryTier::peer) == 2);
+  CHECK(tier(r, RecoveryTier::local) == 1);
+  CHECK(tier(r, RecoveryTier::storage) + tier(r, RecoveryTier::scratch) == 0);
+  CHECK(tier(exact, RecoveryTier::peer) == 2);
+  CHECK(tier(exact, RecoveryTier::local) == 1);
+}

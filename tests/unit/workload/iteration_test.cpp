@@ -80,3 +80,28 @@ TEST_CASE("every machine of a symmetric iteration sees the same spans, in both v
     CHECK(m.profile.silent_time(0) >= m.profile.idle_time(0));
   }
 }
+
+TEST_CASE("GEMINI's p4d testbed at its measured collective factor is network-bound: little idle for the profiler") {
+  // The README's ETTR-vs-machines explanation, from closed forms. The p4d preset's collective
+  // factor at 16 nodes is its last measured point, 29.61 / 50 = 0.5922 (NCCL issue 527). With a
+  // complete trace DeepSpeed moves 3 x 2P bytes per step (forward and backward all-gathers, the
+  // reduce-scatter); a ring over the 128 ranks puts 127/128 of each through every NIC:
+  // 3 x 2 B x 100,282,982,400 x 127/128 = 596.93 GB, at 0.5922 x 50e9 B/s = 2.961e10 B/s at
+  // least 20.16 s of the NCCL stream per iteration. So the iteration lasts at least that, and
+  // the profiler, which counts a collective busy from its start to its last byte, sees at most
+  // the rest of the iteration idle; the network-silent view sees at least as much idle.
+  Scenario sc = testing::paper_scenario(16);
+  sc.cluster.network.collective_efficiency = 29.61 / 50;
+  const IterationModel m = simulate_iteration(sc);
+  const IterationBreakdown b = breakdown(m);
+  const double traffic_s = 3 * 2.0 * 100282982400.0 * 127 / 128 / (29.61 / 50 * 50e9);
+  CHECK(traffic_s == doctest::Approx(20.16).epsilon(1e-3));
+  CHECK(m.profile.iteration_time.seconds() >= traffic_s);
+  // Kernels alone take less: at most the iteration less the compute stream's waits, and the
+  // FLOP count 4 x 2 x P x 4096 tokens (forward, recompute, backward twice) over 312 TFLOPS is
+  // 10.5 s, so compute lies between 10.5 s and 20.16 s: compute waits for the network.
+  CHECK(b.compute().seconds() >= 4 * 2 * 100282982400.0 * 4096 / 312e12);
+  CHECK(b.compute().seconds() < traffic_s);
+  CHECK(b.profiler_idle.seconds() <= m.profile.iteration_time.seconds() - traffic_s);
+  CHECK(b.profiler_idle <= b.silent_idle);
+}

@@ -1,7 +1,7 @@
 #pragma once
 // The erasure-coded strategy's memory, traffic, encode and exact recovery probabilities, as
 // `ckptsim analyze` prints them beside GEMINI's replicas (checkpoint/erasure_code.hpp,
-// analysis/erasure_recovery.hpp). Private to the CLI.
+// analysis/erasure_recovery.hpp): the table lines and the "erasure_code" member of its JSON.
 #include <ostream>
 
 #include <nlohmann/json.hpp>
@@ -9,7 +9,7 @@
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
-namespace ckptsim::cli {
+namespace ckptsim {
 
 /// Failures at once shown: k = 1 .. p + kExtraFailuresShown.
 inline constexpr int kExtraFailuresShown = 3;
@@ -22,4 +22,4 @@ inline constexpr int kExtraFailuresShown = 3;
 /// Two lines: memory and traffic per machine; P(recover from CPU memory) for k machines replaced at once.
 void print_erasure_summary(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs);
 
-}  // namespace ckptsim::cli
+}  // namespace ckptsim

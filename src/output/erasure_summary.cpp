@@ -1,5 +1,5 @@
-// ckptsim analyze: the erasure-coded strategy's figures (erasure_summary.hpp).
-#include "erasure_summary.hpp"
+// The erasure-coded strategy's figures as `ckptsim analyze` shows them (output/erasure_summary.hpp).
+#include "ckptsim/output/erasure_summary.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -10,7 +10,7 @@
 #include "ckptsim/analysis/erasure_recovery.hpp"
 #include "ckptsim/scenario/units.hpp"
 
-namespace ckptsim::cli {
+namespace ckptsim {
 namespace {
 
 int last_shown(const Scenario& s, const StrategyCosts& c) {
@@ -88,4 +88,4 @@ void print_erasure_summary(std::ostream& out, const Scenario& s, const StrategyC
   }
 }
 
-}  // namespace ckptsim::cli
+}  // namespace ckptsim

@@ -1,4 +1,4 @@
-// Exact recovery probabilities at scale (issue 4 target: N = 4096, m = 3, every k, under 1 s
+// Exact recovery probabilities at scale (target: N = 4096, m = 3, every k, under 1 s
 // for the whole `ckptsim placement` process). Report medians:
 //   ckptsim_benchmarks --benchmark_filter=Recovery --benchmark_repetitions=5
 //                      --benchmark_report_aggregates_only=true

@@ -1,4 +1,4 @@
-// Run-model throughput with failure domains, lemon nodes and a cause table (issue 12: 4,096
+// Run-model throughput with failure domains, lemon nodes and a cause table (4,096
 // machines, 1,000 replicas, 30 days under 2 s on one core). One benchmark iteration = the whole
 // Monte Carlo batch on one thread.
 //

@@ -257,6 +257,9 @@ OptimizeResult optimize(const nlohmann::json& doc, const std::string& file_label
     else if (std::abs(b.ettr - r.ettr) <= 1e-12 * std::max(1.0, std::abs(b.ettr)))
       result.why_runner_up_lost = "it did not: the same ETTR (these settings do not change the modelled costs); "
                                   "the first in combination order is shown as best";
+    else if (b.shares.empty() && r.shares.empty())
+      result.why_runner_up_lost = "the closed form gives no time breakdown for this strategy (--replicas N compares "
+                                  "the simulated ones)";
     else
       result.why_runner_up_lost = why.empty() ? "no breakdown part is larger (a difference within rounding)" : why;
   }

@@ -1,8 +1,10 @@
 // ckptsim list: every name a scenario can use (presets, strategies, placements, failure
 // processes, traffic schedulers) and every scenario parameter with its unit and default.
+#include <algorithm>
 #include <array>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
@@ -103,9 +105,71 @@ void print_cause_presets(std::ostream& out) {
 
 void print_parameters(std::ostream& out) {
   out << "scenario parameters (JSON pointer, unit, default)\n";
-  for (const auto& p : scenario_parameters())
-    out << fmt::format("  {:<38} {:<12} {:<22} {}\n", p.pointer, p.unit, p.default_text, p.description);
+  // The pointer column is as wide as the longest pointer; units and defaults get fixed columns,
+  // and a row whose unit or default is wider (a long list of names) puts its description on the
+  // next line, at the description column, so that no row shifts the columns of the others.
+  std::size_t pointer = 0;
+  for (const auto& p : scenario_parameters()) pointer = std::max(pointer, p.pointer.size());
+  constexpr std::size_t unit = 14, fallback = 22;
+  const std::string indent(2 + pointer + 1 + unit + 1 + fallback + 1, ' ');
+  for (const auto& p : scenario_parameters()) {
+    if (p.unit.size() <= unit && p.default_text.size() <= fallback) {
+      out << fmt::format("  {:<{}} {:<{}} {:<{}} {}\n", p.pointer, pointer, p.unit, unit, p.default_text, fallback,
+                         p.description);
+    } else {
+      out << fmt::format("  {:<{}} {} (default {})\n{}{}\n", p.pointer, pointer, p.unit, p.default_text, indent,
+                         p.description);
+    }
+  }
   out << '\n';
+}
+
+}  // namespace
+
+namespace {
+
+/// Every list, in the order `ckptsim list` prints them; `group` is the wider list that also
+/// prints it (presets, failures), so that each name the full listing shows is a WHAT of its own.
+struct ListSection {
+  const char* name;
+  const char* group;
+  void (*print)(std::ostream&);
+};
+
+const std::vector<ListSection>& list_sections() {
+  static const std::vector<ListSection> sections = {
+      {"instances", "presets", &print_instances},
+      {"gpus", "presets", &print_gpus},
+      {"models", "presets", &print_models},
+      {"strategies", "", [](std::ostream& o) { print_registry(o, "strategies (strategy.kind)", strategy_registry()); }},
+      {"placements", "",
+       [](std::ostream& o) { print_registry(o, "placements (strategy.placement)", placement_registry()); }},
+      {"processes", "failures",
+       [](std::ostream& o) { print_registry(o, "failure processes (failures.process)", failure_process_registry()); }},
+      {"domains", "failures",
+       [](std::ostream& o) { print_registry(o, "failure domains (failures.domains)", failure_domain_registry()); }},
+      {"lemons", "failures", &print_lemon_models},
+      {"causes", "failures", &print_cause_presets},
+      {"schedulers", "",
+       [](std::ostream& o) { print_registry(o, "traffic schedulers (strategy.scheduler)", scheduler_registry()); }},
+      {"engines", "",
+       [](std::ostream& o) { print_registry(o, "training engines (training.engine)", engine_registry()); }},
+      {"parameters", "", &print_parameters},
+  };
+  return sections;
+}
+
+/// "presets, instances, gpus, ..., all": every WHAT `list` accepts, groups before their members.
+std::string list_names() {
+  std::vector<std::string> names;
+  for (const auto& s : list_sections()) {
+    if (*s.group != '\0' && std::find(names.begin(), names.end(), s.group) == names.end()) names.push_back(s.group);
+    names.push_back(s.name);
+  }
+  names.push_back("all");
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
 }
 
 }  // namespace
@@ -114,38 +178,18 @@ int command_list(const CommandContext& ctx) {
   namespace po = boost::program_options;
   po::options_description options(
       "usage: ckptsim list [WHAT]\n\nLists what a scenario can name. WHAT is one of: presets (instances, GPU types "
-      "and\nmodels), instances, gpus, models, strategies, placements, failures, schedulers,\nengines, parameters "
-      "(default: all)\n\noptions");
+      "and\nmodels), instances, gpus, models, strategies, placements, failures (processes,\ndomains, lemons, "
+      "causes), processes, domains, lemons, causes, schedulers, engines,\nparameters (default: all)\n\noptions");
   options.add_options()("help,h", "print this help");
   std::string what = "all";
   if (!parse_command_options(ctx, options, "what", &what)) return 0;
-  const bool every = what == "all";
   bool printed = false;
-  auto want = [&](const char* name) {
-    const bool yes = every || what == name;
-    printed = printed || yes;
-    return yes;
-  };
-  const bool presets = want("presets");
-  if (presets || want("instances")) print_instances(ctx.out);
-  if (presets || want("gpus")) print_gpus(ctx.out);
-  if (presets || want("models")) print_models(ctx.out);
-  if (want("strategies")) print_registry(ctx.out, "strategies (strategy.kind)", strategy_registry());
-  if (want("placements")) print_registry(ctx.out, "placements (strategy.placement)", placement_registry());
-  if (want("failures")) {
-    print_registry(ctx.out, "failure processes (failures.process)", failure_process_registry());
-    print_registry(ctx.out, "failure domains (failures.domains)", failure_domain_registry());
-    print_lemon_models(ctx.out);
-    print_cause_presets(ctx.out);
+  for (const auto& s : list_sections()) {
+    if (what != "all" && what != s.name && what != s.group) continue;
+    s.print(ctx.out);
+    printed = true;
   }
-  if (want("schedulers")) print_registry(ctx.out, "traffic schedulers (strategy.scheduler)", scheduler_registry());
-  if (want("engines")) print_registry(ctx.out, "training engines (training.engine)", engine_registry());
-  if (want("parameters")) print_parameters(ctx.out);
-  if (!printed)
-    throw UsageError(fmt::format(
-        "unknown list \"{}\": expected one of presets, instances, gpus, models, strategies, placements, failures, "
-        "schedulers, engines, parameters, all",
-        what));
+  if (!printed) throw UsageError(fmt::format("unknown list \"{}\": expected one of {}", what, list_names()));
   return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/output/assumptions_report.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
@@ -68,6 +69,7 @@ struct OptimizeArgs {
   OptimizeOptions options;
   bool json = false;
   bool force = false;  ///< --force: skip the work limits
+  bool every_default = false;  ///< --defaults
 };
 
 /// nullopt after printing the help.
@@ -99,6 +101,8 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
       ("replicas,r", po::value<int>(&replicas)->default_value(0), "Monte Carlo replicas per combination (0 = closed form only)")
       ("seed,s", po::value<long long>(&seed), "random seed (default: the scenario's run.seed)")
       ("jobs,j", po::value<int>(&jobs)->default_value(1), kJobsHelp)
+      ("defaults", "under the header, list every parameter the scenario file does not write (value and origin) "
+                   "instead of the key assumptions")
       ("force", "run even when the combinations or a combination's estimated work exceed the limits of docs/limits.md");
   OptimizeArgs args;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &args.scenario_path);
@@ -111,6 +115,7 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   jobs = resolve_jobs(jobs);
   args.json = vm.count("json") > 0;
   args.force = vm.count("force") > 0;
+  args.every_default = vm.count("defaults") > 0;
   for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
   check_vary_axes(args.axes);
   double combinations = 1;
@@ -160,36 +165,67 @@ std::vector<std::size_t> table_order(const OptimizeResult& result, OptimizeObjec
   return order;
 }
 
+/// The ranking table: every column as wide as its widest cell, so no value shifts a row; `closed`
+/// only when a Monte Carlo ranked (otherwise it is the ETTR column again); stall% and lost% "-"
+/// where the ranking model gives no time breakdown (the closed form of multi-level); combinations
+/// with the same objective value share a rank.
 void print_candidates(std::ostream& out, const std::vector<VaryAxis>& axes, const OptimizeResult& result,
                       OptimizeObjective objective) {
-  std::string header = "  rank";
-  for (const auto& axis : axes) header += fmt::format(" {:>{}}", axis.pointer, std::max<std::size_t>(8, axis.pointer.size()));
-  out << header << fmt::format(" {:>8} {:>10} {:>10} {:>9} {:>9}  {}\n", "ETTR", "closed", "goodput/mh", "stall%", "lost%",
-                               "status");
-  int rank = 0;
+  const bool simulated = std::any_of(result.candidates.begin(), result.candidates.end(),
+                                     [](const Candidate& c) { return c.simulated.has_value(); });
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> head{"rank"};
+  for (const auto& axis : axes) head.push_back(axis.pointer);
+  head.insert(head.end(), {"ETTR"});
+  if (simulated) head.push_back("closed");
+  head.insert(head.end(), {"goodput/mh", "stall%", "lost%"});
+  rows.push_back(head);
+  const auto share = [](const Candidate& c, const char* part) {
+    return c.shares.count(part) ? fmt::format("{:.3f}", c.shares.at(part) * 100.0) : std::string("-");
+  };
+  std::vector<std::string> status;
+  status.push_back("status");
+  int rank = 0, position = 0;
+  double previous = 0;
   for (std::size_t i : table_order(result, objective)) {
     const auto& c = result.candidates[i];
-    std::string line = c.status == CandidateStatus::ok ? fmt::format("  {:>4}", ++rank) : "     -";
-    for (std::size_t a = 0; a < axes.size(); ++a)
-      line += fmt::format(" {:>{}}", value_text(c.settings[a].second), std::max<std::size_t>(8, axes[a].pointer.size()));
+    std::vector<std::string> row;
     if (c.status == CandidateStatus::ok) {
-      const double stall = c.shares.count("checkpoint_stall") ? c.shares.at("checkpoint_stall") * 100.0 : 0.0;
-      const double lost = c.shares.count("lost_progress") ? c.shares.at("lost_progress") * 100.0 : 0.0;
-      line += fmt::format(" {:>8.4f} {:>10} {:>10.4f} {:>9.3f} {:>9.3f}  ok", c.ettr,
-                          c.closed.available ? fmt::format("{:.4f}", c.closed.ettr) : "-", c.goodput_per_machine_hour,
-                          stall, lost);
+      const double v = objective_value(c, objective);
+      ++position;
+      if (position == 1 || std::abs(v - previous) > 1e-12 * std::max(1.0, std::abs(v))) rank = position;
+      previous = v;
+      row.push_back(std::to_string(rank));
     } else {
-      line += fmt::format(" {:>8} {:>10} {:>10} {:>9} {:>9}  {}: {}", "-", "-", "-", "-", "-", to_string(c.status),
-                          c.reason);
+      row.push_back("-");
     }
-    out << line << '\n';
+    for (const auto& setting : c.settings) row.push_back(value_text(setting.second));
+    const bool ok = c.status == CandidateStatus::ok;
+    row.push_back(ok ? fmt::format("{:.4f}", c.ettr) : "-");
+    if (simulated) row.push_back(ok && c.closed.available ? fmt::format("{:.4f}", c.closed.ettr) : "-");
+    row.push_back(ok ? fmt::format("{:.4f}", c.goodput_per_machine_hour) : "-");
+    row.push_back(ok ? share(c, "checkpoint_stall") : "-");
+    row.push_back(ok ? share(c, "lost_progress") : "-");
+    rows.push_back(row);
+    status.push_back(ok ? "ok" : fmt::format("{}: {}", to_string(c.status), c.reason));
+  }
+  std::vector<std::size_t> width(head.size(), 9);  // at least as wide as "-0.000000"
+  width[0] = 4;
+  for (const auto& row : rows)
+    for (std::size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line = " ";
+    for (std::size_t k = 0; k < rows[r].size(); ++k) line += fmt::format(" {:>{}}", rows[r][k], width[k]);
+    out << line << "  " << status[r] << '\n';
   }
   out << '\n';
 }
 
 void print_optimize_table(std::ostream& out, const Scenario& base, const std::vector<VaryAxis>& axes,
-                          const OptimizeResult& result, const std::string& gpu_note, OptimizeObjective objective) {
+                          const OptimizeResult& result, const std::string& gpu_note, OptimizeObjective objective,
+                          bool every_default) {
   out << fmt::format("scenario   {} — {} combination(s), ranked by {}\n", printable(base.name), result.candidates.size(), result.ranking);
+  print_assumptions(out, base, every_default);
   if (!gpu_note.empty()) out << "note       " << gpu_note << '\n';
   out << '\n';
   print_candidates(out, axes, result, objective);
@@ -245,7 +281,7 @@ int command_optimize(const CommandContext& ctx) {
   if (args->json) {
     print_optimize_json(ctx, base, result, gpu_note);
   } else {
-    print_optimize_table(ctx.out, base, args->axes, result, gpu_note, args->options.objective);
+    print_optimize_table(ctx.out, base, args->axes, result, gpu_note, args->options.objective, args->every_default);
   }
   return 0;
 }

@@ -42,6 +42,8 @@ int command_run(const CommandContext& ctx) {
       ("format,f", po::value<std::string>(&format)->default_value("table"),
        "stdout format: table (summary) or csv (one row per replica)")
       ("quiet,q", "no progress on stderr")
+      ("defaults", "under the header, list every parameter the scenario file does not write (value and origin) "
+                   "instead of the key assumptions")
       ("force", "run even when the estimated memory or simulated events exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
@@ -84,7 +86,7 @@ int command_run(const CommandContext& ctx) {
   if (format == "csv") {
     write_replica_csv(ctx.out, results);
   } else {
-    print_run_table(ctx.out, scenario, costs, summary);
+    print_run_table(ctx.out, scenario, costs, summary, vm.count("defaults") > 0);
   }
   return 0;
 }

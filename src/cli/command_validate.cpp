@@ -35,7 +35,7 @@ int command_validate(const CommandContext& ctx) {
       "PLAN (its manifest names the plan's hash). Exits 1 when a median |error| exceeds the tolerance.\n\noptions");
   double tolerance = 0.1;
   visible.add_options()("help,h", "print this help")("json", "print JSON")
-      ("tolerance", po::value<double>(&tolerance)->default_value(0.1), "largest median |relative error| that passes (0 < X <= 100)");
+      ("tolerance", po::value<double>(&tolerance)->default_value(0.1, "0.1"), "largest median |relative error| that passes (0 < X <= 100)");
   po::options_description all;
   all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
   po::positional_options_description pos;

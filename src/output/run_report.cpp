@@ -1,5 +1,7 @@
 #include "ckptsim/output/run_report.hpp"
 
+#include "ckptsim/output/assumptions_report.hpp"
+
 #include <algorithm>
 #include <ostream>
 #include <vector>
@@ -107,7 +109,8 @@ nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& co
                         {"summary", summary_json(summary)}};
 }
 
-void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary) {
+void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary,
+                     bool every_default) {
   const std::string horizon = s.run.duration ? format_duration(*s.run.duration)
                                              : fmt::format("{} iterations", s.run.iterations.value_or(0));
   out << fmt::format("scenario   {} — {} machines x {} GPUs, {}, {}\n", printable(s.name), s.cluster.machines,
@@ -122,10 +125,14 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
                             c.every_iterations);
   else if (c.tier == CheckpointTier::storage)
     strategy += fmt::format(" (every {} iteration(s){})", c.every_iterations, c.adaptive_interval ? " at first, adaptive" : "");
-  else if (c.tier == CheckpointTier::multi_level)
-    strategy += fmt::format(" (local every {}, partners ({} replicas, {} placement) every {}, storage every {}{} iteration(s))",
+  else if (c.tier == CheckpointTier::multi_level) {
+    // persistent_interval "never": no storage level (its period is 0).
+    const bool stored = c.persistent_every_iterations > 0;
+    strategy += fmt::format(" (local every {}, partners ({} replicas, {} placement) every {}{}{} iteration(s){})",
                             c.every_iterations, c.replicas, name_of(c.placement), c.partner_every_iterations,
-                            c.persistent_every_iterations, c.adaptive_interval ? " at first, adaptive" : "");
+                            stored ? fmt::format(", storage every {}", c.persistent_every_iterations) : std::string(),
+                            c.adaptive_interval ? " at first, adaptive" : "", stored ? "" : ", never to storage");
+  }
   out << fmt::format("strategy   {}\n", strategy);
   if (c.tier == CheckpointTier::none) {
     out << fmt::format("costs      iteration {}, no checkpoints\n", format_duration(c.iteration_time));
@@ -140,6 +147,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   }
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
+  print_assumptions(out, s, every_default);
   out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);
 
   auto row = [&](const std::string& label, const std::string& key, int precision) {
@@ -168,7 +176,18 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   row("recoveries: peer", "recoveries.peer", 2);
   row("recoveries: storage", "recoveries.storage", 2);
   row("recoveries: scratch", "recoveries.scratch", 2);
-  row("wasted time per failure (s)", "wasted_time_per_failure_s", 1);
+  // Per failure of the replicas that failed; with no failure in any replica it has no value (NA,
+  // as in the CSV), not 0.
+  const auto mean_of = [&](const char* key) {
+    const auto it = summary.metrics.find(key);
+    return it == summary.metrics.end() ? 0.0 : it->second.mean;
+  };
+  if (mean_of("failures.software") + mean_of("failures.hardware") + mean_of("recoveries.local") +
+          mean_of("recoveries.peer") + mean_of("recoveries.storage") + mean_of("recoveries.scratch") >
+      0)
+    row("wasted time per failure (s)", "wasted_time_per_failure_s", 1);
+  else if (summary.metrics.count("wasted_time_per_failure_s"))
+    out << fmt::format("  {:<30} {:>14}   {:<12} (no replica failed)\n", "wasted time per failure (s)", "n/a", "");
   out << "\n  time breakdown (s)\n";
   for (const char* part : {"training", "checkpoint_stall", "lost_progress", "detection", "replacement_wait",
                            "retrieval", "restart"})

@@ -93,7 +93,9 @@ std::string format_bandwidth_exact(double bytes_per_second) {
 }
 
 std::string format_failure_rate_exact(double rate) {
-  if (rate == 0) return "0/machine/s";
+  // Zero without "machine": the same text reads right for the per-domain rates
+  // (failures.domains.*.rate), whose unit is per rack, leaf or power domain.
+  if (rate == 0) return "0/day";
   // Percent per machine per day is how the literature states it (GEMINI §6: 1.5%/day).
   constexpr std::array<Candidate, 3> c{{{"%/machine/day", 0.01 / 86400.0},
                                        {"/machine/day", 1.0 / 86400.0},

@@ -1,5 +1,5 @@
 #pragma once
-// Recovery from CPU memory when whole failure domains fail (issue 12: placement under domains).
+// Recovery from CPU memory when whole failure domains fail (placement under failure domains).
 //
 // Model. N machines in R = ceil(N/s) domains of s consecutive machines (domain d holds machines
 // [d s, min(N, (d+1) s)); racks in the scenario's failures.domains). j whole domains fail at once,

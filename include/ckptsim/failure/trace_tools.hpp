@@ -1,6 +1,6 @@
 #pragma once
 // Failure traces from published statistical descriptions, and statistics of a trace
-// (`ckptsim trace synth`, `ckptsim trace stats`; issue 12). Sources are restated in
+// (`ckptsim trace synth`, `ckptsim trace stats`). Sources are restated in
 // docs/failure-data.md.
 //
 // Presets (a FailureSpec plus its provenance):

@@ -23,8 +23,10 @@ nlohmann::json costs_json(const StrategyCosts& costs);
 nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
                                const std::string& command_line);
 
+/// The summary table; under its header the key assumptions (output/assumptions_report.hpp), or
+/// with every_default every parameter the scenario file does not write.
 void print_run_table(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
-                     const RunSummary& summary);
+                     const RunSummary& summary, bool every_default = false);
 
 /// Header line plus one row per replica: replica index then every metric of replica_metrics().
 /// `wasted_time_per_failure_s` is an empty cell (NA) for a replica without failures: it is

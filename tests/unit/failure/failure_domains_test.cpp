@@ -1,4 +1,4 @@
-// Failure domains, cause tables and lemon nodes (failure_process.hpp; issue 12).
+// Failure domains, cause tables and lemon nodes (failure_process.hpp).
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,4 +1,4 @@
-// Trace synthesis and trace statistics (trace_tools.hpp; issue 12).
+// Trace synthesis and trace statistics (trace_tools.hpp).
 #include <doctest/doctest.h>
 
 #include <cmath>

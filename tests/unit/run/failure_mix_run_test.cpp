@@ -1,4 +1,4 @@
-// The run model under failure domains and cause tables (run_model.hpp; issue 12).
+// The run model under failure domains and cause tables (run_model.hpp).
 #include <doctest/doctest.h>
 
 #include <numeric>

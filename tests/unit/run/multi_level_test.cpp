@@ -1,4 +1,4 @@
-// Multi-level checkpointing in the run model (issue 12): the level clock against iteration-by-
+// Multi-level checkpointing in the run model: the level clock against iteration-by-
 // iteration stepping, recovery from the cheapest surviving level on a hand-built failure
 // sequence, and the adaptive persistent interval converging to Daly's.
 #include <doctest/doctest.h>

@@ -1,0 +1,129 @@
+#include "ckptsim/scenario/assumptions.hpp"
+
+#include <algorithm>
+#include <fstream>
+
+#include "ckptsim/scenario/parameters.hpp"
+#include "field_format.hpp"
+
+namespace ckptsim {
+
+namespace {
+
+bool written(const std::vector<std::string>& fields, std::string_view pointer) {
+  return std::find(fields.begin(), fields.end(), pointer) != fields.end();
+}
+
+/// The document at the scenario's source file; null when there is none or it no longer parses.
+nlohmann::json source_document(const Scenario& s) {
+  if (s.source_file.empty()) return nullptr;
+  std::ifstream in(s.source_file);
+  if (!in) return nullptr;
+  return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+}
+
+/// The parameter table's default as `ckptsim list parameters` writes it ("1.0", "3h").
+std::string table_default(std::string_view pointer) {
+  static const std::vector<ParameterDoc> docs = scenario_parameters();
+  for (const auto& d : docs)
+    if (d.pointer == pointer) return d.default_text;
+  return {};
+}
+
+/// Where an unwritten field's value came from (the same rule as the loader's error messages).
+void set_origin(const Field& f, const Scenario& s, const std::vector<std::string>& fields, Assumption& a) {
+  if (written(fields, f.pointer)) {
+    a.origin = ValueOrigin::file;
+    a.source = "scenario file";
+    return;
+  }
+  if (f.presence == Presence::from_instance && !s.cluster.instance.empty()) {
+    a.origin = ValueOrigin::preset;
+    a.source = "instance \"" + s.cluster.instance + "\"";
+  } else if ((f.presence == Presence::from_gpu || f.presence == Presence::gpu_kernel) && !s.cluster.gpu.empty()) {
+    a.origin = ValueOrigin::preset;
+    a.source = "GPU type \"" + s.cluster.gpu + "\"";
+  } else if (f.presence == Presence::from_model && !s.model.preset.empty()) {
+    a.origin = ValueOrigin::preset;
+    a.source = "model preset \"" + s.model.preset + "\"";
+  } else if (f.presence == Presence::defaulted && !s.cluster.instance.empty() && !a.value.empty() &&
+             a.value != table_default(f.pointer)) {
+    // A table default the instance preset overrides (its measured network factors, its GPU
+    // type): the parameter table states these as "default: the instance preset's, else ...".
+    a.origin = ValueOrigin::preset;
+    a.source = "instance \"" + s.cluster.instance + "\"";
+  } else if (f.presence == Presence::computed) {
+    a.origin = ValueOrigin::computed;
+    a.source = "computed";
+  } else {
+    a.origin = ValueOrigin::defaulted;
+    a.source = "default";
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> written_pointers(const nlohmann::json& doc) {
+  std::vector<std::string> out;
+  if (!doc.is_object()) return out;
+  for (const Field& f : scenario_fields()) {
+    if (f.presence == Presence::alias) continue;
+    const nlohmann::json* node = &doc;
+    std::size_t pos = 1;
+    while (node != nullptr && pos <= f.pointer.size()) {
+      const std::size_t next = std::min(f.pointer.find('/', pos), f.pointer.size());
+      const std::string key(f.pointer.substr(pos, next - pos));
+      const auto it = node->is_object() ? node->find(key) : node->end();
+      node = node->is_object() && it != node->end() ? &*it : nullptr;
+      pos = next + 1;
+    }
+    if (node != nullptr) out.emplace_back(f.pointer);
+  }
+  // The top-level "seed" is another spelling of run.seed.
+  if (doc.contains("seed")) out.emplace_back("/run/seed");
+  return out;
+}
+
+std::vector<Assumption> scenario_assumptions(const Scenario& s) {
+  const std::vector<std::string> fields = written_pointers(source_document(s));
+  Scenario copy = s;  // format_field binds members through a non-const Scenario; it only reads
+  std::vector<Assumption> out;
+  for (const Field& f : scenario_fields()) {
+    if (f.presence == Presence::alias) continue;
+    const nlohmann::json value = format_field(f, copy);
+    if (value.is_null()) continue;
+    Assumption a;
+    a.pointer = std::string(f.pointer);
+    a.value = value.is_string() ? value.get<std::string>() : value.dump();
+    set_origin(f, s, fields, a);
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+const std::vector<std::string_view>& key_assumption_pointers() {
+  static const std::vector<std::string_view> pointers = {
+      "/training/micro_batch",
+      "/training/sequence_length",
+      "/training/compute_efficiency",
+      "/cluster/network/collective_efficiency",
+      "/cluster/network/p2p_efficiency",
+      "/failures/rate",
+      "/failures/hardware_fraction",
+      "/failures/detection",
+      "/failures/restart",
+  };
+  return pointers;
+}
+
+std::vector<Assumption> key_assumptions(const Scenario& s) {
+  const std::vector<Assumption> all = scenario_assumptions(s);
+  std::vector<Assumption> out;
+  for (std::string_view p : key_assumption_pointers()) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Assumption& a) { return a.pointer == p; });
+    if (it != all.end()) out.push_back(*it);
+  }
+  return out;
+}
+
+}  // namespace ckptsim

@@ -135,11 +135,11 @@ py::object run(const py::object& scenario_arg, std::optional<int> replicas, std:
     Scenario scenario = load(in);
     apply_overrides(scenario, replicas, seed, 1);
     const int threads = threads_for(jobs);
-    if (!scenario.training.iteration_time)
-      ckptsim::enforce_work_limits(ckptsim::estimate_iteration_work(scenario), force);
-    const ckptsim::StrategyCosts costs = ckptsim::resolve_strategy_costs(scenario);
-    ckptsim::enforce_work_limits(ckptsim::estimate_run_work(scenario, costs, scenario.run.replicas, threads), force);
-    const ckptsim::RunModel model(scenario, costs);
+    // The checks `ckptsim run` makes (run/run_checks.hpp): iteration work, the clock horizon,
+    // the replicas' memory and failure events.
+    const ckptsim::RunChecks checks{threads, force};
+    const ckptsim::StrategyCosts costs = ckptsim::checked_strategy_costs(scenario, checks);
+    const ckptsim::RunModel model = ckptsim::checked_run_model(scenario, costs, scenario.run.replicas, checks);
     ckptsim::MonteCarloOptions options;
     options.replicas = scenario.run.replicas;
     options.jobs = threads;
@@ -158,9 +158,10 @@ py::object analyze(const py::object& scenario_arg, std::optional<int> replicas, 
     py::gil_scoped_release release;
     Scenario scenario = load(in);
     apply_overrides(scenario, replicas, seed, 0);
-    const int threads = threads_for(jobs);
-    const ckptsim::StrategyCosts costs = ckptsim::resolve_strategy_costs(scenario);
-    const ckptsim::AnalyzeReport report = ckptsim::make_analyze_report(scenario, costs, threads);
+    // The checks `ckptsim analyze` makes (run/run_checks.hpp), without --force.
+    const ckptsim::RunChecks checks{threads_for(jobs), false};
+    const ckptsim::StrategyCosts costs = ckptsim::checked_strategy_costs(scenario, checks);
+    const ckptsim::AnalyzeReport report = ckptsim::make_analyze_report(scenario, costs, checks);
     doc = ckptsim::analyze_document(scenario, costs, report, call_text("analyze", in, options_text(replicas, seed)));
   }
   return to_python(doc);

@@ -25,6 +25,14 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
                                s.strategy.sub_buffers, format_bytes(chunk),
                                format_bytes(std::max(0, copies) * s.checkpoint_bytes_per_machine()))});
   }
+  // Per sub-buffer state, whatever the chunk count: each scheduler keeps the largest chunk of
+  // every sub-buffer (scheduler.cpp) and the simulated plan a copy pipeline per sub-buffer; 64
+  // bytes per sub-buffer bounds both (fuzz/fuzz_sweep_limits finding: 2^31 - 1 sub-buffers with
+  // no remote copy held 16 GiB).
+  if (s.strategy.sub_buffers > 0)
+    out.push_back({"/strategy/sub_buffers", "the schedulers' state per sub-buffer (64 bytes each)",
+                   64.0 * s.strategy.sub_buffers, kMaxMemoryBytes, "bytes", s.source_file,
+                   std::to_string(s.strategy.sub_buffers)});
   // A product of three fields: all three are named, with their values (the one to lower may be any).
   out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
                  estimate_iteration_flows(s), kMaxIterationFlows, "flows", s.source_file,

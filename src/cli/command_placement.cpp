@@ -24,6 +24,7 @@
 #include "placement_domains.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/placement_report.hpp"
+#include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {

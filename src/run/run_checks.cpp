@@ -6,7 +6,7 @@
 
 namespace ckptsim {
 
-StrategyCosts checked_strategy_costs(const Scenario& s, const RunChecks& checks, const IterationModel& model) {
+StrategyCosts checked_strategy_costs(const Scenario& s, const RunChecks& checks, const IterationCostsFn& model) {
   // An explicit iteration time means the user measured it: the iteration model is not run.
   if (s.training.iteration_time) return compute_strategy_costs(s, nullptr);
   enforce_work_limits(estimate_iteration_work(s), checks.force, checks.way_out);

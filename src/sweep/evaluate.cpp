@@ -49,7 +49,7 @@ constexpr const char* kSweepWayOut =
 /// The checks of the point's command (run/run_checks.hpp), on one thread, never forced.
 const RunChecks kPointChecks{1, false, kSweepWayOut};
 
-IterationModel cached_model(CostCache& cache) {
+IterationCostsFn cached_model(CostCache& cache) {
   return [&cache](const Scenario& s) { return cache.get(s); };
 }
 

@@ -243,3 +243,11 @@ for kind in erasure-coded multi-level remote-periodic; do
     '$bin' schedule '$tmp/plan-$kind.json' -o '$tmp/plan-$kind.out' 2>'$tmp/e'; test \$? -eq 2 &&
     grep -qF '/strategy/kind: expected a strategy whose checkpoint is whole replicas' '$tmp/e' && test ! -e '$tmp/plan-$kind.out'"
 done
+
+# Per sub-buffer state (checkpoint/iteration_work.cpp): 2^31 - 1 sub-buffers x 64 bytes = 128 GiB,
+# above the 4 GiB limit, even with one replica (no remote copy, no chunks) — the sweep_limits
+# finding that held 16 GiB; 1000 sub-buffers (64 KB) pass the check.
+mk_variant "$tmp/subbuf.json" "d['strategy']['sub_buffers'] = 2147483647; d['strategy']['replicas'] = 1"
+check "iteration: 2^31 - 1 sub-buffers are refused by their memory estimate, naming /strategy/sub_buffers" bash -c "
+  '$bin' iteration '$tmp/subbuf.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -qF '/strategy/sub_buffers' '$tmp/e' && grep -qF '2147483647' '$tmp/e' && grep -qF -- '--force' '$tmp/e'"

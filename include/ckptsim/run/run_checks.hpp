@@ -26,11 +26,11 @@ struct RunChecks {
 };
 
 /// The iteration model's results for a scenario (compute_iteration_costs, or a cache of them).
-using IterationModel = std::function<IterationCosts(const Scenario&)>;
+using IterationCostsFn = std::function<IterationCosts(const Scenario&)>;
 
 /// Checks 1 and 2: the strategy's costs, from `model` (default: compute_iteration_costs) when
 /// the scenario has no explicit iteration time.
-StrategyCosts checked_strategy_costs(const Scenario& scenario, const RunChecks& checks, const IterationModel& model = {});
+StrategyCosts checked_strategy_costs(const Scenario& scenario, const RunChecks& checks, const IterationCostsFn& model = {});
 
 /// Check 3 for `replicas` replicas, then the run model.
 RunModel checked_run_model(const Scenario& scenario, const StrategyCosts& costs, int replicas, const RunChecks& checks);

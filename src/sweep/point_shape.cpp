@@ -54,7 +54,17 @@ json analyze_shape() {
     row.closed_valid = true;
     report.rows.push_back(row);
   }
-  json shape = analyze_report_json(Scenario{}, every_cost(), report);
+  // every_cost() holds every strategy's fields, so the writer adds the erasure-coded member (and
+  // the multi-level one for that tier): their models need a placeable cluster, as placement_shape.
+  Scenario s;
+  s.cluster.machines = 16;
+  s.strategy.replicas = 2;
+  s.strategy.group_size = 4;
+  s.strategy.parity = 1;
+  StrategyCosts costs = every_cost();
+  costs.group_size = 4;
+  costs.parity = 1;
+  json shape = analyze_report_json(s, costs, report);
   shape.erase("scenario");
   shape["scenario_hash"] = "";
   return shape;

@@ -12,6 +12,11 @@
 
 namespace ckptsim {
 
+/// The ranges every calibration input shares: ranks of a job, and seconds of any measured or
+/// planned time (plans, measured timelines, microbenchmarks).
+inline constexpr int kMaxRanks = 65'536;
+inline constexpr double kMaxSeconds = 1e6;
+
 // Reads typed fields, naming the file and RFC 6901 pointer of whatever is wrong.
 class JsonReader {
  public:

@@ -10,9 +10,7 @@ namespace ckptsim {
 
 namespace {
 
-constexpr double kMaxSeconds = 1e6;  // as the plan's times (plan_file.cpp)
 constexpr double kMaxBytes = 1e18;
-constexpr int kMaxRanks = 65'536;
 constexpr int kMaxIterations = 1'000'000;
 
 nlohmann::json span_json(const TimeSpan& s) { return {{"start_s", s.start_s}, {"end_s", s.end_s}}; }

@@ -12,13 +12,6 @@
 
 namespace ckptsim {
 
-namespace {
-
-constexpr int kMaxRanks = 65'536;
-constexpr double kMaxSeconds = 1e6;
-
-}  // namespace
-
 const std::vector<SampleKindInfo>& sample_kinds() {
   static const std::vector<SampleKindInfo> kinds = {
       {SampleKind::all_gather, "all-gather", RateModel::alpha_beta, "B/s", 1, 1},

@@ -15,8 +15,6 @@ namespace ckptsim {
 namespace {
 
 constexpr int kMaxOps = 1'000'000;
-constexpr int kMaxRanks = 65'536;
-constexpr double kMaxSeconds = 1e6;
 
 PlanOp read_op(const JsonReader& r, const nlohmann::json& j, const std::string& ptr, int position) {
   PlanOp op;

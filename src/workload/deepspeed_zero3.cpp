@@ -44,6 +44,19 @@ Zero3Layout zero3_layout(const TransformerShape& shape) {
   return p;
 }
 
+Zero3Persistent zero3_persistent(const Zero3Layout& layout, double threshold) {
+  Zero3Persistent out;
+  for (const SubModule& m : layout.modules) {
+    for (double t : m.tensors) {
+      if (t < threshold) {  // ds_numel < threshold (O 310-328)
+        ++out.tensors;
+        out.elements += t;
+      }
+    }
+  }
+  return out;
+}
+
 Zero3Knobs zero3_knobs(const Scenario& scenario) {
   const Zero3Spec& z = scenario.training.zero3;
   Zero3Knobs k;
@@ -114,7 +127,7 @@ class Writer {
       const int op = p_.compute(layout_.compute[j], layout_.category[j], {}, layout_.layer[j], layout_.uses[j].module,
                                 module_name(layout_.uses[j].module));
       if (plan_.waits_on[j] >= 0 && plan_.releases[j]) release(layout_.uses[j].module, op);
-      if (layout_.uses[j].gradient > 0) gradients(j);
+      if (layout_.uses[j].gradient > 0) gradients(j, op);
     }
     if (held_ > 0) flush();
     if (const int r = p_.last_on(Stream::reduce); r >= 0) p_.host_wait(r, Cause::host_sync);  // epilogue synchronize()
@@ -185,14 +198,25 @@ class Writer {
     }
   }
 
-  void gradients(std::size_t j) {
+  // `op` is the backward use that wrote the gradients. Each full 16-bit gradient is freed
+  // with record_stream on the reduce stream: reusable once its copy into the bucket ended (S
+  // 1101-1105), or, when it was not copied, once its flush's partition copy ended (S 1306-1307).
+  // The activation replay holds one gradient until the next is created; from the start of the
+  // next gradient-writing use to that end it is a queued gradient (EngineProgram).
+  void gradients(std::size_t j, int op) {
+    for (std::size_t e : previous_use_) out_.queued_gradients[e].alloc_op = op;
+    previous_use_.clear();
     const SubModule& m = layout_.modules[static_cast<std::size_t>(layout_.uses[j].module)];
     for (double g : m.tensors) {
       if (held_ > 0 && held_ + g > bucket_size_) flush();
+      previous_use_.push_back(out_.queued_gradients.size());
+      out_.queued_gradients.push_back({"parameter gradients queued for the reduce stream", g * w_, -1, -1});
       if (held_ + g < bucket_size_) {
-        p_.copy(Stream::reduce, 2 * w_ * g, Cause::bandwidth, {Stream::compute});  // into the contiguous bucket
+        // into the contiguous bucket
+        out_.queued_gradients.back().free_op = p_.copy(Stream::reduce, 2 * w_ * g, Cause::bandwidth, {Stream::compute});
       } else {
         p_.marker(Stream::reduce, {Stream::compute});
+        uncopied_.push_back(out_.queued_gradients.size() - 1);
       }
       held_ += g;
       ++tensors_;
@@ -206,7 +230,9 @@ class Writer {
                                  TaskCategory::reduce_scatter, {Stream::reduce}, buckets_, fmt::format("bucket {}", buckets_));
     ++buckets_;
     p_.marker(Stream::reduce, {}, {rs});
-    p_.copy(Stream::reduce, 4 * w_ * held_ / n_, Cause::bandwidth);  // partition copy, inf/nan check
+    const int partition = p_.copy(Stream::reduce, 4 * w_ * held_ / n_, Cause::bandwidth);  // partition copy, inf/nan check
+    for (std::size_t e : uncopied_) out_.queued_gradients[e].free_op = partition;
+    uncopied_.clear();
     reduce_events_.push_back(p_.last_on(Stream::reduce));
     held_ = 0;
     tensors_ = 0;
@@ -244,11 +270,34 @@ class Writer {
     const int norm = p_.collective(CollectiveKind::all_reduce, Group::data_parallel, 8, Cause::host_sync,
                                    TaskCategory::all_reduce, {Stream::compute}, -1, "gradient norm");
     run(boundary[5], TaskCategory::boundary, {norm});
-    // The update over the partition (fused Adam changes the model states) and the step end.
+    // The update over the partition (fused Adam changes the model states), _post_step's
+    // gathers of the persistent parameters, and the step end.
+    bool post_step = false;
     for (const StepPhase& phase : update) {
+      if (phase.part == StepPart::step_end && !post_step) {
+        post_step = true;
+        gather_persistent();
+      }
       const int i = run(phase, phase.part == StepPart::update ? TaskCategory::optimizer : TaskCategory::boundary);
       if (phase.name == std::string_view("fused Adam")) out_.update_op = i;
     }
+    if (!post_step) gather_persistent();
+  }
+
+  // _post_step (S 1838-1844): _partition_all_parameters at the step's start (S 1879,
+  // release_and_reset_all, C 370-383) partitioned every parameter, the persistent ones too, so
+  // they are gathered again: _all_gather -> _allgather_params_coalesced (P 999-1021,
+  // 1235-1300) issues one all_gather_base per tensor, waits for the last (Work.wait: the
+  // compute stream waits) and calls torch.cuda.synchronize().
+  void gather_persistent() {
+    const Zero3Persistent persistent = zero3_persistent(layout_, threshold_);
+    if (persistent.tensors <= 0) return;
+    const int g = p_.collective(CollectiveKind::all_gather, Group::data_parallel, persistent.elements * w_,
+                                Cause::on_demand_gather, TaskCategory::all_gather, {Stream::compute}, -1,
+                                fmt::format("persistent parameters ({} gathers)", persistent.tensors),
+                                persistent.tensors);
+    p_.marker(Stream::compute, {}, {g});  // launch_handles[-1].wait()
+    p_.host_wait(g, Cause::on_demand_gather);  // torch.cuda.synchronize()
   }
 
   [[nodiscard]] StepShape step_shape() const { return deepspeed_zero3_step_shape(*in_.scenario, in_.shape); }
@@ -270,6 +319,8 @@ class Writer {
   std::vector<int> module_alloc_;   // per module: the all-gather that allocated it
   std::vector<int> fetch_events_;
   std::vector<int> reduce_events_;
+  std::vector<std::size_t> previous_use_;  // queued_gradients entries of the last gradient-writing use
+  std::vector<std::size_t> uncopied_;      // entries of the bucket not copied into it (freed at its flush)
   double held_ = 0;
   int tensors_ = 0;
   int buckets_ = 0;

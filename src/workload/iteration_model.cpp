@@ -1,6 +1,7 @@
 #include "ckptsim/workload/iteration_model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "ckptsim/core/error.hpp"
@@ -76,6 +77,40 @@ std::vector<GpuMemoryTerm> buffer_terms(const EngineProgram& program) {
 
 }  // namespace
 
+std::vector<GpuMemoryTerm> queued_buffer_terms(const EngineProgram& program, const BuiltProgram& built, const GraphRun& run) {
+  std::vector<GpuMemoryTerm> terms;
+  const auto& buffers = program.queued_gradients;
+  if (buffers.empty()) return terms;
+  struct Change {
+    SimTime at;
+    double bytes;  // negative: a free (sorted first at the same time)
+    std::size_t phase;
+  };
+  std::vector<Change> changes;
+  for (const EngineBuffer& b : buffers) {
+    if (b.bytes <= 0 || b.alloc_op < 0 || b.free_op < 0) continue;
+    const SimTime from = run.timing[static_cast<std::size_t>(built.op_first_task[static_cast<std::size_t>(b.alloc_op)])].start;
+    const SimTime to = end_of(run, built.op_last_task[static_cast<std::size_t>(b.free_op)]);
+    if (to <= from) continue;
+    std::size_t phase = 0;
+    if (program.backward_op >= 0 && b.alloc_op >= program.backward_op) phase = b.alloc_op >= program.step_op ? 2 : 1;
+    changes.push_back({from, b.bytes, phase});
+    changes.push_back({to, -b.bytes, phase});
+  }
+  std::sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return a.at != b.at ? a.at < b.at : a.bytes < b.bytes;
+  });
+  GpuMemoryTerm term;
+  term.name = buffers.front().term + " (simulated peak)";
+  std::array<double, 3> live{};
+  for (const Change& c : changes) {
+    live[c.phase] += c.bytes;
+    term.phase_bytes[c.phase] = std::max(term.phase_bytes[c.phase], live[c.phase]);
+  }
+  terms.push_back(std::move(term));
+  return terms;
+}
+
 std::vector<BusyInterval> silent_busy(const IterationWorkload& w, const GraphRun& run) {
   std::vector<BusyInterval> busy;
   for (int t : w.built.network_tasks) {
@@ -133,9 +168,17 @@ IterationModel simulate_iteration(const Scenario& scenario) {
   m.run = run_task_graph(w.built.graph, m.topology.capacities());
   m.profile.iteration_time = m.run.makespan;
   m.profile.machine_spans = machine_idle_spans(w.graph(), m.topology, profiler_busy(w, m.run), m.run.makespan);
+  // A checkpoint of the states this iteration starts from must be sent before the update
+  // (checkpoint_run.hpp): a span that opens after the update starts (DeepSpeed's _post_step
+  // gathers, then the step end) belongs to the next checkpoint's window, and is left out.
+  const SimTime update = m.run.timing[static_cast<std::size_t>(w.optimizer_task)].start;
+  for (auto& spans : m.profile.machine_spans) {
+    std::erase_if(spans, [&](const IdleSpan& x) { return x.start > update; });
+  }
   m.profile.silent_spans = machine_idle_spans(w.graph(), m.topology, silent_busy(w, m.run), m.run.makespan);
   std::vector<GpuMemoryTerm> terms = w.program.memory.terms;
   for (GpuMemoryTerm& t : buffer_terms(w.program)) terms.push_back(std::move(t));
+  for (GpuMemoryTerm& t : queued_buffer_terms(w.program, w.built, m.run)) terms.push_back(std::move(t));
   m.memory = gpu_memory(scenario, w.shape, std::move(terms), w.program.memory.communicators, activations);
   return m;
 }

@@ -79,7 +79,7 @@ int StreamProgram::copy(Stream stream, double bytes, Cause cause, std::vector<St
 }
 
 int StreamProgram::collective(CollectiveKind kind, Group group, double bytes, Cause cause, TaskCategory category,
-                              std::vector<Stream> waits, int index, std::string label) {
+                              std::vector<Stream> waits, int index, std::string label, int count) {
   ProgramOp op;
   op.kind = ProgramOp::Kind::collective;
   op.stream = group == Group::replicate ? Stream::comm_replica : Stream::comm;
@@ -91,6 +91,7 @@ int StreamProgram::collective(CollectiveKind kind, Group group, double bytes, Ca
   op.waits = std::move(waits);
   op.index = index;
   op.label = std::move(label);
+  op.count = std::max(1, count);
   return add(std::move(op));
 }
 
@@ -234,7 +235,7 @@ BuiltProgram build_program(const StreamProgram& program, const Topology& topolog
           t.kind = TaskKind::transfer;
           t.layer = op.index;  // collectives: group or bucket index, then the phase
           t.phase = static_cast<int>(p);
-          t.latency = shape.phases[p].latency;
+          t.latency = shape.phases[p].latency * static_cast<std::int64_t>(op.count);
           t.bytes = shape.phases[p].bytes * op.bytes;
           t.uses = shape.uses[p];
           t.deps = p == 0 ? std::move(deps) : std::vector<int>{last};

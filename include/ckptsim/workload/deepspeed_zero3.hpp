@@ -49,7 +49,13 @@
 // sum, an all-reduce, .item()), the update of each sub-group (flatten, to fp32, unscale and
 // clip, fused Adam — the operation that changes model states —, back to 16 bits) and the step
 // end (the throughput timer's synchronize, the next batch to the GPU, the next forward's
-// synchronize). Every .item() and synchronize() is a host wait on the operation before it.
+// synchronize). Between the update and the step end, _post_step (S 1838-1844) gathers the
+// persistent parameters again, which _partition_all_parameters (S 1879; C 370-383) released
+// at the step's start: one all_gather_base per persistent tensor (P 999-1021, 1235-1300), the
+// compute stream waiting for the last, then torch.cuda.synchronize(); written as one
+// collective of `count` = the persistent tensors (stream_program.hpp): count ring latencies
+// and their bytes, nothing else on the network then.
+// Every .item() and synchronize() is a host wait on the operation before it.
 // All-gathers, reduce-scatters and the step's all-reduces share the data-parallel group, hence
 // one NCCL stream: they run one at a time in the order the host issues them.
 // Memory terms of this engine (gpu_memory.hpp): model states 16·P/n (fp16 parameter and
@@ -76,6 +82,13 @@ struct Zero3Layout {
   std::vector<int> layer;              ///< per use: transformer layer (-1: embedding/output)
 };
 Zero3Layout zero3_layout(const TransformerShape& shape);
+
+/// The persistent tensors (below `threshold` elements): how many and their elements.
+struct Zero3Persistent {
+  int tensors = 0;
+  double elements = 0;
+};
+Zero3Persistent zero3_persistent(const Zero3Layout& layout, double threshold);
 
 /// The coordinator's knobs from the scenario (training.zero3).
 Zero3Knobs zero3_knobs(const Scenario& scenario);

@@ -66,6 +66,11 @@ struct EngineProgram {
   int backward_op = -1;                    ///< the first backward operation (memory phases)
   int step_op = -1;                        ///< the first operation of the step (memory phases)
   std::vector<EngineBuffer> buffers;       ///< gathered-parameter buffers (a term of their own pool)
+  /// Buffers live on the simulated timeline, from the start of alloc_op to the end of free_op
+  /// (none when it ends first): DeepSpeed's full gradients waiting for the reduce stream to
+  /// copy them, beyond the one the activation replay holds. Their term is the peak of their
+  /// sum per phase (the phase of alloc_op).
+  std::vector<EngineBuffer> queued_gradients;
   EngineMemory memory;                     ///< as the engine's memory function gives it
 };
 

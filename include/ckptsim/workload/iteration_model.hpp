@@ -49,6 +49,12 @@ struct IterationModel {
 std::vector<BusyInterval> profiler_busy(const IterationWorkload& workload, const GraphRun& run);
 std::vector<BusyInterval> silent_busy(const IterationWorkload& workload, const GraphRun& run);
 
+/// The term of `program`'s queued_gradients (engine.hpp) on a run of its graph: per phase (of
+/// each buffer's alloc_op) the peak of the bytes live, a buffer live from the start of its
+/// alloc_op to the end of its free_op (frees first at equal times; none when it ends first).
+/// No term when the program has none.
+std::vector<GpuMemoryTerm> queued_buffer_terms(const EngineProgram& program, const BuiltProgram& built, const GraphRun& run);
+
 /// Builds and runs one iteration without checkpointing. Throws ModelError when the scenario
 /// lacks what the model needs.
 IterationModel simulate_iteration(const Scenario& scenario);

@@ -40,9 +40,10 @@
 //                                             the GPU's host link (cluster.gpu_cpu_bandwidth)
 //     throughput timer synchronize            ThroughputTimer.start() in the next forward
 // A phase's duration: bytes / (e_m · B) + (kernels + syncs) · L + host bytes / host bandwidth.
-// Not counted: _post_step's all-gather of the persistent parameters (network traffic, not a
-// silent phase) and the Python time of these loops (no published per-call figure was found:
-// the launch overhead is the only host cost counted, a lower bound).
+// _post_step's gathers of the persistent parameters (S 1838-1844) are network traffic, not a
+// silent phase: the engine's program writes them between the update and the step end
+// (deepspeed_zero3.hpp). Not counted: the Python time of these loops (no published per-call
+// figure was found: the launch overhead is the only host cost counted, a lower bound).
 #include <string_view>
 #include <vector>
 

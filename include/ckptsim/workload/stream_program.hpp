@@ -75,6 +75,10 @@ struct ProgramOp {
   Cause cause = Cause::none;
   GpuWork use;                  ///< compute: what runs (duration from compute_time.hpp)
   double bytes = 0;                ///< copy: HBM bytes read plus written; collective: S
+  /// collective: `count` back-to-back collectives of bytes/count each on the one NCCL stream,
+  /// costed as one with count times the latency (the same time while nothing else shares the
+  /// network: DeepSpeed's per-tensor gathers at the step's end, deepspeed_zero3.hpp)
+  int count = 1;
   CollectiveKind collective = CollectiveKind::all_gather;
   Group group = Group::data_parallel;
   std::vector<Stream> waits;       ///< wait for everything enqueued on these streams so far
@@ -101,7 +105,7 @@ class StreamProgram {
               std::string label = {});
   int copy(Stream stream, double bytes, Cause cause, std::vector<Stream> waits = {}, std::vector<int> after = {});
   int collective(CollectiveKind kind, Group group, double bytes, Cause cause, TaskCategory category,
-                 std::vector<Stream> waits, int index = -1, std::string label = {});
+                 std::vector<Stream> waits, int index = -1, std::string label = {}, int count = 1);
   int marker(Stream stream, std::vector<Stream> waits, std::vector<int> after = {});
 
  private:

@@ -75,11 +75,14 @@ TEST_CASE("hierarchical collectives: same bytes through the NIC, fewer latency s
   const IterationModel a = simulate_iteration(ring);
   const IterationModel b = simulate_iteration(hier);
   // Both mostly compute bound (8 layers: ~1.5 s). Each hierarchical collective pays 15 + 7
-  // latency steps instead of 127 (1.05 ms less) and adds an NVLink phase; the gathers that
-  // stall compute (the first ones, the embedding's) are a few of the ~80 collectives, so the
-  // iteration times differ by a few percent at most, the hierarchical one not slower.
-  CHECK(b.profile.iteration_time.seconds() == doctest::Approx(a.profile.iteration_time.seconds()).epsilon(0.03));
-  CHECK(b.profile.iteration_time <= a.profile.iteration_time);
+  // latency steps instead of 127 (105 x 10 us = 1.05 ms less) and adds an NVLink phase. The
+  // step's gathers of the 8 x 8 + 2 = 66 persistent tensors run back to back with compute and
+  // host waiting for them (DeepSpeed's _post_step), so their 66 x 1.05 = 69.3 ms of latency come
+  // off the iteration; of the other ~80 collectives only the few that stall compute (the
+  // first ones, the embedding's) count, a few percent at most.
+  const double saved = 66 * 105 * 10e-6;
+  CHECK(a.profile.iteration_time.seconds() - b.profile.iteration_time.seconds() >= saved - 1e-9);
+  CHECK(b.profile.iteration_time.seconds() == doctest::Approx(a.profile.iteration_time.seconds() - saved).epsilon(0.03));
   // Each all-gather and reduce-scatter has one phase as a ring, two hierarchical (inter-node,
   // then intra-node for a gather); only the inter-node one crosses a NIC.
   auto phases = [](const IterationModel& m) {

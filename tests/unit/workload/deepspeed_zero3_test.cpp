@@ -8,6 +8,7 @@
 
 #include "ckptsim/workload/deepspeed_zero3.hpp"
 #include "ckptsim/workload/iteration_model.hpp"
+#include "ckptsim/workload/stream_program.hpp"
 #include "tiny_cluster.hpp"
 
 using namespace ckptsim;
@@ -26,7 +27,10 @@ std::vector<int> ops_where(const IterationModel& m, bool (*pred)(const ProgramOp
   return out;
 }
 
-bool is_gather(const ProgramOp& op) { return op.kind == ProgramOp::Kind::collective && op.category == TaskCategory::all_gather; }
+// A module's gather (its gather group's index); not _post_step's gathers of the persistent tensors.
+bool is_gather(const ProgramOp& op) {
+  return op.kind == ProgramOp::Kind::collective && op.category == TaskCategory::all_gather && op.index >= 0;
+}
 bool is_use(const ProgramOp& op) {
   return op.kind == ProgramOp::Kind::compute &&
          (op.category == TaskCategory::forward || op.category == TaskCategory::recompute || op.category == TaskCategory::backward);
@@ -161,4 +165,73 @@ TEST_CASE("the complete trace prefetches: the first use gathers on demand, one b
   CHECK(m.workload.program.program.op(gathers[0]).cause == Cause::on_demand_gather);
   CHECK(m.workload.program.program.op(gathers[1]).cause == Cause::bandwidth);
   CHECK(m.workload.program.program.op(gathers[1]).bytes == doctest::Approx(2.0 * 3 * 12e6));
+}
+
+TEST_CASE("_post_step gathers every persistent tensor again, one all-gather each, and the host synchronizes") {
+  // The tiny model's persistent tensors (below 1e5 elements): per layer QKV's bias 3000 and
+  // LayerNorm 1000 + 1000, O's bias 1000, FC1's bias 4000 and LayerNorm 1000 + 1000, FC2's bias
+  // 1000: 8 tensors, 13,000 elements; the embedding's final LayerNorm 1000 + 1000. Two layers:
+  // 18 tensors, 28,000 elements, 56,000 bytes at 16 bits.
+  Scenario s = testing::tiny_scenario(2);
+  s.cluster.network.latency = microseconds(1);
+  const Zero3Persistent persistent = zero3_persistent(zero3_layout(TransformerShape::from(s)), 1e5);
+  CHECK(persistent.tensors == 18);
+  CHECK(persistent.elements == 28000.0);
+  const IterationModel m = simulate_iteration(s);
+  const auto& ops = m.workload.program.program.ops();
+  int found = -1;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind == ProgramOp::Kind::collective && ops[i].category == TaskCategory::all_gather && ops[i].index < 0) {
+      CHECK(found < 0);  // one such operation
+      found = static_cast<int>(i);
+    }
+  }
+  REQUIRE(found > m.workload.program.update_op);  // after fused Adam
+  const ProgramOp& g = ops[static_cast<std::size_t>(found)];
+  CHECK(g.count == 18);
+  CHECK(g.bytes == 56000.0);
+  // The compute stream waits for it (Work.wait), then the host (torch.cuda.synchronize()).
+  const auto next = static_cast<std::size_t>(found + 1);
+  CHECK(ops[next].stream == Stream::compute);
+  CHECK(ops[next].after == std::vector<int>{found});
+  CHECK(ops[next + 1].kind == ProgramOp::Kind::host_wait);
+  CHECK(ops[next + 1].after == std::vector<int>{found});
+  // Alone on the network: 18 ring latencies of (n - 1) = 1 step x 1 us, then half of 56,000 B
+  // through each 1e9 B/s NIC: 18 + 28 = 46 us from ready to end.
+  const TaskTiming& first = timing(m, m.workload.built.op_first_task[static_cast<std::size_t>(found)]);
+  const TaskTiming& last = timing(m, m.workload.built.op_last_task[static_cast<std::size_t>(found)]);
+  CHECK(first.start - first.ready == microseconds(18));
+  CHECK(last.end - first.ready == microseconds(46));
+}
+
+TEST_CASE("queued gradients: each counts from the start of the next gradient-writing use to the end of its copy") {
+  // A hand-built run on the tiny cluster, HBM copies at 1e9 B/s:
+  //   op 0: 1e6 B on the compute stream            [0, 1] ms
+  //   op 1: 3e6 B on the reduce stream after op 0   [1, 4] ms (gradient a's copy)
+  //   op 2: 1e6 B on the compute stream            [1, 2] ms (the next gradient-writing use)
+  // Gradient a (100 B): from op 2's start to op 1's end, [1, 4]; gradient b (50 B): [1, 2]
+  // (op 2 to op 2); gradient c (30 B): op 1's start 1 ms to op 0's end 1 ms — ends when it
+  // begins, never queued. Peak: 150 B over [1, 2] ms, in the backward (ops from 0 to 9).
+  StreamProgram p;
+  p.copy(Stream::compute, 1e6, Cause::none);
+  p.copy(Stream::reduce, 3e6, Cause::bandwidth, {Stream::compute});
+  p.copy(Stream::compute, 1e6, Cause::none);
+  const Scenario s = testing::tiny_scenario();
+  const Topology topology = Topology::build(s.cluster);
+  ProgramCosts costs;
+  costs.hbm_bandwidth = 1e9;
+  const BuiltProgram built = build_program(p, topology, costs);
+  const GraphRun run = run_task_graph(built.graph, topology.capacities());
+  EngineProgram program;
+  program.backward_op = 0;
+  program.step_op = 10;
+  program.queued_gradients = {{"queued", 100, 2, 1}, {"queued", 50, 2, 2}, {"queued", 30, 1, 0}};
+  const std::vector<GpuMemoryTerm> terms = queued_buffer_terms(program, built, run);
+  REQUIRE(terms.size() == 1);
+  CHECK(terms[0].bytes_in(MemoryPhase::loss) == 0.0);
+  CHECK(terms[0].bytes_in(MemoryPhase::backward) == 150.0);
+  CHECK(terms[0].bytes_in(MemoryPhase::optimizer_step) == 0.0);
+  // Without queued gradients, no term.
+  program.queued_gradients.clear();
+  CHECK(queued_buffer_terms(program, built, run).empty());
 }

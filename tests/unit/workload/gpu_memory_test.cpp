@@ -134,3 +134,37 @@ TEST_CASE("GEMINI's testbeds: GPT-2 100B on 16 p3dn needs more of the V100 than 
         doctest::Approx(2.49 * term(small, "model states (16 B x P / n)").bytes_in(MemoryPhase::loss)).epsilon(0.01));
   CHECK(big.used() > small.used() + 8e9);
 }
+
+TEST_CASE("GPT-2 100B on 16 p3dn, term by term: the fixed terms by hand, the simulated ones bounded") {
+  // P = 124 x (4h^2 + 2hf + 9h + f) + V·h + 2h = 100,282,982,400 (h 8192, f 32768, V 50265).
+  // Backward's fixed terms: CUDA context 781,000,000; NCCL 2 x 8 x 2 x 4 MiB = 134,217,728;
+  // model states 16·P/128 = 12,535,372,800; persistent (124 x 13h + 2h) x 2 B = 26,443,776;
+  // bucket 1e9; tied embedding gradient 2 x (V·h + 2h) = 823,574,528; largest module (FC1)
+  // 2 x (h·f + f + 2h) = 536,969,216; reduce-scatter copy 1e9; checkpoints
+  // 125 x 8 x 512 x 8192 x 2 = 8,388,608,000. Sum 25,226,186,048 B (23.49 GiB).
+  const GpuMemory m = simulate_iteration(testbed("gpt2-40b-16xp3dn.json", "gpt2-100b")).memory;
+  constexpr auto B = MemoryPhase::backward;
+  const char* const fixed_terms[] = {"CUDA context", "NCCL buffers", "model states (16 B x P / n)", "persistent parameters",
+                                     "gradient bucket", "tied embedding gradient (whole backward)",
+                                     "largest layer-module gradient", "reduce-scatter copy", "activation checkpoints"};
+  double fixed = 0;
+  for (const char* name : fixed_terms) fixed += term(m, name).bytes_in(B);
+  CHECK(fixed == doctest::Approx(25226186048.0));
+  // The simulated terms: the gathered parameters hold at least the embedding (411,770,880
+  // elements x 2 B); the queued gradients at most four buckets' worth (the host waits for
+  // flush k-3 before issuing flush k, so buckets k-2 .. k+1 can be pending), 4 x (1e9 + FC1's
+  // 536,870,912 B weight gradient, which may overshoot a bucket).
+  const double gathered = term(m, "gathered parameters (allocator, host order)").bytes_in(B);
+  const double queued = term(m, "parameter gradients queued for the reduce stream (simulated peak)").bytes_in(B);
+  const double activations = term(m, "activations besides checkpoints (simulated peak)").bytes_in(B);
+  const double overhead = term(m, "allocator overhead (activations, simulated)").bytes_in(B);
+  CHECK(gathered >= 2.0 * 411770880);
+  CHECK(queued >= 0.0);
+  CHECK(queued <= 4 * (1e9 + 536870912.0));
+  CHECK(m.peak_phase() == B);
+  CHECK(m.used() == doctest::Approx(fixed + gathered + queued + activations + overhead));
+  // What the model says, against GEMINI's "40B is the largest that fits on 16 p3dn": 100B
+  // fits, under the 32 GiB (docs/models.md, "GPU memory per engine": not reproduced).
+  CHECK(m.capacity == 32.0 * 1024 * 1024 * 1024);
+  CHECK(m.free() > 0);
+}

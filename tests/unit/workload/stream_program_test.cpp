@@ -99,3 +99,26 @@ TEST_CASE("a collective's latency is paid after it is ready, before its bytes fl
   // Only collectives that cross a NIC are network tasks (both views of the idle spans use them).
   CHECK(r.program.network_tasks.size() == 1);
 }
+
+TEST_CASE("a collective of count c: c latencies and its bytes, the time of c back-to-back collectives alone") {
+  // Ring over 2 ranks: 1 step of 1 us per collective. Five all-gathers of 4e5 B (each 2e5 B
+  // per NIC at 1e9 B/s: 0.2 ms, plus 1 us) back to back end at 5 x 201 us = 1.005 ms; one
+  // collective of 2e6 B with count 5 takes 5 x 1 us of latency and 1 ms of bytes: the same.
+  StreamProgram single;
+  const int one = single.collective(CollectiveKind::all_gather, Group::data_parallel, 2e6, Cause::bandwidth,
+                                    TaskCategory::all_gather, {}, -1, "five", 5);
+  CHECK(single.op(one).count == 5);
+  const Built a = run(single, microseconds(1));
+  CHECK(a.end(one) == microseconds(1005));
+  StreamProgram many;
+  int last = -1;
+  for (int i = 0; i < 5; ++i) {
+    last = many.collective(CollectiveKind::all_gather, Group::data_parallel, 4e5, Cause::bandwidth, TaskCategory::all_gather, {});
+  }
+  const Built b = run(many, microseconds(1));
+  CHECK(b.end(last) == microseconds(1005));
+  // A count below 1 is one collective.
+  StreamProgram zero;
+  CHECK(zero.op(zero.collective(CollectiveKind::all_gather, Group::data_parallel, 1, Cause::bandwidth,
+                                TaskCategory::all_gather, {}, -1, {}, 0)).count == 1);
+}

@@ -10,7 +10,6 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/level_clock.hpp"
 #include "ckptsim/run/segment_clock.hpp"
-#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -57,10 +56,11 @@ WideNs period_ns(const StrategyCosts& c, std::int64_t every) {
   return static_cast<WideNs>(c.iteration_time.ns()) * std::max<std::int64_t>(1, every);
 }
 
-std::string period_field(const Scenario& s, const StrategyCosts& c) {
+/// The period's field: the strategy's, or the adaptive policy's when it moves the period.
+std::string period_term_field(const StrategyCosts& c, const std::string& strategy_field) {
   if (c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level))
     return "/strategy/adaptive_interval";
-  return strategy_of(c.strategy).period_field(s);
+  return strategy_field;
 }
 
 std::string format_term_time(WideNs ns) {
@@ -85,7 +85,7 @@ SimTime failure_free_length(const Scenario& s, const StrategyCosts& c) {
   return SegmentClock(pattern, 0).time_to_complete(*s.run.iterations);
 }
 
-std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCosts& c) {
+std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCosts& c, const std::string& period_field) {
   const SimTime end = run_end_bound(s, failure_free_length(s, c));
   std::vector<HorizonTerm> terms;
   terms.push_back(s.run.duration ? HorizonTerm{"/run/duration", "the run's length", end}
@@ -99,7 +99,7 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
   const bool adaptive = c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level);
   const WideNs period = adaptive ? std::max<WideNs>(end.ns(), c.iteration_time.ns()) : period_ns(c, c.every_iterations);
   const bool fits = period <= std::numeric_limits<std::int64_t>::max();
-  terms.push_back({period_field(s, c), "one checkpoint period",
+  terms.push_back({period_term_field(c, period_field), "one checkpoint period",
                    fits ? SimTime::from_ns(static_cast<std::int64_t>(period)) : SimTime::max()});
   if (c.tier != CheckpointTier::none) {
     const SimTime stall = c.tier == CheckpointTier::multi_level ? std::max(c.stall, c.persistent_stall) : c.stall;
@@ -115,8 +115,8 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
   return terms;
 }
 
-void check_run_horizon(const Scenario& s, const StrategyCosts& c) {
-  const std::vector<HorizonTerm> terms = run_horizon_terms(s, c);
+void check_run_horizon(const Scenario& s, const StrategyCosts& c, const std::string& period_field) {
+  const std::vector<HorizonTerm> terms = run_horizon_terms(s, c, period_field);
   WideNs sum = 0;
   for (const HorizonTerm& t : terms) sum += t.time.ns();
   if (sum <= std::numeric_limits<std::int64_t>::max()) return;

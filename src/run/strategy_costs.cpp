@@ -1,15 +1,8 @@
 #include "ckptsim/run/strategy_costs.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <stdexcept>
-#include <utility>
 
-#include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
-#include "ckptsim/core/error.hpp"
-#include "ckptsim/run/run_horizon.hpp"
-#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
@@ -29,81 +22,6 @@ SimTime first_order_iteration_time(const Scenario& s) {
   const SimTime compute = ComputeTimes(s).iteration();
   // DeepSpeed overlaps communication with compute: the slower of the two bounds the iteration.
   return std::max(compute, first_order_communication_time(s));
-}
-
-namespace {
-
-/// The failure-free run, T x iterations plus a stall per checkpoint, must fit the clock.
-void check_run_length(const Scenario& s, const StrategyCosts& c) {
-  if (!s.run.iterations) return;
-  const std::int64_t j = *s.run.iterations;
-  const SimTime training = checked_multiply(c.iteration_time, j, "/run/iterations", "the run's failure-free length");
-  const std::int64_t checkpoints = c.tier == CheckpointTier::none ? 0 : (j - 1) / std::max<std::int64_t>(1, c.every_iterations);
-  SimTime length = checked_add(training, checked_multiply(c.stall, checkpoints, "/run/iterations", "the run's checkpoint stalls"),
-                               "/run/iterations", "the run's failure-free length");
-  if (c.tier != CheckpointTier::multi_level) return;
-  // Multi-level: levels 2 and 3 add their extra stall at every multiple of their periods.
-  const std::pair<std::int64_t, SimTime> extra[] = {{c.partner_every_iterations, c.partner_stall - c.stall},
-                                                    {c.persistent_every_iterations, c.persistent_stall - c.partner_stall}};
-  for (const auto& [every, stall] : extra)
-    if (every > 0)
-      length = checked_add(length, checked_multiply(stall, (j - 1) / every, "/run/iterations", "the run's checkpoint stalls"),
-                           "/run/iterations", "the run's failure-free length");
-}
-
-StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* iteration) {
-  StrategyCosts c;
-  c.strategy = s.strategy.kind;
-  if (s.training.iteration_time) {
-    c.iteration_time = *s.training.iteration_time;
-  } else if (iteration != nullptr) {
-    c.iteration_time = iteration->iteration_time;
-  } else {
-    c.iteration_time = first_order_iteration_time(s);
-  }
-  if (c.iteration_time <= SimTime::zero())
-    throw ModelError("/training/iteration_time", "the strategy costs need a positive iteration time");
-  if (c.iteration_time > kMaxDuration)
-    throw ModelError("/training/iteration_time",
-                     clock_range_message("the iteration model's iteration time", c.iteration_time.seconds()) +
-                         "; check the model, cluster and training fields or give the iteration time explicitly");
-  const double shard = s.checkpoint_bytes_per_machine();
-  const CostInputs in{s,
-                      iteration,
-                      c.iteration_time,
-                      shard,
-                      checked_transfer_time(s.checkpoint_bytes(), s.storage.bandwidth, "/storage/bandwidth",
-                                            "a checkpoint's upload to storage"),
-                      checked_transfer_time(shard, s.training.serialization_bandwidth,
-                                            "/training/serialization_bandwidth", "a shard's snapshot or reload")};
-  c.retrieval_local = in.load;
-  c.retrieval_peer = checked_add(checked_transfer_time(shard, s.cluster.network_bandwidth, "/cluster/network_bandwidth",
-                                                       "a shard's retrieval from a peer"),
-                                 in.load, "/cluster/network_bandwidth", "a shard's retrieval from a peer");
-  c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");
-  c.replicas = s.strategy.replicas;
-  c.placement = s.strategy.placement;
-  c.adaptive_interval = s.strategy.adaptive_interval;
-  c.adaptive_prior_mtbf = s.strategy.adaptive_prior_mtbf;
-
-  strategy_of(s.strategy.kind).costs(in, c);
-  if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
-  check_run_length(s, c);
-  check_run_horizon(s, c);  // every term together: what a replica can add up (run_horizon.hpp)
-  return c;
-}
-
-}  // namespace
-
-StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
-  try {
-    return strategy_costs_in_range(s, iteration);
-  } catch (const ModelError& e) {
-    // Name the file as well as the field when the scenario came from one.
-    if (s.source_file.empty()) throw;
-    const std::string message = std::string(e.what()).substr(e.parameter().size() + 2);
-    throw ModelError(s.source_file + ": " + e.parameter(), message);
-  }
 }
 
 }  // namespace ckptsim

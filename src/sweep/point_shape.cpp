@@ -77,6 +77,7 @@ json analyze_shape() {
   costs.group_size = 4;
   costs.parity = 1;
   json shape = analyze_report_json(s, costs, report);
+  shape["costs"] = every_costs_json();  // every strategy's own costs members, as run_shape
   shape.erase("scenario");
   shape["scenario_hash"] = "";
   return shape;

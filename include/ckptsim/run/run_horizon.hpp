@@ -49,10 +49,13 @@ SimTime run_end_bound(const Scenario& scenario, SimTime failure_free);
 /// (what the run model's clock gives for the whole target); zero for a run.duration.
 SimTime failure_free_length(const Scenario& scenario, const StrategyCosts& costs);
 
-/// The terms of H, largest first (terms of zero length left out).
-std::vector<HorizonTerm> run_horizon_terms(const Scenario& scenario, const StrategyCosts& costs);
+/// The terms of H, largest first (terms of zero length left out). `period_field` is the field
+/// that sets the checkpoint period (the strategy's, run/strategy.hpp: Strategy::period_field),
+/// named by the period's term unless the period is adaptive.
+std::vector<HorizonTerm> run_horizon_terms(const Scenario& scenario, const StrategyCosts& costs,
+                                           const std::string& period_field);
 
 /// Throws ModelError (the largest term's field) when H leaves the int64-ns clock.
-void check_run_horizon(const Scenario& scenario, const StrategyCosts& costs);
+void check_run_horizon(const Scenario& scenario, const StrategyCosts& costs, const std::string& period_field);
 
 }  // namespace ckptsim

@@ -6,6 +6,7 @@
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/sweep/json_file.hpp"
+#include "ckptsim/sweep/point_shape.hpp"
 #include "ckptsim/sweep/spec.hpp"
 
 using namespace ckptsim;
@@ -212,4 +213,20 @@ TEST_CASE("sweep spec: a range of one step must not drop its end; a later axis m
                              {"axes", {{{"pointer", "/strategy"}, {"values", {{{"kind", "gemini"}}}}},
                                        {{"pointer", "/strategy/replicas"}, {"values", {2}}}}}};
   CHECK(problem_pointers(enclosing_first).empty());
+}
+
+TEST_CASE("metric pointers: every strategy's own costs members resolve for run and analyze points") {
+  // The costs JSON gains erasure_code.{group_size, parity, encode_s} for erasure-coded and
+  // partner_every_iterations, partner_stall_s, persistent_stall_s for multi-level (each
+  // strategy's add_costs_json, docs/models.md "Outputs"): a sweep may name them whatever the
+  // strategy of its base, and a member no strategy writes is refused.
+  for (const PointCommand command : {PointCommand::run, PointCommand::analyze}) {
+    CAPTURE(static_cast<int>(command));
+    for (const char* pointer : {"/costs/erasure_code/parity", "/costs/erasure_code/encode_s", "/costs/partner_stall_s",
+                                "/costs/persistent_stall_s", "/costs/partner_every_iterations", "/costs/checkpoint_stall_s"}) {
+      CAPTURE(pointer);
+      CHECK(metric_pointer_possible(command, pointer));
+    }
+    CHECK_FALSE(metric_pointer_possible(command, "/costs/erasure_code/stripes"));
+  }
 }

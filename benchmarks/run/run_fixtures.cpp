@@ -34,7 +34,11 @@ Scenario dgx_h100_scenario(std::string name, int machines) {
 }
 
 void run_replica_batch(benchmark::State& state, const Scenario& scenario) {
-  const RunModel model(scenario, compute_strategy_costs(scenario, nullptr));
+  run_replica_batch(state, scenario, compute_strategy_costs(scenario, nullptr));
+}
+
+void run_replica_batch(benchmark::State& state, const Scenario& scenario, const StrategyCosts& costs) {
+  const RunModel model(scenario, costs);
   MonteCarloOptions options;
   options.replicas = static_cast<int>(state.range(0));
   options.jobs = 1;

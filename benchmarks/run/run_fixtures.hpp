@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim::bench {
@@ -18,5 +19,8 @@ Scenario dgx_h100_scenario(std::string name, int machines);
 /// Runs state.range(0) replicas of `scenario` on one thread per benchmark iteration, with the
 /// counters failures_per_replica and items (replicas) processed.
 void run_replica_batch(benchmark::State& state, const Scenario& scenario);
+
+/// The same with the strategy costs given (e.g. per-step fault tolerance set on them).
+void run_replica_batch(benchmark::State& state, const Scenario& scenario, const StrategyCosts& costs);
 
 }  // namespace ckptsim::bench

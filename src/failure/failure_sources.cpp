@@ -13,6 +13,7 @@
 #include "ckptsim/core/event_queue.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/failure/fault_model.hpp"
 #include "machine_rates.hpp"
 
 namespace ckptsim {
@@ -261,7 +262,31 @@ std::vector<FailureCause> failure_causes(const FailureSpec& spec) {
   for (int k = 0; k < kDomainKinds; ++k)
     if (domain_modelled(spec.domains[static_cast<std::size_t>(k)]))
       out.push_back({kDomainCauseNames[static_cast<std::size_t>(k)], spec.detection, spec.restart});
+  // Fault-model causes (fault_model.hpp): a straggler's eviction is decided at its eviction time
+  // (no detection left); a corruption's detection time is in the event's time already.
+  if (stragglers_modelled(spec) && spec.stragglers.eviction) out.push_back({"straggler", SimTime::zero(), spec.restart});
+  if (silent_corruption_modelled(spec)) out.push_back({"silent-corruption", SimTime::zero(), spec.restart});
   return out;
+}
+
+namespace {
+
+int modelled_domain_count(const FailureSpec& spec) {
+  int n = 0;
+  for (const auto& d : spec.domains) n += domain_modelled(d) ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+int straggler_cause(const FailureSpec& spec) {
+  if (!stragglers_modelled(spec) || !spec.stragglers.eviction) return -1;
+  return domain_cause_base(spec) + modelled_domain_count(spec);
+}
+
+int silent_corruption_cause(const FailureSpec& spec) {
+  if (!silent_corruption_modelled(spec)) return -1;
+  return domain_cause_base(spec) + modelled_domain_count(spec) + (straggler_cause(spec) >= 0 ? 1 : 0);
 }
 
 int domain_cause_base(const FailureSpec& spec) {
@@ -279,6 +304,11 @@ double expected_failure_events(const FailureSpec& spec, int machines, SimTime ho
     events = machines * t / (spec.weibull_scale.seconds() * std::tgamma(1.0 + 1.0 / spec.weibull_shape)) * mean_multiplier;
   for (const auto& d : spec.domains)
     if (domain_modelled(d)) events += d.rate * ((machines + d.machines - 1) / d.machines) * t;
+  // Fault-model events (fault_model.hpp): at most one eviction per straggler, one detection per
+  // corruption, and 1 / (1 - f) failures per misdiagnosable hardware fault (bounded: f < 1).
+  if (stragglers_modelled(spec) && spec.stragglers.eviction) events += spec.stragglers.rate * machines * t;
+  if (silent_corruption_modelled(spec)) events += spec.silent_corruption.rate * machines * t;
+  if (spec.misdiagnosis.fraction > 0) events /= std::max(1e-9, 1.0 - spec.misdiagnosis.fraction);
   return events;
 }
 

@@ -3,6 +3,8 @@
 #include "ckptsim/output/assumptions_report.hpp"
 
 #include <algorithm>
+#include <initializer_list>
+#include <utility>
 #include <ostream>
 #include <vector>
 
@@ -172,6 +174,25 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   for (const char* part : {"training", "checkpoint_stall", "lost_progress", "detection", "replacement_wait",
                            "retrieval", "restart"})
     row(std::string("  ") + part, std::string("time_breakdown_s.") + part, 1);
+  // Slowed steps (stragglers, a partial quorum) only where some replica had any: the table of a
+  // run without them reads as before.
+  if (const auto it = summary.metrics.find("time_breakdown_s.degraded"); it != summary.metrics.end() && it->second.max > 0)
+    row("  degraded", "time_breakdown_s.degraded", 1);
+  out << "\n  goodput as operators count it (fractions of wall time; run/goodput.hpp)\n";
+  row("  goodput (Google)", "goodput", 4);
+  for (const auto& [label, key] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"  badput: initialization", "badput.initialization"},
+           {"  badput: checkpoint save", "badput.checkpoint_save"},
+           {"  badput: checkpoint restore", "badput.checkpoint_restore"},
+           {"  badput: wasted progress", "badput.wasted_progress"},
+           {"  badput: infra. recovery", "badput.infrastructure_recovery"},
+           {"  badput: degraded throughput", "badput.degraded_throughput"}})
+    row(label, key, 4);
+  row("  ETTR (Meta)", "ettr_meta", 4);
+  if (const auto it = summary.metrics.find("mttr_s"); it != summary.metrics.end() && it->second.count > 0)
+    row("  MTTR (s)", "mttr_s", 1);
+  else if (it != summary.metrics.end())
+    out << fmt::format("  {:<30} {:>14}   {:<12} (no recovery episode)\n", "  MTTR (s)", "n/a", "");
   print_lost_time(out, summary);
 }
 
@@ -187,9 +208,9 @@ void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& resu
     }
     out << r;
     for (const auto& [name, value] : metrics) {
-      // Wasted time per failure is undefined without a failure: an empty cell (NA), as the
-      // summary leaves such replicas out of its mean.
-      if (name == "wasted_time_per_failure_s" && results[r].failures() == 0) {
+      // Wasted time per failure is undefined without a failure, MTTR without an episode: an
+      // empty cell (NA), as the summary leaves such replicas out of its mean.
+      if (!metric_defined(name, results[r])) {
         out << ',';
         continue;
       }

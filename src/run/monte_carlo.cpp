@@ -1,5 +1,7 @@
 #include "ckptsim/run/monte_carlo.hpp"
 
+#include "ckptsim/run/goodput.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -85,15 +87,34 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
       out.emplace_back("time_lost_by_cause_s." + name, r.lost_by_cause[c].seconds());
     }
   }
+  // Goodput as operators count it (goodput.hpp), after every earlier column.
+  const Goodput g = goodput_of(b, r.wall_time, r.episodes);
+  out.emplace_back("time_breakdown_s.degraded", b.degraded.seconds());
+  out.emplace_back("goodput", g.goodput);
+  out.emplace_back("badput.initialization", g.badput_initialization);
+  out.emplace_back("badput.checkpoint_save", g.badput_checkpoint_save);
+  out.emplace_back("badput.checkpoint_restore", g.badput_checkpoint_restore);
+  out.emplace_back("badput.wasted_progress", g.badput_wasted_progress);
+  out.emplace_back("badput.infrastructure_recovery", g.badput_infrastructure_recovery);
+  out.emplace_back("badput.degraded_throughput", g.badput_degraded_throughput);
+  out.emplace_back("ettr_meta", g.ettr_meta);
+  out.emplace_back("mttr_s", g.mttr_s.value_or(0.0));
+  out.emplace_back("episodes", static_cast<double>(r.episodes));
   return out;
+}
+
+bool metric_defined(const std::string& name, const ReplicaResult& r) {
+  if (name == "wasted_time_per_failure_s") return r.failures() > 0;
+  if (name == "mttr_s") return r.episodes > 0;
+  return true;
 }
 
 RunSummary summarize(const std::vector<ReplicaResult>& results) {
   std::map<std::string, RunningStats> stats;
   for (const auto& r : results) {
     for (const auto& [name, value] : replica_metrics(r)) {
-      // Wasted time per failure is defined only for replicas that saw a failure.
-      if (name == "wasted_time_per_failure_s" && r.failures() == 0) {
+      // Per-failure and per-episode means are defined only for replicas that saw one.
+      if (!metric_defined(name, r)) {
         stats[name];
         continue;
       }

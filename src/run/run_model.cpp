@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <optional>
 #include <stdexcept>
 
@@ -15,7 +16,9 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
+#include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "ckptsim/run/group_outages.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 #include "ckptsim/run/level_clock.hpp"
 #include "ckptsim/run/run_horizon.hpp"
@@ -88,8 +91,16 @@ class ReplicaSimulation {
         c_(c),
         pattern_(SegmentPattern::from_costs(c)),
         memory_health_(placement, stored_on, lost_at),
-        replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)) {
-    failures_ = make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace});
+        replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)),
+        slow_(s.failures, s.cluster.machines, s.run.seed, replica),
+        hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)) {
+    failures_ = with_fault_model(
+        make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace}), s.failures,
+        s.cluster.machines, s.run.seed, replica);
+    if (silent_corruption_modelled(s.failures)) {
+      onsets_.emplace(s.failures.silent_corruption, s.cluster.machines, s.run.seed, replica);
+      next_onset_ = onsets_->next().first;
+    }
     pending_failure_ = failures_->next();
     standby_free_ = s.cluster.standby_machines;
     result_.causes = causes;
@@ -98,6 +109,7 @@ class ReplicaSimulation {
   }
 
   ReplicaResult run() {
+    if (c_.replica_groups > 0) return run_per_step();
     SimTime t;
     std::int64_t n0 = 0;
     SimTime lineage0;
@@ -112,14 +124,27 @@ class ReplicaSimulation {
       Clock clock(pattern_, n0);
       // When training alone would end the run.
       SimTime target_end = end_time;
+      // Healthy work to the iteration target, when it is reached first (stragglers stretch it
+      // into more wall time: fault_model.hpp).
+      std::optional<SimTime> target_work;
       // Asked first as completed(), which stays in the clock: the time to complete the
       // remaining iterations may not (an adaptive persistent period can put a long stall at
       // every block once the run has started; fuzz/fuzz_time_edges finding), and then the
-      // run's end comes first anyway.
-      if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0)
-        target_end = t + clock.time_to_complete(*s_.run.iterations - n0);
+      // run's end comes first anyway. Work never exceeds wall time, so a target out of reach
+      // at full speed stays out of reach.
+      if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0) {
+        const SimTime w = clock.time_to_complete(*s_.run.iterations - n0);
+        const SimTime wall = slow_.wall_after_work(t, w);
+        if (wall <= end_time) {
+          target_end = wall;
+          target_work = w;
+        }
+      }
+      skip_undone_detections(clock, t, lineage0);
       if (!pending_failure_ || pending_failure_->time >= target_end) {
-        const SimTime e = target_end - t;
+        const SimTime e = target_work ? *target_work : slow_.work(t, target_end);
+        register_onsets(clock, t, target_end, lineage0);
+        result_.breakdown.degraded += (target_end - t) - e;
         const std::int64_t done = clock.completed(e);
         const SimTime stall = clock.stall(e);
         compute_ += e - stall;
@@ -134,10 +159,12 @@ class ReplicaSimulation {
       }
       // Train until the failure.
       const FailureEvent f = *pending_failure_;
-      const SimTime e = f.time - t;
+      const SimTime e = slow_.work(t, f.time);
+      result_.breakdown.degraded += (f.time - t) - e;
       const SimTime stall = clock.stall(e);
       compute_ += e - stall;
       result_.breakdown.checkpoint_stall += stall;
+      register_onsets(clock, t, f.time, lineage0);
       note_completed_checkpoints(clock, e, lineage0);
       const SimTime lineage_at_failure = lineage0 + e;
       // Recovery episode.
@@ -177,6 +204,101 @@ class ReplicaSimulation {
     RecoveryTier tier = RecoveryTier::scratch;
     SimTime downtime;  ///< from the first failure until the restart (or the run's end)
   };
+
+  /// Per-step fault tolerance (TorchFT; group_outages.hpp, docs/models.md): the job never
+  /// stops for a failure. A failure of machine j takes its replica group (j / (N / G)) out of the
+  /// quorum; the step in flight is discarded by every group (its work is lost progress) and
+  /// every group waits the failure's detection (the collective timeout) before the next quorum;
+  /// then the others train on while the group waits for its replacement (hardware: a standby at
+  /// once if free), restarts (warm-up R) and heals (copies the state from a live peer), then
+  /// rejoins. No checkpoint is needed while one group is alive.
+  ReplicaResult run_per_step() {
+    const int groups = c_.replica_groups;
+    const int per_group = std::max(1, s_.cluster.machines / groups);
+    GroupOutages out(groups, c_.min_groups);
+    const SimTime t_iter = c_.iteration_time;
+    const SimTime end_time = run_end_bound(s_, t_iter * s_.run.iterations.value_or(0));
+    const std::int64_t target = s_.run.iterations.value_or(0);
+    SimTime t;
+    SimTime work;  // healthy-equivalent work kept so far (progress = work / T)
+    auto& b = result_.breakdown;
+    const auto work_over = [&](SimTime from, SimTime to) { return out.work(from, to, slow_.windows(from, to), slow_.speed()); };
+    for (;;) {
+      SimTime stop = end_time;
+      const bool failure = pending_failure_ && pending_failure_->time < end_time;
+      // A failure during the wait of the previous one is handled when the wait ends.
+      if (failure) stop = std::max(t, pending_failure_->time);
+      SimTime w = work_over(t, stop);
+      bool reached = false;
+      if (s_.run.iterations && (work + w).ns() / t_iter.ns() >= target) {
+        // The wall time at which the target's work is done: the first instant with enough work
+        // (work is monotone in time: bisection in whole ns).
+        const SimTime need = t_iter * target - work;
+        std::int64_t lo = t.ns(), hi = stop.ns();
+        while (lo < hi) {
+          const std::int64_t mid = lo + (hi - lo) / 2;
+          if (work_over(t, SimTime::from_ns(mid)) >= need) hi = mid; else lo = mid + 1;
+        }
+        stop = SimTime::from_ns(lo);
+        w = need;
+        reached = true;
+      }
+      b.degraded += (stop - t) - w;
+      compute_ += w;
+      work += w;
+      if (reached || !failure) {
+        result_.iterations = work.ns() / t_iter.ns();
+        result_.wall_time = stop;
+        result_.finished = !s_.run.iterations || result_.iterations >= target;
+        partial_training_ = work - t_iter * result_.iterations;
+        break;
+      }
+      const FailureEvent f = *pending_failure_;
+      apply_per_step_failure(f, out, per_group);
+      // The step in flight is discarded: progress falls back to the last whole iteration.
+      const SimTime kept = t_iter * (work.ns() / t_iter.ns());
+      cause_lost(f.cause) += work - kept;
+      result_.wasted_time += work - kept;
+      work = kept;
+      // Every group waits the detection (no work, ends the run if it comes first).
+      const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, detection_of(f))));
+      b.detection += resumed - stop;
+      cause_lost(f.cause) += resumed - stop;
+      t = resumed;
+      if (resumed == end_time) {
+        result_.iterations = work.ns() / t_iter.ns();
+        result_.wall_time = end_time;
+        result_.finished = !s_.run.iterations;
+        break;
+      }
+    }
+    b.training = t_iter * result_.iterations + partial_training_;
+    b.lost_progress = compute_ - b.training;
+    return result_;
+  }
+
+  /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
+  void apply_per_step_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
+    pending_failure_ = failures_->next();
+    ++result_.episodes;
+    ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
+    const SimTime detected = saturating_add(f.time, detection_of(f));
+    const SimTime restart = causes_[static_cast<std::size_t>(f.cause)].restart;
+    SimTime ready = detected;
+    if (f.type == FailureType::hardware) {
+      ++result_.hardware_failures;
+      replacements_ready_ = SimTime::zero();
+      for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
+      ready = std::max(ready, replacements_ready_);
+    } else {
+      ++result_.software_failures;
+    }
+    const SimTime rejoin = saturating_add(saturating_add(ready, restart), c_.heal);
+    const int first = std::min(out.groups() - 1, f.machine / per_group);
+    const int last = std::min(out.groups() - 1, (f.machine + f.machines - 1) / per_group);
+    for (int g = first; g <= last; ++g) out.take_out(g, f.time, rejoin);
+    ++result_.recoveries[static_cast<std::size_t>(RecoveryTier::peer)];
+  }
 
   SimTime& cause_lost(int cause) { return result_.lost_by_cause[static_cast<std::size_t>(cause)]; }
 
@@ -251,6 +373,7 @@ class ReplicaSimulation {
   /// Counts the failure and, for hardware, empties its machines and requests their replacements.
   void apply_failure(const FailureEvent& f) {
     pending_failure_ = failures_->next();
+    if (f.corruption) take_corruption(*f.corruption);
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
     episode_restart_ = std::max(episode_restart_, causes_[static_cast<std::size_t>(f.cause)].restart);
     if (f.type == FailureType::software) {
@@ -258,7 +381,7 @@ class ReplicaSimulation {
       return;
     }
     ++result_.hardware_failures;
-    const SimTime detected = f.time + causes_[static_cast<std::size_t>(f.cause)].detection;
+    const SimTime detected = f.time + detection_of(f);
     for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
   }
 
@@ -291,11 +414,115 @@ class ReplicaSimulation {
   /// complete checkpoint: replaced in this episode, or in an earlier one (it got its own shard
   /// back from its peers, but still holds none of the shards it stores for others, and its
   /// own shard is only on its peers until the next checkpoint completes).
+  SimTime detection_of(const FailureEvent& f) const {
+    return f.hang ? hang_detection_ : causes_[static_cast<std::size_t>(f.cause)].detection;
+  }
+
+  /// Silent corruptions (fault_model.hpp): registers the onsets before `until` that fall in the
+  /// training segment starting at t, with the newest states captured before each (candidates
+  /// completed by the onset; memory_ / persistent_ still hold the segment's starting values).
+  template <typename C>
+  void register_onsets(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
+    while (next_onset_ < until) {
+      Corruption c;
+      c.id = onsets_seen_++;
+      if (next_onset_ >= t) {
+        c.valid = true;
+        const SimTime e = slow_.work(t, next_onset_);
+        c.lineage = lineage0 + e;
+        const auto version = [&](const std::optional<SegmentCheckpoint>& ck, const std::optional<Version>& before) {
+          return ck ? std::optional<Version>(Version{ck->version, lineage0 + ck->captured_at}) : before;
+        };
+        if (c_.tier == CheckpointTier::memory) {
+          c.memory_clean = version(clock.latest_checkpoint(e), memory_);
+          c.persistent_clean = version(clock.latest_persistent(e), persistent_);
+        } else if (c_.tier == CheckpointTier::storage) {
+          c.persistent_clean = version(clock.latest_checkpoint(e), persistent_);
+        } else if (c_.tier == CheckpointTier::multi_level) {
+          c.persistent_clean = version(clock.latest_persistent(e), persistent_);
+        }
+      }
+      corruptions_.push_back(c);
+      next_onset_ = onsets_->next().first;
+    }
+  }
+
+  /// Onsets before `until` while the job is down: no computation to corrupt.
+  void register_downtime_onsets(SimTime until) {
+    while (next_onset_ < until) {
+      corruptions_.push_back(Corruption{onsets_seen_++, false, SimTime::zero(), std::nullopt, std::nullopt});
+      next_onset_ = onsets_->next().first;
+    }
+  }
+
+  /// True when the pending failure detects a corruption that did nothing (started while the
+  /// job was down, or rolled back since): such a detection is dropped.
+  bool pending_is_undone() const {
+    if (!pending_failure_ || !pending_failure_->corruption) return false;
+    return corruptions_.empty() || corruptions_.front().id != *pending_failure_->corruption || !corruptions_.front().valid;
+  }
+
+  void drop_pending() {
+    if (!corruptions_.empty() && corruptions_.front().id == *pending_failure_->corruption) corruptions_.pop_front();
+    pending_failure_ = failures_->next();
+  }
+
+  template <typename C>
+  void skip_undone_detections(const C& clock, SimTime t, SimTime lineage0) {
+    while (pending_failure_ && pending_failure_->corruption) {
+      register_onsets(clock, t, pending_failure_->time, lineage0);
+      if (!pending_is_undone()) return;
+      drop_pending();
+    }
+  }
+
+  void skip_undone_detections_while_down(SimTime until) {
+    while (pending_failure_ && pending_failure_->corruption && pending_failure_->time < until) {
+      register_downtime_onsets(pending_failure_->time);
+      if (!pending_is_undone()) return;
+      drop_pending();
+    }
+  }
+
+  /// A detected corruption binds the episode's recovery to a state captured before it (the
+  /// earliest such corruption when several are detected in one episode).
+  void take_corruption(std::int64_t id) {
+    if (corruptions_.empty() || corruptions_.front().id != id) return;
+    const Corruption c = corruptions_.front();
+    corruptions_.pop_front();
+    if (c.valid && (!episode_corruption_ || c.lineage < episode_corruption_->lineage)) episode_corruption_ = c;
+  }
+
+  /// After a recovery to `target`: states newer than the corruption it undid are corrupt, and
+  /// corruptions after the recovered state are undone.
+  void after_recovery(const Version& target, SimTime resumed) {
+    if (episode_corruption_) {
+      persistent_ = episode_corruption_->persistent_clean;
+      partner_.reset();
+      episode_corruption_.reset();
+    }
+    for (auto& c : corruptions_)
+      if (c.valid && c.lineage >= target.lineage) c.valid = false;
+    register_downtime_onsets(resumed);
+  }
+
   std::pair<Version, RecoveryTier> choose_target() const {
+    if (episode_corruption_) return choose_clean();
     if (c_.tier == CheckpointTier::multi_level) return choose_level();
     if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
       return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
     if (persistent_) return {*persistent_, RecoveryTier::storage};
+    return {Version{}, RecoveryTier::scratch};
+  }
+
+  /// After a detected corruption: the newest state captured before it that still exists; an
+  /// in-memory one only while it is still the newest in memory.
+  std::pair<Version, RecoveryTier> choose_clean() const {
+    const Corruption& c = *episode_corruption_;
+    if (c_.tier == CheckpointTier::memory && c.memory_clean && memory_ && memory_->iteration == c.memory_clean->iteration &&
+        memory_->lineage == c.memory_clean->lineage && memory_health_.recoverable())
+      return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
+    if (c.persistent_clean) return {*c.persistent_clean, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
 
@@ -331,14 +558,17 @@ class ReplicaSimulation {
   Outcome recover(const FailureEvent& first, SimTime end_time) {
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
+    episode_corruption_.reset();
+    ++result_.episodes;
     apply_failure(first);
     SimTime start = first.time;
     int cause = first.cause;
+    SimTime detection = detection_of(first);
     SimTime retrieval_spent;
     auto& b = result_.breakdown;
     for (;;) {
       const auto [target, tier] = choose_target();
-      const SimTime detected = start + causes_[static_cast<std::size_t>(cause)].detection;
+      const SimTime detected = start + detection;
       // Saturating after a replacement that may never come (lognormal); the horizon check
       // (run_horizon.hpp) keeps every other sum of the episode within the clock.
       const SimTime replaced = std::max(detected, replacements_ready_);
@@ -346,6 +576,7 @@ class ReplicaSimulation {
       const SimTime restarted = saturating_add(retrieved, episode_restart_);
       SimTime stop = restarted;
       bool interrupted = false;
+      skip_undone_detections_while_down(std::min(restarted, end_time));
       if (pending_failure_ && pending_failure_->time < stop) {
         stop = pending_failure_->time;
         interrupted = true;
@@ -366,9 +597,11 @@ class ReplicaSimulation {
         apply_failure(next);
         start = next.time;
         cause = next.cause;
+        detection = detection_of(next);
         continue;
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
+      after_recovery(target, restarted);
       if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) {
         memory_.reset();
         partner_.reset();
@@ -401,6 +634,21 @@ class ReplicaSimulation {
   std::optional<Version> persistent_;
   bool local_lost_ = false;           ///< multi-level: a machine lost its memory since level 1 completed
   std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
+  SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)
+  SimTime hang_detection_;
+  /// A silent corruption: its onset's lineage and the newest states captured before it.
+  struct Corruption {
+    std::int64_t id = 0;
+    bool valid = false;
+    SimTime lineage;
+    std::optional<Version> memory_clean;
+    std::optional<Version> persistent_clean;
+  };
+  std::optional<CorruptionOnsets> onsets_;
+  SimTime next_onset_ = SimTime::max();
+  std::int64_t onsets_seen_ = 0;
+  std::deque<Corruption> corruptions_;     ///< registered, not yet detected, in onset order
+  std::optional<Corruption> episode_corruption_;
   SimTime compute_;
   SimTime partial_training_;
   ReplicaResult result_;

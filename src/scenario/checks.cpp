@@ -152,6 +152,10 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
           fmt::format("at most /cluster/machines ({}) machines per domain", s.cluster.machines));
   }
 
+  // A misdiagnosed fault recurs and can be misdiagnosed again: with every diagnosis wrong it
+  // never goes away (1 / (1 - f) failures per fault, fault_model.hpp).
+  if (!any_bad(ctx, {"/failures/misdiagnosis/fraction"}) && s.failures.misdiagnosis.fraction >= 1.0)
+    add(ctx, "/failures/misdiagnosis/fraction", "a fraction below 1 (with every diagnosis wrong a fault never goes away)");
   if (s.failures.process == FailureProcessKind::trace && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s.failures.trace_file, ec))

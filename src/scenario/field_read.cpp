@@ -98,6 +98,7 @@ bool read_fraction(const Field& f, const json& v, Scenario& s) {
   } else {
     return false;
   }
+  if (!passes(f.check, x)) return false;  // e.g. a speed: positive as well as at most 1
   *std::get<double*>(f.bind(s)) = x;
   return true;
 }

@@ -59,6 +59,27 @@ for r in rows:
 empty = sum(r['wasted_time_per_failure_s'] == '' for r in rows)
 assert 0 < empty < 20, empty
 \""
+check "run: goodput and the badput buckets add up to 1; MTTR is NA exactly without an episode (CSV)" bash -c "
+  '$bin' run '$tmp/short.json' --replicas 20 --format csv > '$tmp/gp.csv' &&
+  python3 -c \"
+import csv
+rows = list(csv.DictReader(open('$tmp/gp.csv')))
+buckets = ['initialization', 'checkpoint_save', 'checkpoint_restore', 'wasted_progress', 'infrastructure_recovery', 'degraded_throughput']
+for r in rows:
+    total = float(r['goodput']) + sum(float(r['badput.' + b]) for b in buckets)
+    assert abs(total - 1) < 1e-9, (total, r)
+    # Google's goodput is the run model's training / wall, which ETTR already was.
+    assert abs(float(r['goodput']) - float(r['ettr'])) < 1e-12, r
+    assert (r['mttr_s'] == '') == (float(r['episodes']) == 0), r
+\""
+check "run -o: goodput, badput, Meta's ETTR and MTTR in the JSON summary, and in the table" bash -c "
+  '$bin' run $paper --replicas 5 -o '$tmp/gp.json' | grep -q 'goodput (Google)' &&
+  python3 -c \"
+import json
+s = json.load(open('$tmp/gp.json'))['summary']
+for k in ['goodput', 'ettr_meta', 'mttr_s', 'episodes']: assert 'mean' in s[k], k
+assert set(s['badput']) == {'initialization', 'checkpoint_save', 'checkpoint_restore', 'wasted_progress', 'infrastructure_recovery', 'degraded_throughput'}, s['badput']
+\""
 check "run --exact agrees with the closed form" bash -c "
   '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv > '$tmp/cf.csv' &&
   '$bin' run scenarios/examples/p4d-remote-periodic.json --replicas 3 --format csv --exact > '$tmp/ex.csv' &&

@@ -25,6 +25,10 @@ enum class RandomComponent : std::uint64_t {
   lemons = 7,
   domains = 8,
   trace_synthesis = 9,
+  hangs = 10,
+  stragglers = 11,
+  misdiagnosis = 12,
+  silent_corruption = 13,
 };
 
 /// SplitMix64 finaliser (Steele, Lea, Flood, OOPSLA 2014): a bijective 64-bit mix.

@@ -54,6 +54,9 @@ struct FailureEvent {
   int machines = 1;    ///< machines machine .. machine+machines-1 go down at once (a domain failure)
   FailureType type = FailureType::software;
   int cause = 0;       ///< index into failure_causes()
+  bool hang = false;   ///< found by timeouts, not by a process exit (fault_model.hpp)
+  /// The detection of silent corruption k (CorruptionOnsets' k-th onset, from 0); none otherwise.
+  std::optional<std::int64_t> corruption;
 };
 
 /// A cause a failure can be attributed to, with the times the run model uses for it.

@@ -36,6 +36,11 @@ struct RunSummary {
 /// The per-replica values of every metric, in a fixed order (used by the summary and CSV).
 std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult& r);
 
+/// False for a metric that has no value in this replica (wasted time per failure without a
+/// failure, MTTR without a recovery episode): the summary leaves the replica out of its mean
+/// and the CSV writes an empty cell.
+bool metric_defined(const std::string& name, const ReplicaResult& r);
+
 RunSummary summarize(const std::vector<ReplicaResult>& results);
 
 }  // namespace ckptsim

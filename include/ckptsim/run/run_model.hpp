@@ -30,7 +30,7 @@
 //   adaptive  strategy.adaptive_interval: before each segment the persistent period is set by
 //             the policy of interval_policy.hpp from the failures seen so far.
 // Accounting (all int64 ns, so the parts add up to the wall time exactly):
-//   wall = compute + checkpoint_stall + detection + replacement_wait + retrieval + restart,
+//   wall = compute + checkpoint_stall + degraded + detection + replacement_wait + retrieval + restart,
 //   training = final progress x T (+ the compute of a final partial iteration),
 //   lost_progress = compute - training.
 //   ETTR = training / wall.
@@ -76,8 +76,10 @@ struct TimeBreakdown {
   SimTime replacement_wait;
   SimTime retrieval;
   SimTime restart;
+  SimTime degraded;  ///< time beyond T of steps run slower than healthy (goodput.hpp)
   [[nodiscard]] SimTime total() const {
-    return training + checkpoint_stall + lost_progress + detection + replacement_wait + retrieval + restart;
+    return training + checkpoint_stall + lost_progress + detection + replacement_wait + retrieval + restart +
+           degraded;
   }
 };
 
@@ -89,6 +91,8 @@ struct ReplicaResult {
   std::int64_t software_failures = 0;
   std::int64_t hardware_failures = 0;
   std::int64_t machines_replaced = 0;         ///< machines that lost CPU memory (hardware, per machine)
+  /// Recovery episodes begun (completed ones plus one the run's end cut short): MTTR's divisor.
+  std::int64_t episodes = 0;
   std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier
   std::array<SimTime, 4> lost_by_tier{};     ///< rolled-back work + downtime, by RecoveryTier
   std::vector<std::int64_t> failures_by_cause;  ///< indexed like causes

@@ -90,6 +90,12 @@ struct StrategyCosts {
   int group_size = 0;                     ///< g (erasure-coded; 0 otherwise)
   int parity = 0;                         ///< p (erasure-coded; 0 otherwise)
   SimTime encode;                         ///< E = p c / B_enc per checkpoint (erasure-coded)
+  /// Per-step fault tolerance (run/group_outages.hpp): G replica groups (0 = the job stops at
+  /// every failure), the fewest groups a step needs, and the time a recovering group takes to
+  /// copy the state from a live peer.
+  int replica_groups = 0;
+  int min_groups = 1;
+  SimTime heal;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

@@ -160,6 +160,38 @@ struct LemonSpec {
   SimTime quarantine_window = days(7);
 };
 
+/// Hangs (failures/hangs): failures that leave processes alive but stuck in a collective, found
+/// by timeouts rather than by a process exit (failure/fault_model.hpp has the detection rule).
+struct HangSpec {
+  double fraction = 0;                     ///< share of failures that hang (0 = every failure crashes)
+  SimTime collective_timeout = minutes(10);   ///< PyTorch ProcessGroupNCCL default timeout
+  double heartbeat_safety_factor = 5.0;    ///< NVRx FaultToleranceConfig.safety_factor
+  SimTime check_interval = seconds(5);     ///< NVRx FaultToleranceConfig.workload_check_interval
+};
+
+/// Fail-slow stragglers (failures/stragglers): a machine runs slow for a while; the synchronous
+/// job runs at `speed` while any straggler is present, until it recovers or is evicted.
+struct StragglerSpec {
+  double rate = 0;                         ///< straggler onsets per machine per second (0 = none)
+  double speed = 0.5;                      ///< job throughput while a straggler is present / healthy
+  SimTime duration = hours(1);             ///< mean of the exponential straggler duration
+  std::optional<SimTime> eviction = minutes(10);  ///< onset to eviction (detection + decision); nullopt = never
+};
+
+/// Misdiagnosis (failures/misdiagnosis): a hardware failure's diagnosis evicts a healthy machine;
+/// the faulty one stays and fails again.
+struct MisdiagnosisSpec {
+  double fraction = 0;                     ///< share of hardware failures misdiagnosed
+  SimTime recurrence = hours(1);           ///< mean of the exponential time to the fault's recurrence
+};
+
+/// Silent data corruption (failures/silent_corruption): a machine computes wrong values without
+/// failing; found `detection` later (loss spike, checksum), the run rolls back past it.
+struct SilentCorruptionSpec {
+  double rate = 0;                         ///< corruptions per machine per second (0 = none)
+  SimTime detection = hours(1);            ///< corruption to detection
+};
+
 struct FailureSpec {
   FailureProcessKind process = FailureProcessKind::exponential;
   double rate = 0;                         ///< failures per machine per second (exponential)
@@ -174,6 +206,10 @@ struct FailureSpec {
   std::array<DomainSpec, kDomainKinds> domains{
       DomainSpec{0, 0, 1.0}, DomainSpec{0, 0, 0.0}, DomainSpec{0, 0, 1.0}};  ///< by DomainKind
   LemonSpec lemons;
+  HangSpec hangs;
+  StragglerSpec stragglers;
+  MisdiagnosisSpec misdiagnosis;
+  SilentCorruptionSpec silent_corruption;
   [[nodiscard]] const DomainSpec& domain(DomainKind k) const { return domains[static_cast<std::size_t>(k)]; }
 };
 

@@ -33,6 +33,7 @@ std::vector<ReplicaResult> two_replicas() {
   a.software_failures = 1;
   a.hardware_failures = 1;
   a.recoveries = {1, 1, 0, 0};
+  a.episodes = 2;
   a.wasted_time = seconds(300);
   a.breakdown.training = seconds(900);
   a.breakdown.checkpoint_stall = seconds(40);
@@ -68,7 +69,19 @@ const std::vector<std::string> kColumns{"replica",
                                         "time_lost_by_tier_s.local",
                                         "time_lost_by_tier_s.peer",
                                         "time_lost_by_tier_s.storage",
-                                        "time_lost_by_tier_s.scratch"};
+                                        "time_lost_by_tier_s.scratch",
+                                        // goodput as operators count it (run/goodput.hpp), after every earlier column
+                                        "time_breakdown_s.degraded",
+                                        "goodput",
+                                        "badput.initialization",
+                                        "badput.checkpoint_save",
+                                        "badput.checkpoint_restore",
+                                        "badput.wasted_progress",
+                                        "badput.infrastructure_recovery",
+                                        "badput.degraded_throughput",
+                                        "ettr_meta",
+                                        "mttr_s",
+                                        "episodes"};
 
 }  // namespace
 
@@ -97,10 +110,18 @@ TEST_CASE("replica CSV: the documented columns, one row per replica, NA for wast
   CHECK(std::stod(a[13]) == doctest::Approx(900.0));
   CHECK(std::stod(a[16]) == doctest::Approx(60.0));  // SimTime seconds: 60 up to rounding
   // Replica 1: ETTR 1, no failure: wasted time per failure is an empty cell.
+  // Goodput of replica 0: 900 / 1000; checkpoint save 40 / 1000; infrastructure recovery
+  // (detection) 60 / 1000; MTTR = 60 s of downtime over 2 episodes = 30 s.
+  CHECK(std::stod(a[26]) == doctest::Approx(0.9));
+  CHECK(std::stod(a[28]) == doctest::Approx(0.04));
+  CHECK(std::stod(a[31]) == doctest::Approx(0.06));
+  CHECK(std::stod(a[34]) == doctest::Approx(30.0));
   CHECK(b[0] == "1");
   CHECK(b[1] == "1");
   CHECK(b[5] == "0");
   CHECK(b[12] == "");
+  // Replica 1 had no recovery episode: MTTR is an empty cell too.
+  CHECK(b[34] == "");
 }
 
 TEST_CASE("run report JSON: manifest, effective scenario, costs and nested summary keys") {

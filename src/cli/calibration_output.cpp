@@ -10,6 +10,7 @@
 #include "ckptsim/output/calibration_report.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
 
 namespace ckptsim::cli {
 
@@ -34,13 +35,16 @@ void write_calibration(const CommandContext& ctx, const Calibration& cal, const 
   nlohmann::json doc = cal.fields;
   if (!target.base_path.empty()) {
     doc = target.base_doc;
-    doc["name"] = doc.value("name", std::string("scenario")) + "-calibrated";
+    // A base without a name takes its file's; the calibrated file without one takes its own.
+    if (doc.contains("name") && doc["name"].is_string()) doc["name"] = doc["name"].get<std::string>() + "-calibrated";
     merge_scenario_fields(doc, cal.fields);
-    // What is written must load: the whole scenario through the loader (relative paths, such as
-    // a failure trace, against the base's folder, as they were written).
-    const std::filesystem::path dir = std::filesystem::path(target.base_path).parent_path();
+    // Relative paths (the "$schema" editors read, a failure trace) name files from the base's
+    // folder: rewritten to name the same files from the output's.
+    const std::filesystem::path out_dir = std::filesystem::path(output).parent_path();
+    rebase_relative_paths(doc, std::filesystem::path(target.base_path).parent_path(), out_dir);
+    // What is written must load: the whole scenario through the loader, from where it will be.
     try {
-      (void)load_scenario_json(doc, output, dir.empty() ? "." : dir.string());
+      (void)load_scenario_json(doc, output, out_dir.empty() ? "." : out_dir.string());
     } catch (const InputError& e) {
       std::string why;
       for (const Problem& p : e.problems()) why += "\n  " + format_problem(p);

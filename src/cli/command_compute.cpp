@@ -8,6 +8,7 @@
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
+#include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/compute_report.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/loader.hpp"
@@ -39,7 +40,7 @@ int command_compute(const CommandContext& ctx) {
     nlohmann::json doc = compute_report_json(report, kernels);
     doc["manifest"] = make_manifest(scenario, ctx.command_line);
     doc["scenario"] = scenario.name;
-    ctx.out << doc.dump(2) << '\n';
+    ctx.out << tidy_numbers(std::move(doc)).dump(2) << '\n';
   } else {
     print_compute_report(ctx.out, report, kernels);
   }

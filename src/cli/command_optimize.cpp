@@ -16,6 +16,7 @@
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/assumptions_report.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/cli/vary_axis.hpp"
@@ -149,7 +150,7 @@ void print_optimize_json(const CommandContext& ctx, const Scenario& base, const 
   out["runner_up"] =
       result.runner_up ? nlohmann::json(candidate_json(result.candidates[*result.runner_up])) : nlohmann::json(nullptr);
   out["why_runner_up_lost"] = result.why_runner_up_lost;
-  ctx.out << out.dump(2) << '\n';
+  ctx.out << tidy_numbers(std::move(out)).dump(2) << '\n';
 }
 
 /// Candidates in table order: fitting ones by ETTR (best first), then the others as given.

@@ -1,5 +1,6 @@
 // ckptsim schedule: the checkpoint chunk plan of one iteration, per rank, with the iteration's
 // operations — the input of the replay tool (format: docs/plan-format.md).
+#include <algorithm>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -192,9 +193,14 @@ int command_schedule(const CommandContext& ctx) {
     ctx.out << doc.dump(1) << '\n';
   } else {
     write_output_file(output, doc.dump(1) + '\n');
-    ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} each), written to {}\n",
+    // sent_bytes() is what one rank sends in the iteration: its chunks' sizes summed.
+    double largest = 0;
+    for (const PlannedChunk& c : outcome.plan.chunks) largest = std::max(largest, c.bytes);
+    ctx.err << fmt::format("ckptsim schedule: {} plan for {} ranks, {} chunks per rank ({} per rank, the largest chunk "
+                           "{}), written to {}\n",
                            name_of(planned), scenario.cluster.machines * scenario.cluster.gpus_per_machine,
-                           outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), output);
+                           outcome.plan.chunks.size(), format_bytes(outcome.plan.sent_bytes()), format_bytes(largest),
+                           output);
   }
   return 0;
 }

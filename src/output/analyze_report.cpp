@@ -1,5 +1,6 @@
 // The analyze report (analyze_report.hpp).
 #include "ckptsim/output/analyze_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -164,7 +165,7 @@ nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& c
                                 const std::string& command_line) {
   nlohmann::json doc = analyze_report_json(scenario, costs, report);
   doc["manifest"] = make_manifest(scenario, command_line);
-  return doc;
+  return tidy_numbers(std::move(doc));
 }
 
 }  // namespace ckptsim

@@ -1,4 +1,5 @@
 #include "ckptsim/output/calibration_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +101,7 @@ nlohmann::json calibration_json(const Calibration& c) {
     j["residuals"] = std::move(residuals);
     fits.push_back(std::move(j));
   }
-  return {{"fits", std::move(fits)}, {"fields", c.fields}, {"notes", c.notes}};
+  return tidy_numbers({{"fits", std::move(fits)}, {"fields", c.fields}, {"notes", c.notes}});
 }
 
 }  // namespace ckptsim

@@ -1,4 +1,5 @@
 #include "ckptsim/output/iteration_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include <algorithm>
 #include <ostream>
@@ -139,23 +140,41 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
                      format_bytes(std::max(0.0, study.free_gpu_memory)));
   out << fmt::format("{:<14} {:>11} {:>11} {:>9} {:>10} {:>11} {:>11} {:>4} {:>6}\n", "scheduler", "iter (s)", "w/ ckpt (s)",
                      "slowdown", "idle (s)", "ckpt (s)", "GPU buffer", "OOM", "min k");
+  // The blocking scheduler stops training to copy: it uses no idle span, so neither the smallest
+  // k whose spans would hide its checkpoint ("min k") nor a note about spans applies to it.
+  const auto uses_idle_spans = [](const SchedulerRow& r) { return r.name != "blocking"; };
   for (const SchedulerRow& r : rows) {
     const SchedulerOutcome& o = r.outcome;
+    // min_every_iterations returns limit + 1 when no k up to the limit hides it.
+    const std::string min_k = !uses_idle_spans(r)                          ? std::string("-")
+                              : o.min_every_iterations > kMinEverySearchLimit ? std::string("never")
+                                                                             : std::to_string(o.min_every_iterations);
     out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
                        study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
                        100.0 * slowdown(study, o), profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
-                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no",
-                       o.min_every_iterations > kMinEverySearchLimit ? std::string("never")
-                                                                     : std::to_string(o.min_every_iterations));
+                       format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no", min_k);
   }
+  // One note per outcome, naming every scheduler it holds for (they usually share it).
+  std::vector<std::pair<std::string, std::vector<const SchedulerRow*>>> notes;
   for (const SchedulerRow& r : rows) {
-    if (r.name == "blocking" || r.outcome.fits_in_one_iteration) continue;
-    // min_every_iterations returns limit + 1 when no k up to the limit hides it.
+    if (!uses_idle_spans(r) || r.outcome.fits_in_one_iteration) continue;
     const bool never = r.outcome.min_every_iterations > kMinEverySearchLimit;
-    out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({} left after the last span); {}\n",
-                       r.name, format_bytes(r.outcome.plan.leftover_bytes),
-                       never ? fmt::format("no k up to {} hides it (the idle spans cannot carry it)", kMinEverySearchLimit)
-                             : fmt::format("checkpointing every {} iterations hides it", r.outcome.min_every_iterations));
+    std::string outcome = never ? fmt::format("no k up to {} hides it (the idle spans cannot carry it)", kMinEverySearchLimit)
+                                : fmt::format("checkpointing every {} iterations hides it", r.outcome.min_every_iterations);
+    auto it = std::find_if(notes.begin(), notes.end(), [&](const auto& n) { return n.first == outcome; });
+    if (it == notes.end()) it = notes.insert(notes.end(), {std::move(outcome), {}});
+    it->second.push_back(&r);
+  }
+  for (const auto& [outcome, holders] : notes) {
+    std::string names, left;
+    for (const SchedulerRow* r : holders) {
+      names += (names.empty() ? "" : ", ") + r->name;
+      left += (left.empty() ? "" : ", ") + format_bytes(r->outcome.plan.leftover_bytes);
+    }
+    const std::string leftover = holders.size() == 1 ? left + " left after the last span"
+                                                     : "left after the last span, in that order: " + left;
+    out << fmt::format("\n{}: the checkpoint does not fit in one iteration's idle time ({}); {}\n", names, leftover,
+                       outcome);
   }
 }
 
@@ -191,7 +210,7 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   }
   doc["schedulers"] = nlohmann::json::object();
   for (const SchedulerRow& r : rows) doc["schedulers"][r.name] = scheduler_json(study, r.outcome);
-  return doc;
+  return tidy_numbers(std::move(doc));
 }
 
 nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,

@@ -1,5 +1,6 @@
 // The placement document (placement_report.hpp).
 #include "ckptsim/output/placement_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include <cmath>
 
@@ -82,7 +83,7 @@ nlohmann::json placement_report_json(const PlacementRequest& o, const std::vecto
     if (r.window) s["window"] = window_json(*r.window);
     doc["schemes"][r.name] = s;
   }
-  return doc;
+  return tidy_numbers(std::move(doc));
 }
 
 }  // namespace ckptsim

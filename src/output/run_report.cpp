@@ -1,4 +1,5 @@
 #include "ckptsim/output/run_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include "ckptsim/output/assumptions_report.hpp"
 
@@ -100,10 +101,10 @@ nlohmann::json costs_json(const StrategyCosts& c) {
 
 nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
                                const std::string& command_line) {
-  return nlohmann::json{{"manifest", make_manifest(scenario, command_line)},
-                        {"scenario", effective_scenario_json(scenario)},
-                        {"costs", costs_json(costs)},
-                        {"summary", summary_json(summary)}};
+  return tidy_numbers(nlohmann::json{{"manifest", make_manifest(scenario, command_line)},
+                                     {"scenario", effective_scenario_json(scenario)},
+                                     {"costs", costs_json(costs)},
+                                     {"summary", summary_json(summary)}});
 }
 
 void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary,
@@ -214,7 +215,7 @@ void write_replica_csv(std::ostream& out, const std::vector<ReplicaResult>& resu
         out << ',';
         continue;
       }
-      out << ',' << fmt::format("{}", value);
+      out << ',' << number_text(value);
     }
     out << '\n';
   }

@@ -1,4 +1,5 @@
 #include "ckptsim/output/validation_report.hpp"
+#include "ckptsim/output/numbers.hpp"
 
 #include <fmt/format.h>
 
@@ -46,7 +47,7 @@ nlohmann::json validation_json(const Validation& v) {
   }
   doc["iterations"] = std::move(its);
   doc["pass"] = v.pass;
-  return doc;
+  return tidy_numbers(std::move(doc));
 }
 
 }  // namespace ckptsim

@@ -37,7 +37,11 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
     a.source = "scenario file";
     return;
   }
-  if (f.presence == Presence::from_instance && !s.cluster.instance.empty()) {
+  if (f.pointer == "/name") {  // the loader's rule: the file name without its extension
+    a.origin = ValueOrigin::computed;
+    a.source = "file name";
+  } else if ((f.presence == Presence::from_instance || f.pointer == "/cluster/gpu") && !s.cluster.instance.empty()) {
+    // (an instance names its GPU type, which an explicit /cluster/gpu would replace)
     a.origin = ValueOrigin::preset;
     a.source = "instance \"" + s.cluster.instance + "\"";
   } else if ((f.presence == Presence::from_gpu || f.presence == Presence::gpu_kernel) && !s.cluster.gpu.empty()) {

@@ -2,6 +2,7 @@
 #include "field_read.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -171,6 +172,68 @@ std::string quoted_names(const std::vector<std::string>& names) {
     out += '"' + n + '"';
   }
   return out;
+}
+
+namespace {
+
+std::string lowered(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// Optimal-string-alignment distance (Levenshtein plus swaps of two neighbouring characters).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::vector<std::string> closest_names(const std::string& text, const std::vector<std::string>& names) {
+  constexpr std::size_t kLongestCompared = 200;  // a megabyte-long value is nobody's typo
+  constexpr std::size_t kMostShown = 3;
+  std::vector<std::string> out;
+  if (text.empty() || text.size() > kLongestCompared) return out;
+  const std::string t = lowered(text);
+  const std::size_t allowed = std::max<std::size_t>(1, t.size() / 3);
+  std::size_t best = allowed + 1;
+  for (const auto& name : names) {
+    if (name == text) continue;  // the same name is never a hint (it was refused for another reason)
+    const std::size_t d = edit_distance(t, lowered(name.substr(0, kLongestCompared)));  // 0: case alone differs
+    if (d > allowed || d > best) continue;
+    if (d < best) out.clear();
+    best = d;
+    out.push_back(name);
+  }
+  if (out.empty()) {
+    for (const auto& name : names) {
+      const std::string n = lowered(name);
+      if (n != t && ((t.size() >= 3 && n.find(t) != std::string::npos) || (n.size() >= 3 && t.find(n) != std::string::npos)))
+        out.push_back(name);
+    }
+  }
+  if (out.size() > kMostShown) out.clear();  // many equally close names: no useful hint
+  return out;
+}
+
+std::string did_you_mean(const std::string& text, const std::vector<std::string>& names) {
+  const auto close = closest_names(text, names);
+  if (close.empty()) return "";
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < close.size(); ++i) {
+    if (i > 0) out += i + 1 == close.size() ? " or " : ", ";
+    out += '"' + close[i] + '"';
+  }
+  return out + "?)";
 }
 
 std::string escape_pointer_token(const std::string& key) {

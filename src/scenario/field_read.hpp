@@ -34,6 +34,15 @@ std::string shown_value(const nlohmann::json& value);
 /// "\"a\", \"b\", \"c\"".
 std::string quoted_names(const std::vector<std::string>& names);
 
+/// The names closest to a misspelt `text`, for "did you mean" hints: those at the smallest
+/// edit distance (insertions, deletions, substitutions and swaps of neighbours, case ignored) when
+/// it is at most a third of the text's length (at least 1); otherwise the names holding the text
+/// (at least 3 characters) or held in it. Empty when nothing is close; at most three names.
+std::vector<std::string> closest_names(const std::string& text, const std::vector<std::string>& names);
+
+/// " (did you mean \"a\"?)", " (did you mean \"a\" or \"b\"?)", or "" when nothing is close.
+std::string did_you_mean(const std::string& text, const std::vector<std::string>& names);
+
 /// RFC 6901 escaping of one reference token: '~' -> "~0", '/' -> "~1".
 std::string escape_pointer_token(const std::string& key);
 

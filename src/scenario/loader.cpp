@@ -130,7 +130,8 @@ class Reader {
       for (const auto& [key, value] : node->items()) {
         if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
         if (obj.empty() && key == kSchemaKey) {  // names the JSON Schema for editors; ignored
-          if (!value.is_string()) problem("/" + escape_pointer_token(key), "a string (the schema's location)", shown_value(value));
+          // (built by append: GCC 12 warns about `"/" + std::string&&` inlined here, -Wrestrict)
+          if (!value.is_string()) problem(std::string("/").append(escape_pointer_token(key)), "a string (the schema's location)", shown_value(value));
           continue;
         }
         // 200,000 unknown keys must not become 200,000 messages: the first few, then a count.
@@ -138,7 +139,7 @@ class Reader {
         const std::string where = obj.empty() ? "the top level" : obj;
         problem(obj + "/" + escape_pointer_token(key),
                 "one of the keys allowed in " + where + ": " + quoted_names(allowed),
-                "unknown key \"" + key + "\"");
+                "unknown key \"" + key + "\"" + did_you_mean(key, allowed));
       }
     }
     if (unknown_keys > kMaxUnknownKeysListed)
@@ -161,6 +162,11 @@ class Reader {
     // An explicit GPU type replaces the instance's.
     if (const Field* f = find_field("/cluster/gpu"); read_field(*f) && !s_.cluster.gpu.empty())
       apply_gpu_type(s_.cluster, *find_gpu_type(s_.cluster.gpu));
+    // A preset name that does not exist leaves the fields it fills at zero: those are marked as
+    // having a problem already (without a message of their own), so the cross-field checks
+    // report the misspelt name alone, not what its zeros make of the iteration.
+    if (bad_.count("/cluster/instance")) inherit_problem({Presence::from_instance, Presence::from_gpu, Presence::gpu_kernel});
+    if (bad_.count("/cluster/gpu")) inherit_problem({Presence::from_gpu, Presence::gpu_kernel});
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
       const ModelPreset* p = find_model_preset(s_.model.preset);
       s_.model.layers = p->layers;
@@ -172,6 +178,17 @@ class Reader {
       s_.model.dropout = p->dropout;
       s_.model.parameters = preset_parameters(*p);
     }
+    if (bad_.count("/model/preset")) {
+      inherit_problem({Presence::from_model});
+      if (find("/model/parameters") == nullptr) bad_.insert("/model/parameters");
+    }
+  }
+
+  /// Marks every unwritten field filled from one of `sources` as bad (see read_presets).
+  void inherit_problem(std::initializer_list<Presence> sources) {
+    for (const Field& f : scenario_fields())
+      if (std::find(sources.begin(), sources.end(), f.presence) != sources.end() && find(f.pointer) == nullptr)
+        bad_.insert(std::string(f.pointer));
   }
 
   /// Reads one field; false when it is absent-and-required or invalid (problem recorded), or
@@ -188,7 +205,14 @@ class Reader {
   void absent(const Field& f) {
     const std::string expected = field_expectation(f);
     switch (f.presence) {
-      case Presence::required: problem(f.pointer, expected, std::string(kNothing)); break;
+      case Presence::required:
+        // A misspelling of it beside it was reported with its "did you mean": that is the cause.
+        if (misspelt_beside(f)) {
+          bad_.insert(std::string(f.pointer));
+        } else {
+          problem(f.pointer, expected, std::string(kNothing) + missing_hint(f));
+        }
+        break;
       case Presence::from_instance:
         if (s_.cluster.instance.empty() && !bad_.count("/cluster/instance"))
           problem(f.pointer,
@@ -216,6 +240,54 @@ class Reader {
     }
   }
 
+  /// Whether the object that should hold `f` holds an unknown key close to its name (reported
+  /// by check_objects with a "did you mean" naming it).
+  [[nodiscard]] bool misspelt_beside(const Field& f) const {
+    const std::string parent = parent_of(f.pointer);
+    const std::string leaf(f.pointer.substr(parent.size() + 1));
+    const json* node = parent.empty() ? &doc_ : find(parent);
+    if (node == nullptr || !node->is_object()) return false;
+    for (const auto& item : node->items())
+      if (!known_key(parent, item.key()) && !closest_names(item.key(), {leaf}).empty()) return true;
+    return false;
+  }
+
+  /// What to add to "found nothing" for a field that must be written: how to write it, e.g.
+  /// ` (no default; write it as "storage": {"bandwidth": "400Gbps"})`.
+  [[nodiscard]] static std::string missing_hint(const Field& f) {
+    // "storage": {"bandwidth": "400Gbps"}: the keys from the top down, then the value.
+    std::string text = example_value(f).dump();
+    for (std::string p(f.pointer); !p.empty(); p = parent_of(p)) {
+      const std::string key = json(p.substr(parent_of(p).size() + 1)).dump();
+      text = parent_of(p).empty() ? key + ": " + text : "{" + key + ": " + text + "}";
+    }
+    return " (no default; write it as " + text + ")";
+  }
+
+  /// A well-formed value of the field's unit, for the hint above.
+  static json example_value(const Field& f) {
+    switch (f.unit) {
+      case Unit::name: return f.choices().empty() ? json("name") : json(f.choices().front());
+      case Unit::integer: return 16;
+      case Unit::bandwidth: return "400Gbps";
+      case Unit::failure_rate: return "1.5%/machine/day";
+      case Unit::duration:
+      case Unit::duration_or_never: return "5min";
+      case Unit::bytes: return "128MiB";
+      case Unit::flop_rate: return "989TFLOPS";
+      case Unit::fraction: return 0.5;
+      default: return "...";
+    }
+  }
+
+  /// Whether `key` is a key the table allows in the object at `parent`.
+  static bool known_key(const std::string& parent, const std::string& key) {
+    const std::string prefix = parent + "/" + key;
+    for (const Field& f : scenario_fields())
+      if (f.pointer == prefix || f.pointer.substr(0, prefix.size() + 1) == prefix + "/") return true;
+    return false;
+  }
+
   /// Converts and stores one written value; records a problem and returns false when it does
   /// not fit.
   bool store(const Field& f, const json& v) {
@@ -227,7 +299,8 @@ class Reader {
       return problems.empty();
     }
     if (auto expected = read_field_value(f, v, s_)) {
-      problem(f.pointer, std::move(*expected), shown_value(v));
+      const std::string hint = f.unit == Unit::name && v.is_string() ? did_you_mean(v.get<std::string>(), f.choices()) : "";
+      problem(f.pointer, std::move(*expected), shown_value(v) + hint);
       return false;
     }
     return true;
@@ -280,10 +353,10 @@ class Reader {
 
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
-      if (name_of(s_.failures.process) == f->when && !bad_.count("/failures/process"))
+      if (name_of(s_.failures.process) == f->when && !bad_.count("/failures/process") && !misspelt_beside(*f))
         problem(f->pointer,
                 field_expectation(*f) + " (required when /failures/process is \"" + std::string(f->when) + "\")",
-                std::string(kNothing));
+                std::string(kNothing) + missing_hint(*f));
     }
 
     // Trace path: relative to the scenario's folder, stored absolute.

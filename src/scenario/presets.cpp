@@ -182,8 +182,11 @@ std::vector<ModelPreset> make_models() {
   struct Shape {
     const char* suffix;
     int hidden, ffn, layers, heads;
+    const char* note = "";  ///< said in the listing after the source
   };
-  constexpr Shape k10b{"10b", 2560, 10240, 46, 40};
+  constexpr Shape k10b{"10b", 2560, 10240, 46, 40,
+                       "; that shape counts 3.7B parameters, not 10B: kept as the paper gives it, set model.parameters "
+                       "or the shape for a 10B model"};
   constexpr Shape k20b{"20b", 5120, 20480, 64, 40};
   constexpr Shape k40b{"40b", 5120, 20480, 128, 40};
   constexpr Shape k100b{"100b", 8192, 32768, 124, 64};
@@ -192,7 +195,7 @@ std::vector<ModelPreset> make_models() {
   auto paper = [&](const std::string& family, const std::string& title, const Shape& s, bool causal) {
     std::string size = s.suffix;
     for (char& c : size) c = static_cast<char>(c == 'b' ? 'B' : c);
-    out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2)", s.layers, s.hidden, s.ffn,
+    out.push_back({family + "-" + s.suffix, title + " " + size + " (GEMINI Table 2" + s.note + ")", s.layers, s.hidden, s.ffn,
                    s.heads, kPaperVocabulary, std::nullopt, causal});
   };
   for (const Shape& s : {k10b, k20b, k40b, k100b}) paper("gpt2", "GPT-2", s, true);

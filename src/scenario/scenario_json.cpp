@@ -22,6 +22,22 @@ nlohmann::json effective_scenario_json(const Scenario& s) {
   return out;
 }
 
+void rebase_relative_paths(nlohmann::json& doc, const std::filesystem::path& from_dir, const std::filesystem::path& to_dir) {
+  namespace fs = std::filesystem;
+  const fs::path from = fs::absolute(from_dir.empty() ? fs::path(".") : from_dir).lexically_normal();
+  const fs::path to = fs::absolute(to_dir.empty() ? fs::path(".") : to_dir).lexically_normal();
+  for (const char* pointer : {"/$schema", "/failures/trace"}) {
+    const nlohmann::json::json_pointer at(pointer);
+    if (!doc.contains(at) || !doc.at(at).is_string()) continue;
+    const std::string text = doc.at(at).get<std::string>();
+    // "https://...", "urn:...", "file:..." name no file relative to the scenario.
+    if (text.empty() || text.find(':') != std::string::npos || fs::path(text).is_absolute()) continue;
+    const fs::path target = (from / text).lexically_normal();
+    const fs::path relative = target.lexically_relative(to);
+    doc[at] = relative.empty() ? target.string() : relative.string();
+  }
+}
+
 std::uint64_t fnv1a_64(std::string_view bytes) {
   std::uint64_t h = 0xcbf29ce484222325ULL;  // offset basis
   for (unsigned char c : bytes) {

@@ -11,6 +11,7 @@
 #include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
@@ -91,7 +92,7 @@ nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
   return result;
 }
 
-nlohmann::json evaluate_command(PointCommand command, const Scenario& scenario, CostCache& cache) {
+nlohmann::json evaluate_result(PointCommand command, const Scenario& scenario, CostCache& cache) {
   switch (command) {
     case PointCommand::run: return run_point(scenario, cache);
     case PointCommand::iteration: return iteration_point(scenario, cache);
@@ -99,6 +100,11 @@ nlohmann::json evaluate_command(PointCommand command, const Scenario& scenario, 
     case PointCommand::placement: return placement_point(scenario);
   }
   return nullptr;
+}
+
+/// A point's result with its numbers as the commands' result files write them (numbers.hpp).
+nlohmann::json evaluate_command(PointCommand command, const Scenario& scenario, CostCache& cache) {
+  return tidy_numbers(evaluate_result(command, scenario, cache));
 }
 
 std::string joined_problems(const InputError& e) {

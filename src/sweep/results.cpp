@@ -1,5 +1,4 @@
 // Sweep outputs: points.csv, points.jsonl, manifest.json (results.hpp).
-#include "ckptsim/output/output_file.hpp"
 #include "ckptsim/sweep/results.hpp"
 
 #include <fcntl.h>
@@ -8,12 +7,18 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <cmath>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/numbers.hpp"
+#include "ckptsim/output/output_file.hpp"
+#include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::sweep {
 namespace {
@@ -28,16 +33,55 @@ std::string csv_cell(const std::string& text) {
   return quoted + '"';
 }
 
-/// Numbers in their shortest exact form; strings as written; anything else as compact JSON.
+/// Numbers as the result files write them (numbers.hpp); strings as written; anything else as
+/// compact JSON.
 std::string value_text(const nlohmann::json& v) {
   if (v.is_string()) return v.get<std::string>();
-  if (v.is_number_float()) return fmt::format("{}", v.get<double>());
+  if (v.is_number_float()) return number_text(v.get<double>());
   return v.dump();
 }
 
 const nlohmann::json* at_pointer(const nlohmann::json& doc, const std::string& pointer) {
   const nlohmann::json::json_pointer p(pointer);
   return doc.contains(p) ? &doc.at(p) : nullptr;
+}
+
+/// An axis whose values are unit strings ("5min", "0.25%/machine/day") gets a numeric column
+/// beside it in SI units, so a plot or a data frame needs no unit parser: the column's suffix and
+/// the parser of the scenario field at the axis's pointer. nullopt for axes that are not a unit
+/// field (numbers, names, whole objects) and for fractions (written as numbers, or as "50%",
+/// whose number a reader sees at once).
+struct NumericAxis {
+  std::string suffix;
+  double (*parse)(const std::string&);
+};
+
+std::optional<NumericAxis> numeric_axis(const std::string& pointer) {
+  const Field* f = find_field(pointer);
+  if (f == nullptr) return std::nullopt;
+  switch (f->unit) {
+    case Unit::duration:
+    case Unit::duration_or_never:
+      return NumericAxis{"_s", [](const std::string& t) { return t == "never" ? std::nan("") : parse_duration(t).seconds(); }};
+    case Unit::bytes: return NumericAxis{"_bytes", [](const std::string& t) { return parse_bytes(t); }};
+    case Unit::bandwidth: return NumericAxis{"_bytes_per_s", [](const std::string& t) { return parse_bandwidth(t); }};
+    case Unit::failure_rate: return NumericAxis{"_per_machine_s", [](const std::string& t) { return parse_failure_rate(t); }};
+    case Unit::flop_rate: return NumericAxis{"_flop_per_s", [](const std::string& t) { return parse_flop_rate(t); }};
+    default: return std::nullopt;
+  }
+}
+
+/// The SI cell of one axis value: numbers as they are, unit strings parsed, "" for "never"
+/// (a duration that is no number) and for anything that does not parse.
+std::string numeric_cell(const NumericAxis& axis, const nlohmann::json& v) {
+  if (v.is_number()) return value_text(v);
+  if (!v.is_string()) return "";
+  try {
+    const double x = axis.parse(v.get<std::string>());
+    return std::isnan(x) ? "" : number_text(x);
+  } catch (const std::exception&) {
+    return "";
+  }
 }
 
 /// A metric gets a _ci95 column when any point's value there is an object with "ci95".
@@ -55,6 +99,11 @@ std::vector<bool> ci95_columns(const SweepTable& table, const std::vector<PointR
 }
 
 }  // namespace
+
+std::string numeric_axis_column(const Column& axis) {
+  const auto numeric = numeric_axis(axis.pointer);
+  return numeric ? axis.name + numeric->suffix : std::string();
+}
 
 SweepTable table_of(const SweepSpec& spec) {
   SweepTable table;
@@ -81,7 +130,12 @@ std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& 
     out += ',';
     out += csv_cell(text);
   };
-  for (const auto& a : table.axes) cell(a.name);
+  std::vector<std::optional<NumericAxis>> numeric;
+  for (const auto& a : table.axes) {
+    numeric.push_back(numeric_axis(a.pointer));
+    cell(a.name);
+    if (numeric.back()) cell(a.name + numeric.back()->suffix);
+  }
   cell("status");
   for (std::size_t m = 0; m < table.metrics.size(); ++m) {
     cell(table.metrics[m].name);
@@ -91,7 +145,10 @@ std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& 
   out += '\n';
   for (const auto& r : records) {
     out += std::to_string(r.index);
-    for (const auto& v : r.values) cell(value_text(v));
+    for (std::size_t a = 0; a < r.values.size(); ++a) {
+      cell(value_text(r.values[a]));
+      if (a < numeric.size() && numeric[a]) cell(numeric_cell(*numeric[a], r.values[a]));
+    }
     cell(std::string(status_name(r.status)));
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
       const auto* v = r.status == PointStatus::ok ? at_pointer(r.result, table.metrics[m].pointer) : nullptr;

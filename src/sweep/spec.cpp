@@ -14,6 +14,7 @@
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/point_shape.hpp"
+#include "ckptsim/sweep/results.hpp"
 
 namespace ckptsim::sweep {
 namespace {
@@ -335,8 +336,12 @@ void check_columns(const SweepSpec& spec, bool metrics_given, ProblemList& probl
     if (claim(spec.metrics[i].name, fmt::format("/metrics/{}", i), owner))  // one problem per metric
       claim(spec.metrics[i].name + "_ci95", fmt::format("/metrics/{}", i), "the ci95 column of " + owner);
   }
-  for (std::size_t i = 0; i < spec.axes.size(); ++i)
-    claim(spec.axes[i].name, fmt::format("/axes/{}/name", i), fmt::format("/axes/{}", i));
+  for (std::size_t i = 0; i < spec.axes.size(); ++i) {
+    const std::string at = fmt::format("/axes/{}/name", i);
+    const std::string owner = fmt::format("/axes/{}", i);
+    if (claim(spec.axes[i].name, at, owner))
+      claim(numeric_axis_column({spec.axes[i].name, spec.axes[i].pointer}), at, "the numeric column of " + owner);
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's and docs/limits.md's command-line transcripts against the binary
+# The command-line transcripts of README.md, docs/limits.md and docs/own-cluster.md against the binary
 # (scripts/check-readme), and the checker itself on transcripts made to match or not.
 #   readme_test.sh PATH/TO/ckptsim
 set -uo pipefail
@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/tap.sh"
 checker=("$root/scripts/check-readme" --binary "$exe")
 
-check "every README.md and docs/limits.md transcript is what the binary prints" "${checker[@]}"
+check "every README.md, docs/limits.md and docs/own-cluster.md transcript is what the binary prints" "${checker[@]}"
 
 # The bad-unit error, the README's first transcript, printed by hand from the loader's message.
 error='error: scenarios/invalid/bad-unit.json: /storage/bandwidth: expected a positive bandwidth such as "400Gbps" (bits/s: bps Kbps Mbps Gbps Tbps) or "25GB/s" (bytes/s: B/s KB/s MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s), found "20Gbs"'

@@ -283,6 +283,16 @@ assert cal["cluster"]["network_bandwidth"] == "5e+07B/s" and cal["cluster"]["gpu
 assert net["collective_efficiency"] == 1.0 and net["p2p_efficiency"] == 0.8 and net["latency"] == "0.0005s", net
 PY
 check "the calibrated scenario loads: ckptsim schedule accepts it" exits_with 0 "$bin" schedule "$tmp/synthetic.cal.json" -o "$tmp/synthetic.plan.json"
+# The base (scenarios/examples/) names its schema "../../docs/scenario.schema.json"; written into
+# $tmp, that path would name nothing: calibrate rewrites it to name the same file from $tmp. The
+# base writes no name, so the calibrated file is named after itself by the loader.
+check "the calibrated scenario's \$schema still names the committed schema, and it writes no name" python3 - "$tmp/synthetic.cal.json" docs/scenario.schema.json <<'PY'
+import json, os, sys
+cal = json.load(open(sys.argv[1]))
+target = os.path.join(os.path.dirname(sys.argv[1]), cal["$schema"])
+assert os.path.samefile(target, sys.argv[2]), (cal["$schema"], target)
+assert "name" not in cal, cal.get("name")
+PY
 check "calibrate without --scenario writes fields that merge into a loadable scenario" bash -c "
   '$bin' calibrate '$tmp/synthetic.mb.json' -o '$tmp/fields.json' >/dev/null 2>&1 &&
   python3 -c \"import json,sys; b=json.load(open('$scenario')); f=json.load(open('$tmp/fields.json'))

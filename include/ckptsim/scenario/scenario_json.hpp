@@ -7,6 +7,7 @@
 // name while every field they filled is also written (explicit fields override presets).
 // scenario_hash() identifies a scenario in result manifests.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,12 @@
 namespace ckptsim {
 
 nlohmann::json effective_scenario_json(const Scenario& s);
+
+/// A scenario document read from a file in `from_dir` and written to a file in `to_dir`: its
+/// relative paths (the top-level "$schema", /failures/trace) rewritten so that they still name
+/// the same files from `to_dir` (relative again where the two folders share a root). URLs and
+/// absolute paths are kept; so is everything else in the document.
+void rebase_relative_paths(nlohmann::json& doc, const std::filesystem::path& from_dir, const std::filesystem::path& to_dir);
 
 /// 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 std::uint64_t fnv1a_64(std::string_view bytes);

@@ -21,6 +21,12 @@ namespace ckptsim {
 /// a string there and ignores it.
 inline constexpr std::string_view kSchemaKey = "$schema";
 
+/// The schema's "$id": a location-free name (a URN, since the project publishes no URL), the
+/// same for the committed copy (docs/scenario.schema.json), the one `meson install` puts in
+/// <datadir>/ckptsim/scenario.schema.json and what `ckptsim schema` prints. A scenario points
+/// editors at one of those files with "$schema" (a path relative to the scenario, or absolute).
+inline constexpr std::string_view kSchemaId = "urn:ckptsim:scenario";
+
 /// Properties in the order of the parameter table.
 nlohmann::ordered_json scenario_schema();
 

@@ -38,6 +38,12 @@ SweepTable table_of(const SweepSpec& spec);
 /// until it writes its outputs, so this keeps memory near the size of points.jsonl.
 void compact_record(PointRecord& r, const std::vector<Column>& metrics);
 
+/// The numeric column points.csv writes beside an axis of unit strings: the axis's name with the
+/// SI unit of the scenario field at its pointer ("interval" at /strategy/interval ->
+/// "interval_s", "failure_rate" at /failures/rate -> "failure_rate_per_machine_s"); "" for axes
+/// whose field has no unit (numbers, names, fractions) or that are no field (whole objects).
+std::string numeric_axis_column(const Column& axis);
+
 /// `records` in index order.
 std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& records);
 std::string points_jsonl(const std::vector<PointRecord>& records);

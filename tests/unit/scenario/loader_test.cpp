@@ -196,11 +196,71 @@ TEST_CASE("loader: problems say what was expected and what was found") {
       CHECK(p.found == "\"lazy\"");                                          // as written
       CHECK(p.expected.find("\"remote-highfreq\"") != std::string::npos);    // names that exist
     } else if (p.pointer == "/storage/bandwidth") {
-      CHECK(p.found == "nothing");
+      CHECK(p.found.rfind("nothing", 0) == 0);
     } else {
       CHECK(p.pointer == "/cluster/bogus");
       CHECK(p.expected.find("\"machines\"") != std::string::npos);           // keys allowed
     }
+  }
+}
+
+namespace {
+const Problem* problem_at(const std::vector<Problem>& problems, const std::string& pointer) {
+  auto it = std::find_if(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
+  return it == problems.end() ? nullptr : &*it;
+}
+}  // namespace
+
+TEST_CASE("loader: a misspelt key or name is answered with the closest one") {
+  json doc = minimal();
+  doc["training"]["micro_bach"] = 4;          // one letter dropped from micro_batch
+  doc["strategy"]["kind"] = "gemni";          // one letter dropped from gemini
+  doc["cluster"]["network"]["topology"] = "leaf-spin";
+  doc["failures"]["process"] = "Exponential";  // case alone differs: the same name, different case
+  const auto problems = problems_of(doc);
+  REQUIRE(problems.size() == 4);
+  CHECK(problem_at(problems, "/training/micro_bach")->found == "unknown key \"micro_bach\" (did you mean \"micro_batch\"?)");
+  CHECK(problem_at(problems, "/strategy/kind")->found == "\"gemni\" (did you mean \"gemini\"?)");
+  CHECK(problem_at(problems, "/cluster/network/topology")->found == "\"leaf-spin\" (did you mean \"leaf-spine\"?)");
+  CHECK(problem_at(problems, "/failures/process")->found == "\"Exponential\" (did you mean \"exponential\"?)");
+}
+
+TEST_CASE("loader: two names equally close are both offered, a far one none") {
+  json doc = minimal();
+  // "gpt2-100" is one edit from "gpt2-10b" (substitute) and from "gpt2-100b" (insert).
+  doc["model"]["preset"] = "gpt2-100";
+  doc["strategy"]["kind"] = "checkpoint-everything";  // no name within a third of its length
+  const auto problems = problems_of(doc);
+  CHECK(problem_at(problems, "/model/preset")->found == "\"gpt2-100\" (did you mean \"gpt2-10b\" or \"gpt2-100b\"?)");
+  CHECK(problem_at(problems, "/strategy/kind")->found == "\"checkpoint-everything\"");
+}
+
+TEST_CASE("loader: a missing required field says how to write it; a misspelling of it is the one message") {
+  json doc = minimal();
+  doc["storage"].erase("bandwidth");
+  doc["training"].erase("serialization_bandwidth");
+  doc["training"]["serialisation_bandwidth"] = "930MB/s";  // British spelling: one substitution
+  const auto problems = problems_of(doc);
+  REQUIRE(problems.size() == 2);
+  CHECK(problem_at(problems, "/storage/bandwidth")->found ==
+        "nothing (no default; write it as \"storage\": {\"bandwidth\": \"400Gbps\"})");
+  // The misspelt key is reported with its hint; the field it fails to fill is not reported again.
+  CHECK(problem_at(problems, "/training/serialisation_bandwidth")->found ==
+        "unknown key \"serialisation_bandwidth\" (did you mean \"serialization_bandwidth\"?)");
+  CHECK(problem_at(problems, "/training/serialization_bandwidth") == nullptr);
+}
+
+TEST_CASE("loader: a misspelt preset is reported alone, not with what its unset fields imply") {
+  // Without the instance, gpu_peak_flops, network_bandwidth, ... stay 0, which would make the
+  // clock checks refuse an infinite iteration: those are consequences, not the user's mistake.
+  for (const auto& [pointer, value] : std::vector<std::pair<std::string, std::string>>{
+           {"/cluster/instance", "p4d.24xlrge"}, {"/model/preset", "gpt2-100c"}, {"/cluster/gpu", "h100-sxm"}}) {
+    CAPTURE(pointer);
+    json doc = minimal();
+    doc[json::json_pointer(pointer)] = value;
+    const auto problems = problems_of(doc);
+    REQUIRE(problems.size() == 1);
+    CHECK(problems.front().pointer == pointer);
   }
 }
 

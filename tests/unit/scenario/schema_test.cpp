@@ -79,6 +79,42 @@ TEST_CASE("loader: \"$schema\" must be a string, and only at the top level") {
   CHECK(problems[0].pointer == "/strategy/$schema");
 }
 
+TEST_CASE("schema: an $id that names it wherever it is installed") {
+  const auto schema = scenario_schema();
+  // A URN (RFC 8141: "urn:" NID ":" NSS) is an absolute URI without a fragment, as draft
+  // 2020-12 requires of $id, and names no location that could move.
+  CHECK(schema.at("$id") == "urn:ckptsim:scenario");
+  CHECK(schema.at("$schema") == "https://json-schema.org/draft/2020-12/schema");
+}
+
+TEST_CASE("rebase_relative_paths: a copy in another folder names the same schema and trace") {
+  json doc = minimal();
+  doc["$schema"] = "../../docs/scenario.schema.json";
+  doc["failures"]["trace"] = "traces/x.csv";
+  // From /repo/scenarios/paper to /repo: /repo/scenarios/paper/../../docs is /repo/docs, which
+  // from /repo is docs/; the trace, relative to the scenario, is under scenarios/paper/.
+  rebase_relative_paths(doc, "/repo/scenarios/paper", "/repo");
+  CHECK(doc["$schema"] == "docs/scenario.schema.json");
+  CHECK(doc["failures"]["trace"] == "scenarios/paper/traces/x.csv");
+  // Into a sibling folder: up one, then down.
+  rebase_relative_paths(doc, "/repo", "/repo/out");
+  CHECK(doc["$schema"] == "../docs/scenario.schema.json");
+  // URLs, URNs and absolute paths are left as written.
+  for (const char* kept : {"https://example.org/s.json", "urn:ckptsim:scenario", "/usr/share/ckptsim/scenario.schema.json"}) {
+    doc["$schema"] = kept;
+    rebase_relative_paths(doc, "/repo", "/elsewhere");
+    CHECK(doc["$schema"] == kept);
+  }
+}
+
+TEST_CASE("loader: a scenario without \"name\" is named after its file") {
+  // The bundled scenarios write no name, so a copy takes the copy's file name.
+  CHECK(load_scenario_json(minimal(), "/tmp/my-cluster.json", ".").name == "my-cluster");
+  json doc = minimal();
+  doc["name"] = "written";
+  CHECK(load_scenario_json(doc, "/tmp/my-cluster.json", ".").name == "written");
+}
+
 TEST_CASE("schema: every field of the parameter table is a property at its pointer") {
   const auto schema = scenario_schema();
   CHECK(schema["$schema"] == "https://json-schema.org/draft/2020-12/schema");

@@ -29,13 +29,28 @@ TEST_CASE("points.csv: one row per point, values as written, mean and _ci95 colu
         "1,\"remote, \"\"periodic\"\"\",0,invalid,,,,\"base.json: /cluster/machines: expected a positive integer, found 0\"\n");
 }
 
-TEST_CASE("points.csv: doubles in their shortest exact form") {
-  const SweepTable table{{{"rate", "/rate"}}, {{"x", "/x"}}};
+TEST_CASE("points.csv: doubles with at most 15 significant digits, the fewest that give the value") {
+  const SweepTable table{{{"rate", "/rate"}}, {{"x", "/x"}, {"y", "/y"}}};
   PointRecord r;
   r.index = 7;
   r.values = {0.1};
   r.status = PointStatus::ok;
-  r.result = {{"x", 1.0 / 3.0}};
-  // 1/3 needs 16 significant digits to read back exactly; 0.1 needs one.
-  CHECK(points_csv(table, {r}) == "index,rate,status,x,error\n7,0.1,ok,0.3333333333333333,\n");
+  // 1/3 rounds to 15 threes; 0.1 + 0.2 (0.30000000000000004 in shortest round-trip form) is
+  // 0.3 to 15 digits: the sum's noise bit is dropped; 0.1 needs one digit.
+  r.result = {{"x", 1.0 / 3.0}, {"y", 0.1 + 0.2}};
+  CHECK(points_csv(table, {r}) == "index,rate,status,x,y,error\n7,0.1,ok,0.333333333333333,0.3,\n");
+}
+
+TEST_CASE("points.csv: an axis of unit strings gets a numeric column in SI units beside it") {
+  const SweepTable table{{{"interval", "/strategy/interval"}, {"failure_rate", "/failures/rate"}, {"machines", "/cluster/machines"}},
+                         {}};
+  PointRecord r;
+  r.index = 0;
+  r.values = {"5min", "1.5%/machine/day", 16};
+  r.status = PointStatus::ok;
+  // 5 min = 300 s; 1.5 % per machine per day = 0.015 / 86400 s = 1.73611111111111e-07 per
+  // machine-second (15 digits); machines is a plain integer: no second column.
+  CHECK(points_csv(table, {r}) ==
+        "index,interval,interval_s,failure_rate,failure_rate_per_machine_s,machines,status,error\n"
+        "0,5min,300,1.5%/machine/day,1.73611111111111e-07,16,ok,\n");
 }

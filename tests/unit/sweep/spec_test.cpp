@@ -54,7 +54,7 @@ TEST_CASE("sweep spec: the issue's example loads; grid count is the product of t
   CHECK(spec.seed == 7);
   CHECK(spec.axes.size() == 3);
   CHECK(spec.axes[1].name == "cluster.machines");
-  CHECK(spec.base.at("name") == "gpt2-100b-16xp4d");
+  CHECK(spec.base.at("model").at("preset") == "gpt2-100b");  // the base document as written
   CHECK(spec.hash.size() == 16);
 }
 
@@ -165,6 +165,11 @@ TEST_CASE("sweep spec: every points.csv column once (axes, metrics, their ci95 c
     CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {axis(name)}}}) == std::vector<std::string>{"/axes/0/name"});
   }
   CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {axis("fraction")}}}).empty());
+  // A duration axis brings its numeric column NAME_s (results.hpp): a metric of that name clashes.
+  const json interval{{"pointer", "/strategy/interval"}, {"name", "interval"}, {"values", {"1h"}}};
+  CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {interval}}, {"metrics", {{{"name", "interval_s"}, {"pointer", "/summary/ettr"}}}}}) ==
+        std::vector<std::string>{"/axes/0/name"});
+  CHECK(problem_pointers({{"base", minimal_base()}, {"axes", {interval}}}).empty());
   // A metric repeated, or named as another's ci95 column.
   CHECK(problem_pointers({{"base", minimal_base()}, {"axes", json::array()}, {"metrics", {"/summary/ettr", "/summary/ettr"}}}) ==
         std::vector<std::string>{"/metrics/1"});

@@ -120,9 +120,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::int64_t points = std::min<std::int64_t>(ckptsim::sweep::point_count(spec), 12);
   for (std::int64_t i = 0; i < points; ++i) {
     const ckptsim::sweep::PointRecord r = ckptsim::sweep::evaluate_point(spec, i, cache);
-    require(r.status == "ok" || r.status == "invalid");
-    require(r.status == "ok" || !r.error.empty());
-    if (r.status != "ok") continue;
+    require(r.status == ckptsim::sweep::PointStatus::ok || r.status == ckptsim::sweep::PointStatus::invalid);
+    require(r.status == ckptsim::sweep::PointStatus::ok || !r.error.empty());
+    if (r.status != ckptsim::sweep::PointStatus::ok) continue;
     if (r.result.contains("summary")) {  // run
       const json& s = r.result.at("summary");
       const double ettr = s.at("ettr").at("mean").get<double>();

@@ -93,6 +93,23 @@ struct IssueItem {
   int chunk = -1;   // send, receive: the chunk's index in the sender's plan
 };
 
+/// One stream of a rank's program (compute, all-gather, reduce-scatter): its ops in order and
+/// the state of the one in flight. Ops on a stream run one at a time, as on a CUDA stream.
+struct Stream {
+  std::vector<int> ops;         // op ids, in plan order
+  std::size_t cursor = 0;       // the next op (ops.size(): all done)
+  Backend::Handle handle = 0;   // the op in flight
+  bool active = false;          // an op is in flight
+  double ready = 0;             // the simulator's ready time of the op in flight
+  double free = 0;              // when the stream's last op ended
+  [[nodiscard]] bool done() const { return cursor >= ops.size(); }
+  void reset() {
+    cursor = 0;
+    active = false;
+    free = 0;
+  }
+};
+
 class RankLoop {
  public:
   RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& backend, MPI_Comm world);
@@ -109,7 +126,7 @@ class RankLoop {
   bool op_may_start(const PlanOp& op) const;
   bool step_compute();
   double ready_time(const PlanOp& op, double stream_free) const;
-  bool step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& ready);
+  bool step_collective(Stream& stream);
   bool step_markers();
   bool step_credits();
   bool step_sends();
@@ -133,18 +150,16 @@ class RankLoop {
   int p_ = 1;
   std::vector<std::pair<std::size_t, std::size_t>> my_ranges_;
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> ranges_of_;  // per rank
-  std::vector<int> compute_ops_, ag_ops_, rs_ops_, marker_ops_;
+  std::vector<int> marker_ops_;
   std::vector<Incoming> incoming_;
   PacedLink link_;  // this rank's sends (collectives and chunks); see paced_link.hpp
   // Per-iteration state.
   int iteration_ = 0;
   IterationRecord rec_;
   std::vector<char> done_;
-  std::size_t compute_cursor_ = 0, ag_cursor_ = 0, rs_cursor_ = 0;
-  Backend::Handle compute_h_ = 0, ag_h_ = 0, rs_h_ = 0, local_h_ = 0;
-  bool compute_active_ = false, ag_active_ = false, rs_active_ = false, local_active_ = false;
-  double ag_ready_ = 0, rs_ready_ = 0, compute_ready_ = 0;
-  double compute_free_ = 0, ag_free_ = 0, rs_free_ = 0;  // when each stream's last op ended
+  Stream compute_, all_gather_, reduce_scatter_;  // all-reduces go on the reduce-scatter stream
+  Backend::Handle local_h_ = 0;
+  bool local_active_ = false;
   std::size_t send_cursor_ = 0;
   bool send_active_ = false;
   Segmented send_;
@@ -166,10 +181,10 @@ RankLoop::RankLoop(const PlanFile& plan, const EngineOptions& options, Backend& 
   double coll_max = 0;
   for (const PlanOp& op : plan.ops) {
     switch (op.kind) {
-      case OpKind::compute: compute_ops_.push_back(op.id); break;
-      case OpKind::all_gather: ag_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
+      case OpKind::compute: compute_.ops.push_back(op.id); break;
+      case OpKind::all_gather: all_gather_.ops.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
       case OpKind::reduce_scatter:
-      case OpKind::all_reduce: rs_ops_.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
+      case OpKind::all_reduce: reduce_scatter_.ops.push_back(op.id); coll_max = std::max(coll_max, op.bytes); break;
       case OpKind::marker: marker_ops_.push_back(op.id); break;
     }
   }
@@ -260,46 +275,45 @@ double RankLoop::ready_time(const PlanOp& op, double stream_free) const {
 }
 
 bool RankLoop::step_compute() {
-  if (compute_cursor_ >= compute_ops_.size()) return false;
-  const PlanOp& op = plan_.ops[static_cast<std::size_t>(compute_ops_[compute_cursor_])];
-  if (!compute_active_) {
+  Stream& st = compute_;
+  if (st.done()) return false;
+  const PlanOp& op = plan_.ops[static_cast<std::size_t>(st.ops[st.cursor])];
+  if (!st.active) {
     if (!op_may_start(op)) return false;
-    compute_ready_ = ready_time(op, compute_free_);
-    compute_h_ = backend_.compute(op.flops);
-    compute_active_ = true;
+    st.ready = ready_time(op, st.free);
+    st.handle = backend_.compute(op.flops);
+    st.active = true;
   }
   Span m;
-  const Progress p = backend_.poll(compute_h_, m);
+  const Progress p = backend_.poll(st.handle, m);
   if (p != Progress::done) return p == Progress::working;
-  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(compute_ready_, m.start_s), m.end_s};
-  compute_free_ = m.end_s;
+  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(st.ready, m.start_s), m.end_s};
+  st.free = m.end_s;
   done_[static_cast<std::size_t>(op.id)] = 1;
-  compute_active_ = false;
-  ++compute_cursor_;
+  st.active = false;
+  ++st.cursor;
   return true;
 }
 
-bool RankLoop::step_collective(OpKind kind, std::size_t& cursor, Backend::Handle& handle, bool& active, double& ready) {
-  const std::vector<int>& ops = kind == OpKind::all_gather ? ag_ops_ : rs_ops_;
-  if (cursor >= ops.size()) return false;
-  const PlanOp& op = plan_.ops[static_cast<std::size_t>(ops[cursor])];
-  double& stream_free = kind == OpKind::all_gather ? ag_free_ : rs_free_;
-  if (!active) {
+bool RankLoop::step_collective(Stream& st) {
+  if (st.done()) return false;
+  const PlanOp& op = plan_.ops[static_cast<std::size_t>(st.ops[st.cursor])];
+  if (!st.active) {
     const IssueItem item{IssueItem::collective, op.id, -1, -1};
     if (!op_may_start(op) || !may_issue(item)) return false;
-    ready = ready_time(op, stream_free);
-    handle = backend_.collective(op.kind, op.bytes, link_, ready);
+    st.ready = ready_time(op, st.free);
+    st.handle = backend_.collective(op.kind, op.bytes, link_, st.ready);
     issued(item);
-    active = true;
+    st.active = true;
   }
   Span m;
-  const Progress p = backend_.poll(handle, m);
+  const Progress p = backend_.poll(st.handle, m);
   if (p != Progress::done) return p == Progress::working;
-  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(ready, m.start_s), m.end_s};
-  stream_free = m.end_s;
+  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(st.ready, m.start_s), m.end_s};
+  st.free = m.end_s;
   done_[static_cast<std::size_t>(op.id)] = 1;
-  active = false;
-  ++cursor;
+  st.active = false;
+  ++st.cursor;
   return true;
 }
 
@@ -472,7 +486,7 @@ bool RankLoop::step_local_copy() {
 }
 
 bool RankLoop::finished() {
-  if (compute_cursor_ < compute_ops_.size() || ag_cursor_ < ag_ops_.size() || rs_cursor_ < rs_ops_.size()) return false;
+  if (!compute_.done() || !all_gather_.done() || !reduce_scatter_.done()) return false;
   if (!done_[static_cast<std::size_t>(plan_.optimizer_op)] || rec_.local_copy.end_s < 0) return false;
   for (int id : marker_ops_) {
     if (!done_[static_cast<std::size_t>(id)]) return false;
@@ -493,11 +507,10 @@ void RankLoop::reset(int iteration) {
   rec_.iteration = iteration;
   rec_.ops.assign(plan_.ops.size(), Span{});
   done_.assign(plan_.ops.size(), 0);
-  compute_cursor_ = ag_cursor_ = rs_cursor_ = 0;
-  compute_free_ = ag_free_ = rs_free_ = 0;
+  for (Stream* st : {&compute_, &all_gather_, &reduce_scatter_}) st->reset();
   link_.reset();
   order_next_ = 0;
-  compute_active_ = ag_active_ = rs_active_ = local_active_ = false;
+  local_active_ = false;
   send_cursor_ = 0;
   send_active_ = false;
   credited_.assign(my_ranges_.size(), -1.0);
@@ -516,8 +529,8 @@ IterationRecord RankLoop::run(int iteration) {
   while (!finished()) {
     bool progressed = step_receives();
     progressed |= step_sends();
-    progressed |= step_collective(OpKind::all_gather, ag_cursor_, ag_h_, ag_active_, ag_ready_);
-    progressed |= step_collective(OpKind::reduce_scatter, rs_cursor_, rs_h_, rs_active_, rs_ready_);
+    progressed |= step_collective(all_gather_);
+    progressed |= step_collective(reduce_scatter_);
     progressed |= step_markers();
     progressed |= step_local_copy();
     progressed |= step_compute();

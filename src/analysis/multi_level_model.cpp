@@ -228,10 +228,18 @@ MultiLevelPrediction predict_multi_level(const Scenario& s, const StrategyCosts&
   const double horizon = s.run.duration ? s.run.duration->seconds() : p.t * static_cast<double>(s.run.iterations.value_or(1));
   out.best_period_s = best_periods(p.stall, r.rate, horizon);
   Pattern best = p;
+  // Each level's interval is a whole multiple of the one below. A period that is not a finite
+  // positive number of iterations (an iteration time of zero, a rate of zero) places the level
+  // every iteration of the one below; the product stays at most kMaxBestEvery iterations, so the
+  // multiples cannot overflow (three levels of up to 1e9 would reach 1e27).
+  constexpr double kMaxBestEvery = 1e15;
   std::int64_t unit = 1;
   for (std::size_t i = 0; i < 3; ++i) {
-    const double steps = std::round(out.best_period_s[i] / (p.t * static_cast<double>(unit)));
-    best.every[i] = unit * static_cast<std::int64_t>(std::clamp(steps, 1.0, 1e9));
+    const double per_unit = p.t * static_cast<double>(unit);
+    double steps = per_unit > 0 ? std::round(out.best_period_s[i] / per_unit) : 1.0;
+    if (!std::isfinite(steps)) steps = 1.0;
+    const double most = std::max(1.0, std::floor(kMaxBestEvery / static_cast<double>(unit)));
+    best.every[i] = unit * static_cast<std::int64_t>(std::clamp(steps, 1.0, most));
     unit = best.every[i];
   }
   if (p.every[2] <= 0) best.every[2] = 0;  // persistent_interval "never": no level 3 to place

@@ -4,16 +4,17 @@
 #include <cmath>
 
 #include "ckptsim/checkpoint/partition.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 
 namespace ckptsim {
 
 int study_holders(const Scenario& scenario) {
   const int n = std::max(1, scenario.cluster.machines);
-  if (scenario.strategy.kind == StrategyKind::erasure_coded) return std::clamp(scenario.strategy.parity + 1, 1, n);
-  // The loader checks that the replicas fit only for strategies that keep checkpoints in CPU
-  // memory; for the others they are clamped (see prepare_iteration_study).
-  const bool validated =
-      scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
+  const CheckpointLayout layout = checkpoint_layout(scenario.strategy.kind);
+  if (layout == CheckpointLayout::erasure_code) return std::clamp(scenario.strategy.parity + 1, 1, n);
+  // The replicas are taken as written for the layout whose copies the scheduler plans; for the
+  // others they are clamped (see prepare_iteration_study).
+  const bool validated = layout == CheckpointLayout::replicas;
   return validated ? std::max(1, scenario.strategy.replicas) : std::clamp(scenario.strategy.replicas, 1, n);
 }
 
@@ -32,11 +33,11 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   // memory. For the others the schedulers are still compared (the iteration costs, `ckptsim
   // iteration`), on at most N replicas and on "mixed" where "group" does not fit (fuzz finding:
   // remote-highfreq on 15 machines escaped as a PlacementError).
-  const bool validated =
-      scenario.strategy.kind == StrategyKind::gemini || scenario.strategy.kind == StrategyKind::in_memory_blocking;
+  const CheckpointLayout layout = checkpoint_layout(scenario.strategy.kind);
+  const bool validated = layout == CheckpointLayout::replicas;
   const int m = study_holders(scenario);
   const bool group_fits = !is_group_placement(scenario.strategy.placement) || n % m == 0;
-  if (scenario.strategy.kind == StrategyKind::erasure_coded) {
+  if (layout == CheckpointLayout::erasure_code) {
     // Erasure-coded groups send p c per machine (checkpoint/erasure_code.hpp), planned as p
     // copies to the p next machines: the same bytes through every NIC as the real destinations,
     // spread over the g - 1 other members of the group.

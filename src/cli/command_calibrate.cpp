@@ -14,6 +14,7 @@
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/measurements.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/cli/json_input.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
@@ -66,18 +67,10 @@ int command_calibrate(const CommandContext& ctx) {
       ("output,o", po::value(&output), "file to write (required)")
       ("scenario", po::value(&base_path), "base scenario whose fields the fits replace (its data sheet bounds fits on real devices)")
       ("machines", po::value(&machines), "machine count whose collectives set the network fields (default: the largest)");
-  po::options_description all;
-  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("files", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
-  po::notify(vm);
-  const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const auto parsed = parse_files_options(ctx, ctx.args, visible);
+  if (!parsed) return 0;
+  const po::variables_map& vm = parsed->vm;
+  const std::vector<std::string>& files = parsed->files;
   if (files.empty()) throw UsageError("expects at least one MEASURED file (ckptsim-replay output or --microbench output)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the fitted parameters)");
   if (vm.count("machines") && machines < 1) throw UsageError(fmt::format("--machines expects a machine count >= 1, found {}", machines));

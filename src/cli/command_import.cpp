@@ -13,6 +13,7 @@
 #include "ckptsim/calibration/calibrate.hpp"
 #include "ckptsim/calibration/nccl_tests.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/output_file.hpp"
@@ -44,18 +45,10 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
       ("ranks", po::value(&ranks), "ranks of runs whose Rank lines are missing or incomplete")
       ("machines", po::value(&machines), "machines of runs whose Rank lines are missing or incomplete")
       ("write-machines", po::value(&machines_written), "machine count whose collectives set the network fields (default: the largest)");
-  po::options_description all;
-  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("files", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
-  po::notify(vm);
-  const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const auto parsed = parse_files_options(ctx, args, visible);
+  if (!parsed) return 0;
+  const po::variables_map& vm = parsed->vm;
+  const std::vector<std::string>& files = parsed->files;
   if (files.empty()) throw UsageError("expects at least one FILE of nccl-tests output");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the fitted fields)");
   NcclTestsOptions o;

@@ -15,7 +15,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/failure/failure_process.hpp"
-#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/parameters.hpp"

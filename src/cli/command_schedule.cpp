@@ -11,11 +11,12 @@
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/cli/commands.hpp"
-#include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/output/trace_events.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -142,7 +143,7 @@ nlohmann::json plan_json(const IterationStudy& study, const SchedulerOutcome& o,
 /// (parity symbols, levels, storage, nothing), so a replica plan for them would be wrong.
 void refuse_without_replica_plan(const Scenario& s) {
   const StrategyKind kind = s.strategy.kind;
-  if (kind == StrategyKind::gemini || kind == StrategyKind::in_memory_blocking) return;
+  if (checkpoint_layout(kind) == CheckpointLayout::replicas) return;
   throw InputError(s.source_file, "/strategy/kind",
                    "a strategy whose checkpoint is whole replicas sent to peers, \"gemini\" or \"in-memory-blocking\" "
                    "(ckptsim schedule writes only that plan; the plans of the other strategies are not modelled yet)",

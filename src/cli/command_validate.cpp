@@ -16,6 +16,7 @@
 #include "ckptsim/calibration/torch_profiler.hpp"
 #include "ckptsim/calibration/validation.hpp"
 #include "ckptsim/cli/commands.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/cli/json_input.hpp"
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/validation_report.hpp"
@@ -36,18 +37,10 @@ int command_validate(const CommandContext& ctx) {
   double tolerance = 0.1;
   visible.add_options()("help,h", "print this help")("json", "print JSON")
       ("tolerance", po::value<double>(&tolerance)->default_value(0.1, "0.1"), "largest median |relative error| that passes (0 < X <= 100)");
-  po::options_description all;
-  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("files", 2);
-  po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
-  po::notify(vm);
-  const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const auto parsed = parse_files_options(ctx, ctx.args, visible, 2);
+  if (!parsed) return 0;
+  const po::variables_map& vm = parsed->vm;
+  const std::vector<std::string>& files = parsed->files;
   if (files.size() != 2) throw UsageError("expects PLAN and MEASURED (a plan from ckptsim schedule, a timeline from ckptsim-replay)");
   if (!(tolerance > 0) || !(tolerance <= 100)) throw UsageError(fmt::format("--tolerance expects a number in (0, 100], found {}", tolerance));
   refuse_repeated_inputs("PLAN and MEASURED", files);

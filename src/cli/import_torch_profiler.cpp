@@ -11,6 +11,7 @@
 
 #include "ckptsim/calibration/gzip_input.hpp"
 #include "ckptsim/calibration/torch_profiler.hpp"
+#include "ckptsim/cli/options.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/output_file.hpp"
@@ -76,18 +77,10 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
       ("min-span", po::value(&min_span)->default_value("0s"), "leave out idle gaps shorter than this (a duration: 100us, 1ms)")
       ("gpus-per-machine", po::value(&gpus_per_machine), "GPUs per machine of the traced job: gives each collective its machine count")
       ("force", "read traces beyond the 256 MiB size limit (up to 4 GiB)");
-  po::options_description all;
-  all.add(visible).add_options()("files", po::value<std::vector<std::string>>());
-  po::positional_options_description pos;
-  pos.add("files", -1);
-  po::variables_map vm;
-  po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-  if (vm.count("help")) {
-    ctx.out << visible << '\n';
-    return 0;
-  }
-  po::notify(vm);
-  const auto files = vm.count("files") ? vm["files"].as<std::vector<std::string>>() : std::vector<std::string>{};
+  const auto parsed = parse_files_options(ctx, args, visible);
+  if (!parsed) return 0;
+  const po::variables_map& vm = parsed->vm;
+  const std::vector<std::string>& files = parsed->files;
   if (files.empty()) throw UsageError("expects at least one TRACE (a PyTorch profiler trace per rank)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the idle-span profile)");
   TorchProfilerOptions o;

@@ -10,26 +10,50 @@ namespace ckptsim::cli {
 
 namespace po = boost::program_options;
 
-std::optional<po::variables_map> parse_command_options(const CommandContext& ctx,
-                                                       const po::options_description& visible,
-                                                       const char* positional_name, std::string* positional_value) {
+namespace {
+
+/// `args` against `visible` plus the hidden positional `hidden`; nullopt after printing help.
+std::optional<po::variables_map> parse_with_positionals(const CommandContext& ctx, const std::vector<std::string>& args,
+                                                        const po::options_description& visible,
+                                                        const po::options_description& hidden,
+                                                        const po::positional_options_description& positional) {
   po::options_description all;
-  all.add(visible);
-  po::options_description hidden;
-  po::positional_options_description positional;
-  if (positional_name != nullptr) {
-    hidden.add_options()(positional_name, po::value<std::string>(positional_value));
-    all.add(hidden);
-    positional.add(positional_name, 1);
-  }
+  all.add(visible).add(hidden);
   po::variables_map vm;
-  po::store(po::command_line_parser(ctx.args).options(all).positional(positional).run(), vm);
+  po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
   if (vm.count("help")) {
     ctx.out << visible << '\n';
     return std::nullopt;
   }
   po::notify(vm);
   return vm;
+}
+
+}  // namespace
+
+std::optional<po::variables_map> parse_command_options(const CommandContext& ctx,
+                                                       const po::options_description& visible,
+                                                       const char* positional_name, std::string* positional_value) {
+  po::options_description hidden;
+  po::positional_options_description positional;
+  if (positional_name != nullptr) {
+    hidden.add_options()(positional_name, po::value<std::string>(positional_value));
+    positional.add(positional_name, 1);
+  }
+  return parse_with_positionals(ctx, ctx.args, visible, hidden, positional);
+}
+
+std::optional<ParsedFileOptions> parse_files_options(const CommandContext& ctx, const std::vector<std::string>& args,
+                                                     const po::options_description& visible, int max_files) {
+  po::options_description hidden;
+  hidden.add_options()("files", po::value<std::vector<std::string>>());
+  po::positional_options_description positional;
+  positional.add("files", max_files);
+  auto vm = parse_with_positionals(ctx, args, visible, hidden, positional);
+  if (!vm) return std::nullopt;
+  ParsedFileOptions out{*vm, {}};
+  if (out.vm.count("files")) out.files = out.vm["files"].as<std::vector<std::string>>();
+  return out;
 }
 
 int resolve_jobs(int jobs) {

@@ -12,6 +12,7 @@
 
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/run/run_model.hpp"
+#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -90,13 +91,7 @@ nlohmann::json costs_json(const StrategyCosts& c) {
                      {"retrieval_local_s", c.retrieval_local.seconds()},
                      {"retrieval_peer_s", c.retrieval_peer.seconds()},
                      {"retrieval_storage_s", c.retrieval_storage.seconds()}};
-  if (c.tier == CheckpointTier::multi_level) {
-    out["partner_every_iterations"] = c.partner_every_iterations;
-    out["partner_stall_s"] = c.partner_stall.seconds();
-    out["persistent_stall_s"] = c.persistent_stall.seconds();
-  }
-  if (c.erasure_coded())
-    out["erasure_code"] = {{"group_size", c.group_size}, {"parity", c.parity}, {"encode_s", c.encode.seconds()}};
+  strategy_of(c.strategy).add_costs_json(c, out);
   if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
   return out;
 }
@@ -117,22 +112,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
                      s.cluster.gpus_per_machine, s.model.preset.empty() ? fmt::format("{:.3g} parameters", s.model.parameters) : s.model.preset,
                      horizon);
   std::string strategy(name_of(s.strategy.kind));
-  if (c.erasure_coded())
-    strategy += fmt::format(" (groups of {} with {} parity, {} placement, every {} iteration(s))", c.group_size, c.parity,
-                            name_of(c.placement), c.every_iterations);
-  else if (c.tier == CheckpointTier::memory)
-    strategy += fmt::format(" ({} replicas, {} placement, every {} iteration(s))", c.replicas, name_of(c.placement),
-                            c.every_iterations);
-  else if (c.tier == CheckpointTier::storage)
-    strategy += fmt::format(" (every {} iteration(s){})", c.every_iterations, c.adaptive_interval ? " at first, adaptive" : "");
-  else if (c.tier == CheckpointTier::multi_level) {
-    // persistent_interval "never": no storage level (its period is 0).
-    const bool stored = c.persistent_every_iterations > 0;
-    strategy += fmt::format(" (local every {}, partners ({} replicas, {} placement) every {}{}{} iteration(s){})",
-                            c.every_iterations, c.replicas, name_of(c.placement), c.partner_every_iterations,
-                            stored ? fmt::format(", storage every {}", c.persistent_every_iterations) : std::string(),
-                            c.adaptive_interval ? " at first, adaptive" : "", stored ? "" : ", never to storage");
-  }
+  strategy += strategy_of(s.strategy.kind).configuration(c);
   out << fmt::format("strategy   {}\n", strategy);
   if (c.tier == CheckpointTier::none) {
     out << fmt::format("costs      iteration {}, no checkpoints\n", format_duration(c.iteration_time));

@@ -10,6 +10,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/level_clock.hpp"
 #include "ckptsim/run/segment_clock.hpp"
+#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -59,13 +60,7 @@ WideNs period_ns(const StrategyCosts& c, std::int64_t every) {
 std::string period_field(const Scenario& s, const StrategyCosts& c) {
   if (c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level))
     return "/strategy/adaptive_interval";
-  switch (c.strategy) {
-    case StrategyKind::remote_periodic: return "/strategy/interval";
-    case StrategyKind::remote_highfreq: return "/storage/bandwidth";
-    case StrategyKind::multi_level: return "/strategy/local_interval";
-    case StrategyKind::none: return s.training.iteration_time ? "/training/iteration_time" : "the iteration time";
-    default: return "/strategy/every_iterations";
-  }
+  return strategy_of(c.strategy).period_field(s);
 }
 
 std::string format_term_time(WideNs ns) {

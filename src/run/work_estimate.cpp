@@ -9,6 +9,7 @@
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/run_model.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -19,7 +20,8 @@ namespace {
 /// Mersenne-Twister engine (2.5 KiB) and a queue entry per machine.
 double bytes_per_machine(const Scenario& s) {
   // Erasure-coded groups are holder lists of the g group members.
-  const int holders = s.strategy.kind == StrategyKind::erasure_coded ? s.strategy.group_size : s.strategy.replicas;
+  const int holders =
+      checkpoint_layout(s.strategy.kind) == CheckpointLayout::erasure_code ? s.strategy.group_size : s.strategy.replicas;
   double bytes = 2.0 * (32.0 + 4.0 * holders) + 16.0;
   if (s.failures.process == FailureProcessKind::weibull) bytes += 2560.0 + 32.0;
   return bytes;

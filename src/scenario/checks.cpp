@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -111,7 +112,7 @@ void check_gpu_buffer(const Scenario& s, CheckContext& ctx) {
 void check_in_memory(const Scenario& s, CheckContext& ctx) {
   if (!keeps_checkpoints_in_memory(s.strategy.kind) || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
   if (s.cluster.machines < 1) return;  // reported as missing
-  if (s.strategy.kind == StrategyKind::erasure_coded) {
+  if (checkpoint_layout(s.strategy.kind) == CheckpointLayout::erasure_code) {
     check_erasure_coded(s, ctx);
     return;
   }

@@ -1,20 +1,23 @@
 // Evaluating one sweep point (evaluate.hpp).
 #include "ckptsim/sweep/evaluate.hpp"
 
+#include <array>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
+#include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/run_report.hpp"
-#include "ckptsim/checkpoint/iteration_work.hpp"
-#include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/placement_point.hpp"
@@ -170,7 +173,7 @@ std::string iteration_cost_key(const Scenario& s) {
   }
   if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);
   // Erasure-coded traffic is planned as p copies (iteration_study.cpp), whatever the replicas.
-  if (k.kind == StrategyKind::erasure_coded) key += fmt::format("|ec{}", k.parity);
+  if (checkpoint_layout(k.kind) == CheckpointLayout::erasure_code) key += fmt::format("|ec{}", k.parity);
   return key;
 }
 
@@ -183,35 +186,50 @@ PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache&
     Scenario scenario = load_scenario_json(doc, spec.base_label, spec.base_dir);
     if (!axes_set_seed(spec)) scenario.run.seed = point_seed(spec.seed, index);
     record.result = evaluate_command(spec.command, scenario, cache);
-    record.status = "ok";
+    record.status = PointStatus::ok;
   } catch (const InputError& e) {
-    record.status = "invalid";
+    record.status = PointStatus::invalid;
     record.error = joined_problems(e);
   } catch (const ModelError& e) {
-    record.status = "invalid";
+    record.status = PointStatus::invalid;
     record.error = e.what();
   } catch (const LimitError& e) {
-    record.status = "invalid";
-    record.error = e.what();
-  } catch (const std::invalid_argument& e) {
-    // Older model code reports some parameter problems this way; it is still the point's input.
-    record.status = "invalid";
+    record.status = PointStatus::invalid;
     record.error = e.what();
   } catch (const std::bad_alloc&) {
     // Beyond what the estimates foresaw: this point is refused, the sweep goes on (and a
     // --resume does not die at the same point again).
-    record.status = "invalid";
+    record.status = PointStatus::invalid;
     record.error = "out of memory: the point asks for more than this machine has (see docs/limits.md)";
   } catch (const std::exception& e) {
     // A bug (e.g. ClockOverflow): recorded for the report, and the sweep still finishes.
-    record.status = "error";
+    record.status = PointStatus::error;
     record.error = fmt::format("internal error (please report): {}", e.what());
   }
   return record;
 }
 
+namespace {
+
+constexpr std::array<std::pair<PointStatus, std::string_view>, 3> kStatusNames{
+    {{PointStatus::ok, "ok"}, {PointStatus::invalid, "invalid"}, {PointStatus::error, "error"}}};
+
+}  // namespace
+
+std::string_view status_name(PointStatus status) {
+  for (const auto& [value, name] : kStatusNames)
+    if (value == status) return name;
+  return "error";
+}
+
+std::optional<PointStatus> parse_status(std::string_view name) {
+  for (const auto& [value, text] : kStatusNames)
+    if (text == name) return value;
+  return std::nullopt;
+}
+
 nlohmann::json record_to_json(const PointRecord& r) {
-  nlohmann::json j = {{"index", r.index}, {"values", r.values}, {"status", r.status}};
+  nlohmann::json j = {{"index", r.index}, {"values", r.values}, {"status", std::string(status_name(r.status))}};
   if (!r.error.empty()) j["error"] = r.error;
   j["result"] = r.result;
   return j;
@@ -229,7 +247,9 @@ PointRecord record_from_json(const nlohmann::json& j) {
   PointRecord r;
   r.index = j.at("index").get<std::int64_t>();
   r.values.assign(j.at("values").begin(), j.at("values").end());
-  r.status = j.at("status").get<std::string>();
+  const std::optional<PointStatus> status = parse_status(j.at("status").get<std::string>());
+  if (!status) throw std::invalid_argument("not a sweep point status");
+  r.status = *status;
   if (j.contains("error") && j.at("error").is_string()) r.error = j.at("error").get<std::string>();
   r.result = j.at("result");
   return r;

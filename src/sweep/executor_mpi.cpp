@@ -15,8 +15,6 @@
 #include <algorithm>
 #include <cstdlib>
 #include <deque>
-#include <exception>
-#include <iostream>
 #include <string>
 
 #include "ckptsim/sweep/executor.hpp"
@@ -27,35 +25,6 @@ namespace {
 
 constexpr int kTagRequest = 1;
 constexpr int kTagWork = 2;
-
-struct MpiState {
-  bool initialized = false;
-  int rank = 0;
-  int size = 1;
-};
-
-bool launched_by_mpirun() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
-         std::getenv("PMIX_RANK") != nullptr;
-}
-
-MpiState& state() {
-  static MpiState s = [] {
-    MpiState st;
-    if (!launched_by_mpirun()) return st;
-    // A worker waiting for its next chunk yields its core instead of spinning (OpenMPI polls by
-    // default), which cost 15% more CPU on a shared 2-core machine; an explicit setting wins.
-    setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
-    int provided = 0;
-    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    st.initialized = true;
-    MPI_Comm_rank(MPI_COMM_WORLD, &st.rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &st.size);
-    std::atexit([] { MPI_Finalize(); });
-    return st;
-  }();
-  return s;
-}
 
 std::string receive_text(int source, int tag, int* from) {
   MPI_Status status;
@@ -156,24 +125,32 @@ class Master {
 
 }  // namespace
 
-bool mpi_active() { return state().initialized && state().size > 1; }
-int mpi_rank() { return state().rank; }
-int mpi_size() { return state().size; }
+bool mpi_built() { return true; }
 
-bool mpi_broadcast_ok(bool ok) {
+MpiSession::MpiSession() {
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+bool MpiSession::broadcast_ok(bool ok) const {
   int flag = ok ? 1 : 0;
   MPI_Bcast(&flag, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return flag != 0;
 }
 
-void execute_mpi(const SweepSpec& spec, const std::vector<std::int64_t>& todo, CostCache& cache, const RecordSink& done) {
-  try {
-    if (mpi_rank() == 0) Master(todo, mpi_size(), done).run(spec, cache);
-    else worker_loop(spec, cache);
-  } catch (const std::exception& e) {
-    std::cerr << "error: rank " << mpi_rank() << ": " << e.what() << '\n';
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
+void MpiSession::abort(int code) const {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::exit(code);  // MPI_Abort does not return; for the compiler
+}
+
+void execute_mpi(const MpiSession& mpi, const SweepSpec& spec, const std::vector<std::int64_t>& todo, CostCache& cache,
+                 const RecordSink& done) {
+  if (mpi.rank() == 0) Master(todo, mpi.size(), done).run(spec, cache);
+  else worker_loop(spec, cache);
 }
 
 }  // namespace ckptsim::sweep

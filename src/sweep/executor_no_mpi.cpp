@@ -1,16 +1,19 @@
 // Built without MPI: a single process, executed with threads (executor.hpp).
+#include <exception>
 #include <stdexcept>
 
 #include "ckptsim/sweep/executor.hpp"
 
 namespace ckptsim::sweep {
 
-bool mpi_active() { return false; }
-int mpi_rank() { return 0; }
-int mpi_size() { return 1; }
-bool mpi_broadcast_ok(bool ok) { return ok; }
+bool mpi_built() { return false; }
 
-void execute_mpi(const SweepSpec&, const std::vector<std::int64_t>&, CostCache&, const RecordSink&) {
+MpiSession::MpiSession() { throw std::logic_error("MpiSession made in a build without MPI"); }
+MpiSession::~MpiSession() = default;
+bool MpiSession::broadcast_ok(bool ok) const { return ok; }
+void MpiSession::abort(int) const { std::terminate(); }  // unreachable: no session in this build
+
+void execute_mpi(const MpiSession&, const SweepSpec&, const std::vector<std::int64_t>&, CostCache&, const RecordSink&) {
   throw std::logic_error("execute_mpi called in a build without MPI");
 }
 

@@ -9,6 +9,7 @@
 #include "ckptsim/analysis/recovery_probability.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim::sweep {
@@ -66,7 +67,7 @@ nlohmann::json erasure_point_json(const Scenario& scenario, double shard_bytes, 
 
 nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes, const char* way_out) {
   const int machines = scenario.cluster.machines;
-  if (scenario.strategy.kind == StrategyKind::erasure_coded)
+  if (checkpoint_layout(scenario.strategy.kind) == CheckpointLayout::erasure_code)
     return erasure_point_json(scenario, shard_bytes, std::min(machines, kPlacementPointMaxFailures) + 1);
   const int replicas = scenario.strategy.replicas;
   check_work(scenario, way_out);

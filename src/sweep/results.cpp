@@ -45,7 +45,7 @@ std::vector<bool> ci95_columns(const SweepTable& table, const std::vector<PointR
   std::vector<bool> has(table.metrics.size(), false);
   for (std::size_t m = 0; m < table.metrics.size(); ++m)
     for (const auto& r : records) {
-      const auto* v = r.status == "ok" ? at_pointer(r.result, table.metrics[m].pointer) : nullptr;
+      const auto* v = r.status == PointStatus::ok ? at_pointer(r.result, table.metrics[m].pointer) : nullptr;
       if (v != nullptr && v->is_object() && v->contains("ci95")) {
         has[m] = true;
         break;
@@ -92,9 +92,9 @@ std::string points_csv(const SweepTable& table, const std::vector<PointRecord>& 
   for (const auto& r : records) {
     out += std::to_string(r.index);
     for (const auto& v : r.values) cell(value_text(v));
-    cell(r.status);
+    cell(std::string(status_name(r.status)));
     for (std::size_t m = 0; m < table.metrics.size(); ++m) {
-      const auto* v = r.status == "ok" ? at_pointer(r.result, table.metrics[m].pointer) : nullptr;
+      const auto* v = r.status == PointStatus::ok ? at_pointer(r.result, table.metrics[m].pointer) : nullptr;
       const bool summary = v != nullptr && v->is_object() && v->contains("mean");
       const bool scalar = v != nullptr && !v->is_object() && !v->is_array() && !v->is_null();
       cell(summary ? value_text(v->at("mean")) : scalar ? value_text(*v) : std::string());
@@ -118,7 +118,7 @@ std::string points_jsonl(const std::vector<PointRecord>& records) {
 void write_outputs(const std::string& dir, const SweepTable& table, const OutputInfo& info,
                    const std::vector<PointRecord>& records) {
   std::map<std::string, std::int64_t> status_counts;
-  for (const auto& r : records) ++status_counts[r.status];
+  for (const auto& r : records) ++status_counts[std::string(status_name(r.status))];
   nlohmann::json axes = nlohmann::json::array();
   for (const auto& a : table.axes) axes.push_back({{"name", a.name}, {"pointer", a.pointer}});
   nlohmann::json metrics = nlohmann::json::array();

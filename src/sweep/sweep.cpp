@@ -80,9 +80,9 @@ void write_sweep_outputs(const SweepSpec& spec, const SweepOptions& o, std::map<
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
   SweepOutcome outcome;
-  const bool mpi = mpi_active();
-  outcome.ranks = mpi ? mpi_size() : 1;
-  const bool writer = !mpi || mpi_rank() == 0;
+  const bool mpi = o.mpi != nullptr && o.mpi->size() > 1;
+  outcome.ranks = mpi ? o.mpi->size() : 1;
+  const bool writer = !mpi || o.mpi->rank() == 0;
   std::map<std::int64_t, PointRecord> records;
   std::vector<std::int64_t> todo;
   std::unique_ptr<JournalWriter> journal;
@@ -106,10 +106,10 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
     }
     ready = true;
   } catch (...) {
-    if (mpi) mpi_broadcast_ok(false);
+    if (mpi) (void)o.mpi->broadcast_ok(false);
     throw;
   }
-  if (mpi && !mpi_broadcast_ok(ready)) return outcome;
+  if (mpi && !o.mpi->broadcast_ok(ready)) return outcome;
 
   outcome.resumed = static_cast<std::int64_t>(records.size());
   outcome.points = outcome.resumed + static_cast<std::int64_t>(todo.size());
@@ -128,14 +128,20 @@ SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
     if (progress) progress->update(outcome.resumed + appended);
     if (o.after_append) o.after_append(appended);
   };
-  if (mpi) execute_mpi(spec, todo, cache, sink);
-  else execute_threads(spec, todo, o.jobs, cache, sink);
+  if (mpi) {
+    try {
+      execute_mpi(*o.mpi, spec, todo, cache, sink);
+    } catch (const std::exception& e) {
+      throw RankFailure(o.mpi->rank(), e.what());  // the others wait: the owner ends the job
+    }
+  }
+  if (!mpi) execute_threads(spec, todo, o.jobs, cache, sink);
   if (progress) progress->finish();
   outcome.computed = appended;
   outcome.cache_hits = cache.hits();
   outcome.cache_misses = cache.misses();
   if (!writer) return outcome;
-  for (const auto& [index, record] : records) outcome.invalid += record.status == "ok" ? 0 : 1;
+  for (const auto& [index, record] : records) outcome.invalid += record.status == PointStatus::ok ? 0 : 1;
   write_sweep_outputs(spec, o, records);
   outcome.wrote_outputs = true;
   return outcome;

@@ -11,22 +11,14 @@ import subprocess
 import sys
 import tempfile
 
-ckptsim = os.path.abspath(sys.argv[1])
-root = pathlib.Path(__file__).resolve().parents[2]
-os.chdir(root)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import tap  # noqa: E402  (tests/tap.py)
+
+ckptsim = tap.executable(sys.argv[1])
+root = tap.repo_root()
 plot_py = str(root / "scripts" / "plot.py")
-count = 0
-failures = 0
-
-
-def report(ok, description, details=""):
-    global count, failures
-    count += 1
-    failures += 0 if ok else 1
-    print(f"{'ok' if ok else 'not ok'} {count} - {description}")
-    if not ok and details:
-        for line in str(details).splitlines()[-30:]:
-            print(f"# {line}")
+checks = tap.Tap(detail_lines=30, last=True)
+report = checks.report
 
 
 def plot(*args):
@@ -48,8 +40,7 @@ interval_sweep = "results/sweeps/interval-vs-failure-rate"
 
 if not have_matplotlib:
     clean_error("without matplotlib: exit 2 naming python3-matplotlib", [machines_sweep, "-o", out], "python3-matplotlib")
-    print(f"1..{count} # SKIP figures: matplotlib (python3-matplotlib) is not installed")
-    sys.exit(1 if failures else 0)
+    sys.exit(checks.finish("figures: matplotlib (python3-matplotlib) is not installed"))
 
 # --- error paths
 clean_error("an unknown --metric: exit 2 listing the metrics there are",
@@ -187,5 +178,4 @@ report(legend is None or len(legend.get_texts()) <= plotmod.MAX_LEGEND_ENTRIES,
        None if legend is None else len(legend.get_texts()))
 report(len(fig.axes) == 2, "random mode: the colour scale has its colour bar")
 
-print(f"1..{count}")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -18,23 +18,16 @@ import pathlib
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import tap  # noqa: E402  (tests/tap.py)
+
+ROOT = tap.repo_root(chdir=False)
 SCHEMA_FILE = ROOT / "docs" / "scenario.schema.json"
 # JSON files in the scenario folders that are not scenarios.
 # Inputs of scripts/reproduce-paper and sweep specs (docs/sweep-format.md), not scenarios.
 NOT_SCENARIOS = {"scenarios/paper/figures.json", "benchmarks/scenarios/sweep-10000-points.json"}
-count = 0
-failures = 0
-
-
-def report(ok, description, details=""):
-    global count, failures
-    count += 1
-    failures += 0 if ok else 1
-    print(f"{'ok' if ok else 'not ok'} {count} - {description}")
-    if not ok and details:
-        for line in str(details).splitlines()[:20]:
-            print(f"#     {line}")
+checks = tap.Tap(detail_lines=20, prefix="#     ")
+report = checks.report
 
 
 def errors_of(validator, path):
@@ -55,8 +48,7 @@ def main():
         import jsonschema
     except ImportError:
         report(False, "python3 can import jsonschema", "install python3-jsonschema (scripts/install-deps)")
-        print(f"1..{count}")
-        return 1
+        return checks.finish()
     printed = subprocess.run([sys.argv[1], "schema"], capture_output=True, text=True, check=False)
     committed = SCHEMA_FILE.read_text()
     report(printed.returncode == 0 and printed.stdout == committed,
@@ -100,8 +92,7 @@ def main():
                    "the schema rejects it: list it in scenarios/invalid/schema-level.txt\n" + describe(errors or []))
     missing = sorted(name for name in listed if not (invalid / name).is_file())
     report(not missing, "every file in schema-level.txt exists", ", ".join(missing))
-    print(f"1..{count}")
-    return 1 if failures else 0
+    return checks.finish()
 
 
 if __name__ == "__main__":

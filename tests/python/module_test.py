@@ -15,23 +15,15 @@ import subprocess
 import sys
 import tempfile
 
-ckptsim_exe = os.path.abspath(sys.argv[1])
-root = pathlib.Path(__file__).resolve().parents[2]
-os.chdir(root)
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+import tap  # noqa: E402  (tests/tap.py)
+
+ckptsim_exe = tap.executable(sys.argv[1])
+root = tap.repo_root()
 import ckptsim  # noqa: E402  (found through PYTHONPATH, set by tests/python/meson.build)
 
-count = 0
-failures = 0
-
-
-def report(ok, description, details=""):
-    global count, failures
-    count += 1
-    failures += 0 if ok else 1
-    print(f"{'ok' if ok else 'not ok'} {count} - {description}")
-    if not ok and details:
-        for line in str(details).splitlines()[:40]:
-            print(f"# {line}")
+checks = tap.Tap(detail_lines=40)
+report = checks.report
 
 
 def cli(*args):
@@ -211,5 +203,4 @@ report(p.returncode == 0 and all(w in p.stdout for w in ("remote-periodic", "clo
                                                          "k=4", "InputError: ", "/storage/bandwidth")),
        "examples/python/strategies.py runs and prints every part", p.stdout + p.stderr)
 
-print(f"1..{count}")
-sys.exit(1 if failures else 0)
+sys.exit(checks.finish())

@@ -2,6 +2,7 @@
 // Command-line parsing shared by the subcommands (Boost.Program_options).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -16,6 +17,21 @@ namespace ckptsim::cli {
 std::optional<boost::program_options::variables_map> parse_command_options(
     const CommandContext& ctx, const boost::program_options::options_description& visible,
     const char* positional_name = nullptr, std::string* positional_value = nullptr);
+
+/// What parse_files_options returns: the options, and every positional argument in order.
+struct ParsedFileOptions {
+  boost::program_options::variables_map vm;
+  std::vector<std::string> files;
+};
+
+/// Parses `args` (ctx.args, or the words after a subcommand's own word, as `import nccl-tests
+/// FILE...`) against `visible`, taking the positional arguments as files: any number, or at most
+/// `max_files` (more is a usage error). Returns nullopt after printing `visible` as help when
+/// --help/-h was given (`visible` must declare "help,h"); throws on bad usage. The files may be
+/// fewer than the command needs: it says what it expects.
+std::optional<ParsedFileOptions> parse_files_options(const CommandContext& ctx, const std::vector<std::string>& args,
+                                                     const boost::program_options::options_description& visible,
+                                                     int max_files = -1);
 
 /// The most worker threads --jobs may ask for (docs/limits.md): beyond the cores they only
 /// cost memory and start-up time, and a huge count exhausts the process's thread limit.

@@ -11,7 +11,8 @@
 //   - it lands in `tier` (memory: CPU memory of m holders; storage: persistent storage).
 //   - persistent track (memory tier only): states that are multiples of kp (a multiple of k)
 //     are uploaded once their in-memory checkpoint completes; usable `upload` later.
-// Strategy table (first-order formulas; B_s = storage bandwidth shared by all machines,
+// Each strategy is one unit (run/strategy.hpp; src/run/strategies/<name>.cpp) that fills its
+// part of StrategyCosts. Strategy table (first-order formulas; B_s = storage bandwidth shared by all machines,
 // B_n = NIC bandwidth per machine, B_ser = serialization bandwidth per machine,
 // C = checkpoint bytes of the model, c = C / N the shard of one machine, m replicas):
 //   gemini              k from the scenario; the checkpoint of a state is sent in the idle spans
@@ -51,7 +52,6 @@
 #include <optional>
 #include <string>
 
-#include "ckptsim/core/registry.hpp"
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
@@ -93,6 +93,11 @@ struct StrategyCosts {
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 
+/// Time ZeRO-3 keeps each machine's NIC busy per iteration, to first order: parameters are
+/// all-gathered twice (forward, backward) and gradients reduce-scattered once, each moving
+/// (N-1)/N of the fp16 model (2 bytes/parameter) through every machine's NIC (ring algorithms).
+SimTime first_order_communication_time(const Scenario& scenario);
+
 /// First-order iteration time when the scenario gives none and no iteration model result is
 /// passed: max(compute, ZeRO-3 communication), see strategy_costs.cpp.
 SimTime first_order_iteration_time(const Scenario& scenario);
@@ -101,7 +106,7 @@ SimTime first_order_iteration_time(const Scenario& scenario);
 /// explicit scenario fields win over both.
 StrategyCosts compute_strategy_costs(const Scenario& scenario, const IterationCosts* iteration);
 
-/// Inputs every strategy's cost function shares.
+/// Inputs every strategy's cost function (run/strategy.hpp, Strategy::costs) shares.
 struct CostInputs {
   const Scenario& s;
   const IterationCosts* iteration;  ///< may be null
@@ -110,10 +115,5 @@ struct CostInputs {
   SimTime storage_transfer;         ///< whole checkpoint through the shared storage bandwidth
   SimTime load;                     ///< shard through the serialization bandwidth
 };
-
-/// The strategies, named and ordered as StrategyKind's name table (scenario/kinds.hpp), each
-/// with the function filling its part of StrategyCosts.
-using StrategyCostFunction = void (*)(const CostInputs&, StrategyCosts&);
-const Registry<StrategyCostFunction>& strategy_registry();
 
 }  // namespace ckptsim

@@ -17,7 +17,9 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,10 +30,18 @@
 
 namespace ckptsim::sweep {
 
+/// What became of a point: computed, refused as invalid input, or a bug (see above).
+enum class PointStatus { ok, invalid, error };
+
+/// "ok", "invalid", "error": the status column of points.csv and the journal's "status".
+std::string_view status_name(PointStatus status);
+/// The status named `name`; nullopt for any other text.
+std::optional<PointStatus> parse_status(std::string_view name);
+
 struct PointRecord {
   std::int64_t index = 0;
   std::vector<nlohmann::json> values;  ///< one per axis, as written into the scenario
-  std::string status;                  ///< "ok" | "invalid" | "error"
+  PointStatus status = PointStatus::ok;
   std::string error;                   ///< why the point is invalid or failed ("" when ok)
   nlohmann::json result;               ///< the command's JSON result (null when invalid)
   std::string text;                    ///< record_to_json(*this).dump() once computed ("" before)

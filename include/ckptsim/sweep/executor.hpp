@@ -17,19 +17,41 @@ using RecordSink = std::function<void(PointRecord&&)>;
 void execute_threads(const SweepSpec& spec, const std::vector<std::int64_t>& todo, int jobs, CostCache& cache,
                      const RecordSink& done);
 
-/// True when this process was started by an MPI launcher with more than one rank and ckptsim
-/// was built with MPI. Initializes MPI on first call (finalized at exit).
-bool mpi_active();
-int mpi_rank();
-int mpi_size();
-/// Rank 0's `ok` on every rank (MPI_Bcast), so workers stop when rank 0 cannot start.
-bool mpi_broadcast_ok(bool ok);
+/// MPI for this process, held by its owner (the command line's `sweep`, which makes one only
+/// when an MPI launcher started the process): MPI_Init_thread on construction, MPI_Finalize on
+/// destruction. The library never reads the environment, initialises MPI or ends the job by
+/// itself; it is handed a session (SweepOptions::mpi) or works with threads.
+class MpiSession {
+ public:
+  /// Throws std::logic_error in a build without MPI (mpi_built() says which).
+  MpiSession();
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
 
-/// Dynamic load balancing over MPI ranks: rank 0 hands out chunks of indices (guided: about a
-/// quarter of the remaining points per rank, at most 64, at least 1) on request and computes
-/// points itself between requests; workers send their records back with each request. Only
-/// rank 0 passes `todo` and receives records in `done`. Aborts the MPI job (MPI_Abort) when an
-/// exception escapes on any rank, so no rank waits forever.
-void execute_mpi(const SweepSpec& spec, const std::vector<std::int64_t>& todo, CostCache& cache, const RecordSink& done);
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+  /// Rank 0's `ok` on every rank (MPI_Bcast), so workers stop when rank 0 cannot start.
+  [[nodiscard]] bool broadcast_ok(bool ok) const;
+  /// Ends every rank of the job with `code` (MPI_Abort): what the owner calls when an error
+  /// escaped on one rank while the others would wait for it forever.
+  [[noreturn]] void abort(int code) const;
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+/// True when ckptsim was built with MPI (OpenMPI found; option mpi).
+bool mpi_built();
+
+/// Dynamic load balancing over the session's ranks: rank 0 hands out chunks of indices (guided:
+/// about a quarter of the remaining points per rank, at most 64, at least 1) on request and
+/// computes points itself between requests; workers send their records back with each request.
+/// Only rank 0 passes `todo` and receives records in `done`. An exception leaves this function
+/// on the rank it happened on; its owner must then end the job (MpiSession::abort), or the other
+/// ranks wait for it.
+void execute_mpi(const MpiSession& mpi, const SweepSpec& spec, const std::vector<std::int64_t>& todo, CostCache& cache,
+                 const RecordSink& done);
 
 }  // namespace ckptsim::sweep

@@ -13,12 +13,26 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "ckptsim/sweep/spec.hpp"
 
 namespace ckptsim::sweep {
+
+class MpiSession;  // executor.hpp
+
+/// An error that left one MPI rank while the others wait for it: its owner must end the job
+/// (MpiSession::abort) after reporting it.
+class RankFailure : public std::runtime_error {
+ public:
+  RankFailure(int rank, const std::string& what) : std::runtime_error(what), rank_(rank) {}
+  [[nodiscard]] int rank() const { return rank_; }
+
+ private:
+  int rank_;
+};
 
 struct SweepOptions {
   std::string out_dir;
@@ -29,6 +43,9 @@ struct SweepOptions {
   std::string command_line;              ///< for manifest.json
   std::ostream* progress = nullptr;      ///< nullptr: quiet
   bool progress_terminal = false;        ///< redraw a bar (else a line per 10%)
+  /// The MPI session of this process (command line: when an MPI launcher started it); null or a
+  /// single rank: threads do the work.
+  const MpiSession* mpi = nullptr;
   /// Test hook: called after each journal append with the number appended by this process.
   std::function<void(std::int64_t)> after_append;
 };

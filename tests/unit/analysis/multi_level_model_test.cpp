@@ -83,6 +83,33 @@ TEST_CASE("multi-level model: best periods that violate the nesting are pooled")
   CHECK(m.best_every[1] == 4);
 }
 
+TEST_CASE("multi-level model: best intervals stay whole and finite at the edges") {
+  // An iteration time of zero (the shape the sweep writes for an analyze point) leaves every best
+  // period a number of iterations of 0/0; each level is then placed every iteration of the one
+  // below: 1, 1, 1 (CI's sweep fuzzer found the cast of NaN to an integer here).
+  Scenario s = multi_level_case();
+  StrategyCosts c = compute_strategy_costs(s, nullptr);
+  c.iteration_time = SimTime::zero();
+  const MultiLevelPrediction at_zero = predict_multi_level(s, c);
+  CHECK(at_zero.best_every[0] == 1);
+  CHECK(at_zero.best_every[1] == 1);
+  CHECK(at_zero.best_every[2] == 1);
+  // A 1 ns iteration in a 100-year run whose failures are all but absent (1e-15 per machine-second,
+  // racks likewise): every best period is capped at the run's 3.15e9 s, i.e. 3.15e18 iterations
+  // per level. The intervals' product is held at 1e15 iterations: level 1 = 1e15, and levels 2
+  // and 3 one step of the level below (1e15 each). Unbounded, three levels would multiply to
+  // beyond int64's 9.2e18.
+  s.run.duration = days(36'500);
+  s.failures.rate = 1e-15;
+  s.failures.domains[static_cast<std::size_t>(DomainKind::rack)] = DomainSpec{2, 1e-15, 1.0};
+  c = compute_strategy_costs(s, nullptr);
+  c.iteration_time = SimTime::from_ns(1);
+  const MultiLevelPrediction tiny = predict_multi_level(s, c);
+  CHECK(tiny.best_every[0] == 1'000'000'000'000'000);
+  CHECK(tiny.best_every[1] == 1'000'000'000'000'000);
+  CHECK(tiny.best_every[2] == 1'000'000'000'000'000);
+}
+
 TEST_CASE("multi-level model: wasted time per failure agrees with the run model") {
   Scenario s = multi_level_case();
   s.run.duration = days(400);

@@ -5,6 +5,7 @@
 
 #include "pattern.hpp"
 #include "paced_link.hpp"
+#include "pacing_check.hpp"
 
 using namespace ckptsim::replay;
 
@@ -48,6 +49,30 @@ TEST_CASE("paced link: segment size from the rate, and the lateness report") {
   CHECK_FALSE(free_link.paced());
   CHECK(free_link.schedule({1 << 20, 1 << 20}, 3.0) == std::vector<double>{3.0, 3.0});
   CHECK(free_link.report().ideal_s == 0);
+}
+
+TEST_CASE("pacing check: the largest message's median rate against the requested one") {
+  // Requested 100 B/s. p2p: 400 bytes in 4.0, 4.2 and 5.0 s -> median 4.2 s -> 95.2 B/s = 0.952
+  // (the 100-byte sample is not the largest and is ignored). all-gather: 400 bytes in 4.0 s
+  // twice -> 100 B/s = 1.0. reduce-scatter has no samples and is left out.
+  const nlohmann::json samples = nlohmann::json::parse(R"([
+    {"kind": "p2p", "bytes": 100, "seconds": 9.0},
+    {"kind": "p2p", "bytes": 400, "seconds": 5.0},
+    {"kind": "p2p", "bytes": 400, "seconds": 4.0},
+    {"kind": "p2p", "bytes": 400, "seconds": 4.2},
+    {"kind": "all-gather", "bytes": 400, "seconds": 4.0},
+    {"kind": "all-gather", "bytes": 400, "seconds": 4.0},
+    {"kind": "gemm", "flops": 10, "seconds": 1.0}
+  ])");
+  const auto f = measured_rate_fractions(samples, 100);
+  REQUIRE(f.size() == 2);
+  CHECK(f.at("p2p") == doctest::Approx(400 / 4.2 / 100));
+  CHECK(f.at("all-gather") == doctest::Approx(1.0));
+  // 0.952 keeps the rate (>= 0.95); at 105 B/s requested p2p's 95.2 B/s is 0.907, under it.
+  CHECK(f.at("p2p") >= kKeptFraction);
+  CHECK(measured_rate_fractions(samples, 105).at("p2p") < kKeptFraction);
+  // Unpaced: nothing to compare with.
+  CHECK(measured_rate_fractions(samples, 0).empty());
 }
 
 TEST_CASE("pattern ranges agree with the whole shard, and the checksum sees one flipped bit") {

@@ -8,7 +8,7 @@
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/checkpoint/scheduler.hpp"
 #include "ckptsim/failure/failure_process.hpp"
-#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/workload/engine.hpp"
 

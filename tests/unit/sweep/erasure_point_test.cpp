@@ -24,7 +24,7 @@ TEST_CASE("placement sweep points of erasure-coded scenarios count the coding gr
       "spec.json", ".");
   CostCache cache;
   const auto a = evaluate_point(spec, 0, cache);
-  REQUIRE(a.status == "ok");
+  REQUIRE(a.status == PointStatus::ok);
   const auto& p = a.result.at("placement");
   // 16 machines in 4 groups of 4, p = 1: two losses survive iff in different groups,
   // 1 - 4 C(4,2) / C(16,2) = 1 - 24/120; memory g/(g-p) = 4/3 shards.
@@ -34,7 +34,7 @@ TEST_CASE("placement sweep points of erasure-coded scenarios count the coding gr
   CHECK(p.at("exact") == true);
   // 2 groups of 8, p = 2: three losses are fatal iff all in one group, 2 C(8,3) / C(16,3) = 112/560.
   const auto b = evaluate_point(spec, 1, cache);
-  REQUIRE(b.status == "ok");
+  REQUIRE(b.status == PointStatus::ok);
   CHECK(b.result.at("placement").at("probability").at(3).get<double>() ==
         doctest::Approx(1.0 - 112.0 / 560.0).epsilon(1e-14));
 }
@@ -48,7 +48,7 @@ TEST_CASE("run sweep points of erasure-coded scenarios with different parities u
                               {{"kind", "erasure-coded"}, {"group_size", 8}, {"parity", 2}}}}}}}},
       "spec.json", ".");
   CostCache cache;
-  REQUIRE(evaluate_point(spec, 0, cache).status == "ok");
-  REQUIRE(evaluate_point(spec, 1, cache).status == "ok");
+  REQUIRE(evaluate_point(spec, 0, cache).status == PointStatus::ok);
+  REQUIRE(evaluate_point(spec, 1, cache).status == PointStatus::ok);
   CHECK(cache.misses() == 2);
 }

@@ -28,11 +28,11 @@ TEST_CASE("evaluate: an invalid point is recorded with its error, the others run
   CostCache cache;
   const auto good = evaluate_point(spec, 0, cache);
   const auto bad = evaluate_point(spec, 1, cache);
-  CHECK(good.status == "ok");
+  CHECK(good.status == PointStatus::ok);
   const double ettr = good.result.at("summary").at("ettr").at("mean").get<double>();
   CHECK(ettr > 0.0);
   CHECK(ettr <= 1.0);
-  CHECK(bad.status == "invalid");
+  CHECK(bad.status == PointStatus::invalid);
   CHECK(bad.error.find("/cluster/machines") != std::string::npos);
   CHECK(bad.result.is_null());
 }
@@ -60,7 +60,7 @@ TEST_CASE("evaluate: points that differ only where the iteration model does not 
                  {{"pointer", "/strategy/kind"}, {"values", {"gemini", "remote-periodic"}}}}}},
       "spec.json", ".");
   CostCache cache;
-  for (std::int64_t i = 0; i < 6; ++i) CHECK(evaluate_point(spec, i, cache).status == "ok");
+  for (std::int64_t i = 0; i < 6; ++i) CHECK(evaluate_point(spec, i, cache).status == PointStatus::ok);
   // Failure rate and strategy kind are not read by the iteration model: one computation, five hits.
   CHECK(cache.misses() == 1);
   CHECK(cache.hits() == 5);
@@ -107,7 +107,7 @@ TEST_CASE("evaluate: iteration points give the iteration model's costs, computed
   std::vector<PointRecord> points;
   for (std::int64_t i = 0; i < 4; ++i) points.push_back(evaluate_point(spec, i, cache));
   for (const auto& p : points) {
-    REQUIRE(p.status == "ok");
+    REQUIRE(p.status == PointStatus::ok);
     // An iteration carrying a checkpoint is never faster than one without.
     CHECK(p.result.at("costs").at("iteration_time_with_checkpoint_s").get<double>() >=
           p.result.at("costs").at("iteration_time_s").get<double>());
@@ -127,8 +127,8 @@ TEST_CASE("evaluate: analyze points share the iteration cache and compare closed
   CostCache cache;
   const auto low = evaluate_point(spec, 0, cache);
   const auto high = evaluate_point(spec, 1, cache);
-  REQUIRE(low.status == "ok");
-  REQUIRE(high.status == "ok");
+  REQUIRE(low.status == PointStatus::ok);
+  REQUIRE(high.status == PointStatus::ok);
   // Only the failure rate differs: one iteration-model computation, then a hit.
   CHECK(cache.misses() == 1);
   CHECK(cache.hits() == 1);
@@ -153,7 +153,7 @@ TEST_CASE("evaluate: placement points follow the scenario's placement; a scheme 
       "spec.json", ".");
   CostCache cache;
   const auto four = evaluate_point(spec, 0, cache);
-  REQUIRE(four.status == "ok");
+  REQUIRE(four.status == PointStatus::ok);
   const auto& p = four.result.at("placement");
   // 16 machines in 4 groups of 4: losing a checkpoint needs a whole group, so P_k = 1 for k < 4
   // and P_4 = 1 - 4 / C(16, 4) = 1 - 4/1820.
@@ -164,7 +164,7 @@ TEST_CASE("evaluate: placement points follow the scenario's placement; a scheme 
   CHECK(p.at("shards_per_machine") == 4);
   // Groups of 3 do not divide 16 machines: the point is invalid, the sweep goes on.
   const auto three = evaluate_point(spec, 1, cache);
-  CHECK(three.status == "invalid");
+  CHECK(three.status == PointStatus::invalid);
   CHECK(!three.error.empty());
   // Placement points never run the iteration model.
   CHECK(cache.misses() == 0);
@@ -176,7 +176,7 @@ TEST_CASE("evaluate: a point beyond its command's work limits is invalid with th
       {{"base", small_paper_base()}, {"axes", {{{"pointer", "/run/replicas"}, {"values", {2147483647}}}}}}, "spec.json", ".");
   CostCache cache;
   auto r = evaluate_point(spec, 0, cache);
-  CHECK(r.status == "invalid");
+  CHECK(r.status == PointStatus::invalid);
   CHECK(r.error.find("memory for the replica results") != std::string::npos);
   CHECK(r.error.find("a sweep never forces a point") != std::string::npos);
   // run, iteration, analyze: 10,000 machines x 8 GPUs x 124 layers x 3 = 2.98e7 flows > 2e7,
@@ -189,7 +189,7 @@ TEST_CASE("evaluate: a point beyond its command's work limits is invalid with th
                                  {"axes", {{{"pointer", "/cluster/machines"}, {"values", {10000}}}}}},
                                 "spec.json", ".");
     r = evaluate_point(spec, 0, untouched);
-    CHECK(r.status == "invalid");
+    CHECK(r.status == PointStatus::invalid);
     CHECK(r.error.find("training flows") != std::string::npos);
   }
   CHECK(untouched.misses() == 0);
@@ -201,7 +201,7 @@ TEST_CASE("evaluate: a point beyond its command's work limits is invalid with th
       {{"base", base}, {"command", "placement"}, {"axes", {{{"pointer", "/cluster/machines"}, {"values", {100000}}}}}},
       "spec.json", ".");
   r = evaluate_point(spec, 0, cache);
-  CHECK(r.status == "invalid");
+  CHECK(r.status == PointStatus::invalid);
   CHECK(r.error.find("limb operations") != std::string::npos);
 }
 
@@ -215,8 +215,8 @@ TEST_CASE("evaluate: a point's run beyond the clock's horizon is invalid, naming
   // 100 + 98.6 years plus seconds fits the 292-year clock; adding a 98.6-year detection does not.
   const auto fits = evaluate_point(spec, 0, cache);
   const auto beyond = evaluate_point(spec, 1, cache);
-  CHECK(beyond.status == "invalid");
+  CHECK(beyond.status == PointStatus::invalid);
   CHECK(beyond.error.find("worst-case horizon") != std::string::npos);
   CHECK(beyond.error.find("/failures/detection 36000 d") != std::string::npos);
-  CHECK(fits.status == "ok");
+  CHECK(fits.status == PointStatus::ok);
 }

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <stdexcept>
 #include <fstream>
 #include <string>
 
@@ -12,6 +13,7 @@
 
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/sweep/evaluate.hpp"
 #include "ckptsim/sweep/journal.hpp"
 #include "ckptsim/sweep/spec.hpp"
 #include "ckptsim/sweep/sweep.hpp"
@@ -26,7 +28,7 @@ PointRecord record(std::int64_t index) {
   PointRecord r;
   r.index = index;
   r.values = {index * 10};
-  r.status = "ok";
+  r.status = PointStatus::ok;
   r.result = {{"summary", {{"ettr", {{"mean", 0.5}, {"ci95", 0.01}}}}}};
   return r;
 }
@@ -158,4 +160,20 @@ TEST_CASE("journal: --resume refuses a journal.jsonl that is not a journal, or a
   CHECK(line == "outside");
   fs::remove_all(dir);
   fs::remove(outside);
+}
+
+TEST_CASE("point records: the three statuses round-trip by name; any other status is not a record") {
+  // The names are the status column of points.csv and the journal's "status" (evaluate.hpp).
+  for (const PointStatus s : {PointStatus::ok, PointStatus::invalid, PointStatus::error}) {
+    PointRecord r;
+    r.index = 3;
+    r.status = s;
+    CHECK(record_from_json(record_to_json(r)).status == s);
+    CHECK(parse_status(status_name(s)) == s);
+  }
+  CHECK(status_name(PointStatus::invalid) == "invalid");
+  CHECK_FALSE(parse_status("OK").has_value());
+  // A journal line with a status no version wrote is a corrupt line (record_from_json throws).
+  const nlohmann::json odd = {{"index", 0}, {"values", nlohmann::json::array()}, {"status", "done"}, {"result", nullptr}};
+  CHECK_THROWS_AS(record_from_json(odd), std::invalid_argument);
 }

@@ -13,12 +13,12 @@ TEST_CASE("points.csv: one row per point, values as written, mean and _ci95 colu
   PointRecord ok;
   ok.index = 0;
   ok.values = {json{{"kind", "gemini"}}, 16};
-  ok.status = "ok";
+  ok.status = PointStatus::ok;
   ok.result = {{"summary", {{"ettr", {{"mean", 0.25}, {"std", 1}, {"ci95", 0.5}}}}}, {"costs", {{"iteration_time_s", 21.5}}}};
   PointRecord bad;
   bad.index = 1;
   bad.values = {"remote, \"periodic\"", 0};
-  bad.status = "invalid";
+  bad.status = PointStatus::invalid;
   bad.error = "base.json: /cluster/machines: expected a positive integer, found 0";
   // The object value is compact JSON with its quotes doubled inside a quoted cell; a string with
   // a comma and quotes is quoted the same way; a metric without ci95 gets no _ci95 column; an
@@ -34,7 +34,7 @@ TEST_CASE("points.csv: doubles in their shortest exact form") {
   PointRecord r;
   r.index = 7;
   r.values = {0.1};
-  r.status = "ok";
+  r.status = PointStatus::ok;
   r.result = {{"x", 1.0 / 3.0}};
   // 1/3 needs 16 significant digits to read back exactly; 0.1 needs one.
   CHECK(points_csv(table, {r}) == "index,rate,status,x,error\n7,0.1,ok,0.3333333333333333,\n");

@@ -1,0 +1,41 @@
+#pragma once
+// What a strategy's fields say about CPU memory: its checkpoint layout.
+//
+// Each strategy is one unit of the run layer (run/strategy.hpp). Its layout is declared here,
+// beside its name (kinds.hpp), because the loader's checks (the replicas or coding groups must
+// fit the cluster and its CPU memory), the iteration model (which copies the traffic scheduler
+// plans) and the work estimate sit below the run layer, or must not depend on it. Code below the
+// run layer asks the layout, never the kind.
+#include "ckptsim/scenario/kinds.hpp"
+
+namespace ckptsim {
+
+enum class CheckpointLayout {
+  none,              ///< nothing kept in CPU memory across failures (remote-periodic, remote-highfreq, none)
+  replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
+  partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
+  erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
+};
+
+constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
+  switch (kind) {
+    case StrategyKind::gemini:
+    case StrategyKind::in_memory_blocking: return CheckpointLayout::replicas;
+    case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
+    case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
+    case StrategyKind::remote_periodic:
+    case StrategyKind::remote_highfreq:
+    case StrategyKind::none: return CheckpointLayout::none;
+  }
+  return CheckpointLayout::none;
+}
+
+/// keeps_checkpoints_in_memory (kinds.hpp) is the layout's "anything in CPU memory".
+constexpr bool layouts_agree() {
+  for (const auto& e : EnumNames<StrategyKind>::table)
+    if (keeps_checkpoints_in_memory(e.value) != (checkpoint_layout(e.value) != CheckpointLayout::none)) return false;
+  return true;
+}
+static_assert(layouts_agree(), "checkpoint_layout and keeps_checkpoints_in_memory disagree on a strategy");
+
+}  // namespace ckptsim

@@ -17,6 +17,8 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
 #include "ckptsim/output/iteration_report.hpp"
+#include "ckptsim/output/megatron_report.hpp"
+#include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -28,6 +30,19 @@ namespace po = boost::program_options;
 namespace {
 
 void write_file(const std::string& path, const nlohmann::json& doc) { write_output_file(path, doc.dump() + '\n'); }
+
+/// A megatron scenario: its own iteration model and report (workload/megatron_iteration.hpp);
+/// the checkpoint schedulers, traces and profiles follow the ZeRO-3 task graph and wait for it.
+int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, const po::variables_map& vm) {
+  for (const char* option : {"trace", "profile", "write-profile", "scheduler"})
+    if (vm.count(option) && !vm[option].defaulted())
+      throw UsageError(fmt::format("--{} is not available for training.parallelism \"megatron\" yet", option));
+  enforce_work_limits(estimate_megatron_work(scenario), vm.count("force") > 0);
+  const MegatronIteration it = simulate_megatron_iteration(scenario);
+  if (vm.count("json")) ctx.out << megatron_report_json(scenario, it, ctx.command_line).dump(2) << '\n';
+  else print_megatron_report(ctx.out, scenario, it);
+  return 0;
+}
 
 }  // namespace
 
@@ -75,6 +90,7 @@ int command_iteration(const CommandContext& ctx) {
   refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   refuse_outputs_sharing_a_file({{"--trace", trace}, {"--write-profile", write_profile}});
   const Scenario scenario = load_scenario_file(scenario_path);
+  if (scenario.training.parallelism == Parallelism::megatron) return megatron_iteration(ctx, scenario, vm);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

@@ -164,6 +164,110 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
   }
 }
 
+/// Megatron-LM's layout rules (megatron/training/arguments.py, validate_args, and the parallel
+/// linear layers' divisibility asserts; workload/megatron_layout.hpp): the degrees multiply to the
+/// GPU count; a tensor group fits in one machine's NVLink domain unless allowed to span; heads,
+/// key/value heads and the FFN split evenly over tp; the layers over the (virtual) stages; the
+/// interleaved schedule wants pp >= 2 and a micro-batch count that is a multiple of pp; context
+/// parallelism splits the sequence into 2 cp load-balanced chunks; experts split over ep, ep over
+/// dp x cp; the parameter all-gather overlap needs the distributed optimizer.
+void check_megatron_layout(const Scenario& s, CheckContext& ctx) {
+  const MegatronSpec& g = s.training.megatron;
+  constexpr std::string_view kTp = "/training/megatron/tp", kPp = "/training/megatron/pp",
+                             kDp = "/training/megatron/dp", kCp = "/training/megatron/cp";
+  if (any_bad(ctx, {kTp, kPp, kDp, kCp, "/cluster/machines", "/cluster/gpus_per_machine"})) return;
+  const int gpm = s.cluster.gpus_per_machine;
+  const std::int64_t gpus = static_cast<std::int64_t>(s.cluster.machines) * gpm;
+  if (gpus < 1 || gpm < 1) return;  // reported as missing
+  const std::int64_t model_ranks = static_cast<std::int64_t>(g.tp) * g.cp * g.pp;
+  if (!g.dp) {
+    add(ctx, kTp, fmt::format("tensor x context x pipeline sizes whose product ({} x {} x {} = {}) divides the GPU count "
+                              "({} machines x {} GPUs = {}), the quotient being the data-parallel size",
+                              g.tp, g.cp, g.pp, model_ranks, s.cluster.machines, gpm, gpus));
+    return;
+  }
+  if (model_ranks * *g.dp != gpus) {
+    add(ctx, kDp, fmt::format("tp x cp x dp x pp equal to the GPU count ({} machines x {} GPUs = {}); {} x {} x {} x {} = {}",
+                              s.cluster.machines, gpm, gpus, g.tp, g.cp, *g.dp, g.pp, model_ranks * *g.dp));
+    return;
+  }
+  if (!g.tp_across_machines && (g.tp > gpm || gpm % g.tp != 0))
+    add(ctx, kTp, fmt::format("a tensor-parallel size dividing the GPUs of a machine ({}): a tensor group stays in one "
+                              "NVLink domain (set /training/megatron/tp_across_machines to allow otherwise)", gpm));
+}
+
+void check_megatron_model(const Scenario& s, CheckContext& ctx) {
+  const MegatronSpec& g = s.training.megatron;
+  const ModelSpec& m = s.model;
+  if (any_bad(ctx, {"/training/megatron/tp", "/model/heads", "/model/kv_heads", "/model/ffn"}) || m.heads < 1) return;
+  if (m.kv_heads < 1 || m.heads % m.kv_heads != 0) {
+    add(ctx, "/model/kv_heads", fmt::format("a key/value head count dividing /model/heads ({})", m.heads));
+    return;
+  }
+  if (m.heads % g.tp != 0 || m.kv_heads % g.tp != 0 || m.ffn % g.tp != 0)
+    add(ctx, "/training/megatron/tp",
+        fmt::format("a tensor-parallel size dividing the heads ({}), the key/value heads ({}) and the FFN width ({})",
+                    m.heads, m.kv_heads, m.ffn));
+  if (!any_bad(ctx, {"/model/experts", "/model/experts_per_token"}) && m.experts_per_token > m.experts)
+    add(ctx, "/model/experts_per_token", fmt::format("at most /model/experts ({}) experts per token", m.experts));
+  if (!any_bad(ctx, {"/training/megatron/ep", "/model/experts", "/training/megatron/dp", "/training/megatron/cp"}) &&
+      g.ep > 1 && g.dp) {
+    const std::int64_t dp_cp = *g.dp * g.cp;
+    if (m.experts % g.ep != 0 || dp_cp % g.ep != 0)
+      add(ctx, "/training/megatron/ep",
+          fmt::format("an expert-parallel size dividing /model/experts ({}) and dp x cp ({})", m.experts, dp_cp));
+  }
+}
+
+void check_megatron_stages(const Scenario& s, CheckContext& ctx) {
+  const MegatronSpec& g = s.training.megatron;
+  if (any_bad(ctx, {"/training/megatron/pp", "/training/megatron/virtual_stages", "/model/layers",
+                    "/training/megatron/first_stage_layers", "/training/megatron/last_stage_layers"}))
+    return;
+  const std::int64_t chunks = static_cast<std::int64_t>(g.pp) * g.virtual_stages;
+  if (g.virtual_stages > 1 && g.pp < 2) {
+    add(ctx, "/training/megatron/virtual_stages", "1 without pipeline parallelism (the interleaved schedule needs pp >= 2)");
+    return;
+  }
+  if ((g.first_stage_layers || g.last_stage_layers) && chunks < 2) {
+    add(ctx, g.first_stage_layers ? "/training/megatron/first_stage_layers" : "/training/megatron/last_stage_layers",
+        "no first or last stage layer count without pipeline parallelism (pp x virtual_stages >= 2)");
+    return;
+  }
+  const std::int64_t first = g.first_stage_layers.value_or(-1), last = g.last_stage_layers.value_or(-1);
+  const std::int64_t fixed = (first >= 0 ? first : 0) + (last >= 0 ? last : 0);
+  const std::int64_t even_chunks = chunks - (first >= 0 ? 1 : 0) - (last >= 0 ? 1 : 0);
+  const std::int64_t rest = s.model.layers - fixed;
+  if (rest < 0 || (even_chunks == 0 && rest != 0) || (even_chunks > 0 && rest % even_chunks != 0))
+    add(ctx, "/model/layers",
+        fmt::format("a layer count the {} (virtual) pipeline stages split evenly: {} layers less {} on the first and "
+                    "last stage over {} stages",
+                    chunks, s.model.layers, fixed, even_chunks));
+  if (g.virtual_stages > 1 && !any_bad(ctx, {"/training/megatron/micro_batches"}) && g.micro_batches % g.pp != 0)
+    add(ctx, "/training/megatron/micro_batches",
+        fmt::format("a multiple of pp ({}) under the interleaved schedule (Megatron-LM asserts it)", g.pp));
+}
+
+void check_megatron(const Scenario& s, CheckContext& ctx) {
+  if (s.training.parallelism != Parallelism::megatron || any_bad(ctx, {"/training/parallelism"})) return;
+  check_megatron_layout(s, ctx);
+  check_megatron_model(s, ctx);
+  check_megatron_stages(s, ctx);
+  const MegatronSpec& g = s.training.megatron;
+  if (!any_bad(ctx, {"/training/megatron/cp", "/training/sequence_length"}) && s.training.sequence_length % (2 * g.cp) != 0 &&
+      g.cp > 1)
+    add(ctx, "/training/megatron/cp",
+        fmt::format("a context-parallel size whose 2 cp load-balanced chunks split the sequence ({} tokens)",
+                    s.training.sequence_length));
+  if (g.sequence_parallel && g.tp > 1 && !any_bad(ctx, {"/training/megatron/sequence_parallel", "/training/sequence_length"}) &&
+      (s.training.sequence_length / g.cp) % g.tp != 0)
+    add(ctx, "/training/megatron/sequence_parallel",
+        fmt::format("a sequence whose per-context-rank part ({} tokens) splits over tp ({})", s.training.sequence_length / g.cp, g.tp));
+  if (g.overlap_param_gather && !g.distributed_optimizer && !any_bad(ctx, {"/training/megatron/overlap_param_gather"}))
+    add(ctx, "/training/megatron/overlap_param_gather",
+        "false without /training/megatron/distributed_optimizer (only the distributed optimizer gathers parameters)");
+}
+
 }  // namespace
 
 void cross_check(const Scenario& s, CheckContext& ctx) {
@@ -172,6 +276,7 @@ void cross_check(const Scenario& s, CheckContext& ctx) {
   check_in_memory(s, ctx);
   check_gpu_buffer(s, ctx);
   check_failures(s, ctx);
+  check_megatron(s, ctx);
   check_clock_range(s, ctx);
 }
 

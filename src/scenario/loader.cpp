@@ -176,6 +176,11 @@ class Reader {
       s_.model.vocabulary = p->vocabulary;
       s_.model.causal = p->causal;
       s_.model.dropout = p->dropout;
+      s_.model.kv_heads = p->kv_heads.value_or(p->heads);
+      s_.model.gated_ffn = p->gated_ffn;
+      s_.model.tied_embeddings = p->tied_embeddings;
+      s_.model.experts = p->experts;
+      s_.model.experts_per_token = p->experts_per_token;
       s_.model.parameters = preset_parameters(*p);
     }
     if (bad_.count("/model/preset")) {
@@ -344,6 +349,20 @@ class Reader {
         if (m.layers > 0 && m.hidden > 0 && m.ffn > 0 && m.vocabulary > 0)
           s_.model.parameters = transformer_parameters(m.layers, m.hidden, m.ffn, m.vocabulary);
       }
+    }
+
+    // Key/value heads: the preset's, else one per head (no grouped-query attention).
+    // (A preset without grouped-query attention has one per head, whatever heads are written.)
+    if (const ModelPreset* preset = find_model_preset(s_.model.preset);
+        !present_.count("/model/kv_heads") && (preset == nullptr || !preset->kv_heads))
+      s_.model.kv_heads = s_.model.heads;
+    // The data-parallel size: what the GPUs leave over tensor, context and pipeline groups
+    // (checked, with a written one, by the cross-field checks).
+    if (!present_.count("/training/megatron/dp")) {
+      const MegatronSpec& g = s_.training.megatron;
+      const std::int64_t gpus = static_cast<std::int64_t>(s_.cluster.machines) * s_.cluster.gpus_per_machine;
+      const std::int64_t model_ranks = static_cast<std::int64_t>(g.tp) * g.cp * g.pp;
+      if (model_ranks > 0 && gpus > 0 && gpus % model_ranks == 0) s_.training.megatron.dp = gpus / model_ranks;
     }
 
     // The collective bandwidth factor: the preset's measurements at this machine count.

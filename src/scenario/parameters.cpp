@@ -16,7 +16,8 @@ std::vector<std::string> scheduler_names() { return names_of<SchedulerKind>(); }
 std::vector<std::string> topology_names() { return {"single-switch", "leaf-spine"}; }
 std::vector<std::string> collective_names() { return {"ring", "hierarchical"}; }
 std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }
-std::vector<std::string> parallelism_names() { return {"zero3"}; }
+std::vector<std::string> parallelism_names() { return names_of<Parallelism>(); }
+std::vector<std::string> recomputation_names() { return names_of<Recomputation>(); }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
 std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
 std::vector<std::string> engine_names() { return names_of<EngineKind>(); }
@@ -27,6 +28,9 @@ std::vector<std::string> attention_names() { return names_of<AttentionKind>(); }
 std::vector<std::string> cross_entropy_names() { return names_of<CrossEntropyKind>(); }
 
 namespace {
+
+/// The fields only the megatron model reads are written into the effective scenario only there.
+bool megatron_only(const Scenario& s) { return s.training.parallelism == Parallelism::megatron; }
 
 std::vector<Field> make_fields() {
   using U = Unit;
@@ -111,8 +115,18 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.model.causal; }},
     {"/model/dropout", U::number, C::probability, P::defaulted, "dropout probability of the attention probabilities and the residual branches (0: no dropout kernels or masks) (default: the model preset's, else 0.1, Megatron-LM's)",
      [](Scenario& s) -> FieldRef { return &s.model.dropout; }},
+    {"/model/kv_heads", U::integer, C::at_least_one, P::defaulted, "key/value heads (grouped-query attention; must divide heads) (default: the model preset's, else /model/heads); read by parallelism megatron",
+     [](Scenario& s) -> FieldRef { return &s.model.kv_heads; }, nullptr, {}, &megatron_only},
+    {"/model/gated_ffn", U::boolean, C::none, P::defaulted, "gated feed-forward (SwiGLU: gate, up and down matrices) (default: the model preset's, else false); read by parallelism megatron",
+     [](Scenario& s) -> FieldRef { return &s.model.gated_ffn; }, nullptr, {}, &megatron_only},
+    {"/model/tied_embeddings", U::boolean, C::none, P::defaulted, "the output projection shares the input embedding (default: the model preset's, else true); read by parallelism megatron",
+     [](Scenario& s) -> FieldRef { return &s.model.tied_embeddings; }, nullptr, {}, &megatron_only},
+    {"/model/experts", U::integer, C::at_least_one, P::defaulted, "mixture of experts: expert FFNs per layer, each of /model/ffn (1: dense) (default: the model preset's); read by parallelism megatron",
+     [](Scenario& s) -> FieldRef { return &s.model.experts; }, nullptr, {}, &megatron_only},
+    {"/model/experts_per_token", U::integer, C::at_least_one, P::defaulted, "mixture of experts: experts each token is routed to (top-k) (default: the model preset's); read by parallelism megatron",
+     [](Scenario& s) -> FieldRef { return &s.model.experts_per_token; }, nullptr, {}, &megatron_only},
 
-    {"/training/parallelism", U::name, C::none, P::defaulted, "parallelism scheme",
+    {"/training/parallelism", U::name, C::none, P::defaulted, "how the model is split: zero3 (sharded data parallelism, run by training.engine) or megatron (tensor, pipeline, data, context and expert parallelism: training.megatron)",
      [](Scenario& s) -> FieldRef { return &s.training.parallelism; }, &parallelism_names},
     {"/training/engine", U::name, C::none, P::defaulted, "the library that runs it: DeepSpeed ZeRO-3 (v0.7.3, GEMINI's) or PyTorch FSDP (workload/engine.hpp)",
      [](Scenario& s) -> FieldRef { return &s.training.engine; }, &engine_names},
@@ -136,6 +150,38 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.mixed_precision; }},
     {"/training/iteration_time", U::duration, C::positive, P::optional, "explicit iteration time; overrides the iteration model",
      [](Scenario& s) -> FieldRef { return &s.training.iteration_time; }},
+    {"/training/megatron/tp", U::integer, C::at_least_one, P::defaulted, "megatron: tensor-parallel size (--tensor-model-parallel-size); a tensor group stays inside a machine's NVLink domain unless tp_across_machines",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.tp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/pp", U::integer, C::at_least_one, P::defaulted, "megatron: pipeline-parallel size (--pipeline-model-parallel-size)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.pp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/dp", U::integer, C::at_least_one, P::optional, "megatron: data-parallel size; tp x cp x dp x pp must equal the GPU count (default: GPUs / (tp x cp x pp))",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.dp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/cp", U::integer, C::at_least_one, P::defaulted, "megatron: context-parallel size (--context-parallel-size): the sequence split over cp ranks, keys and values passed round a ring",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.cp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/ep", U::integer, C::at_least_one, P::defaulted, "megatron: expert-parallel size (--expert-model-parallel-size): the experts split over ep of the dp x cp ranks; must divide dp x cp and /model/experts",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.ep; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/virtual_stages", U::integer, C::at_least_one, P::defaulted, "megatron: model chunks per pipeline rank; more than 1 runs the interleaved 1F1B schedule (micro_batches a multiple of pp)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.virtual_stages; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/micro_batches", U::integer, C::at_least_one, P::defaulted, "megatron: micro-batches of training.micro_batch sequences per pipeline per step (global batch / (micro batch x dp))",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.micro_batches; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/first_stage_layers", U::integer, C::non_negative, P::optional, "megatron: layers of the first (virtual) pipeline stage (--decoder-first-pipeline-num-layers); the rest split evenly",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.first_stage_layers; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/last_stage_layers", U::integer, C::non_negative, P::optional, "megatron: layers of the last (virtual) pipeline stage (--decoder-last-pipeline-num-layers); the rest split evenly",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.last_stage_layers; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/sequence_parallel", U::boolean, C::none, P::defaulted, "megatron: sequence parallelism (--sequence-parallel): reduce-scatter + all-gather instead of all-reduce, norms and dropout on s/tp tokens",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.sequence_parallel; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/recomputation", U::name, C::none, P::defaulted, "megatron: activation recomputation (--recompute-granularity): none, selective (the attention core) or full (every layer)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.recomputation; }, &recomputation_names, {}, &megatron_only},
+    {"/training/megatron/distributed_optimizer", U::boolean, C::none, P::defaulted, "megatron: shard the fp32 main parameters and Adam moments over the data-parallel group (--use-distributed-optimizer): gradients reduce-scattered, parameters all-gathered",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.distributed_optimizer; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/overlap_grad_reduce", U::boolean, C::none, P::defaulted, "megatron: run the data-parallel gradient reduce in buckets during the last micro-batch's backward (--overlap-grad-reduce)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.overlap_grad_reduce; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/overlap_param_gather", U::boolean, C::none, P::defaulted, "megatron: distributed optimizer's parameter all-gather under the next step's first forward (--overlap-param-gather)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.overlap_param_gather; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/grad_reduce_in_fp32", U::boolean, C::none, P::defaulted, "megatron: accumulate and reduce gradients in fp32 (--accumulate-allreduce-grads-in-fp32); else in the 16-bit training type",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.grad_reduce_in_fp32; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/tp_across_machines", U::boolean, C::none, P::defaulted, "megatron: allow a tensor group to span machines (its all-reduces then cross the network)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.tp_across_machines; }, nullptr, {}, &megatron_only},
     {"/training/zero3/prefetch_bucket_size", U::number, C::non_negative, P::defaulted, "parameters gathered ahead of use (DeepSpeed stage3_prefetch_bucket_size; 0: no prefetch)",
      [](Scenario& s) -> FieldRef { return &s.training.zero3.prefetch_bucket_size; }},
     {"/training/zero3/param_persistence_threshold", U::number, C::non_negative, P::defaulted, "parameters of at most this many elements stay gathered (stage3_param_persistence_threshold)",

@@ -216,8 +216,10 @@ std::vector<ModelPreset> make_models() {
   //   attention 2·8192^2 + 2·8192·1024 = 150,994,944; FFN 3·8192·28672 = 704,643,072;
   //   RMSNorms 2·8192 = 16,384 -> 855,654,400 per layer x 80 = 68,452,352,000;
   //   embeddings in and out 2·32000·8192 = 524,288,000; final norm 8192 -> 68,976,648,192.
+  constexpr bool kGated = true;
+  constexpr bool kUntied = false;
   out.push_back({"llama2-70b", "Llama 2 70B (Touvron et al. 2023; GQA, SwiGLU)", 80, 8192, 28672, 64, 32000,
-                 68'976'648'192.0, true, kNoDropout});
+                 68'976'648'192.0, true, kNoDropout, 8, kGated, kUntied});
 
   // Llama 3.1 405B (Dubey et al. 2024, "The Llama 3 Herd of Models", Table 3): 126 layers,
   // hidden 16384, FFN 53248, 128 heads with 8 key/value heads, vocabulary 128256, untied.
@@ -225,7 +227,16 @@ std::vector<ModelPreset> make_models() {
   //   norms 32,768 -> 3,187,703,808 per layer x 126 = 401,650,679,808;
   //   embeddings 2·128256·16384 = 4,202,692,608; final norm 16384 -> 405,853,388,800.
   out.push_back({"llama3-405b", "Llama 3 405B (Dubey et al. 2024; GQA, SwiGLU)", 126, 16384, 53248, 128, 128256,
-                 405'853'388'800.0, true, kNoDropout});
+                 405'853'388'800.0, true, kNoDropout, 8, kGated, kUntied});
+
+  // Mixtral 8x7B (Jiang et al. 2024, "Mixtral of Experts", Table 1; released config): 32 layers,
+  // hidden 4096, 32 heads with 8 key/value heads, vocabulary 32000, untied, no biases; every
+  // layer's FFN is 8 SwiGLU experts of 14336, each token routed to 2. Counted by hand:
+  //   attention 2·4096^2 + 2·4096·1024 = 41,943,040; experts 8·3·4096·14336 = 1,409,286,144;
+  //   router 4096·8 = 32,768; RMSNorms 8,192 -> 1,451,270,144 per layer x 32 = 46,440,644,608;
+  //   embeddings 2·32000·4096 = 262,144,000; final norm 4096 -> 46,702,792,704 (the paper: 46.7B).
+  out.push_back({"mixtral-8x7b", "Mixtral 8x7B (Jiang et al. 2024; 8 experts, top-2, GQA, SwiGLU)", 32, 4096, 14336, 32,
+                 32000, 46'702'792'704.0, true, kNoDropout, 8, kGated, kUntied, 8, 2});
   return out;
 }
 

@@ -15,6 +15,7 @@ nlohmann::json effective_scenario_json(const Scenario& s) {
   nlohmann::json out = nlohmann::json::object();
   for (const Field& f : scenario_fields()) {
     if (f.presence == Presence::alias) continue;
+    if (f.applies != nullptr && !f.applies(s)) continue;
     nlohmann::json value = format_field(f, copy);
     if (value.is_null()) continue;
     out[nlohmann::json::json_pointer(std::string(f.pointer))] = std::move(value);

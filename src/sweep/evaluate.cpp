@@ -157,7 +157,7 @@ std::string iteration_cost_key(const Scenario& s) {
                      g.flash_efficiency.value_or(-1), g.launch_overhead.ns(), g.tile_m, g.tile_n);
   key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads,
                      m.vocabulary, m.causal, m.dropout);
-  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", t.parallelism, t.micro_batch, t.sequence_length,
+  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", name_of(t.parallelism), t.micro_batch, t.sequence_length,
                      t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency.value_or(-1),
                      name_of(t.attention), name_of(t.cross_entropy), t.activation_recomputation, t.mixed_precision);
   const auto& z = t.zero3;
@@ -168,6 +168,15 @@ std::string iteration_cost_key(const Scenario& s) {
                      f.limit_all_gathers);
   key += fmt::format("|s{}|{}|{}|{}|{}|{}|{}", k.replicas, name_of(k.placement), k.every_iterations, k.gpu_buffer_bytes,
                      k.sub_buffers, k.span_safety, name_of(k.scheduler));
+  if (t.parallelism == Parallelism::megatron) {
+    const MegatronSpec& g = t.megatron;
+    key += fmt::format("|mg{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", g.tp, g.pp, g.dp.value_or(-1), g.cp, g.ep,
+                       g.virtual_stages, g.micro_batches, g.first_stage_layers.value_or(-1),
+                       g.last_stage_layers.value_or(-1), g.sequence_parallel, name_of(g.recomputation),
+                       g.distributed_optimizer, g.overlap_grad_reduce, g.overlap_param_gather, g.grad_reduce_in_fp32,
+                       g.tp_across_machines, m.kv_heads);
+    key += fmt::format("|mm{}|{}|{}|{}", m.gated_ffn, m.tied_embeddings, m.experts, m.experts_per_token);
+  }
   if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);
   // Erasure-coded traffic is planned as p copies (iteration_study.cpp), whatever the replicas.
   if (checkpoint_layout(k.kind) == CheckpointLayout::erasure_code) key += fmt::format("|ec{}", k.parity);

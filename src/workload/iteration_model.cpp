@@ -139,6 +139,11 @@ std::vector<BusyInterval> profiler_busy(const IterationWorkload& w, const GraphR
 }
 
 IterationModel simulate_iteration(const Scenario& scenario) {
+  if (scenario.training.parallelism == Parallelism::megatron)
+    throw ModelError("/training/parallelism",
+                     "the ZeRO-3 engines' iteration model cannot run a megatron layout: `ckptsim iteration` runs the "
+                     "megatron iteration model (workload/megatron_iteration.hpp); other commands need "
+                     "/training/iteration_time for now");
   check_network(scenario);
   IterationModel m{Topology::build(scenario.cluster), {}, {}, {}, {}};
   IterationWorkload& w = m.workload;

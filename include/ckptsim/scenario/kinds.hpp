@@ -44,6 +44,13 @@ enum class AttentionKind { unfused, flash };
 /// Megatron-LM's over fp32 logits, PyTorch's cross_entropy on the 16-bit logits (log_softmax and
 /// nll_loss), or flash-attn's fused cross-entropy kernel.
 enum class CrossEntropyKind { megatron_fp32, torch, fused };
+/// How the model is split over the GPUs (training.parallelism): ZeRO-3 sharded data parallelism
+/// (training.engine runs it), or Megatron-LM's tensor, pipeline, data, context and expert
+/// parallelism (training.megatron; workload/megatron_layout.hpp).
+enum class Parallelism { zero3, megatron };
+/// Megatron-LM's activation recomputation (--recompute-granularity; Korthikanti et al. 2022):
+/// none, selective (the attention core only), or full (every layer from its input).
+enum class Recomputation { none, selective, full };
 
 template <typename Enum>
 struct EnumName {
@@ -140,6 +147,18 @@ template <>
 struct EnumNames<CrossEntropyKind> {
   static constexpr std::array<EnumName<CrossEntropyKind>, 3> table{
       {{CrossEntropyKind::megatron_fp32, "megatron-fp32"}, {CrossEntropyKind::torch, "torch"}, {CrossEntropyKind::fused, "fused"}}};
+};
+
+template <>
+struct EnumNames<Parallelism> {
+  static constexpr std::array<EnumName<Parallelism>, 2> table{
+      {{Parallelism::zero3, "zero3"}, {Parallelism::megatron, "megatron"}}};
+};
+
+template <>
+struct EnumNames<Recomputation> {
+  static constexpr std::array<EnumName<Recomputation>, 3> table{
+      {{Recomputation::none, "none"}, {Recomputation::selective, "selective"}, {Recomputation::full, "full"}}};
 };
 
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).

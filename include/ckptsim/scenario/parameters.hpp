@@ -69,7 +69,7 @@ using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
                                ReplacementDistribution*, LemonModel*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
-                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*>;
+                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file
@@ -80,6 +80,10 @@ struct Field {
   FieldRef (*bind)(Scenario&);   ///< the Scenario member this field fills
   std::vector<std::string> (*choices)() = nullptr;  ///< Unit::name only
   std::string_view when = {};    ///< Presence::when_process only: the process name
+  /// When the field applies to a scenario only under some condition (the megatron fields under
+  /// training.parallelism "megatron"): the effective scenario writes it only then, so scenarios
+  /// that cannot use it keep their effective form (and hash). nullptr: always.
+  bool (*applies)(const Scenario&) = nullptr;
 };
 
 /// Every field, objects in file order. /failures/replacement may also be a bare duration
@@ -105,6 +109,7 @@ std::vector<std::string> fsdp_sharding_names();
 std::vector<std::string> fsdp_backward_prefetch_names();
 std::vector<std::string> attention_names();
 std::vector<std::string> cross_entropy_names();
+std::vector<std::string> recomputation_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -55,6 +55,12 @@ struct ModelPreset {
   std::optional<double> published_parameters;
   bool causal = true;             ///< decoder-only (GPT, Llama); false for encoders (BERT, RoBERTa)
   double dropout = 0.1;           ///< model.dropout the training code applies
+  // The architecture beyond the GPT-style layer, read by the megatron model (model.kv_heads ...).
+  std::optional<int> kv_heads = std::nullopt;  ///< grouped-query attention; nullopt: one per head
+  bool gated_ffn = false;         ///< SwiGLU
+  bool tied_embeddings = true;
+  int experts = 1;                ///< mixture of experts (1: dense)
+  int experts_per_token = 1;      ///< top-k routing
 };
 
 /// The collective factor at `machines` nodes: piecewise-linear in log2(machines) through the

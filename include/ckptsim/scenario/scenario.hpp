@@ -32,6 +32,13 @@ struct ModelSpec {
   int vocabulary = 0;
   bool causal = true;                      ///< decoder (GPT, Llama): each token attends to earlier ones only
   double dropout = 0.1;                    ///< dropout probability of attention and residual branches (0: none)
+  // Read by the megatron model only (workload/megatron_layout.hpp); the ZeRO-3 engines model
+  // the GPT-style layer of the fields above.
+  int kv_heads = 0;                        ///< key/value heads (grouped-query attention); the loader fills heads when absent
+  bool gated_ffn = false;                  ///< SwiGLU: gate, up and down projections (3 FFN matrices)
+  bool tied_embeddings = true;             ///< the output projection shares the input embedding
+  int experts = 1;                         ///< mixture of experts: experts per layer (1: dense)
+  int experts_per_token = 1;               ///< mixture of experts: experts each token is routed to (top-k)
 };
 
 /// DeepSpeed ZeRO-3 knobs (deepspeed/runtime/zero/config.py at v0.7.3; defaults as there).
@@ -56,8 +63,30 @@ struct FsdpSpec {
   bool limit_all_gathers = true;
 };
 
+/// Megatron-LM's parallel layout and knobs (megatron/training/arguments.py defaults;
+/// workload/megatron_layout.hpp). World = tp x cp x dp x pp GPUs; expert parallelism splits the
+/// experts over ep of the dp x cp ranks of a stage.
+struct MegatronSpec {
+  int tp = 1;                              ///< --tensor-model-parallel-size
+  int pp = 1;                              ///< --pipeline-model-parallel-size
+  std::optional<std::int64_t> dp;          ///< data-parallel size; the loader fills GPUs / (tp cp pp) when absent
+  int cp = 1;                              ///< --context-parallel-size
+  int ep = 1;                              ///< --expert-model-parallel-size
+  int virtual_stages = 1;                  ///< model chunks per pipeline rank (--num-layers-per-virtual-pipeline-stage); > 1: interleaved 1F1B
+  int micro_batches = 1;                   ///< micro-batches per pipeline per step (global batch / (micro batch x dp))
+  std::optional<std::int64_t> first_stage_layers;  ///< --decoder-first-pipeline-num-layers
+  std::optional<std::int64_t> last_stage_layers;   ///< --decoder-last-pipeline-num-layers
+  bool sequence_parallel = false;          ///< --sequence-parallel
+  Recomputation recomputation = Recomputation::none;  ///< --recompute-granularity
+  bool distributed_optimizer = false;      ///< --use-distributed-optimizer
+  bool overlap_grad_reduce = false;        ///< --overlap-grad-reduce
+  bool overlap_param_gather = false;       ///< --overlap-param-gather
+  bool grad_reduce_in_fp32 = false;        ///< --accumulate-allreduce-grads-in-fp32
+  bool tp_across_machines = false;         ///< allow a tensor group to span machines (NVLink domains)
+};
+
 struct TrainingSpec {
-  std::string parallelism = "zero3";
+  Parallelism parallelism = Parallelism::zero3;
   EngineKind engine = EngineKind::deepspeed_zero3;  ///< which library runs it
   int micro_batch = 8;                     ///< sequences per GPU per iteration
   int sequence_length = 512;
@@ -73,6 +102,7 @@ struct TrainingSpec {
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
   Zero3Spec zero3;
   FsdpSpec fsdp;
+  MegatronSpec megatron;                   ///< parallelism megatron only
 };
 
 struct StrategySpec {

@@ -1,0 +1,47 @@
+// One Megatron training step (workload/megatron_iteration.hpp) on the bundled layouts (issue 25:
+// Llama 3 405B on 16,384 GPUs under 2 s, GPT-3 175B on 1,024 GPUs under 0.2 s):
+//   BM_MegatronLlama3_405B_16384:  scenarios/examples/llama3-405b-megatron-16384xh100.json
+//                                  (TP 8, PP 16 with 2 chunks, DP 128, 16 micro-batches)
+//   BM_MegatronGpt3_175B_1024:     scenarios/examples/gpt3-175b-megatron-1024xa100.json
+//                                  (TP 8, PP 8 with 2 chunks, DP 16, 96 micro-batches)
+//   BM_MegatronMixtral_64:         scenarios/examples/mixtral-8x7b-megatron-64xh100.json
+//   BM_PipelineSchedule/m:         the interleaved schedule alone, p = 16, v = 2, m micro-batches
+// Group symmetry makes the cost O(p·v·m), independent of the GPU count.
+#include <benchmark/benchmark.h>
+
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/workload/megatron_iteration.hpp"
+#include "ckptsim/workload/pipeline_schedule.hpp"
+
+namespace {
+
+using namespace ckptsim;
+
+void run_file(benchmark::State& state, const char* file) {
+  const Scenario s = load_scenario_file(std::string(CKPTSIM_SOURCE_ROOT "/scenarios/examples/") + file);
+  for (auto _ : state) {
+    const MegatronIteration it = simulate_megatron_iteration(s);
+    benchmark::DoNotOptimize(it.iteration_time);
+  }
+}
+
+void BM_MegatronLlama3_405B_16384(benchmark::State& state) { run_file(state, "llama3-405b-megatron-16384xh100.json"); }
+BENCHMARK(BM_MegatronLlama3_405B_16384)->Unit(benchmark::kMillisecond);
+
+void BM_MegatronGpt3_175B_1024(benchmark::State& state) { run_file(state, "gpt3-175b-megatron-1024xa100.json"); }
+BENCHMARK(BM_MegatronGpt3_175B_1024)->Unit(benchmark::kMillisecond);
+
+void BM_MegatronMixtral_64(benchmark::State& state) { run_file(state, "mixtral-8x7b-megatron-64xh100.json"); }
+BENCHMARK(BM_MegatronMixtral_64)->Unit(benchmark::kMillisecond);
+
+void BM_PipelineSchedule(benchmark::State& state) {
+  const int m = static_cast<int>(state.range(0));
+  const PipelineCosts costs = PipelineCosts::uniform(16, 2, m, milliseconds(10), milliseconds(20), microseconds(50));
+  for (auto _ : state) {
+    const PipelineRun run = run_pipeline(costs);
+    benchmark::DoNotOptimize(run.makespan);
+  }
+}
+BENCHMARK(BM_PipelineSchedule)->Arg(16)->Arg(256)->Arg(4096)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,170 @@
+#pragma once
+// The iteration model of training.parallelism "megatron": one training step of Megatron-LM with
+// tensor (t), pipeline (p, v chunks per rank), data (d), context (c) and expert (e)
+// parallelism, on one representative rank per pipeline stage (every tensor, context and data
+// replica of a stage does the same work at the same time: group symmetry, so 16,384 GPUs cost
+// what p ranks do).
+//
+// Per layer and micro-batch on one rank (b micro-batch, s sequence, T = b·s/c tokens, h hidden,
+// f FFN width, a heads, k_v key/value heads, d_h = h/a, V vocabulary, w = 2 bytes in mixed
+// precision, T' = T/t with sequence parallelism else T):
+//   compute (the kernel model's timer, kernel_time.hpp; Megatron's column/row-parallel split):
+//     QKV (T, (a + 2k_v)·d_h/t, h), output projection (T, h, h/t), FC1 (T, g·f/t, h) with g = 2
+//     for a gated FFN, FC2 (T, h, f/t); backward: dgrad and wgrad of each; attention over a/t
+//     heads (FlashAttention-2: 4·b·(s/c)·s·h/t FLOPs forward, halved when causal, 2.5x that
+//     backward; unfused: scores and context GEMMs and the softmax, mask and dropout passes over
+//     b·(a/t)·(s/c)·s elements); LayerNorms, residual adds and the activation as memory-bound
+//     passes over T'·h and T·f/t elements (backward: twice the forward bytes).
+//     Mixture of experts: the FFN becomes the router (T, E, h) and k expert FFNs per token,
+//     the tokens of a rank spread over its E/e local experts.
+//   tensor-parallel collectives on NVLink (ring, Thakur et al. 2005), each on S = T·h·w bytes
+//   (Megatron's ParallelMLP / ParallelAttention; Korthikanti et al. 2022, §4.2.2):
+//     without sequence parallelism: 2 all-reduces forward (after the attention and FFN row-parallel
+//       layers) and 2 backward (the column-parallel inputs' gradients):
+//       t_AR = 2(t-1)·alpha + 2(t-1)/t · S / B
+//     with sequence parallelism: 2 all-gathers + 2 reduce-scatters each way, the same bytes:
+//       t_AG = t_RS = (t-1)·alpha + (t-1)/t · S / B
+//     bytes each rank sends per layer forward: 4(t-1)/t · S either way.
+//   context parallelism (ring attention, Megatron's TransformerEngine path): c-1 steps, each
+//     passing the local K and V, 2·b·(s/c)·k_v·d_h/t·w bytes, overlapped with the attention
+//     block computes: exposed = max(0, (c-1)·t_step - t_attention); backward twice the bytes
+//     (K, V and their gradients).
+//   expert parallelism: all-to-all dispatch and combine forward, and both again backward, each
+//     of T'·k·h·w bytes per rank, (e-1)/e of them leaving it:
+//     t_A2A = (e-1)·alpha + (e-1)/e · T'·k·h·w / B
+//   recomputation (Korthikanti et al. 2022): full reruns each layer's forward (and its
+//     collectives) inside its backward; selective reruns the attention core.
+// Pipeline: a virtual stage's forward is its layers' forwards plus the embedding (first) or
+//   the output layer and loss (last), backward likewise; the p2p transfer of the activation
+//   b·(s/c)·h·w bytes (divided by t with sequence parallelism, Megatron's tensor shape) at the
+//   per-GPU network rate (or NVLink when neighbours share a machine); pipeline_schedule.hpp runs
+//   the 1F1B or interleaved schedule and the bubble is what it leaves idle.
+// Data parallelism (Megatron's DistributedDataParallel and distributed optimizer): a rank's
+//   gradient buffer Φ_r·g bytes (Φ_r its parameters, g = 4 with grad_reduce_in_fp32 else w)
+//   is reduce-scattered (distributed optimizer) or all-reduced over the d·c ranks of its data
+//   group, in buckets of max(4e7, 1e6·d·c) parameters; with overlap_grad_reduce the buckets run
+//   during the stage's last backward (only the last bucket after it), else after the schedule.
+//   Tied embeddings with p > 1 add the all-reduce of the embedding gradient between the first
+//   and last stage. The optimizer step (Adam, memory-bound: 16-bit parameter, gradient, fp32
+//   main parameter and two moments read and written, 30 bytes per parameter) runs on the rank's
+//   shard Φ_r/(d·c) (distributed) or Φ_r; the distributed optimizer then all-gathers the 16-bit
+//   parameters (Φ_r·w bytes), hidden under the next step's forward except its first bucket
+//   with overlap_param_gather.
+// Iteration = max over stages of (schedule end + exposed gradient reduce) (the gradient-norm
+//   all-reduce over the model-parallel group synchronizes the stages) + the slowest step + the
+//   exposed parameter gather.
+// Memory per rank (Korthikanti et al. 2022, Table 2, per layer and micro-batch, bytes; 16-bit
+//   activations and 1-byte dropout masks):
+//     stored = 10·s·b·h (norm inputs, the two projection inputs kept whole, dropout masks)
+//            + 24·s·b·h + 5·a·s²·b (the rest), in general (gated FFN, grouped KV, experts):
+//       whole:  4sbh (norms) + 2sbh (QKV input) + 2sbh (FFN input) + 2sbh (masks)
+//       split:  2sbh (Q) + 4sb·k_v·d_h (K, V) + 2sbh (projection input) + k·(2·g·sbf + 2sbf)
+//       scores: 5·a·s²·b  (softmax 2, its dropout mask 1, dropout output 2; none with flash)
+//     (model.dropout 0: no masks and no dropout output, so 2sbh less whole and 2·a·s²·b scores);
+//     with context parallelism the scores of a rank are a·(s/c)·s·b
+//     tensor parallel: whole + split/t + scores/t; with sequence parallelism all of it / t;
+//     selective recomputation drops the scores; full recomputation keeps 2sbh per layer.
+//     s here is s/c (context parallelism splits the sequence). The peak count of micro-batch
+//     chunks in flight on a rank comes from the simulated schedule (1F1B: min(m, p - r) on rank
+//     r; its first rank holds L layers' worth, §4.2.3).
+//   model states (Megatron's distributed optimizer notes): w + g bytes per parameter plus 12
+//     (fp32 main copy and two Adam moments) divided by d·c under the distributed optimizer
+//     (bf16 parameters, fp32 gradients: 6 + 12/(d·c)).
+// Units: seconds and bytes inside, SimTime out. Every rule is first order: no kernel overlap
+// beyond what is stated, no NCCL channel or protocol detail, no stragglers.
+#include <string>
+#include <vector>
+
+#include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/core/work_limits.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+#include "ckptsim/workload/megatron_layout.hpp"
+#include "ckptsim/workload/pipeline_schedule.hpp"
+
+namespace ckptsim {
+
+/// One collective kind of the step, as one rank sees it.
+struct MegatronCollective {
+  std::string name;       ///< "tensor all-reduce", "data reduce-scatter", ...
+  std::string link;       ///< "NVLink" or "network"
+  int group = 1;          ///< ranks in the group
+  double bytes = 0;       ///< S, the buffer of one call
+  double sent_bytes = 0;  ///< bytes a rank sends per call
+  SimTime time;           ///< one call
+  std::int64_t calls = 0; ///< per iteration, on a rank of the busiest stage
+};
+
+/// Per-rank memory, bytes (peak over the step).
+struct MegatronMemory {
+  double parameters = 0;
+  double gradients = 0;
+  double optimizer = 0;
+  double activations = 0;
+  [[nodiscard]] double total() const { return parameters + gradients + optimizer + activations; }
+};
+
+struct MegatronStage {
+  int rank = 0;                  ///< pipeline rank
+  int layers = 0;                ///< over its chunks
+  double parameters = 0;         ///< Φ_r, on one rank of the stage
+  SimTime forward;               ///< one micro-batch, all chunks
+  SimTime backward;
+  SimTime schedule_end;          ///< its last backward ends
+  SimTime grad_reduce_exposed;   ///< after its schedule
+  SimTime step;                  ///< its optimizer step
+  double bubble_fraction = 0;    ///< idle share of the schedule's makespan
+  MegatronMemory memory;
+  /// This rank's share of the step's checkpoint: Φ_r · training.checkpoint_bytes_per_parameter
+  /// over the d·c ranks of its data group (experts: over d·c/e), the way Megatron's fully
+  /// parallel distributed checkpoint splits replicated state; bytes.
+  double checkpoint_shard = 0;
+  /// Ranks holding the same 16-bit parameters as this one (d·c: its data group), the copies an
+  /// in-memory recovery can read them back from; the distributed optimizer's states have one.
+  int parameter_copies = 1;
+  std::vector<PipelineSpan> network_busy;  ///< intervals its inter-machine network carries training bytes
+  std::vector<PipelineSpan> idle_spans;    ///< the gaps, within [0, iteration time]
+  [[nodiscard]] SimTime idle_time() const;
+};
+
+struct MegatronIteration {
+  MegatronLayout layout{1, 1, 1, 1, 1, 1, 1, false};
+  std::vector<int> chunk_layers;          ///< per virtual stage
+  PipelineRun pipeline;
+  std::vector<MegatronStage> stages;
+  std::vector<MegatronCollective> collectives;
+  SimTime layer_forward_compute;          ///< one layer, one micro-batch
+  SimTime layer_backward_compute;
+  SimTime layer_tp_forward;               ///< its tensor-parallel collectives, forward
+  SimTime layer_tp_backward;
+  double tp_sent_bytes_per_layer = 0;     ///< per rank, forward of one layer and micro-batch
+  double dp_sent_bytes_per_step = 0;      ///< per rank: gradient reduce and parameter gather
+  SimTime p2p_forward;
+  SimTime p2p_backward;
+  SimTime grad_reduce;                    ///< the whole data-parallel gradient reduce of one rank
+  SimTime param_gather;                   ///< the distributed optimizer's parameter all-gather
+  SimTime param_gather_exposed;
+  SimTime schedule_time;                  ///< the pipeline's makespan
+  SimTime iteration_time;
+  double model_flops = 0;                 ///< per iteration, whole job (6 Φ_active tokens + attention)
+  [[nodiscard]] double bubble_fraction() const;  ///< of the first pipeline rank
+  /// Achieved model FLOP/s per GPU over peak: model_flops / (iteration_time · GPUs · peak).
+  [[nodiscard]] double mfu(double peak_flops) const;
+};
+
+/// Simulates one step. Throws ModelError naming the field when the scenario lacks what the model
+/// needs (the loader has already checked the layout).
+MegatronIteration simulate_megatron_iteration(const Scenario& scenario);
+
+/// The memory the schedule simulation takes: 2·p·v·m operations (order, timing, transfers and
+/// the per-micro-batch ends, under 160 bytes each), refused above kMaxMemoryBytes
+/// (core/work_limits.hpp, docs/limits.md).
+std::vector<WorkEstimate> estimate_megatron_work(const Scenario& scenario);
+
+/// Activation bytes of one layer and micro-batch on one rank (Korthikanti et al. 2022, above).
+double megatron_layer_activation_bytes(const Scenario& scenario);
+
+/// Parameters of one transformer layer on one rank (tensor-split matrices, replicated norms,
+/// local experts), and of the whole layer before splitting.
+double megatron_layer_parameters(const Scenario& scenario, bool per_rank);
+
+}  // namespace ckptsim

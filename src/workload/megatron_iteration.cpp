@@ -1,0 +1,516 @@
+// The megatron iteration model (megatron_iteration.hpp): per-layer costs on one rank, the
+// pipeline schedule, the data-parallel reduce and the optimizer step, memory per rank.
+#include "ckptsim/workload/megatron_iteration.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "ckptsim/core/checked_time.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
+
+namespace ckptsim {
+namespace {
+
+constexpr const char* kWhere = "/training/megatron";
+
+/// The symbols of the header for one scenario, per rank.
+struct Dims {
+  double b, s, sc, T, Tn, h, f, a, kv, dh, V, w, g, E, k, t, c, e;
+  bool sp, causal, dropout, gated, flash;
+  Recomputation recompute;
+};
+
+Dims dims_of(const Scenario& sc) {
+  const ModelSpec& m = sc.model;
+  const MegatronSpec& g = sc.training.megatron;
+  Dims d{};
+  d.b = sc.training.micro_batch;
+  d.s = sc.training.sequence_length;
+  d.c = g.cp;
+  d.t = g.tp;
+  d.e = g.ep;
+  d.sc = d.s / d.c;
+  d.T = d.b * d.sc;
+  d.sp = g.sequence_parallel && g.tp > 1;
+  d.Tn = d.sp ? d.T / d.t : d.T;
+  d.h = m.hidden;
+  d.f = m.ffn;
+  d.a = m.heads;
+  d.kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
+  d.dh = d.h / d.a;
+  d.V = m.vocabulary;
+  d.w = sc.training.mixed_precision ? 2.0 : 4.0;
+  d.g = m.gated_ffn ? 2.0 : 1.0;
+  d.E = m.experts;
+  d.k = m.experts > 1 ? m.experts_per_token : 1;
+  d.causal = m.causal;
+  d.dropout = m.dropout > 0;
+  d.gated = m.gated_ffn;
+  d.flash = sc.training.attention == AttentionKind::flash;
+  d.recompute = g.recomputation;
+  return d;
+}
+
+/// Seconds of GEMMs, fused attention and memory-bound passes on one GPU: the kernel model's timer,
+/// or FLOPs at the compute_efficiency override (memory passes then count as part of it).
+class Clock {
+ public:
+  explicit Clock(const Scenario& s)
+      : timer_(s.training.compute_efficiency ? KernelTimer::memory_only(s.cluster)
+                                             : KernelTimer::from(s.cluster, s.training.attention)) {
+    if (s.training.compute_efficiency) rate_ = *s.training.compute_efficiency * s.cluster.gpu_peak_flops;
+  }
+  [[nodiscard]] double gemm(double m, double n, double k, double batch = 1) const {
+    return rate_ ? 2 * m * n * k * batch / *rate_ : timer_.gemm_seconds(m, n, k, batch);
+  }
+  [[nodiscard]] double flash(double flops) const { return rate_ ? flops / *rate_ : timer_.flash_seconds(flops); }
+  [[nodiscard]] double memory(double bytes) const { return rate_ ? 0.0 : timer_.memory_seconds(bytes); }
+  /// The optimizer step is memory-bound whatever the override (it is not in the calibrated rate).
+  [[nodiscard]] double step_memory(double bytes) const { return timer_.memory_seconds(bytes); }
+
+ private:
+  KernelTimer timer_;
+  std::optional<double> rate_;
+};
+
+struct Linear {
+  double m, n, k, repeat;  ///< forward Y(m x n) = X(m x k) W^T, `repeat` times
+};
+
+/// One pass's seconds.
+struct PassSeconds {
+  double forward = 0, backward = 0, attention_forward = 0, attention_backward = 0;
+};
+
+void add_linears(PassSeconds& p, const Clock& clk, const std::vector<Linear>& ls) {
+  for (const Linear& l : ls) {
+    p.forward += l.repeat * clk.gemm(l.m, l.n, l.k);
+    p.backward += l.repeat * (clk.gemm(l.m, l.k, l.n) + clk.gemm(l.n, l.k, l.m));  // dgrad, wgrad
+  }
+}
+
+void add_memory(PassSeconds& p, const Clock& clk, const std::vector<double>& passes) {
+  for (double bytes : passes) {
+    p.forward += clk.memory(bytes);
+    p.backward += clk.memory(2 * bytes);
+  }
+}
+
+void add_attention(PassSeconds& p, const Clock& clk, const Dims& d) {
+  const double heads = d.a / d.t;
+  if (d.flash) {
+    const double flops = 4 * (d.causal ? 0.5 : 1.0) * d.b * d.sc * d.s * d.dh * heads;
+    p.attention_forward = clk.flash(flops);
+    p.attention_backward = clk.flash(2.5 * flops);
+  } else {
+    const double batch = d.b * heads;
+    const double S = batch * d.sc * d.s;
+    p.attention_forward = clk.gemm(d.sc, d.s, d.dh, batch) + clk.gemm(d.sc, d.dh, d.s, batch) + clk.memory(2 * S * d.w) +
+                          clk.memory(2 * S * d.w) + (d.dropout ? clk.memory(2 * S * d.w + S) : 0.0) +
+                          clk.memory(2 * d.T * d.dh * heads * d.w);
+    p.attention_backward = 2 * p.attention_forward;  // dP, dV, dQ, dK GEMMs and the passes back
+  }
+  p.forward += p.attention_forward;
+  p.backward += p.attention_backward;
+}
+
+/// One transformer layer's compute on one rank for one micro-batch.
+PassSeconds layer_seconds(const Dims& d, const Clock& clk) {
+  PassSeconds p;
+  const double qkv = (d.a + 2 * d.kv) * d.dh / d.t;
+  std::vector<Linear> ls{{d.T, qkv, d.h, 1}, {d.T, d.h, d.h / d.t, 1}};
+  const double hw = d.Tn * d.h * d.w;
+  const double mask = d.dropout ? d.Tn * d.h : 0.0;
+  std::vector<double> mem{2 * hw + 8 * d.Tn, 3 * hw + mask, 2 * hw + 8 * d.Tn, 3 * hw + mask};
+  if (d.E > 1) {
+    const double local = d.E / d.e;                 // experts on this rank
+    const double tokens = d.T * d.k * d.e / d.E;    // tokens each local expert receives
+    ls.push_back({d.T, d.E, d.h, 1});                // router
+    ls.push_back({tokens, d.g * d.f / d.t, d.h, local});
+    ls.push_back({tokens, d.h, d.f / d.t, local});
+    mem.push_back((d.g + 1) * d.T * d.k * d.f / d.t * d.w);
+  } else {
+    ls.push_back({d.T, d.g * d.f / d.t, d.h, 1});
+    ls.push_back({d.T, d.h, d.f / d.t, 1});
+    mem.push_back((d.g + 1) * d.T * d.f / d.t * d.w);
+  }
+  add_linears(p, clk, ls);
+  add_memory(p, clk, mem);
+  add_attention(p, clk, d);
+  return p;
+}
+
+/// A ring collective's time on `n` ranks: `steps_factor` 1 for all-gather / reduce-scatter /
+/// all-to-all, 2 for all-reduce.
+SimTime ring_time(double bytes, int n, double bandwidth, SimTime alpha, int steps_factor, const char* what) {
+  if (n <= 1 || bytes <= 0) return SimTime::zero();
+  const double share = static_cast<double>(n - 1) / n;
+  const SimTime moving = checked_transfer_time(steps_factor * share * bytes, bandwidth, kWhere, what);
+  return checked_add(checked_multiply(alpha, static_cast<std::int64_t>(steps_factor) * (n - 1), kWhere, what), moving,
+                     kWhere, what);
+}
+
+struct Links {
+  double nvlink = 0;       ///< B/s per GPU
+  double network = 0;      ///< B/s per GPU for collectives (f·B/G)
+  double network_p2p = 0;  ///< B/s per GPU for point-to-point sends
+  SimTime alpha;
+  [[nodiscard]] double rate(bool crosses) const { return crosses ? std::min(nvlink, network) : nvlink; }
+};
+
+Links links_of(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  if (!(c.nvlink_bandwidth > 0)) throw ModelError("/cluster/nvlink_bandwidth", "the megatron model needs the NVLink bandwidth");
+  if (!(c.network_bandwidth > 0)) throw ModelError("/cluster/network_bandwidth", "the megatron model needs the network bandwidth");
+  const double per_gpu = c.network_bandwidth / std::max(1, c.gpus_per_machine);
+  Links l;
+  l.nvlink = c.nvlink_bandwidth;
+  l.network = c.network.collective_efficiency * per_gpu;
+  l.network_p2p = std::min(c.nvlink_bandwidth, c.network.p2p_efficiency * per_gpu);
+  l.alpha = c.network.latency;
+  return l;
+}
+
+SimTime seconds_checked(double s, const char* what) { return checked_seconds(s, kWhere, what); }
+
+double matrices_parameters(const Dims& d) { return d.h * (d.a + 2 * d.kv) * d.dh + d.a * d.dh * d.h; }
+double expert_parameters(const Dims& d) { return (d.g + 1) * d.h * d.f + (d.gated ? 0.0 : d.f + d.h); }
+
+/// Dense (tensor-split) and expert parameters of one layer on one rank, or before splitting.
+struct LayerParameters {
+  double dense = 0, experts = 0;
+};
+
+LayerParameters layer_parameters(const Dims& d, bool per_rank) {
+  const double t = per_rank ? d.t : 1.0;
+  LayerParameters p;
+  const double attention_bias = d.gated ? 0.0 : (d.a + 2 * d.kv) * d.dh / t + d.h;
+  const double norms = d.gated ? 2 * d.h : 4 * d.h;
+  p.dense = matrices_parameters(d) / t + attention_bias + norms + (d.E > 1 ? d.h * d.E : 0.0);
+  const double expert = ((d.g + 1) * d.h * d.f + (d.gated ? 0.0 : d.g * d.f)) / t + (d.gated ? 0.0 : d.h);
+  if (d.E > 1) p.experts = expert * (per_rank ? d.E / d.e : d.E);
+  else p.dense += expert;
+  return p;
+}
+
+/// Korthikanti et al.'s stored activations of one layer, one micro-batch, one rank (header).
+double activation_bytes(const Dims& d) {
+  const double sbh = d.sc * d.b * d.h;
+  if (d.recompute == Recomputation::full) return 2 * sbh;
+  // Dropout masks (1 byte each, after the attention and FFN blocks) exist only with dropout.
+  const double masks = d.dropout ? 2 * sbh : 0.0;
+  const double whole = 4 * sbh + 2 * sbh + 2 * sbh + masks;
+  const double split = 2 * sbh + 4 * d.sc * d.b * d.kv * d.dh + 2 * sbh + d.k * (2 * d.g * d.sc * d.b * d.f + 2 * d.sc * d.b * d.f);
+  const double scores = (d.flash || d.recompute == Recomputation::selective)
+                            ? 0.0
+                            : (d.dropout ? 5.0 : 2.0) * d.a * d.sc * d.s * d.b;  // softmax (+ mask, dropout output)
+  if (d.sp) return (whole + split + scores) / d.t;
+  return whole + split / d.t + scores / d.t;
+}
+
+std::vector<PipelineSpan> gaps(std::vector<PipelineSpan> busy, SimTime end) {
+  std::sort(busy.begin(), busy.end(), [](const PipelineSpan& x, const PipelineSpan& y) { return x.from < y.from; });
+  std::vector<PipelineSpan> out;
+  SimTime at = SimTime::zero();
+  for (const PipelineSpan& iv : busy) {
+    if (iv.from > at) out.push_back({at, std::min(iv.from, end)});
+    at = std::max(at, iv.to);
+    if (at >= end) break;
+  }
+  if (at < end) out.push_back({at, end});
+  out.erase(std::remove_if(out.begin(), out.end(), [](const PipelineSpan& i) { return i.to <= i.from; }), out.end());
+  return out;
+}
+
+}  // namespace
+
+SimTime MegatronStage::idle_time() const {
+  SimTime sum;
+  for (const PipelineSpan& i : idle_spans) sum += i.to - i.from;
+  return sum;
+}
+
+double MegatronIteration::bubble_fraction() const { return pipeline.bubble_fraction(0); }
+
+double MegatronIteration::mfu(double peak_flops) const {
+  if (iteration_time <= SimTime::zero() || peak_flops <= 0) return 0;
+  return model_flops / (iteration_time.seconds() * static_cast<double>(layout.world()) * peak_flops);
+}
+
+std::vector<WorkEstimate> estimate_megatron_work(const Scenario& s) {
+  const MegatronSpec& g = s.training.megatron;
+  const double ops = 2.0 * g.pp * g.virtual_stages * g.micro_batches;
+  WorkEstimate e;
+  e.input = "/training/megatron/pp x /training/megatron/virtual_stages x /training/megatron/micro_batches";
+  e.what = "memory for the pipeline schedule";
+  e.amount = 160 * ops;
+  e.limit = kMaxMemoryBytes;
+  e.unit = "bytes";
+  e.file = s.source_file;
+  e.found = fmt::format("{} x {} x {}", g.pp, g.virtual_stages, g.micro_batches);
+  return {e};
+}
+
+double megatron_layer_activation_bytes(const Scenario& scenario) { return activation_bytes(dims_of(scenario)); }
+
+double megatron_layer_parameters(const Scenario& scenario, bool per_rank) {
+  const LayerParameters p = layer_parameters(dims_of(scenario), per_rank);
+  return p.dense + p.experts;
+}
+
+namespace {
+
+/// Per-micro-batch costs of the first virtual stage's embedding and the last one's output layer
+/// and loss (Megatron's VocabParallelEmbedding and vocab-parallel cross entropy, kernels.hpp's
+/// loss passes over V/t columns).
+struct EdgeCosts {
+  SimTime embedding_forward, embedding_backward, output_forward, output_backward;
+};
+
+EdgeCosts edge_costs(const Dims& d, const Clock& clk, SimTime tp_collective, SimTime tp_small) {
+  EdgeCosts e;
+  const double hw = d.T * d.h * d.w;
+  // Lookup and its all-reduce (reduce-scatter with sequence parallelism) over the tensor group.
+  e.embedding_forward = seconds_checked(clk.memory(2 * hw + 8 * d.T), "the embedding time") + tp_collective;
+  e.embedding_backward = seconds_checked(clk.memory(hw + 8 * d.T) + clk.memory(3 * d.V / d.t * d.h * d.w), "the embedding time");
+  const double TV = d.T * d.V / d.t;
+  const double fwd = clk.memory(2 * d.Tn * d.h * d.w + 8 * d.Tn) + clk.gemm(d.T, d.V / d.t, d.h) +
+                     clk.memory(TV * (d.w + 4)) + clk.memory(32 * TV) + clk.memory(16 * d.T);
+  const double bwd = clk.memory(16 * d.T) + clk.memory(8 * TV) + clk.memory(TV * (4 + d.w)) + clk.gemm(d.T, d.h, d.V / d.t) +
+                     clk.gemm(d.V / d.t, d.h, d.T) + clk.memory(5 * d.Tn * d.h * d.w);
+  // Sequence parallelism gathers the final norm's output before the logits (and reduce-scatters
+  // its gradient); without it the input gradient is all-reduced. The loss's max, sum and target
+  // logit are three small all-reduces over the tensor group.
+  e.output_forward = seconds_checked(fwd, "the output layer time") + (d.sp ? tp_collective : SimTime::zero()) + 3 * tp_small;
+  e.output_backward = seconds_checked(bwd, "the output layer time") + tp_collective;
+  return e;
+}
+
+/// The data-parallel reduce of one stage, in buckets that become ready evenly through its last
+/// backward (overlap) or all at its end; returns when the last bucket is reduced.
+SimTime reduce_finish(SimTime last_start, SimTime last_end, SimTime total, double parameters, double bucket, bool overlap) {
+  if (total <= SimTime::zero()) return last_end;
+  const auto buckets = static_cast<std::int64_t>(std::max(1.0, std::ceil(parameters / bucket)));
+  const SimTime each = SimTime::from_ns((total.ns() + buckets - 1) / buckets);
+  if (!overlap) return last_end + each * buckets;
+  SimTime at = SimTime::zero();
+  const SimTime span = last_end - last_start;
+  for (std::int64_t j = 0; j < buckets; ++j) {
+    const SimTime ready = last_start + SimTime::from_ns(span.ns() / buckets * (j + 1));
+    at = std::max(at, j + 1 == buckets ? last_end : ready) + each;
+  }
+  return at;
+}
+
+MegatronCollective collective(std::string name, bool crosses, int group, double bytes, double sent, SimTime time,
+                              std::int64_t calls) {
+  return {std::move(name), crosses ? "network" : "NVLink", group, bytes, sent, time, calls};
+}
+
+}  // namespace
+
+MegatronIteration simulate_megatron_iteration(const Scenario& s) {
+  if (s.training.parallelism != Parallelism::megatron)
+    throw ModelError("/training/parallelism", "the megatron iteration model needs \"megatron\"");
+  MegatronIteration it;
+  it.layout = MegatronLayout::from(s);
+  const MegatronLayout& L = it.layout;
+  const MegatronSpec& g = s.training.megatron;
+  const Dims d = dims_of(s);
+  const Clock clk(s);
+  const Links links = links_of(s);
+  it.chunk_layers = virtual_stage_layers(s);
+
+  // Tensor-parallel collectives of one layer (header): four calls of S = T·h·w each way.
+  const bool tp_cross = L.tensor_group_machines() > 1;
+  const double S = d.T * d.h * d.w;
+  const double tp_rate = links.rate(tp_cross);
+  const SimTime tp_call = d.sp ? ring_time(S, g.tp, tp_rate, links.alpha, 1, "a tensor-parallel collective")
+                               : ring_time(S, g.tp, tp_rate, links.alpha, 2, "a tensor-parallel all-reduce");
+  const int tp_calls = d.sp ? 4 : 2;
+  const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.alpha, 2, "the loss all-reduce");
+  it.layer_tp_forward = tp_call * tp_calls;
+  const double tp_share = g.tp > 1 ? static_cast<double>(g.tp - 1) / g.tp : 0.0;
+  it.tp_sent_bytes_per_layer = 4 * tp_share * S;
+
+  // Context-parallel ring (K and V per step) and expert all-to-alls.
+  const PassSeconds layer = layer_seconds(d, clk);
+  const bool cp_cross = L.context_group_machines() > 1;
+  const double kv_bytes = 2 * d.b * d.sc * d.kv / d.t * d.dh * d.w;
+  const SimTime cp_step = g.cp > 1 ? checked_add(links.alpha, checked_transfer_time(kv_bytes, cp_cross ? links.network_p2p : links.nvlink, kWhere, "a context-parallel step"), kWhere, "a context-parallel step") : SimTime::zero();
+  const SimTime attn_f = seconds_checked(layer.attention_forward, "the attention time");
+  const SimTime attn_b = seconds_checked(layer.attention_backward, "the attention time");
+  const SimTime cp_ring = cp_step * (g.cp - 1);
+  const SimTime cp_fwd = cp_ring > attn_f ? cp_ring - attn_f : SimTime::zero();
+  const SimTime cp_bwd = 2 * cp_ring > attn_b ? 2 * cp_ring - attn_b : SimTime::zero();
+  const bool ep_cross = L.expert_group_machines() > 1;
+  const double a2a_bytes = d.E > 1 ? d.Tn * d.k * d.h * d.w : 0.0;
+  const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.alpha, 1, "an expert all-to-all");
+
+  it.layer_forward_compute = seconds_checked(layer.forward, "the layer forward time");
+  it.layer_backward_compute = seconds_checked(layer.backward, "the layer backward time");
+  SimTime layer_fwd = it.layer_forward_compute + it.layer_tp_forward + cp_fwd + 2 * a2a;
+  SimTime layer_bwd = it.layer_backward_compute + tp_call * tp_calls + cp_bwd + 2 * a2a;
+  it.layer_tp_backward = tp_call * tp_calls;
+  if (d.recompute == Recomputation::full) layer_bwd += layer_fwd;
+  if (d.recompute == Recomputation::selective) layer_bwd += attn_f;
+
+  const EdgeCosts edges = edge_costs(d, clk, tp_call, tp_small);
+  const int P = g.pp, V = g.virtual_stages;
+  PipelineCosts costs;
+  costs.p = P;
+  costs.v = V;
+  costs.m = g.micro_batches;
+  costs.forward.assign(static_cast<std::size_t>(P), std::vector<SimTime>(static_cast<std::size_t>(V)));
+  costs.backward = costs.forward;
+  const int chunks = P * V;
+  for (int k = 0; k < chunks; ++k) {
+    const auto r = static_cast<std::size_t>(k % P), c = static_cast<std::size_t>(k / P);
+    const int n = it.chunk_layers[static_cast<std::size_t>(k)];
+    SimTime f = checked_multiply(layer_fwd, n, kWhere, "a stage's forward time");
+    SimTime b = checked_multiply(layer_bwd, n, kWhere, "a stage's backward time");
+    if (k == 0) {
+      f += edges.embedding_forward;
+      b += edges.embedding_backward;
+    }
+    if (k == chunks - 1) {
+      f += edges.output_forward;
+      b += edges.output_backward;
+    }
+    costs.forward[r][c] = f;
+    costs.backward[r][c] = b;
+  }
+  const bool pp_cross = L.pipeline_crosses_machines();
+  const double p2p_bytes = d.b * d.sc * d.h * d.w / (d.sp ? d.t : 1.0);
+  if (P > 1) {
+    const SimTime p2p = checked_add(links.alpha, checked_transfer_time(p2p_bytes, pp_cross ? links.network_p2p : links.nvlink, kWhere, "a pipeline transfer"), kWhere, "a pipeline transfer");
+    costs.p2p_forward = p2p;
+    costs.p2p_backward = p2p;
+  }
+  it.p2p_forward = costs.p2p_forward;
+  it.p2p_backward = costs.p2p_backward;
+  it.pipeline = run_pipeline(costs);
+  it.schedule_time = it.pipeline.makespan;
+
+  // Parameters per stage and the data-parallel collectives.
+  const LayerParameters lp = layer_parameters(d, true);
+  const int dc = static_cast<int>(*g.dp) * g.cp;
+  const int expert_dp = std::max(1, dc / std::max(1, g.ep));
+  const bool dp_cross = L.data_group_machines() > 1;
+  const double dp_rate = links.rate(dp_cross);
+  const double grad_word = g.grad_reduce_in_fp32 ? 4.0 : d.w;
+  const double bucket = std::max(4e7, 1e6 * dc);
+  const bool tied_pair = s.model.tied_embeddings && P > 1;
+  const double vocab_rank = d.V * d.h / d.t;
+  const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.alpha, 2, "the embedding all-reduce") : SimTime::zero();
+  SimTime synced, slowest_step, gather_exposed;
+  it.stages.resize(static_cast<std::size_t>(P));
+  for (int r = 0; r < P; ++r) {
+    MegatronStage& st = it.stages[static_cast<std::size_t>(r)];
+    st.rank = r;
+    double dense = 0, experts = 0;
+    for (int c = 0; c < V; ++c) {
+      const int n = it.chunk_layers[static_cast<std::size_t>(c * P + r)];
+      st.layers += n;
+      dense += n * lp.dense;
+      experts += n * lp.experts;
+      st.forward += costs.forward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+      st.backward += costs.backward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+    }
+    if (r == 0) dense += vocab_rank;
+    if (r == P - 1) dense += (!s.model.tied_embeddings || P > 1 ? vocab_rank : 0.0) + (d.gated ? d.h : 2 * d.h);
+    st.parameters = dense + experts;
+    const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
+    const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.alpha, factor, "the gradient reduce") +
+                           ring_time(experts * grad_word, expert_dp, dp_rate, links.alpha, factor, "the expert gradient reduce");
+    const auto ru = static_cast<std::size_t>(r);
+    st.schedule_end = it.pipeline.rank_end[ru];
+    const SimTime finish = reduce_finish(it.pipeline.last_backward_start[ru], st.schedule_end, reduce, st.parameters, bucket,
+                                         g.overlap_grad_reduce) + ((r == 0 || r == P - 1) ? tied_ar : SimTime::zero());
+    st.grad_reduce_exposed = finish - st.schedule_end;
+    synced = std::max(synced, finish);
+    if (r == 0) it.grad_reduce = reduce;
+    // Adam on the rank's shard: 30 bytes per parameter read and written (header).
+    const double shard = g.distributed_optimizer ? dense / dc + experts / expert_dp : dense + experts;
+    st.step = seconds_checked(clk.step_memory(30 * shard), "the optimizer step");
+    const double per_parameter = s.training.checkpoint_bytes_per_parameter;
+    st.checkpoint_shard = per_parameter * (dense / dc + experts / expert_dp);
+    st.parameter_copies = dc;
+    slowest_step = std::max(slowest_step, st.step);
+    const SimTime gather = g.distributed_optimizer
+                               ? ring_time(dense * d.w, dc, dp_rate, links.alpha, 1, "the parameter all-gather") +
+                                     ring_time(experts * d.w, expert_dp, dp_rate, links.alpha, 1, "the parameter all-gather")
+                               : SimTime::zero();
+    const auto buckets = static_cast<std::int64_t>(std::max(1.0, std::ceil(st.parameters / bucket)));
+    const SimTime exposed = g.overlap_param_gather ? SimTime::from_ns((gather.ns() + buckets - 1) / buckets) : gather;
+    gather_exposed = std::max(gather_exposed, exposed);
+    if (r == 0) it.param_gather = gather;
+    // Memory (header).
+    st.memory.parameters = st.parameters * d.w;
+    st.memory.gradients = st.parameters * grad_word;
+    const double states = sizeof(float) * 3.0;  // fp32 main parameter and two Adam moments
+    st.memory.optimizer = g.distributed_optimizer ? states * shard : states * st.parameters;
+    const double act = activation_bytes(d);
+    for (int c = 0; c < V; ++c)
+      st.memory.activations += act * it.pipeline.peak_in_flight[ru][static_cast<std::size_t>(c)] *
+                               it.chunk_layers[static_cast<std::size_t>(c * P + r)];
+    if (r == 0) {
+      const double dc_share = dc > 1 ? static_cast<double>(dc - 1) / dc : 0.0;
+      it.dp_sent_bytes_per_step = dc_share * dense * grad_word * factor + (g.distributed_optimizer ? dc_share * dense * d.w : 0.0);
+    }
+  }
+  it.param_gather_exposed = gather_exposed;
+  it.iteration_time = synced + slowest_step + gather_exposed;
+
+  // Network-busy intervals of one rank per stage (the NIC of its GPU) and the idle spans between.
+  for (MegatronStage& st : it.stages) {
+    const auto ru = static_cast<std::size_t>(st.rank);
+    if (pp_cross)
+      for (const PipelineSpan& iv : it.pipeline.transfers[ru]) st.network_busy.push_back(iv);
+    if (tp_cross || (cp_cross && g.cp > 1) || (ep_cross && d.E > 1))
+      for (const TimedOp& op : it.pipeline.ranks[ru]) st.network_busy.push_back({op.start, op.end});
+    if (dp_cross && dc > 1) {
+      const SimTime from = g.overlap_grad_reduce ? it.pipeline.last_backward_start[ru] : st.schedule_end;
+      st.network_busy.push_back({from, st.schedule_end + st.grad_reduce_exposed});
+      if (g.distributed_optimizer) {
+        // Under the next step's forward when overlapped (its place in this step: the start).
+        if (g.overlap_param_gather) st.network_busy.push_back({SimTime::zero(), it.param_gather});
+        else st.network_busy.push_back({synced + slowest_step, it.iteration_time});
+      }
+    }
+    st.idle_spans = gaps(st.network_busy, it.iteration_time);
+    st.bubble_fraction = it.pipeline.bubble_fraction(st.rank);
+  }
+
+  // Model FLOPs (Narayanan et al. §5.1, with grouped KV, gated and routed FFNs): 6 per matrix
+  // parameter per token, plus attention's 12·s·h per token and layer (halved when causal).
+  const double tokens = d.b * d.s * g.micro_batches * static_cast<double>(*g.dp);
+  const LayerParameters whole = layer_parameters(d, false);
+  const double active_expert = d.E > 1 ? whole.experts / d.E * d.k : 0.0;
+  const double matrices = s.model.layers * (matrices_parameters(d) + (d.E > 1 ? active_expert : expert_parameters(d))) + d.V * d.h;
+  it.model_flops = tokens * (6 * matrices + 12 * s.model.layers * d.s * d.h * (d.causal ? 0.5 : 1.0));
+
+  // The collectives as one rank of the first stage sees them.
+  const std::int64_t mb = g.micro_batches;
+  const std::int64_t first_layers = it.stages.front().layers;
+  it.collectives.push_back(collective(d.sp ? "tensor all-gather / reduce-scatter" : "tensor all-reduce", tp_cross, g.tp, S,
+                                      (d.sp ? 1 : 2) * tp_share * S, tp_call, 2 * tp_calls * first_layers * mb));
+  if (P > 1) it.collectives.push_back(collective("pipeline send / receive", pp_cross, 2, p2p_bytes, p2p_bytes, it.p2p_forward, 2 * mb * V));
+  if (g.cp > 1) it.collectives.push_back(collective("context ring step (K, V)", cp_cross, g.cp, kv_bytes, kv_bytes, cp_step, 3 * (g.cp - 1) * first_layers * mb));
+  if (d.E > 1 && g.ep > 1) it.collectives.push_back(collective("expert all-to-all", ep_cross, g.ep, a2a_bytes, a2a_bytes * (g.ep - 1) / g.ep, a2a, 4 * first_layers * mb));
+  if (dc > 1) {
+    const double grad_bytes = it.stages.front().parameters * grad_word;
+    it.collectives.push_back(collective(g.distributed_optimizer ? "data reduce-scatter (gradients)" : "data all-reduce (gradients)",
+                                        dp_cross, dc, grad_bytes, (g.distributed_optimizer ? 1 : 2) * grad_bytes * (dc - 1) / dc, it.grad_reduce, 1));
+    if (g.distributed_optimizer)
+      it.collectives.push_back(collective("data all-gather (parameters)", dp_cross, dc, it.stages.front().parameters * d.w,
+                                          it.stages.front().parameters * d.w * (dc - 1) / dc, it.param_gather, 1));
+  }
+  return it;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,257 @@
+// The megatron layout and iteration model (workload/megatron_layout.hpp, megatron_iteration.hpp)
+// and its scenario fields, on cases worked by hand.
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "../common/scenario_documents.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/workload/megatron_iteration.hpp"
+#include "ckptsim/workload/megatron_layout.hpp"
+
+using namespace ckptsim;
+using nlohmann::json;
+
+namespace {
+
+/// GPT-3 175B as Korthikanti et al. 2022 train it (Table 3: t = 8, p = 8, s = 2048, b = 1), on
+/// 8 DGX A100 (64 GPUs, so d = 1).
+json gpt3_korthikanti() {
+  return json::parse(R"({
+    "cluster": {"instance": "dgx-a100", "machines": 8},
+    "storage": {"bandwidth": "20GB/s"},
+    "model": {"preset": "gpt3-175b"},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 2048,
+                 "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 8, "pp": 8, "micro_batches": 8, "sequence_parallel": true,
+                              "recomputation": "selective"}},
+    "strategy": {"kind": "remote-periodic"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })");
+}
+
+/// A small GPT-style model on 2 machines of 8 GPUs: 4 layers, h 1024, f 4096, 16 heads,
+/// vocabulary 32000; t = 2, p = 2, d = 4.
+json small_megatron() {
+  return json::parse(R"({
+    "cluster": {"instance": "dgx-a100", "machines": 2},
+    "storage": {"bandwidth": "20GB/s"},
+    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
+                 "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 2, "pp": 2, "micro_batches": 4, "distributed_optimizer": true}},
+    "strategy": {"kind": "remote-periodic"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })");
+}
+
+Scenario load(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
+
+}  // namespace
+
+TEST_CASE("megatron: the data-parallel size is what the GPUs leave, and the product must match") {
+  // 64 GPUs / (8 x 1 x 8) = 1.
+  CHECK(load(gpt3_korthikanti()).training.megatron.dp == 1);
+  json doc = gpt3_korthikanti();
+  doc["training"]["megatron"]["dp"] = 2;  // 8 x 1 x 2 x 8 = 128 != 64
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/dp"));
+  doc = gpt3_korthikanti();
+  doc["training"]["megatron"]["pp"] = 3;  // 8 x 3 = 24 does not divide 64
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/tp"));
+}
+
+TEST_CASE("megatron: layout rules are refused with their pointers") {
+  json doc = small_megatron();
+  doc["training"]["megatron"]["tp"] = 16;  // 16 GPUs in one tensor group: wider than a machine of 8
+  doc["training"]["megatron"]["pp"] = 1;
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/tp"));
+  doc["training"]["megatron"]["tp_across_machines"] = true;  // allowed when asked; 16 heads split by 16
+  CHECK(test::scenario_problems(doc).empty());
+
+  doc = small_megatron();
+  doc["training"]["megatron"]["pp"] = 4;  // 4 layers over 4 stages fine; 2 x 4 x 2 = 16
+  doc["training"]["megatron"]["virtual_stages"] = 2;  // 8 virtual stages for 4 layers
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/model/layers"));
+
+  doc = small_megatron();
+  doc["training"]["megatron"]["virtual_stages"] = 2;  // 4 virtual stages, 1 layer each
+  doc["training"]["megatron"]["micro_batches"] = 3;   // not a multiple of pp = 2
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/micro_batches"));
+
+  doc = small_megatron();
+  doc["training"]["megatron"]["distributed_optimizer"] = false;
+  doc["training"]["megatron"]["overlap_param_gather"] = true;
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/overlap_param_gather"));
+
+  doc = small_megatron();
+  doc["model"]["ffn"] = 4095;  // does not split over tp = 2
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/tp"));
+  doc = small_megatron();
+  doc["model"]["kv_heads"] = 3;  // does not divide the 16 heads
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/model/kv_heads"));
+
+  doc = small_megatron();
+  doc["training"]["megatron"]["cp"] = 3;  // 2 x 3 x 2 = 12 does not divide 16
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/tp"));
+
+  doc = small_megatron();
+  doc["training"]["megatron"]["ep"] = 2;  // a dense model has 1 expert
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/ep"));
+}
+
+TEST_CASE("megatron: the fields stay out of a zero3 scenario's effective form") {
+  // A ZeRO-3 scenario's effective scenario (and its hash) must not change with this feature.
+  const json eff = effective_scenario_json(load(test::minimal_scenario_document()));
+  CHECK_FALSE(eff["training"].contains("megatron"));
+  CHECK_FALSE(eff["model"].contains("kv_heads"));
+  const json mg = effective_scenario_json(load(small_megatron()));
+  CHECK(mg["training"]["megatron"]["dp"] == 4);
+  CHECK(mg["model"]["kv_heads"] == 16);
+  // The effective form loads back to the same effective form.
+  CHECK(effective_scenario_json(load(mg)) == mg);
+}
+
+TEST_CASE("megatron: rank coordinates and groups follow the tp-cp-dp-pp order") {
+  // t = 8, c = 1, d = 128, p = 16 on machines of 8 (Llama 3 405B): rank n = i_t + 8(i_d + 128 i_p).
+  const MegatronLayout L(8, 1, 128, 16, 1, 1, 8, true);
+  CHECK(L.world() == 16'384);
+  const RankCoordinates c = L.coordinates(8 * (5 + 128 * 3) + 2);
+  CHECK((c.tp == 2 && c.dp == 5 && c.pp == 3 && c.cp == 0));
+  CHECK(L.rank_of(c) == 8 * (5 + 128 * 3) + 2);
+  CHECK(L.tensor_group_machines() == 1);   // 8 consecutive ranks: one machine
+  CHECK(L.data_group_machines() == 128);   // stride 8: one rank per machine
+  CHECK(L.pipeline_crosses_machines());
+}
+
+TEST_CASE("megatron: a node failure's blast radius") {
+  // Llama 3 405B layout: machine 0 holds ranks 0..7, the tensor group of (d 0, p 0). Its model
+  // replica (d = 0: 8 x 16 = 128 ranks) cannot step, and every one of the 16,384 ranks waits at the
+  // synchronous data-parallel reduce. The 16-bit parameters have 127 copies on the other
+  // replicas; the distributed optimizer's shard exists only on the failed ranks.
+  const MegatronLayout L(8, 1, 128, 16, 1, 1, 8, true);
+  const BlastRadius b = L.machine_failure(0);
+  CHECK(b.failed_ranks.size() == 8);
+  CHECK(b.stalled_replicas == std::vector<int>{0});
+  CHECK(b.stalled_stages == std::vector<int>{0});
+  CHECK(b.stalled_replica_ranks == 128);
+  CHECK(b.stopped_ranks == 16'384);
+  CHECK(b.parameters_replicated);
+  CHECK_FALSE(b.optimizer_replicated);
+
+  // t = 2, d = 4, p = 2 on 2 machines of 8: machine 1 holds ranks 8..15 = i_t + 2(i_d + 4 i_p):
+  // i_p = 1, i_d = 0..3: four replicas lose their stage 1. Each rank's data peers (stride 2,
+  // 4 of them) are all on the same machine: nothing of it survives there.
+  const MegatronLayout S(2, 1, 4, 2, 1, 1, 8, false);
+  const BlastRadius s = S.machine_failure(1);
+  CHECK(s.stalled_replicas == std::vector<int>{0, 1, 2, 3});
+  CHECK(s.stalled_stages == std::vector<int>{1});
+  CHECK(s.stalled_replica_ranks == 16);
+  CHECK_FALSE(s.parameters_replicated);
+  CHECK_FALSE(s.optimizer_replicated);
+  CHECK_THROWS_AS(S.machine_failure(2), ModelError);
+}
+
+TEST_CASE("megatron: layer parameters match the hand counts") {
+  // GPT-style layer: 4h^2 + 2hf + 9h + f = 4,194,304 + 8,388,608 + 9,216 + 4,096 = 12,596,224.
+  const Scenario small = load(small_megatron());
+  CHECK(megatron_layer_parameters(small, false) == doctest::Approx(12'596'224.0));
+  // Per rank at t = 2: matrices 12,582,912 / 2 = 6,291,456; column-parallel biases (3h + f)/2 =
+  // 3,584; row-parallel biases 2h = 2,048 and norms 4h = 4,096 replicated -> 6,301,184.
+  CHECK(megatron_layer_parameters(small, true) == doctest::Approx(6'301'184.0));
+  // Llama 3 405B (presets.cpp's hand count): 3,187,703,808 per layer.
+  json llama = small_megatron();
+  llama["model"] = {{"preset", "llama3-405b"}};
+  llama["cluster"]["machines"] = 16;
+  llama["training"]["megatron"] = {{"tp", 8}, {"pp", 2}};
+  CHECK(megatron_layer_parameters(load(llama), false) == doctest::Approx(3'187'703'808.0));
+}
+
+TEST_CASE("megatron: tensor-parallel bytes per layer and data-parallel bytes per step") {
+  const MegatronIteration g = simulate_megatron_iteration(load(gpt3_korthikanti()));
+  // S = b s h w = 2048 x 12288 x 2 = 50,331,648 B; two all-reduces (or their reduce-scatter /
+  // all-gather halves) of 2(t-1)/t S each per layer forward: 4 x 7/8 x S = 176,160,768 B.
+  CHECK(g.tp_sent_bytes_per_layer == doctest::Approx(176'160'768.0));
+  // d = 1: no data-parallel traffic.
+  CHECK(g.dp_sent_bytes_per_step == 0.0);
+
+  // Small model, stage 0: 2 layers x 6,301,184 + the embedding 32000 x 1024 / 2 = 16,384,000 ->
+  // 28,986,368 parameters. Distributed optimizer, 16-bit gradients: reduce-scatter 3/4 x 2 B and
+  // all-gather 3/4 x 2 B per parameter -> 3 B x 28,986,368 = 86,959,104 B.
+  const MegatronIteration s = simulate_megatron_iteration(load(small_megatron()));
+  CHECK(s.stages[0].parameters == doctest::Approx(28'986'368.0));
+  CHECK(s.dp_sent_bytes_per_step == doctest::Approx(86'959'104.0));
+  // Its checkpoint shard: 12 B per parameter (training.checkpoint_bytes_per_parameter) split over
+  // the 4 data-parallel ranks: 28,986,368 x 12 / 4 = 86,959,104 B; its parameters have 4 copies.
+  CHECK(s.stages[0].checkpoint_shard == doctest::Approx(86'959'104.0));
+  CHECK(s.stages[0].parameter_copies == 4);
+}
+
+TEST_CASE("megatron: activation memory per rank on Korthikanti et al.'s GPT-3 175B example") {
+  // sbh = 2048 x 12288 = 25,165,824; a s / h = 96 x 2048 / 12288 = 16; t = 8 (Table 2):
+  //   tensor parallel only:            sbh (10 + 24/t + 5 a s/(h t)) = 23 sbh = 578,813,952 B
+  //   tensor + sequence parallel:      sbh (34/t + 5 a s/(h t)) = 14.25 sbh = 358,612,992 B
+  //   + selective recomputation:       34/t sbh = 4.25 sbh = 106,954,752 B
+  //   full recomputation:              2 sbh = 50,331,648 B
+  json doc = gpt3_korthikanti();
+  auto per_layer = [&](bool sp, const char* recompute) {
+    doc["training"]["megatron"]["sequence_parallel"] = sp;
+    doc["training"]["megatron"]["recomputation"] = recompute;
+    return megatron_layer_activation_bytes(load(doc));
+  };
+  CHECK(per_layer(false, "none") == doctest::Approx(578'813'952.0));
+  CHECK(per_layer(true, "none") == doctest::Approx(358'612'992.0));
+  CHECK(per_layer(true, "selective") == doctest::Approx(106'954'752.0));
+  CHECK(per_layer(true, "full") == doctest::Approx(50'331'648.0));
+  // The first stage holds p = 8 micro-batches of L/p = 12 layers: L = 96 layers' worth
+  // (§4.2.3): 96 x 106,954,752 = 10,267,656,192 B with sequence parallelism and selective.
+  const MegatronIteration g = simulate_megatron_iteration(load(gpt3_korthikanti()));
+  CHECK(g.stages[0].memory.activations == doctest::Approx(10'267'656'192.0));
+  // The last stage holds one micro-batch: 12 layers' worth.
+  CHECK(g.stages[7].memory.activations == doctest::Approx(12 * 106'954'752.0));
+}
+
+TEST_CASE("megatron: model states under the distributed optimizer are 6 + 12/d bytes per parameter") {
+  // bf16 parameters (2), fp32 gradients (4), fp32 main copy and Adam moments (12) sharded over
+  // d = 4: 2 + 4 + 3 = 9 B per parameter (Megatron's distributed optimizer table); without it 18.
+  json doc = small_megatron();
+  doc["training"]["megatron"]["grad_reduce_in_fp32"] = true;
+  const MegatronIteration it = simulate_megatron_iteration(load(doc));
+  const MegatronMemory& m = it.stages[1].memory;
+  CHECK((m.parameters + m.gradients + m.optimizer) / it.stages[1].parameters == doctest::Approx(9.0));
+  doc["training"]["megatron"]["distributed_optimizer"] = false;
+  const MegatronIteration plain = simulate_megatron_iteration(load(doc));
+  const MegatronMemory& p = plain.stages[1].memory;
+  CHECK((p.parameters + p.gradients + p.optimizer) / plain.stages[1].parameters == doctest::Approx(18.0));
+}
+
+TEST_CASE("megatron: the iteration is the schedule plus what the step adds, and overlap only hides") {
+  const Scenario s = load(small_megatron());
+  const MegatronIteration it = simulate_megatron_iteration(s);
+  // The step cannot end before the pipeline schedule has.
+  CHECK(it.iteration_time > it.schedule_time);
+  CHECK(it.bubble_fraction() > 0.0);
+  // Overlapping the gradient reduce and the parameter gather can only shorten the step.
+  json doc = small_megatron();
+  doc["training"]["megatron"]["overlap_grad_reduce"] = true;
+  doc["training"]["megatron"]["overlap_param_gather"] = true;
+  const MegatronIteration over = simulate_megatron_iteration(load(doc));
+  CHECK(over.iteration_time <= it.iteration_time);
+  CHECK(over.schedule_time == it.schedule_time);
+  // Every stage's idle spans lie inside the iteration and do not overlap its busy intervals.
+  for (const MegatronStage& st : it.stages) {
+    SimTime last;
+    for (const PipelineSpan& span : st.idle_spans) {
+      CHECK(span.from >= last);
+      CHECK(span.to <= it.iteration_time);
+      last = span.to;
+    }
+  }
+}
+
+TEST_CASE("megatron: the ZeRO-3 iteration model refuses a megatron scenario rather than guess") {
+  CHECK_THROWS_AS(simulate_megatron_iteration(load(test::minimal_scenario_document())), ModelError);
+}

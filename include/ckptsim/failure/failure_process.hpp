@@ -56,7 +56,7 @@ struct FailureEvent {
   int cause = 0;       ///< index into failure_causes()
   bool hang = false;   ///< found by timeouts, not by a process exit (fault_model.hpp)
   /// The detection of silent corruption k (CorruptionOnsets' k-th onset, from 0); none otherwise.
-  std::optional<std::int64_t> corruption;
+  std::optional<std::int64_t> corruption = std::nullopt;
 };
 
 /// A cause a failure can be attributed to, with the times the run model uses for it.

@@ -8,21 +8,13 @@
 // rack-day (hardware), 16 standby machines, uniform 4-7 min replacements.
 #include <benchmark/benchmark.h>
 
-#include "ckptsim/scenario/cause_presets.hpp"
 #include "run_fixtures.hpp"
 
 namespace {
 
 ckptsim::Scenario domains_and_lemons_scenario() {
   using namespace ckptsim;
-  Scenario s = bench::dgx_h100_scenario("bench-4096-domains-lemons", 4096);
-  s.cluster.standby_machines = 16;
-  s.storage.bandwidth = 200e9;
-  s.model.parameters = 405e9;
-  s.training.serialization_bandwidth = 2e9;
-  const CausePreset* llama = find_cause_preset("llama3-405b");
-  s.failures.rate = llama->rate_per_machine;
-  s.failures.causes = FailureCauseTable{llama->name, llama->causes};
+  Scenario s = bench::llama3_405b_scenario("bench-4096-domains-lemons", 4096);
   s.failures.lemons.model = LemonModel::fraction;
   s.failures.lemons.fraction = 0.02;
   s.failures.lemons.multiple = 10;

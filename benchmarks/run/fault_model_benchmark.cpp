@@ -12,21 +12,13 @@
 #include <benchmark/benchmark.h>
 
 #include "ckptsim/run/strategy_costs.hpp"
-#include "ckptsim/scenario/cause_presets.hpp"
 #include "run_fixtures.hpp"
 
 namespace {
 
 ckptsim::Scenario fault_model_scenario() {
   using namespace ckptsim;
-  Scenario s = bench::dgx_h100_scenario("bench-2048-fault-model-365d", 2048);
-  s.cluster.standby_machines = 16;
-  s.storage.bandwidth = 200e9;
-  s.model.parameters = 405e9;
-  s.training.serialization_bandwidth = 2e9;
-  const CausePreset* llama = find_cause_preset("llama3-405b");
-  s.failures.rate = llama->rate_per_machine;
-  s.failures.causes = FailureCauseTable{llama->name, llama->causes};
+  Scenario s = bench::llama3_405b_scenario("bench-2048-fault-model-365d", 2048);
   s.failures.stragglers.rate = 0.005 / 86400.0;
   s.failures.stragglers.speed = 0.5;
   s.failures.stragglers.duration = hours(1);

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/scenario/cause_presets.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
 
 namespace ckptsim::bench {
@@ -30,6 +31,18 @@ Scenario dgx_h100_scenario(std::string name, int machines) {
   s.failures.replacement.distribution = ReplacementDistribution::uniform;
   s.run.duration = days(30);
   s.run.replicas = 1000;
+  return s;
+}
+
+Scenario llama3_405b_scenario(std::string name, int machines) {
+  Scenario s = dgx_h100_scenario(std::move(name), machines);
+  s.cluster.standby_machines = 16;
+  s.storage.bandwidth = 200e9;
+  s.model.parameters = 405e9;
+  s.training.serialization_bandwidth = 2e9;
+  const CausePreset* llama = find_cause_preset("llama3-405b");
+  s.failures.rate = llama->rate_per_machine;
+  s.failures.causes = FailureCauseTable{llama->name, llama->causes};
   return s;
 }
 

@@ -16,6 +16,11 @@ namespace ckptsim::bench {
 /// 4-7 min replacements, 30 days, 1,000 replicas. Callers set the model, storage and failures.
 Scenario dgx_h100_scenario(std::string name, int machines);
 
+/// dgx_h100_scenario with Llama 3 405B's job around it: 405e9 parameters, 16 standby machines,
+/// 200 GB/s storage, 2 GB/s serialization, and Llama 3's failure rate and cause table
+/// (cause_presets.hpp, "llama3-405b"). Callers add the failure features they measure.
+Scenario llama3_405b_scenario(std::string name, int machines);
+
 /// Runs state.range(0) replicas of `scenario` on one thread per benchmark iteration, with the
 /// counters failures_per_replica and items (replicas) processed.
 void run_replica_batch(benchmark::State& state, const Scenario& scenario);

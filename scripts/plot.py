@@ -19,7 +19,8 @@ SOURCE is one of
 With no --kind it draws every kind that fits SOURCE. Each figure is written as OUTDIR/NAME.png
 and OUTDIR/NAME.svg (--formats), with titles and axis labels carrying units.
 Axis values such as "1.5%/machine/day" or "3h" are read as their number (1.5, 3) with the unit
-shown in the axis label. --where AXIS=VALUE (repeatable) keeps only those points; other axes that
+shown in the axis label, when every value of the axis is written in the same unit; an axis whose
+values mix units is drawn as categories, each value with its own unit. --where AXIS=VALUE (repeatable) keeps only those points; other axes that
 vary are fixed at their first value (the title says so).
 """
 import argparse
@@ -183,10 +184,16 @@ class Sweep:
         return seen
 
     def numeric(self, axis):
-        return all(number_and_unit(v)[0] is not None for v in self.values(axis))
+        """Every value a number, all in one unit: only then are their numbers comparable (values
+        written in different units, "1.5%/machine/day" and "0.001/machine/h", are drawn as
+        categories, each labelled with its own unit, never placed on one scale)."""
+        parsed = [number_and_unit(v) for v in self.values(axis)]
+        return all(n is not None for n, _ in parsed) and len({u for _, u in parsed}) == 1
 
     def axis_label(self, axis):
-        unit = number_and_unit(self.values(axis)[0])[1] if self.numeric(axis) else ""
+        """The axis name with the unit every one of its values shares (numeric axes only)."""
+        units = {number_and_unit(v)[1] for v in self.values(axis)} if self.numeric(axis) else set()
+        unit = units.pop() if len(units) == 1 else ""
         return f"{axis} ({unit})" if unit else axis
 
     def fixed(self, used):

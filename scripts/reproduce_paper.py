@@ -277,12 +277,6 @@ def strategy_costs(ck, base, kind):
     return a["costs"], a["scenario"]
 
 
-def wasted_time(costs, tier_retrieval):
-    """Eq. 1 of the paper: checkpoint time + lost progress (half the interval) + retrieval."""
-    interval = costs["every_iterations"] * costs["iteration_time_s"] + costs["checkpoint_stall_s"]
-    return costs["checkpoint_completion_s"] + interval / 2, tier_retrieval
-
-
 def fig10(ck, spec, out, quick):
     """Wasted time per failure against the number of replaced machines."""
     f = spec["fig10"]
@@ -290,26 +284,36 @@ def fig10(ck, spec, out, quick):
     machines = base["cluster"]["machines"]
     rows = []
     for label, kind in f["strategies"].items():
-        costs, scen = strategy_costs(ck, base, kind)
+        a = ck.analyze(with_strategy(base, kind))
+        costs, scen = a["costs"], a["scenario"]
+        # Eq. 1 (checkpoint time + half the interval + retrieval) for one failure recovered from
+        # each tier, as `ckptsim analyze --json` computes it (closed_form.eq1_by_tier_s).
+        eq1 = a["closed_form"]["eq1_by_tier_s"]
         m = scen["strategy"]["replicas"]
+        if costs["tier"] != "storage":
+            # P(some checkpoint loses every holder | k machines replaced at once): the exact
+            # counts of `ckptsim placement` for this placement.
+            scheme = scen["strategy"]["placement"]
+            pl = ck.placement(machines, m, f["replaced"], [scheme])["schemes"][scheme]
+            recover = dict(zip(pl["k"], pl["probability"]))
         for replaced in f["replaced"]:
             if costs["tier"] == "storage":
-                lost, rtvl = wasted_time(costs, costs["retrieval_storage_s"])
+                wasted = eq1["storage"]
+                lost, rtvl = wasted - costs["retrieval_storage_s"], costs["retrieval_storage_s"]
                 p_storage = 1.0
+                memory_wasted, storage_wasted = None, wasted
+                expected = wasted
             else:
-                lost, rtvl = wasted_time(costs, costs["retrieval_local_s"] if replaced == 0 else costs["retrieval_peer_s"])
-                # Group placement: two replaced machines lose a checkpoint when they share a group,
-                # probability (m-1)/(N-1); one replaced machine never does (m >= 2).
-                p_storage = 0.0 if replaced < m else (m - 1) / (machines - 1) if replaced == m else float("nan")
-            storage_lost = (costs["persistent_every_iterations"] * costs["iteration_time_s"]) / 2 + costs["persistent_upload_s"]
-            memory_wasted = lost + rtvl
-            storage_wasted = storage_lost + costs["retrieval_storage_s"]
-            expected = memory_wasted if costs["tier"] == "storage" else (1 - p_storage) * memory_wasted + p_storage * storage_wasted
+                tier = "local" if replaced == 0 else "peer"
+                memory_wasted = eq1[tier]
+                rtvl = costs["retrieval_local_s"] if replaced == 0 else costs["retrieval_peer_s"]
+                lost = memory_wasted - rtvl
+                p_storage = 1.0 - recover[replaced]
+                storage_wasted = eq1["storage"]
+                expected = (1 - p_storage) * memory_wasted + p_storage * storage_wasted
             rows.append({"strategy": label, "replaced": replaced, "lost_progress_s": lost, "retrieval_s": rtvl,
-                         "p_storage_fallback": p_storage if costs["tier"] != "storage" else 1.0,
-                         "wasted_if_memory_s": memory_wasted if costs["tier"] != "storage" else None,
-                         "wasted_if_storage_s": storage_wasted if costs["tier"] != "storage" else memory_wasted,
-                         "expected_wasted_s": expected})
+                         "p_storage_fallback": p_storage, "wasted_if_memory_s": memory_wasted,
+                         "wasted_if_storage_s": storage_wasted, "expected_wasted_s": expected})
     write_csv(os.path.join(out, "fig10.csv"), rows)
     fig, ax = plt.subplots(figsize=(7, 4))
     labels = list(f["strategies"].keys())
@@ -330,9 +334,8 @@ def fig10(ck, spec, out, quick):
     sens = []
     for factor in (0.8, 1.2):
         b2 = variant(base, storage__bandwidth=scale_unit(base["storage"]["bandwidth"], factor))
-        c, _ = strategy_costs(ck, b2, "remote-periodic")
-        lost, rtvl = wasted_time(c, c["retrieval_storage_s"])
-        sens.append(f"storage bandwidth x{factor}: Strawman {(lost + rtvl) / 60:.1f} min")
+        wasted = ck.analyze(with_strategy(b2, "remote-periodic"))["closed_form"]["eq1_by_tier_s"]["storage"]
+        sens.append(f"storage bandwidth x{factor}: Strawman {wasted / 60:.1f} min")
     text = f"""## Fig. 10: wasted time per failure against replaced machines
 
 The paper measures the wasted time of one failure (lost progress plus retrieval) for Strawman,
@@ -341,7 +344,8 @@ paper's Eq. 1 (checkpoint time + half the checkpoint interval + retrieval) with 
 the iteration model derives (`ckptsim analyze`). Zero replaced machines is a software failure
 (local retrieval), one is a hardware failure retrieved from a peer; with two, GEMINI falls back to
 persistent storage when both machines held the same group, probability (m−1)/(N−1) under group
-placement, and the expected value mixes both cases.
+placement (the exact counts of `ckptsim placement`), and the expected value mixes both cases.
+Every figure of the table comes from the binary's JSON (`closed_form.eq1_by_tier_s`).
 
 ![Fig. 10](fig10.png)
 

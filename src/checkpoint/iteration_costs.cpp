@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -27,7 +28,7 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
 }
 
 std::optional<std::string> gpu_fit_problem(const Scenario& scenario, const IterationCosts& costs) {
-  if (!keeps_checkpoints_in_memory(scenario.strategy.kind) || !costs.oom) return std::nullopt;
+  if (!keeps_checkpoints_in_memory(checkpoint_layout(scenario.strategy.kind)) || !costs.oom) return std::nullopt;
   return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",
                      name_of(scenario.strategy.scheduler), format_bytes(costs.gpu_buffer_bytes));
 }

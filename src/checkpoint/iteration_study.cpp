@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "ckptsim/checkpoint/partition.hpp"
+#include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 
 namespace ckptsim {
@@ -54,11 +55,9 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   s.input.sub_buffers = scenario.strategy.sub_buffers;
   s.input.span_safety = scenario.strategy.span_safety;
   s.input.alpha = scenario.cluster.network.latency;
-  // The planner sizes chunks with the rate a send gets alone: f_p2p·B/G, and no more than the
-  // GPU's PCIe link where sends are staged through host memory.
-  s.input.bandwidth = scenario.cluster.network.p2p_efficiency * scenario.cluster.network_bandwidth / g;
-  if (!scenario.cluster.gpudirect_rdma && scenario.cluster.gpu_cpu_bandwidth > 0)
-    s.input.bandwidth = std::min(s.input.bandwidth, scenario.cluster.gpu_cpu_bandwidth);
+  // The planner sizes chunks with the rate a send gets alone (network/achieved_bandwidth.hpp):
+  // f·B_n/G, and no more than the GPU's PCIe link where sends are staged through host memory.
+  s.input.bandwidth = p2p_gpu_send_bandwidth(scenario.cluster);
   s.free_gpu_memory = s.model.memory.free();
   return s;
 }

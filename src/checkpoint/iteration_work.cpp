@@ -20,7 +20,7 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
     const double chunks = std::max(0, copies) * s.checkpoint_bytes_per_machine() / chunk;
     out.push_back({"/strategy/gpu_buffer and /strategy/sub_buffers",
                    "planning checkpoint chunks of gpu_buffer / sub_buffers bytes", chunks * 256.0, kMaxMemoryBytes,
-                   "bytes", s.source_file,
+                   WorkUnit::bytes, s.source_file,
                    fmt::format("{} and {} (chunks of {} for {} of copies per machine)", format_bytes(s.strategy.gpu_buffer_bytes),
                                s.strategy.sub_buffers, format_bytes(chunk),
                                format_bytes(std::max(0, copies) * s.checkpoint_bytes_per_machine()))});
@@ -31,14 +31,14 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
   // no remote copy held 16 GiB).
   if (s.strategy.sub_buffers > 0)
     out.push_back({"/strategy/sub_buffers", "the schedulers' state per sub-buffer (64 bytes each)",
-                   64.0 * s.strategy.sub_buffers, kMaxMemoryBytes, "bytes", s.source_file,
+                   64.0 * s.strategy.sub_buffers, kMaxMemoryBytes, WorkUnit::bytes, s.source_file,
                    std::to_string(s.strategy.sub_buffers)});
   // A product of three fields: all three are named, with their values (the one to lower may be any).
   out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
-                 estimate_iteration_flows(s), kMaxIterationFlows, "flows", s.source_file,
+                 estimate_iteration_flows(s), kMaxIterationFlows, WorkUnit::flows, s.source_file,
                  fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)});
   out.push_back({"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
-                 estimate_program_bytes(s), kMaxMemoryBytes, "bytes", s.source_file,
+                 estimate_program_bytes(s), kMaxMemoryBytes, WorkUnit::bytes, s.source_file,
                  fmt::format("{} layers", s.model.layers)});
   return out;
 }

@@ -121,7 +121,7 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   check_vary_axes(args.axes);
   double combinations = 1;
   for (const auto& axis : args.axes) combinations *= static_cast<double>(axis.values.size());
-  enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, "combinations"}},
+  enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, WorkUnit::combinations}},
                       args.force);
   if (objective == "goodput") {
     args.options.objective = OptimizeObjective::goodput_per_machine_hour;

@@ -104,10 +104,7 @@ SimTime SlowWindows::slowed(SimTime slow) const {
   return SimTime::from_ns(static_cast<std::int64_t>((1.0 - speed_) * static_cast<double>(slow.ns())));
 }
 
-SimTime SlowWindows::work(SimTime from, SimTime to) {
-  if (to <= from) return SimTime::zero();
-  return (to - from) - slowed(slow_time(from, to));
-}
+SimTime SlowWindows::slowed_work(SimTime from, SimTime to) { return (to - from) - slowed(slow_time(from, to)); }
 
 SimTime SlowWindows::wall_after_work(SimTime from, SimTime work) {
   if (!active_) return saturating_add(from, work);

@@ -7,13 +7,6 @@
 
 namespace ckptsim {
 
-CollectiveAlgorithm parse_collective_algorithm(const std::string& name) {
-  if (name == "ring") return CollectiveAlgorithm::ring;
-  if (name == "hierarchical") return CollectiveAlgorithm::hierarchical;
-  throw ModelError("/cluster/network/collective",
-                   "unknown collective algorithm \"" + name + "\" (expected \"ring\" or \"hierarchical\")");
-}
-
 void add_use(std::vector<ResourceUse>& uses, int resource, double weight) {
   for (ResourceUse& u : uses) {
     if (u.resource == resource) {

@@ -30,7 +30,8 @@ Topology Topology::build(const ClusterSpec& cluster) {
     t.resources_.push_back({ResourceKind::nvlink, i, nvl});
     t.resources_.push_back({ResourceKind::pcie, i, pcie});
   }
-  if (t.kind_ == "single-switch") {
+  switch (t.kind_) {
+  case NetworkTopology::single_switch: {
     t.leaves_ = 1;
     t.machines_per_leaf_ = n;
     auto graph = std::make_shared<Graph>(static_cast<std::size_t>(n + 1));
@@ -39,7 +40,9 @@ Topology Topology::build(const ClusterSpec& cluster) {
       boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
     }
     t.graph_ = std::move(graph);
-  } else if (t.kind_ == "leaf-spine") {
+    break;
+  }
+  case NetworkTopology::leaf_spine: {
     const int per_leaf = cluster.network.machines_per_leaf;
     if (per_leaf < 1) throw ModelError("/cluster/network/machines_per_leaf", "a leaf-spine network needs at least 1");
     if (cluster.network.oversubscription < 1.0)
@@ -63,9 +66,8 @@ Topology Topology::build(const ClusterSpec& cluster) {
       boost::add_edge(leaf, static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
     }
     t.graph_ = std::move(graph);
-  } else {
-    throw ModelError("/cluster/network/topology",
-                     "unknown network topology \"" + t.kind_ + "\" (expected \"single-switch\" or \"leaf-spine\")");
+    break;
+  }
   }
   for (const Resource& r : t.resources_) t.capacities_.push_back(r.capacity);
   return t;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iterator>
 
+#include "ckptsim/analysis/eq1_by_tier.hpp"
 #include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/output/erasure_summary.hpp"
 #include "ckptsim/output/manifest.hpp"
@@ -155,6 +156,13 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
   doc["metrics"] = metrics;
   doc["replicas"] = report.summary ? report.summary->replicas : 0;
   doc["disagreements"] = report.flagged;
+  // Eq. 1 for one failure by recovery tier (analysis/eq1_by_tier.hpp): null where the strategy
+  // cannot recover from that tier.
+  const Eq1ByTier eq1 = eq1_by_tier(costs);
+  const auto seconds_or_null = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+  doc["closed_form"]["eq1_by_tier_s"] = {{"local", seconds_or_null(eq1.local)},
+                                         {"peer", seconds_or_null(eq1.peer)},
+                                         {"storage", seconds_or_null(eq1.storage)}};
   if (costs.tier == CheckpointTier::multi_level)
     doc["closed_form"]["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
   if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);

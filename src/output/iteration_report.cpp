@@ -128,7 +128,7 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
   const Scenario& sc = study.scenario;
   const IterationProfile& profile = study.model.profile;
   out << fmt::format("iteration model: {} — {} machines x {} GPUs, {} layers, {} collectives, {}{}\n", sc.name,
-                     sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, sc.cluster.network.collective,
+                     sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, name_of(sc.cluster.network.collective),
                      study.model.workload.program.summary, profile.imported ? " (idle spans imported from a measured profile)" : "");
   out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
   if (!profile.imported) print_breakdown(out, study);

@@ -34,14 +34,14 @@ struct Version {
 };
 
 /// Which holder sets lost too many holders since the latest complete in-memory checkpoint:
-/// every holder (replicas, lost_at = 0), or lost_at of them (erasure-coded groups: p + 1).
+/// every holder (replicas), or p + 1 of them (erasure-coded groups; RunModel::HolderIndex).
 class MemoryHealth {
  public:
-  MemoryHealth(const Placement* placement, const std::vector<std::vector<int>>* stored_on, int lost_at)
-      : placement_(placement), stored_on_(stored_on), lost_at_(lost_at) {
-    if (placement_ != nullptr) {
-      empty_.assign(static_cast<std::size_t>(placement_->machines), 0);
-      lost_holders_.assign(static_cast<std::size_t>(placement_->machines), 0);
+  using HolderIndex = RunModel::HolderIndex;
+  explicit MemoryHealth(const HolderIndex* index) : index_(index) {
+    if (index_ != nullptr) {
+      empty_.assign(index_->offsets.size() - 1, 0);
+      lost_holders_.assign(index_->loss_limit.size(), 0);
     }
   }
   /// A new checkpoint completed: every holder has every replica again.
@@ -54,14 +54,16 @@ class MemoryHealth {
   }
   /// Machine j's CPU memory is gone (it was replaced).
   void lose(int j) {
-    if (placement_ == nullptr || empty_[static_cast<std::size_t>(j)]) return;
+    if (index_ == nullptr || empty_[static_cast<std::size_t>(j)]) return;
     empty_[static_cast<std::size_t>(j)] = 1;
     touched_.push_back(j);
-    for (int i : (*stored_on_)[static_cast<std::size_t>(j)]) {
-      auto& lost = lost_holders_[static_cast<std::size_t>(i)];
-      if (lost == 0) damaged_.push_back(i);
-      const int limit = lost_at_ > 0 ? lost_at_ : static_cast<int>(placement_->holders[static_cast<std::size_t>(i)].size());
-      if (++lost == limit) whole_set_lost_ = true;
+    const auto first = static_cast<std::size_t>(index_->offsets[static_cast<std::size_t>(j)]);
+    const auto last = static_cast<std::size_t>(index_->offsets[static_cast<std::size_t>(j) + 1]);
+    for (std::size_t k = first; k < last; ++k) {
+      const auto i = static_cast<std::size_t>(index_->sets[k]);
+      auto& lost = lost_holders_[i];
+      if (lost == 0) damaged_.push_back(static_cast<int>(i));
+      if (++lost == index_->loss_limit[i]) whole_set_lost_ = true;
     }
   }
   [[nodiscard]] bool recoverable() const { return !whole_set_lost_; }
@@ -70,9 +72,7 @@ class MemoryHealth {
   [[nodiscard]] bool some_machine_empty() const { return !touched_.empty(); }
 
  private:
-  const Placement* placement_;
-  const std::vector<std::vector<int>>* stored_on_;
-  int lost_at_ = 0;
+  const HolderIndex* index_;
   std::vector<char> empty_;
   std::vector<int> lost_holders_;
   std::vector<int> touched_;
@@ -83,14 +83,14 @@ class MemoryHealth {
 template <typename Clock>
 class ReplicaSimulation {
  public:
-  ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const Placement* placement,
-                    const std::vector<std::vector<int>>* stored_on, int lost_at, const std::vector<TraceRecord>* trace,
+  ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const RunModel::HolderIndex* holders,
+                    const std::vector<TraceRecord>* trace,
                     const std::shared_ptr<const std::vector<FailureCause>>& causes, std::uint64_t replica)
       : s_(s),
         causes_(*causes),
         c_(c),
         pattern_(SegmentPattern::from_costs(c)),
-        memory_health_(placement, stored_on, lost_at),
+        memory_health_(holders),
         replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)),
         slow_(s.failures, s.cluster.machines, s.run.seed, replica),
         hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)) {
@@ -657,19 +657,30 @@ class ReplicaSimulation {
 }  // namespace
 
 RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(scenario), costs_(std::move(costs)) {
+  std::vector<std::vector<int>> stored_on;
+  int lost_at = 0;  // holders lost that lose a set: 0 = all of them
   if (costs_.erasure_coded()) {
     // A coding group is lost when p + 1 of its g members are replaced. Its members' holder sets
     // are all the group, so one counter per group suffices: machine j counts only for its
     // group's first member (one update per replaced machine, as cheap as GEMINI's pairs).
     placement_ = erasure_groups(costs_.placement, scenario_.cluster.machines, ErasureCode{costs_.group_size, costs_.parity});
-    lost_at_ = costs_.parity + 1;
-    stored_on_.assign(placement_.holders.size(), {});
-    for (std::size_t j = 0; j < placement_.holders.size(); ++j) stored_on_[j] = {placement_.holders[j].front()};
+    lost_at = costs_.parity + 1;
+    stored_on.assign(placement_.holders.size(), {});
+    for (std::size_t j = 0; j < placement_.holders.size(); ++j) stored_on[j] = {placement_.holders[j].front()};
     has_placement_ = true;
   } else if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
     placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);
-    stored_on_ = placement_.stored_on();
+    stored_on = placement_.stored_on();
     has_placement_ = true;
+  }
+  if (has_placement_) {
+    holder_index_.offsets.push_back(0);
+    for (const auto& sets : stored_on) {
+      holder_index_.sets.insert(holder_index_.sets.end(), sets.begin(), sets.end());
+      holder_index_.offsets.push_back(static_cast<int>(holder_index_.sets.size()));
+    }
+    for (const auto& holders : placement_.holders)
+      holder_index_.loss_limit.push_back(lost_at > 0 ? lost_at : static_cast<int>(holders.size()));
   }
   if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
@@ -689,15 +700,13 @@ void RunModel::check_trace_causes() const {
 }
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
-  const Placement* p = has_placement_ ? &placement_ : nullptr;
+  const HolderIndex* h = has_placement_ ? &holder_index_ : nullptr;
   if (costs_.tier == CheckpointTier::multi_level) {
-    if (mode == AdvanceMode::exact)
-      return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
-    return ReplicaSimulation<LevelClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
+    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
+    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
   }
-  if (mode == AdvanceMode::exact)
-    return ReplicaSimulation<SteppedClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, p, &stored_on_, lost_at_, &trace_, causes_, replica).run();
+  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
 }
 
 }  // namespace ckptsim

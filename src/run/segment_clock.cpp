@@ -68,8 +68,10 @@ std::optional<SegmentCheckpoint> SegmentClock::latest_persistent(SimTime e) cons
   if (!p_.checkpoints || p_.persistent_every <= 0) return std::nullopt;
   const std::int64_t b_max = last_block_done(e, p_.completion + p_.upload);
   if (b_max < 1) return std::nullopt;
-  const std::int64_t q = p_.persistent_every / p_.every;
-  const std::int64_t b = b_max - ((n0_ / p_.every + b_max) % q);
+  // Checkpoint every iteration (k = 1, GEMINI's default) needs no division by k: the run model
+  // asks at every failure.
+  const std::int64_t q = p_.every == 1 ? p_.persistent_every : p_.persistent_every / p_.every;
+  const std::int64_t b = b_max - (((p_.every == 1 ? n0_ : n0_ / p_.every) + b_max) % q);
   if (b < 1) return std::nullopt;
   return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
 }

@@ -13,6 +13,7 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "strategies/strategies.hpp"
@@ -117,7 +118,8 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
                       checked_transfer_time(shard, s.training.serialization_bandwidth,
                                             "/training/serialization_bandwidth", "a shard's snapshot or reload")};
   c.retrieval_local = in.load;
-  c.retrieval_peer = checked_add(checked_transfer_time(shard, s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+  // Host to host from a peer's CPU memory at f·B_n (network/achieved_bandwidth.hpp), then loaded.
+  c.retrieval_peer = checked_add(checked_transfer_time(shard, p2p_machine_bandwidth(s.cluster), "/cluster/network_bandwidth",
                                                        "a shard's retrieval from a peer"),
                                  in.load, "/cluster/network_bandwidth", "a shard's retrieval from a peer");
   c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");

@@ -49,11 +49,11 @@ std::vector<WorkEstimate> estimate_run_work(const Scenario& s, const StrategyCos
   const std::string& file = s.source_file;
   // Each result, plus one double per summarized metric (about 20) while summarizing.
   out.push_back({"--replicas (run.replicas)", "memory for the replica results",
-                 n * (static_cast<double>(sizeof(ReplicaResult)) + 20.0 * sizeof(double)), kMaxMemoryBytes, "bytes",
+                 n * (static_cast<double>(sizeof(ReplicaResult)) + 20.0 * sizeof(double)), kMaxMemoryBytes, WorkUnit::bytes,
                  file, std::to_string(replicas)});
   const double in_flight = std::min<double>(std::max(1, jobs), n) + 1.0;  // + the shared placement
   out.push_back({"/cluster/machines", "memory for the per-machine state of the replicas in flight",
-                 in_flight * s.cluster.machines * bytes_per_machine(s), kMaxMemoryBytes, "bytes", file,
+                 in_flight * s.cluster.machines * bytes_per_machine(s), kMaxMemoryBytes, WorkUnit::bytes, file,
                  fmt::format("{} (x {} replicas in flight)", s.cluster.machines, in_flight)});
   if (s.failures.process == FailureProcessKind::trace) return out;  // a file already in memory
 
@@ -65,17 +65,17 @@ std::vector<WorkEstimate> estimate_run_work(const Scenario& s, const StrategyCos
   const double all = expected_failure_events(s.failures, s.cluster.machines, failure_free) * n;
   const auto [fields, values] = failure_inputs(s, length_field, failure_free);
   out.push_back({fields + " x --replicas", "the simulated failures of all replicas", all, kMaxSimulatedEvents,
-                 "failure events", file, fmt::format("{} x {}", values, replicas)});
+                 WorkUnit::failure_events, file, fmt::format("{} x {}", values, replicas)});
   const auto [replica_fields, replica_values] = failure_inputs(s, length_field + " (the run's end)", end);
   out.push_back({replica_fields, "the simulated failures of one replica",
                  expected_failure_events(s.failures, s.cluster.machines, end), kMaxFailureEventsPerReplica,
-                 "failure events", file, replica_values});
+                 WorkUnit::failure_events, file, replica_values});
   return out;
 }
 
 std::vector<WorkEstimate> estimate_closed_form_work(const Scenario& s) {
   return {{"/cluster/machines", "memory for the placement of the closed forms", s.cluster.machines * bytes_per_machine(s),
-           kMaxMemoryBytes, "bytes", s.source_file, std::to_string(s.cluster.machines)}};
+           kMaxMemoryBytes, WorkUnit::bytes, s.source_file, std::to_string(s.cluster.machines)}};
 }
 
 }  // namespace ckptsim

@@ -110,7 +110,7 @@ void check_gpu_buffer(const Scenario& s, CheckContext& ctx) {
 }
 
 void check_in_memory(const Scenario& s, CheckContext& ctx) {
-  if (!keeps_checkpoints_in_memory(s.strategy.kind) || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
+  if (!keeps_checkpoints_in_memory(checkpoint_layout(s.strategy.kind)) || any_bad(ctx, {"/strategy/kind", "/strategy/replicas", "/cluster/machines"})) return;
   if (s.cluster.machines < 1) return;  // reported as missing
   if (checkpoint_layout(s.strategy.kind) == CheckpointLayout::erasure_code) {
     check_erasure_coded(s, ctx);

@@ -13,8 +13,8 @@ namespace ckptsim {
 std::vector<std::string> strategy_kind_names() { return names_of<StrategyKind>(); }
 std::vector<std::string> failure_process_names() { return names_of<FailureProcessKind>(); }
 std::vector<std::string> scheduler_names() { return names_of<SchedulerKind>(); }
-std::vector<std::string> topology_names() { return {"single-switch", "leaf-spine"}; }
-std::vector<std::string> collective_names() { return {"ring", "hierarchical"}; }
+std::vector<std::string> topology_names() { return names_of<NetworkTopology>(); }
+std::vector<std::string> collective_names() { return names_of<CollectiveAlgorithm>(); }
 std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }
 std::vector<std::string> parallelism_names() { return names_of<Parallelism>(); }
 std::vector<std::string> recomputation_names() { return names_of<Recomputation>(); }

@@ -148,8 +148,8 @@ std::string iteration_cost_key(const Scenario& s) {
   const auto& k = s.strategy;
   std::string key = fmt::format("c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", c.machines, c.gpus_per_machine, c.gpu_memory_bytes,
                                 c.cpu_memory_bytes, c.network_bandwidth, c.gpu_cpu_bandwidth, c.nvlink_bandwidth,
-                                c.gpu_peak_flops, c.network.topology, c.network.latency.ns(), c.network.oversubscription,
-                                c.network.machines_per_leaf, c.network.collective);
+                                c.gpu_peak_flops, name_of(c.network.topology), c.network.latency.ns(), c.network.oversubscription,
+                                c.network.machines_per_leaf, name_of(c.network.collective));
   key += fmt::format("|e{}|{}|{}|{}", c.network.collective_efficiency, c.network.p2p_efficiency, c.gpudirect_rdma,
                      c.gpu_memory_bandwidth);
   const GpuKernelSpec& g = c.kernels;

@@ -160,7 +160,7 @@ IterationModel simulate_iteration(const Scenario& scenario) {
       std::max(0.0, gpu_memory(scenario, w.shape, fixed.terms, fixed.communicators, activations).free());
   w.program = make_engine_program(w.engine, input);
   ProgramCosts costs;
-  costs.algorithm = parse_collective_algorithm(c.network.collective);
+  costs.algorithm = c.network.collective;
   costs.gpus_per_machine = input.gpus_per_machine;
   costs.latency = c.network.latency;
   costs.collective_efficiency = c.network.collective_efficiency;

@@ -249,7 +249,7 @@ std::vector<WorkEstimate> estimate_megatron_work(const Scenario& s) {
   e.what = "memory for the pipeline schedule";
   e.amount = 160 * ops;
   e.limit = kMaxMemoryBytes;
-  e.unit = "bytes";
+  e.unit = WorkUnit::bytes;
   e.file = s.source_file;
   e.found = fmt::format("{} x {} x {}", g.pp, g.virtual_stages, g.micro_batches);
   return {e};

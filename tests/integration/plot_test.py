@@ -178,4 +178,27 @@ report(legend is None or len(legend.get_texts()) <= plotmod.MAX_LEGEND_ENTRIES,
        None if legend is None else len(legend.get_texts()))
 report(len(fig.axes) == 2, "random mode: the colour scale has its colour bar")
 
+# An axis whose values are written in different units is not put on one numeric scale: 1.5 in
+# %/machine/day is 1.7e-7 /s and 0.001 in /machine/h is 2.8e-7 /s, so the numbers 1.5 and 0.001
+# would order them the wrong way round. It becomes a categorical axis; one unit gives a numeric one.
+mixed = os.path.join(tmp, "mixed-units")
+os.makedirs(mixed)
+with open(os.path.join(mixed, "manifest.json"), "w") as f:
+    json.dump({"axes": [{"name": "rate"}], "spec": {"mode": "grid"}}, f)
+with open(os.path.join(mixed, "points.csv"), "w") as f:
+    f.write("index,rate,status,ettr,ettr_ci95\n0,1.5%/machine/day,ok,0.9,0.01\n1,0.001/machine/h,ok,0.8,0.01\n")
+mixed_sweep = plotmod.Sweep(mixed, [])
+report(not mixed_sweep.numeric("rate") and mixed_sweep.axis_label("rate") == "rate",
+       "an axis mixing units is categorical, with no single unit in its label",
+       (mixed_sweep.numeric("rate"), mixed_sweep.axis_label("rate")))
+same = os.path.join(tmp, "same-units")
+os.makedirs(same)
+with open(os.path.join(same, "manifest.json"), "w") as f:
+    json.dump({"axes": [{"name": "rate"}], "spec": {"mode": "grid"}}, f)
+with open(os.path.join(same, "points.csv"), "w") as f:
+    f.write("index,rate,status,ettr,ettr_ci95\n0,1.5%/machine/day,ok,0.9,0.01\n1,3%/machine/day,ok,0.8,0.01\n")
+same_sweep = plotmod.Sweep(same, [])
+report(same_sweep.numeric("rate") and same_sweep.axis_label("rate") == "rate (%/machine/day)",
+       "an axis in one unit is numeric, labelled with that unit", same_sweep.axis_label("rate"))
+
 sys.exit(checks.finish())

@@ -18,7 +18,7 @@
 // with some pairs crossing leaves, random placements) the faster pairs are held to that pace.
 // Under group and ring placements on one switch every pair is alike and the model is exact.
 // Links (SendLinks): a send reaches f = cluster.network.p2p_efficiency of each NIC's line rate,
-// so it crosses NICs with weight G/f; without GPUDirect RDMA it is first staged from the GPU
+// so it crosses NICs with weight G/f (the achieved-bandwidth rule, network/achieved_bandwidth.hpp); without GPUDirect RDMA it is first staged from the GPU
 // to host memory over the sender's PCIe link (weight 1 on pcie(sender), the device-to-host
 // path the copies K_c and L also cross; network/collectives.hpp for the same rule on NCCL's
 // collectives). Presets and sources: scenario/presets.cpp.
@@ -29,6 +29,7 @@
 
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/checkpoint/plan.hpp"
+#include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/workload/iteration_model.hpp"
 
 namespace ckptsim {
@@ -38,7 +39,7 @@ struct SendLinks {
   double nic_efficiency = 1.0;  ///< f, in (0, 1]
   bool host_staging = false;    ///< no GPUDirect RDMA
   static SendLinks of(const ClusterSpec& cluster) {
-    return {cluster.network.p2p_efficiency, !cluster.gpudirect_rdma};
+    return {p2p_nic_efficiency(cluster), !cluster.gpudirect_rdma};
   }
 };
 

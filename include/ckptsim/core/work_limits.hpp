@@ -18,6 +18,21 @@ inline constexpr double kMaxMemoryBytes = 4.0 * 1024 * 1024 * 1024;  ///< 4 GiB 
 inline constexpr double kMaxSimulatedEvents = 1e9;                  ///< failures etc., all replicas
 inline constexpr double kMaxCombinations = 1e5;                     ///< optimize grid points
 
+/// What an estimate counts: bytes are printed in GiB, the others as a count of their name.
+enum class WorkUnit { bytes, failure_events, flows, combinations, limb_operations };
+
+/// The unit's name in messages ("failure events").
+constexpr const char* work_unit_name(WorkUnit unit) {
+  switch (unit) {
+    case WorkUnit::bytes: return "bytes";
+    case WorkUnit::failure_events: return "failure events";
+    case WorkUnit::flows: return "flows";
+    case WorkUnit::combinations: return "combinations";
+    case WorkUnit::limb_operations: return "64-bit limb operations";
+  }
+  return "";
+}
+
 /// One estimate: `input` names what caused it ("--replicas", "/failures/rate", or every factor
 /// of a product, "/model/layers x /cluster/machines x /cluster/gpus_per_machine").
 struct WorkEstimate {
@@ -25,7 +40,7 @@ struct WorkEstimate {
   std::string what;  ///< "memory for the replica results"
   double amount = 0;
   double limit = 0;
-  std::string unit;  ///< "bytes" are printed in GiB; anything else as a count
+  WorkUnit unit = WorkUnit::bytes;
   std::string file = {};   ///< the scenario file the pointers of `input` refer to ("" for options)
   std::string found = {};  ///< the values responsible, as written: "100000", "124 x 16 x 8"
 };
@@ -33,9 +48,9 @@ struct WorkEstimate {
 /// What a refused estimate tells the user to do, after "see docs/limits.md; ".
 inline constexpr const char* kForceRunsIt = "--force runs it anyway";
 
-inline std::string format_work_amount(double amount, const std::string& unit) {
-  if (unit == "bytes") return fmt::format("{:.3g} GiB", amount / (1024.0 * 1024 * 1024));
-  return fmt::format("{:.3g} {}", amount, unit);
+inline std::string format_work_amount(double amount, WorkUnit unit) {
+  if (unit == WorkUnit::bytes) return fmt::format("{:.3g} GiB", amount / (1024.0 * 1024 * 1024));
+  return fmt::format("{:.3g} {}", amount, work_unit_name(unit));
 }
 
 /// "file: input = found: what needs about X, above the limit of Y (see docs/limits.md; way out)"

@@ -51,10 +51,6 @@ enum class CollectiveKind { all_gather, reduce_scatter, all_reduce };
 /// Which ranks take part: every rank; the G GPUs of each machine (one ring per machine over
 /// NVLink); or one GPU per machine (G rings, one per local rank, over the N machines).
 enum class CollectiveScope { every_rank, within_machine, across_machines };
-enum class CollectiveAlgorithm { ring, hierarchical };
-
-/// Parses "ring" | "hierarchical"; throws ModelError (/cluster/network/collective) otherwise.
-CollectiveAlgorithm parse_collective_algorithm(const std::string& name);
 
 /// One phase of a collective: after `latency`, a flow of `bytes` (per rank stream) over `uses`.
 struct FlowPhase {

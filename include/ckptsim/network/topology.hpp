@@ -40,8 +40,8 @@ struct Resource {
 
 class Topology {
  public:
-  /// Builds the topology of `cluster` (network.topology: "single-switch" | "leaf-spine").
-  /// Throws ModelError (naming the field) on an unknown topology or non-positive sizes.
+  /// Builds the topology of `cluster` (network.topology, NetworkTopology of scenario/kinds.hpp).
+  /// Throws ModelError (naming the field) on non-positive sizes.
   static Topology build(const ClusterSpec& cluster);
 
   [[nodiscard]] int machines() const { return machines_; }
@@ -62,10 +62,10 @@ class Topology {
   /// Machine index of a NIC resource, or -1 for any other resource.
   [[nodiscard]] int machine_of_nic(int resource) const;
 
-  [[nodiscard]] const std::string& kind() const { return kind_; }
+  [[nodiscard]] NetworkTopology kind() const { return kind_; }
 
  private:
-  std::string kind_;
+  NetworkTopology kind_ = NetworkTopology::single_switch;
   int machines_ = 0;
   int leaves_ = 0;
   int machines_per_leaf_ = 0;

@@ -122,6 +122,16 @@ class RunModel {
   [[nodiscard]] const Scenario& scenario() const { return scenario_; }
   [[nodiscard]] const Placement* placement() const { return has_placement_ ? &placement_ : nullptr; }
 
+  /// Which holder sets each machine's CPU memory serves, flattened once for the replicas (one
+  /// contiguous walk per replaced machine): machine j's sets are sets[offsets[j] ..
+  /// offsets[j + 1]); set i is lost after loss_limit[i] of its holders are replaced (all of
+  /// them for replicas, p + 1 for erasure-coded groups).
+  struct HolderIndex {
+    std::vector<int> offsets;
+    std::vector<int> sets;
+    std::vector<int> loss_limit;
+  };
+
  private:
   void check_trace_causes() const;
 
@@ -129,8 +139,7 @@ class RunModel {
   StrategyCosts costs_;
   bool has_placement_ = false;
   Placement placement_;
-  std::vector<std::vector<int>> stored_on_;
-  int lost_at_ = 0;  ///< holders lost that lose a set: 0 = all of them (replicas), p + 1 (erasure-coded)
+  HolderIndex holder_index_;
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
 };

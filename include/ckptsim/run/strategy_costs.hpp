@@ -13,16 +13,18 @@
 //     are uploaded once their in-memory checkpoint completes; usable `upload` later.
 // Each strategy is one unit (run/strategy.hpp; src/run/strategies/<name>.cpp) that fills its
 // part of StrategyCosts. Strategy table (first-order formulas; B_s = storage bandwidth shared by all machines,
-// B_n = NIC bandwidth per machine, B_ser = serialization bandwidth per machine,
+// B_n = NIC bandwidth per machine, B_ser = serialization bandwidth per machine, and the achieved
+// rates of network/achieved_bandwidth.hpp: f B_n host to host, B_send = G b_send out of GPU memory
+// (f = p2p_efficiency; f B_n, capped by G B_pcie without GPUDirect RDMA),
 // C = checkpoint bytes of the model, c = C / N the shard of one machine, m replicas):
 //   gemini              k from the scenario; the checkpoint of a state is sent in the idle spans
 //                       of the k iterations after it: S1 = T_ckpt - T from the iteration model
 //                       (one iteration's spans), S = max(0, S1 - (k-1)(T_block - S1)) with
 //                       T_block the blocking send time, and S = 0 from the model's smallest
-//                       hiding k on (first order without the model: S = max(0, (m-1)c / B_n -
+//                       hiding k on (first order without the model: S = max(0, (m-1)c / B_send -
 //                       k (T - T_comm))); completion = k T + S (end of the block);
 //                       kp = k * max(round(interval / (k T + S)), ceil(U / (k T + S))).
-//   in-memory-blocking  S = (m-1) c / B_n (GEMINI's placement, copies sent while training
+//   in-memory-blocking  S = (m-1) c / B_send (GEMINI's placement, copies sent while training
 //                       waits); completion = S.
 //   remote-periodic     k = max(1, round(interval / T)); S = max(C / B_s, c / B_ser); completion = S.
 //   remote-highfreq     S = c / B_ser (snapshot to CPU memory); upload U = C / B_s in background;
@@ -30,10 +32,10 @@
 //   erasure-coded       groups of g machines, p parity symbols per stripe (checkpoint/erasure_code.hpp):
 //                       traffic p c per machine planned like GEMINI's with m = p + 1 (same S);
 //                       completion = max(k T, E) + S with encode E = p c / B_enc;
-//                       retrieval peer = (g-p) c / B_n + (g-p) c / B_enc + c / B_ser (repair).
+//                       retrieval peer = (g-p) c / (f B_n) + (g-p) c / B_enc + c / B_ser (repair).
 //   multi-level         SCR-style levels (Moody et al., SC '10): level 1 = a snapshot into the
 //                       machine's own CPU memory, S_1 = c / B_ser; level 2 = level 1 plus copies
-//                       to the m - 1 partner holders of the placement, S_2 = S_1 + (m-1) c / B_n;
+//                       to the m - 1 partner holders of the placement, S_2 = S_1 + (m-1) c / B_send;
 //                       level 3 = level 2 plus the write to storage, S_3 = S_2 + C / B_s. Every
 //                       checkpoint blocks (completion = its stall); a level-i checkpoint is also
 //                       a checkpoint of every level below it. Periods nest: k_1 = round(
@@ -44,7 +46,7 @@
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
 // 506 iterations for both remote-periodic and GEMINI's persistent copies, not 506 and 507).
 // Retrieval (transfer into the machine's CPU memory, then load at B_ser):
-//   local = c / B_ser;  peer = c / B_n + c / B_ser;  storage = C / B_s + c / B_ser
+//   local = c / B_ser;  peer = c / (f B_n) + c / B_ser;  storage = C / B_s + c / B_ser
 //   (every machine reads its shard at once, sharing B_s; GEMINI §5). Restarting from the
 //   initial state (no checkpoint yet) retrieves nothing.
 // Scenario fields strategy.checkpoint_stall / strategy.checkpoint_duration override S and

@@ -30,12 +30,9 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
   return CheckpointLayout::none;
 }
 
-/// keeps_checkpoints_in_memory (kinds.hpp) is the layout's "anything in CPU memory".
-constexpr bool layouts_agree() {
-  for (const auto& e : EnumNames<StrategyKind>::table)
-    if (keeps_checkpoints_in_memory(e.value) != (checkpoint_layout(e.value) != CheckpointLayout::none)) return false;
-  return true;
-}
-static_assert(layouts_agree(), "checkpoint_layout and keeps_checkpoints_in_memory disagree on a strategy");
+/// The layout keeps checkpoints in CPU memory (m replicas, or erasure-coded groups; the
+/// placement and the GPU buffer of the traffic scheduler apply to them; multi-level: its partner
+/// level).
+constexpr bool keeps_checkpoints_in_memory(CheckpointLayout layout) { return layout != CheckpointLayout::none; }
 
 }  // namespace ckptsim

@@ -9,15 +9,16 @@
 #include <string>
 
 #include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim {
 
 struct NetworkSpec {
-  std::string topology = "single-switch";  ///< "single-switch" | "leaf-spine"
+  NetworkTopology topology = NetworkTopology::single_switch;
   SimTime latency = microseconds(10);      ///< per message
   double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
   int machines_per_leaf = 16;              ///< leaf-spine only
-  std::string collective = "ring";         ///< iteration model: "ring" | "hierarchical" (NCCL algorithm)
+  CollectiveAlgorithm collective = CollectiveAlgorithm::ring;  ///< iteration model (NCCL algorithm)
   /// Achieved fraction of network_bandwidth at each NIC (presets.hpp, "bandwidth factors"):
   /// collectives (NCCL all-gather / reduce-scatter) and point-to-point checkpoint sends. The
   /// loader fills them from the instance preset (the collective one at the machine count).

@@ -48,6 +48,12 @@ enum class CrossEntropyKind { megatron_fp32, torch, fused };
 /// (training.engine runs it), or Megatron-LM's tensor, pipeline, data, context and expert
 /// parallelism (training.megatron; workload/megatron_layout.hpp).
 enum class Parallelism { zero3, megatron };
+/// The network between the machines (cluster.network.topology; network/topology.hpp): every
+/// NIC on one switch, or leaves of machines_per_leaf machines under a spine.
+enum class NetworkTopology { single_switch, leaf_spine };
+/// NCCL's collective algorithm in the iteration model (cluster.network.collective;
+/// network/collectives.hpp): one ring over every GPU, or rings within and across machines.
+enum class CollectiveAlgorithm { ring, hierarchical };
 /// Megatron-LM's activation recomputation (--recompute-granularity; Korthikanti et al. 2022):
 /// none, selective (the attention core only), or full (every layer from its input).
 enum class Recomputation { none, selective, full };
@@ -161,6 +167,18 @@ struct EnumNames<Recomputation> {
       {{Recomputation::none, "none"}, {Recomputation::selective, "selective"}, {Recomputation::full, "full"}}};
 };
 
+template <>
+struct EnumNames<NetworkTopology> {
+  static constexpr std::array<EnumName<NetworkTopology>, 2> table{
+      {{NetworkTopology::single_switch, "single-switch"}, {NetworkTopology::leaf_spine, "leaf-spine"}}};
+};
+
+template <>
+struct EnumNames<CollectiveAlgorithm> {
+  static constexpr std::array<EnumName<CollectiveAlgorithm>, 2> table{
+      {{CollectiveAlgorithm::ring, "ring"}, {CollectiveAlgorithm::hierarchical, "hierarchical"}}};
+};
+
 /// The name of a value ("" cannot happen for a value of the enum: every value is in its table).
 template <typename Enum>
 constexpr std::string_view name_of(Enum value) {
@@ -188,22 +206,6 @@ std::vector<std::string> names_of() {
 /// Group placements: groups of a fixed size that must divide the machine count.
 constexpr bool is_group_placement(PlacementScheme scheme) {
   return scheme == PlacementScheme::group || scheme == PlacementScheme::group_spread;
-}
-
-/// Strategies that keep checkpoints in CPU memory (m replicas, or erasure-coded groups; the
-/// placement and the GPU buffer of the traffic scheduler apply to them; multi-level: its
-/// partner level).
-constexpr bool keeps_checkpoints_in_memory(StrategyKind kind) {
-  switch (kind) {
-    case StrategyKind::gemini:
-    case StrategyKind::in_memory_blocking:
-    case StrategyKind::erasure_coded:
-    case StrategyKind::multi_level: return true;
-    case StrategyKind::remote_periodic:
-    case StrategyKind::remote_highfreq:
-    case StrategyKind::none: return false;
-  }
-  return false;
 }
 
 }  // namespace ckptsim

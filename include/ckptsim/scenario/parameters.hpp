@@ -69,7 +69,8 @@ using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
                                ReplacementDistribution*, LemonModel*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
-                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*>;
+                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*,
+                               NetworkTopology*, CollectiveAlgorithm*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file

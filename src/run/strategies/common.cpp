@@ -5,6 +5,7 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/network/achieved_bandwidth.hpp"
 
 namespace ckptsim::strategies {
 
@@ -44,7 +45,8 @@ void persistent_track(const CostInputs& in, StrategyCosts& c) {
 }
 
 SimTime network_copies(const CostInputs& in, double bytes) {
-  return checked_transfer_time(bytes, in.s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+  // A machine's sends out of GPU memory at G·b_send (network/achieved_bandwidth.hpp).
+  return checked_transfer_time(bytes, p2p_machine_send_bandwidth(in.s.cluster), "/cluster/network_bandwidth",
                                "sending the checkpoint copies");
 }
 

@@ -11,6 +11,7 @@
 
 #include "ckptsim/checkpoint/erasure_code.hpp"
 #include "ckptsim/core/checked_time.hpp"
+#include "ckptsim/network/achieved_bandwidth.hpp"
 
 namespace ckptsim::strategies {
 namespace {
@@ -42,7 +43,7 @@ class ErasureCoded final : public Strategy {
     c.completion = checked_add(std::max(traffic, c.encode), c.stall, kEveryPointer, "the checkpoint completion time");
     // A peer retrieval is a repair: g - p symbols fetched, decoded, then loaded.
     const double repair = code.repair_bytes(in.shard);
-    const SimTime fetch = checked_transfer_time(repair, in.s.cluster.network_bandwidth, "/cluster/network_bandwidth",
+    const SimTime fetch = checked_transfer_time(repair, p2p_machine_bandwidth(in.s.cluster), "/cluster/network_bandwidth",
                                                 "a replaced machine's repair reads");
     const SimTime decode = checked_transfer_time(repair, in.s.strategy.encode_bandwidth, bw, "a replaced machine's decode");
     c.retrieval_peer = checked_add(checked_add(fetch, decode, bw, "a repair"), in.load, bw, "a repair");

@@ -21,7 +21,8 @@ class InMemoryBlocking final : public Strategy {
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
     in_memory_common(in, c);
-    // The iteration model's blocking send time when it ran; else every copy at the line rate.
+    // The iteration model's blocking send time when it ran; else every copy at the achieved
+    // send rate (network/achieved_bandwidth.hpp).
     c.stall = in.iteration != nullptr ? in.iteration->blocking_checkpoint_time : replica_bytes_time(in);
     if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;
     c.completion = c.stall;

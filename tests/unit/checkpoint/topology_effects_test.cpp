@@ -21,7 +21,7 @@ Scenario leaf_spine(double oversubscription) {
   Scenario s = testing::paper_scenario(8);
   s.model.layers = 4;
   s.model.parameters = 0;
-  s.cluster.network.topology = "leaf-spine";
+  s.cluster.network.topology = NetworkTopology::leaf_spine;
   s.cluster.network.machines_per_leaf = 2;
   s.cluster.network.oversubscription = oversubscription;
   s.strategy.placement = PlacementScheme::ring;  // i -> i+1: half the pairs cross leaves
@@ -71,7 +71,7 @@ TEST_CASE("hierarchical collectives: same bytes through the NIC, fewer latency s
   ring.model.layers = 8;
   ring.model.parameters = 0;
   Scenario hier = ring;
-  hier.cluster.network.collective = "hierarchical";
+  hier.cluster.network.collective = CollectiveAlgorithm::hierarchical;
   const IterationModel a = simulate_iteration(ring);
   const IterationModel b = simulate_iteration(hier);
   // Both mostly compute bound (8 layers: ~1.5 s). Each hierarchical collective pays 15 + 7

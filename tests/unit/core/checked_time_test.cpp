@@ -77,3 +77,32 @@ TEST_CASE("SimTime::from_seconds refuses what is not a time on the clock") {
   CHECK_THROWS_AS(SimTime::from_seconds(9.3e9), ClockOverflow);
   CHECK_THROWS_AS(transfer_time(1e300, 1.0), ClockOverflow);
 }
+
+TEST_CASE("SimTime::from_seconds rounds as std::llround does: to the nearest ns, halves away from zero") {
+  // Hand-picked cases: exact halves (1.5 ns -> 2, -1.5 ns -> -2, 0.5 ns -> 1), just below a half
+  // (the largest double below 0.5, where adding 0.5 and truncating would give 1), fractions at
+  // 2^51 ns (representable halves) and integers from 2^52 ns on (no fraction left).
+  const double below_half = std::nextafter(0.5, 0.0);
+  const double cases_ns[] = {0.0, 0.4, 0.5, 0.6, 1.5, 2.5, -0.4, -0.5, -1.5, -2.5, below_half, -below_half,
+                             2251799813685248.5, -2251799813685248.5, 4503599627370497.0, 9.2e18, -9.2e18};
+  for (double ns : cases_ns) {
+    CAPTURE(ns);
+    // Seconds chosen so that s * 1e9 reproduces ns (multiplying back by 1e9 may round: compare
+    // with llround of the very product from_seconds computes).
+    const double s = ns / 1e9;
+    CHECK(SimTime::from_seconds(s).ns() == std::llround(s * 1e9));
+  }
+  CHECK(SimTime::from_seconds(1.5e-9).ns() == 2);
+  CHECK(SimTime::from_seconds(-1.5e-9).ns() == -2);
+  CHECK(SimTime::from_seconds(0.4e-9).ns() == 0);
+  // 800,000 gaps from 1 ns to about 1.5e6 s (geometric steps, the run model's range of drawn
+  // gaps), each against the library.
+  int mismatches = 0;
+  double x = 1e-9;
+  for (int i = 0; i < 800'000; ++i, x *= 1.0000437) {
+    mismatches += SimTime::from_seconds(x).ns() != std::llround(x * 1e9) ? 1 : 0;
+    mismatches += SimTime::from_seconds(-x).ns() != std::llround(-x * 1e9) ? 1 : 0;
+  }
+  CHECK(x > 1e6);
+  CHECK(mismatches == 0);
+}

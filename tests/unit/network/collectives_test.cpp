@@ -24,7 +24,7 @@ SimTime simulate(const Topology& t, const std::vector<FlowPhase>& phases) {
   return now;
 }
 
-ClusterSpec cluster(int machines, const std::string& topology = "single-switch") {
+ClusterSpec cluster(int machines, NetworkTopology topology = NetworkTopology::single_switch) {
   ClusterSpec c;
   c.machines = machines;
   c.gpus_per_machine = 8;
@@ -66,7 +66,7 @@ TEST_CASE("hierarchical reduce-scatter: intra-node then inter-node phase") {
 TEST_CASE("a ring on a leaf-spine network with full bisection costs what it does on one switch") {
   // Each leaf uplink carries one ring edge (weight 1) and has 4 x 50 GB/s: the NIC stays the
   // bottleneck, so the alpha-beta time holds.
-  const Topology t = Topology::build(cluster(12, "leaf-spine"));
+  const Topology t = Topology::build(cluster(12, NetworkTopology::leaf_spine));
   CollectiveShape s{CollectiveKind::all_gather, CollectiveAlgorithm::ring, 1e9, 8, microseconds(5)};
   const SimTime closed = collective_time_alpha_beta(12, s, 50e9, 300e9);
   const SimTime sim = simulate(t, collective_phases(t, s));

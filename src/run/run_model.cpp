@@ -109,7 +109,7 @@ class ReplicaSimulation {
   }
 
   ReplicaResult run() {
-    if (c_.replica_groups > 0) return run_per_step();
+    if (c_.tier == CheckpointTier::per_step) return run_per_step();
     SimTime t;
     std::int64_t n0 = 0;
     SimTime lineage0;
@@ -260,8 +260,10 @@ class ReplicaSimulation {
       cause_lost(f.cause) += work - kept;
       result_.wasted_time += work - kept;
       work = kept;
-      // Every group waits the detection (no work, ends the run if it comes first).
-      const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, detection_of(f))));
+      // Every group waits (no work, ends the run if it comes first): until the failed step's
+      // collective errors out (the failure's detection) or times out, and the lighthouse has
+      // dropped the failed group (heartbeat timeout), whichever is later.
+      const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, per_step_wait(f))));
       b.detection += resumed - stop;
       cause_lost(f.cause) += resumed - stop;
       t = resumed;
@@ -277,12 +279,18 @@ class ReplicaSimulation {
     return result_;
   }
 
+  /// Per-step fault tolerance: how long after failure f every group waits before the next
+  /// quorum, max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp).
+  SimTime per_step_wait(const FailureEvent& f) const {
+    return std::max(c_.heartbeat_timeout, std::min(detection_of(f), c_.step_timeout));
+  }
+
   /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
   void apply_per_step_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
     pending_failure_ = failures_->next();
     ++result_.episodes;
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
-    const SimTime detected = saturating_add(f.time, detection_of(f));
+    const SimTime detected = saturating_add(f.time, per_step_wait(f));
     const SimTime restart = causes_[static_cast<std::size_t>(f.cause)].restart;
     SimTime ready = detected;
     if (f.type == FailureType::hardware) {

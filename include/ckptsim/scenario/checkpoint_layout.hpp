@@ -15,7 +15,14 @@ enum class CheckpointLayout {
   replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
+  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft)
 };
+
+/// Layouts that keep checkpoint copies in CPU memory.
+constexpr bool layout_in_cpu_memory(CheckpointLayout layout) {
+  return layout == CheckpointLayout::replicas || layout == CheckpointLayout::partner_replicas ||
+         layout == CheckpointLayout::erasure_code;
+}
 
 constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
   switch (kind) {
@@ -24,6 +31,7 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
     case StrategyKind::remote_periodic:
+    case StrategyKind::torchft: return CheckpointLayout::replica_groups;
     case StrategyKind::remote_highfreq:
     case StrategyKind::none: return CheckpointLayout::none;
   }
@@ -33,7 +41,7 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
 /// keeps_checkpoints_in_memory (kinds.hpp) is the layout's "anything in CPU memory".
 constexpr bool layouts_agree() {
   for (const auto& e : EnumNames<StrategyKind>::table)
-    if (keeps_checkpoints_in_memory(e.value) != (checkpoint_layout(e.value) != CheckpointLayout::none)) return false;
+    if (keeps_checkpoints_in_memory(e.value) != layout_in_cpu_memory(checkpoint_layout(e.value))) return false;
   return true;
 }
 static_assert(layouts_agree(), "checkpoint_layout and keeps_checkpoints_in_memory disagree on a strategy");

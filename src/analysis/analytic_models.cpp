@@ -3,6 +3,7 @@
 #include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/analysis/multi_level_model.hpp"
+#include "ckptsim/analysis/just_in_time_model.hpp"
 #include "ckptsim/analysis/per_step_model.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 
@@ -765,6 +766,7 @@ AnalyticPrediction checked_prediction(AnalyticPrediction p) {
 AnalyticPrediction predict_unchecked(const Scenario& scenario, const StrategyCosts& costs) {
   if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
   if (costs.tier == CheckpointTier::per_step) return per_step_analytic(scenario, costs);
+  if (costs.tier == CheckpointTier::just_in_time) return just_in_time_analytic(scenario, costs);
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
   AnalyticPrediction first = predict_impl(scenario, costs, prep);
@@ -824,6 +826,12 @@ EveryIterationsChoice best_every_iterations(const Scenario& scenario, const Stra
   }
   if (costs.tier == CheckpointTier::per_step) {  // no checkpoints: nothing to choose
     const AnalyticPrediction p = per_step_analytic(scenario, costs);
+    return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
+  }
+  if (costs.tier == CheckpointTier::just_in_time) {
+    // The fallback's period only matters through the fallbacks the closed form leaves out
+    // (just_in_time_model.hpp): no closed-form choice; the scenario's period stands.
+    const AnalyticPrediction p = just_in_time_analytic(scenario, costs);
     return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
   }
   const Prepared prep = prepare(scenario, costs);

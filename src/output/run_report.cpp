@@ -33,6 +33,7 @@ const char* tier_name(CheckpointTier t) {
     case CheckpointTier::storage: return "storage";
     case CheckpointTier::multi_level: return "multi-level";
     case CheckpointTier::per_step: return "per-step";
+    case CheckpointTier::just_in_time: return "just-in-time";
   }
   return "none";
 }

@@ -43,7 +43,7 @@ HorizonTerm longest_replacement(const ReplacementSpec& r) {
 HorizonTerm slowest_retrieval(const StrategyCosts& c) {
   if (!takes_checkpoints(c.tier)) return {"", "", SimTime::zero()};
   HorizonTerm term{"/storage/bandwidth", "retrieval from storage", c.retrieval_storage};
-  if (c.tier == CheckpointTier::storage) return term;
+  if (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::just_in_time) return term;
   if (c.retrieval_peer > term.time)
     term = {"/cluster/network_bandwidth", "retrieval from peers", c.retrieval_peer};
   if (c.retrieval_local > term.time)
@@ -110,6 +110,8 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
     terms.push_back({heal_field(s), "a replica group's heal", c.heal});
     terms.push_back({"/strategy/heartbeat_timeout", "the heartbeat timeout", c.heartbeat_timeout});
   }
+  if (c.tier == CheckpointTier::just_in_time)
+    terms.push_back({"/storage/bandwidth", "a just-in-time save", c.jit_save});
   if (takes_checkpoints(c.tier)) {
     const SimTime stall = c.tier == CheckpointTier::multi_level ? std::max(c.stall, c.persistent_stall) : c.stall;
     terms.push_back({s.strategy.checkpoint_stall ? "/strategy/checkpoint_stall" : "the checkpoint stall", "a checkpoint's stall",

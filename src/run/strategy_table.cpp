@@ -27,7 +27,8 @@ const Table& table() {
   static const Table rows = [] {
     const Table t{&strategies::gemini(),        &strategies::remote_periodic(), &strategies::remote_highfreq(),
                   &strategies::in_memory_blocking(), &strategies::erasure_coded(), &strategies::multi_level(),
-                  &strategies::torchft(),     &strategies::none()};
+                  &strategies::torchft(),     &strategies::just_in_time(),
+                  &strategies::none()};
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i]->kind() != EnumNames<StrategyKind>::table[i].value ||
           static_cast<std::size_t>(t[i]->kind()) != i)

@@ -135,8 +135,8 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
                     format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 }
 
-/// torchft's replica groups (run/strategies/torchft.cpp): G groups of N / G machines, so G
-/// divides N, and a quorum minimum no larger than G.
+/// The replica groups of torchft and just-in-time (run/strategies/): G >= 2 groups of N / G
+/// machines, so G divides N, and a quorum minimum no larger than G.
 void check_replica_groups(const Scenario& s, CheckContext& ctx) {
   if (checkpoint_layout(s.strategy.kind) != CheckpointLayout::replica_groups ||
       any_bad(ctx, {"/strategy/kind", "/strategy/replica_groups", "/strategy/min_replica_groups", "/cluster/machines"}))
@@ -144,6 +144,11 @@ void check_replica_groups(const Scenario& s, CheckContext& ctx) {
   const int g = s.strategy.replica_groups;
   const int n = s.cluster.machines;
   if (g < 1 || n < 1) return;  // reported by the field checks
+  if (g < 2) {
+    add(ctx, "/strategy/replica_groups",
+        fmt::format("at least 2 replica groups for {}: a failed group needs a live replica of its state", name_of(s.strategy.kind)));
+    return;
+  }
   if (g > n || n % g != 0) {
     add(ctx, "/strategy/replica_groups",
         fmt::format("a group count dividing /cluster/machines ({}): every replica group holds a whole copy of the model "

@@ -223,7 +223,7 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.scheduler; }, &scheduler_names},
     {"/strategy/persistent_interval", U::duration_or_never, C::positive, P::defaulted, "persistent checkpoint interval of in-memory strategies, or \"never\"",
      [](Scenario& s) -> FieldRef { return &s.strategy.persistent_interval; }},
-    {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval",
+    {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval; just-in-time: its periodic fallback checkpoints' interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.interval; }},
     {"/strategy/local_interval", U::duration, C::positive, P::defaulted, "multi-level: level-1 (own CPU memory) checkpoint interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.local_interval; }},
@@ -249,7 +249,7 @@ std::vector<Field> make_fields() {
     // README's two-group example, torchft/manager.py's Manager timeout, src/lighthouse.rs's
     // heartbeat_timeout_ms default, torchft/checkpointing/pg_transport.py's heal over the
     // process group).
-    {"/strategy/replica_groups", U::integer, C::at_least_one, P::defaulted, "torchft: replica groups G (HSDP: each group of N / G machines holds a whole copy of the model; must divide the machine count; default 2, TorchFT's README example)",
+    {"/strategy/replica_groups", U::integer, C::at_least_one, P::defaulted, "torchft / just-in-time: replica groups G (HSDP: each group of N / G machines holds a whole copy of the model state; at least 2, dividing the machine count; default 2, TorchFT's README example)",
      [](Scenario& s) -> FieldRef { return &s.strategy.replica_groups; }},
     {"/strategy/min_replica_groups", U::integer, C::at_least_one, P::defaulted, "torchft: fewest groups a step needs (TorchFT min_replica_size / lighthouse --min_replicas; at most replica_groups; default 1)",
      [](Scenario& s) -> FieldRef { return &s.strategy.min_replica_groups; }},

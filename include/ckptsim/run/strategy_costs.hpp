@@ -43,6 +43,9 @@
 //                       N / G machines; heal H = (C G / N) / B_heal, every machine of the group
 //                       receives its shard of the whole model from its counterpart in a live
 //                       group (B_heal = strategy.heal_bandwidth, default B_n).
+//   just-in-time        remote-periodic's checkpoints (fallback) plus, after a failure, a save
+//                       by the surviving data-parallel replicas of J = max(C / B_s, (C G / N) / B_ser),
+//                       then a recovery from storage of the interrupted minibatch's state.
 //   none                no checkpoints.
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
@@ -65,8 +68,9 @@ struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's
 
 /// Where a strategy's checkpoints land: none, CPU memory (+ a persistent upload track),
 /// storage, or the three levels of multi-level checkpointing; or per_step: no checkpoints, the
-/// job trains as replica groups and a failed group heals from a live one (torchft).
-enum class CheckpointTier { none, memory, storage, multi_level, per_step };
+/// job trains as replica groups and a failed group heals from a live one (torchft); or just_in_time: periodic checkpoints in storage, and after a failure the
+/// surviving data-parallel replicas save the state of the interrupted minibatch (just-in-time).
+enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time };
 
 /// The tier takes periodic checkpoints (every k iterations, stall S, completion).
 constexpr bool takes_checkpoints(CheckpointTier tier) {
@@ -110,6 +114,9 @@ struct StrategyCosts {
   SimTime heal;
   SimTime step_timeout = SimTime::max();
   SimTime heartbeat_timeout;
+  /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):
+  /// the surviving replicas' save after a failure, J = max(C / B_s, c_G / B_ser).
+  SimTime jit_save;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

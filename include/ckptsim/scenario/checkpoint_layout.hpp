@@ -15,7 +15,7 @@ enum class CheckpointLayout {
   replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
-  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft)
+  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, just-in-time)
 };
 
 /// Layouts that keep checkpoint copies in CPU memory.
@@ -31,7 +31,8 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
     case StrategyKind::remote_periodic:
-    case StrategyKind::torchft: return CheckpointLayout::replica_groups;
+    case StrategyKind::torchft:
+    case StrategyKind::just_in_time: return CheckpointLayout::replica_groups;
     case StrategyKind::remote_highfreq:
     case StrategyKind::none: return CheckpointLayout::none;
   }

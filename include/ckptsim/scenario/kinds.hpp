@@ -17,7 +17,7 @@
 namespace ckptsim {
 
 /// Checkpoint and recovery strategy (strategy.kind).
-enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, erasure_coded, multi_level, torchft, none };
+enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, erasure_coded, multi_level, torchft, just_in_time, none };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
 enum class PlacementScheme { group, ring, mixed, random, group_spread };
 /// How checkpoint traffic is laid into an iteration (strategy.scheduler).
@@ -64,13 +64,14 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 8> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 9> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
                                                                  {StrategyKind::erasure_coded, "erasure-coded"},
                                                                  {StrategyKind::multi_level, "multi-level"},
                                                                  {StrategyKind::torchft, "torchft"},
+                                                                 {StrategyKind::just_in_time, "just-in-time"},
                                                                  {StrategyKind::none, "none"}}};
 };
 
@@ -203,6 +204,7 @@ constexpr bool keeps_checkpoints_in_memory(StrategyKind kind) {
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:
     case StrategyKind::torchft:
+    case StrategyKind::just_in_time:
     case StrategyKind::none: return false;
   }
   return false;

@@ -101,7 +101,7 @@ json fuzzed_scenario(FuzzedDataProvider& in) {
        {"/training/iteration_time", "/failures/detection", "/failures/restart", "/strategy/persistent_interval",
         "/strategy/interval", "/strategy/local_interval", "/strategy/partner_interval", "/strategy/checkpoint_stall",
         "/strategy/checkpoint_duration", "/strategy/adaptive_prior_mtbf", "/failures/scale",
-        "/failures/lemons/quarantine_window"})
+        "/failures/lemons/quarantine_window", "/strategy/step_timeout", "/strategy/heartbeat_timeout"})
     maybe_set(in, doc, pointer);
   if (in.ConsumeBool()) doc["strategy"]["adaptive_interval"] = true;
   if (in.ConsumeBool()) {

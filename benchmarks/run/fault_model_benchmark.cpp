@@ -38,18 +38,17 @@ void BM_RunModel2048MachinesFaultModel365Days(benchmark::State& state) {
 BENCHMARK(BM_RunModel2048MachinesFaultModel365Days)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 /// The case: the same year with stragglers under per-step fault tolerance (TorchFT,
-/// run/group_outages.hpp): 16 replica groups of 128 machines, each failure takes one group out
+/// strategy torchft, run/group_outages.hpp): 16 replica groups of 128 machines, each failure takes one group out
 /// until it is replaced, restarted and healed from a live peer (its 128 machines each receive
 /// C / 128 = 38 GB at 400 GB/s: 0.095 s); the job never stops.
 void BM_RunModel2048MachinesPerStepStragglers365Days(benchmark::State& state) {
   using namespace ckptsim;
   Scenario s = fault_model_scenario();
-  s.strategy.kind = StrategyKind::none;
+  s.strategy.kind = StrategyKind::torchft;
+  s.strategy.replica_groups = 16;
+  s.strategy.min_replica_groups = 1;
   s.failures.silent_corruption.rate = 0;  // not modelled under per-step fault tolerance
-  StrategyCosts c = compute_strategy_costs(s, nullptr);
-  c.replica_groups = 16;
-  c.min_groups = 1;
-  c.heal = SimTime::from_seconds(s.checkpoint_bytes() / (s.cluster.machines / 16.0) / s.cluster.network_bandwidth);
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
   bench::run_replica_batch(state, s, c);
 }
 BENCHMARK(BM_RunModel2048MachinesPerStepStragglers365Days)->Arg(100)->Unit(benchmark::kMillisecond)->UseRealTime();

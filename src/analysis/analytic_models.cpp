@@ -3,6 +3,8 @@
 #include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/analysis/multi_level_model.hpp"
+#include "ckptsim/analysis/just_in_time_model.hpp"
+#include "ckptsim/analysis/per_step_model.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 
 #include <algorithm>
@@ -763,6 +765,8 @@ AnalyticPrediction checked_prediction(AnalyticPrediction p) {
 
 AnalyticPrediction predict_unchecked(const Scenario& scenario, const StrategyCosts& costs) {
   if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
+  if (costs.tier == CheckpointTier::per_step) return per_step_analytic(scenario, costs);
+  if (costs.tier == CheckpointTier::just_in_time) return just_in_time_analytic(scenario, costs);
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
   AnalyticPrediction first = predict_impl(scenario, costs, prep);
@@ -819,6 +823,16 @@ EveryIterationsChoice best_every_iterations(const Scenario& scenario, const Stra
   if (costs.tier == CheckpointTier::multi_level) {  // its own best periods: multi_level_model.hpp
     const MultiLevelPrediction m = predict_multi_level(scenario, costs);
     return EveryIterationsChoice{m.available ? m.best_every[0] : costs.every_iterations, m.best_ettr};
+  }
+  if (costs.tier == CheckpointTier::per_step) {  // no checkpoints: nothing to choose
+    const AnalyticPrediction p = per_step_analytic(scenario, costs);
+    return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
+  }
+  if (costs.tier == CheckpointTier::just_in_time) {
+    // The fallback's period only matters through the fallbacks the closed form leaves out
+    // (just_in_time_model.hpp): no closed-form choice; the scenario's period stands.
+    const AnalyticPrediction p = just_in_time_analytic(scenario, costs);
+    return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
   }
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return EveryIterationsChoice{costs.every_iterations, 0.0};

@@ -64,7 +64,7 @@ void print_analyze_header(std::ostream& out, const Scenario& scenario, const Str
                        p.episode_mean_s, p.failures_per_episode);
     if (costs.tier == CheckpointTier::multi_level) {
       print_multi_level(out, predict_multi_level(scenario, costs));
-    } else if (costs.tier != CheckpointTier::none) {
+    } else if (takes_checkpoints(costs.tier)) {
       out << fmt::format("Eq. 1      t_ckpt + 1/(2f) + t_rtvl = {:.1f} s per failure (GEMINI SOSP '23 §2)\n",
                          p.eq1_wasted_time_s);
       if (p.mtbf_s > 0 && p.checkpoint_cost_s <= 0)

@@ -80,7 +80,7 @@ std::vector<AnalyzeComparison> compare_metrics(const AnalyticPrediction& p, cons
 }
 
 std::int64_t closed_form_best_every(const Scenario& scenario, const StrategyCosts& costs, const AnalyticPrediction& p) {
-  if (!p.available || costs.tier == CheckpointTier::none) return 0;
+  if (!p.available || !takes_checkpoints(costs.tier)) return 0;
   const auto search_limit = std::max<std::int64_t>(1000, static_cast<std::int64_t>(4.0 * p.daly_every_iterations));
   return static_cast<std::int64_t>(best_every_iterations(scenario, costs, search_limit).every_iterations);
 }

@@ -32,6 +32,8 @@ const char* tier_name(CheckpointTier t) {
     case CheckpointTier::memory: return "memory";
     case CheckpointTier::storage: return "storage";
     case CheckpointTier::multi_level: return "multi-level";
+    case CheckpointTier::per_step: return "per-step";
+    case CheckpointTier::just_in_time: return "just-in-time";
   }
   return "none";
 }
@@ -117,7 +119,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   std::string strategy(name_of(s.strategy.kind));
   strategy += strategy_of(s.strategy.kind).configuration(c);
   out << fmt::format("strategy   {}\n", strategy);
-  if (c.tier == CheckpointTier::none) {
+  if (!takes_checkpoints(c.tier)) {
     out << fmt::format("costs      iteration {}, no checkpoints\n", format_duration(c.iteration_time));
   } else {
     const std::string stall =

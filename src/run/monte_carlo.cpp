@@ -100,6 +100,10 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
   out.emplace_back("ettr_meta", g.ettr_meta);
   out.emplace_back("mttr_s", g.mttr_s.value_or(0.0));
   out.emplace_back("episodes", static_cast<double>(r.episodes));
+  if (r.just_in_time) {  // only its own runs carry these columns
+    out.emplace_back("recoveries.just_in_time", static_cast<double>(r.jit_recoveries));
+    out.emplace_back("recoveries.jit_fallback", static_cast<double>(r.jit_fallbacks));
+  }
   return out;
 }
 

@@ -41,14 +41,19 @@ HorizonTerm longest_replacement(const ReplacementSpec& r) {
 }
 
 HorizonTerm slowest_retrieval(const StrategyCosts& c) {
-  if (c.tier == CheckpointTier::none) return {"", "", SimTime::zero()};
+  if (!takes_checkpoints(c.tier)) return {"", "", SimTime::zero()};
   HorizonTerm term{"/storage/bandwidth", "retrieval from storage", c.retrieval_storage};
-  if (c.tier == CheckpointTier::storage) return term;
+  if (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::just_in_time) return term;
   if (c.retrieval_peer > term.time)
     term = {"/cluster/network_bandwidth", "retrieval from peers", c.retrieval_peer};
   if (c.retrieval_local > term.time)
     term = {"/training/serialization_bandwidth", "retrieval from local memory", c.retrieval_local};
   return term;
+}
+
+/// The field that sets a replica group's heal time (torchft).
+std::string heal_field(const Scenario& s) {
+  return s.strategy.heal_bandwidth ? "/strategy/heal_bandwidth" : "/cluster/network_bandwidth";
 }
 
 /// k x T in 128 bits (a period that overflows int64 is reported, not wrapped).
@@ -101,7 +106,13 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
   const bool fits = period <= std::numeric_limits<std::int64_t>::max();
   terms.push_back({period_term_field(c, period_field), "one checkpoint period",
                    fits ? SimTime::from_ns(static_cast<std::int64_t>(period)) : SimTime::max()});
-  if (c.tier != CheckpointTier::none) {
+  if (c.tier == CheckpointTier::per_step) {
+    terms.push_back({heal_field(s), "a replica group's heal", c.heal});
+    terms.push_back({"/strategy/heartbeat_timeout", "the heartbeat timeout", c.heartbeat_timeout});
+  }
+  if (c.tier == CheckpointTier::just_in_time)
+    terms.push_back({"/storage/bandwidth", "a just-in-time save", c.jit_save});
+  if (takes_checkpoints(c.tier)) {
     const SimTime stall = c.tier == CheckpointTier::multi_level ? std::max(c.stall, c.persistent_stall) : c.stall;
     terms.push_back({s.strategy.checkpoint_stall ? "/strategy/checkpoint_stall" : "the checkpoint stall", "a checkpoint's stall",
                      stall});

@@ -103,13 +103,18 @@ class ReplicaSimulation {
     }
     pending_failure_ = failures_->next();
     standby_free_ = s.cluster.standby_machines;
+    if (c.tier == CheckpointTier::just_in_time) {
+      result_.just_in_time = true;
+      jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c.replica_groups));
+      jit_failed_.assign(static_cast<std::size_t>(jit_positions_), 0);
+    }
     result_.causes = causes;
     result_.failures_by_cause.assign(causes_.size(), 0);
     result_.lost_by_cause.assign(causes_.size(), SimTime::zero());
   }
 
   ReplicaResult run() {
-    if (c_.replica_groups > 0) return run_per_step();
+    if (c_.tier == CheckpointTier::per_step) return run_per_step();
     SimTime t;
     std::int64_t n0 = 0;
     SimTime lineage0;
@@ -167,6 +172,12 @@ class ReplicaSimulation {
       register_onsets(clock, t, f.time, lineage0);
       note_completed_checkpoints(clock, e, lineage0);
       const SimTime lineage_at_failure = lineage0 + e;
+      // Just-in-time: the state at the start of the interrupted minibatch (the last whole
+      // iteration), which the surviving replicas can save.
+      if (c_.tier == CheckpointTier::just_in_time) {
+        const std::int64_t done = clock.completed(e);
+        jit_ = Version{n0 + done, lineage0 + clock.time_to_complete(done)};
+      }
       // Recovery episode.
       const auto outcome = recover(f, end_time);
       const SimTime rolled_back = lineage_at_failure - outcome.target.lineage;
@@ -188,7 +199,9 @@ class ReplicaSimulation {
         break;
       }
     }
-    result_.final_persistent_every = c_.tier == CheckpointTier::storage ? pattern_.every : pattern_.persistent_every;
+    result_.final_persistent_every = c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time
+                                         ? pattern_.every
+                                         : pattern_.persistent_every;
     auto& b = result_.breakdown;
     b.training = c_.iteration_time * result_.iterations + partial_training_;
     b.lost_progress = compute_ - b.training;
@@ -260,8 +273,10 @@ class ReplicaSimulation {
       cause_lost(f.cause) += work - kept;
       result_.wasted_time += work - kept;
       work = kept;
-      // Every group waits the detection (no work, ends the run if it comes first).
-      const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, detection_of(f))));
+      // Every group waits (no work, ends the run if it comes first): until the failed step's
+      // collective errors out (the failure's detection) or times out, and the lighthouse has
+      // dropped the failed group (heartbeat timeout), whichever is later.
+      const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, per_step_wait(f))));
       b.detection += resumed - stop;
       cause_lost(f.cause) += resumed - stop;
       t = resumed;
@@ -277,12 +292,18 @@ class ReplicaSimulation {
     return result_;
   }
 
+  /// Per-step fault tolerance: how long after failure f every group waits before the next
+  /// quorum, max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp).
+  SimTime per_step_wait(const FailureEvent& f) const {
+    return std::max(c_.heartbeat_timeout, std::min(detection_of(f), c_.step_timeout));
+  }
+
   /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
   void apply_per_step_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
     pending_failure_ = failures_->next();
     ++result_.episodes;
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
-    const SimTime detected = saturating_add(f.time, detection_of(f));
+    const SimTime detected = saturating_add(f.time, per_step_wait(f));
     const SimTime restart = causes_[static_cast<std::size_t>(f.cause)].restart;
     SimTime ready = detected;
     if (f.type == FailureType::hardware) {
@@ -327,7 +348,7 @@ class ReplicaSimulation {
         memory_health_.refill();
       }
       if (auto ck = clock.latest_persistent(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
-    } else if (c_.tier == CheckpointTier::storage) {
+    } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
       if (auto ck = clock.latest_checkpoint(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
     }
   }
@@ -374,6 +395,7 @@ class ReplicaSimulation {
   void apply_failure(const FailureEvent& f) {
     pending_failure_ = failures_->next();
     if (f.corruption) take_corruption(*f.corruption);
+    mark_jit_positions(f);
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
     episode_restart_ = std::max(episode_restart_, causes_[static_cast<std::size_t>(f.cause)].restart);
     if (f.type == FailureType::software) {
@@ -436,7 +458,7 @@ class ReplicaSimulation {
         if (c_.tier == CheckpointTier::memory) {
           c.memory_clean = version(clock.latest_checkpoint(e), memory_);
           c.persistent_clean = version(clock.latest_persistent(e), persistent_);
-        } else if (c_.tier == CheckpointTier::storage) {
+        } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
           c.persistent_clean = version(clock.latest_checkpoint(e), persistent_);
         } else if (c_.tier == CheckpointTier::multi_level) {
           c.persistent_clean = version(clock.latest_persistent(e), persistent_);
@@ -508,11 +530,33 @@ class ReplicaSimulation {
 
   std::pair<Version, RecoveryTier> choose_target() const {
     if (episode_corruption_) return choose_clean();
+    if (jit_recovery()) return {*jit_, RecoveryTier::storage};
     if (c_.tier == CheckpointTier::multi_level) return choose_level();
     if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
       return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
     if (persistent_) return {*persistent_, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
+  }
+
+  /// Just-in-time: the episode's failures left a replica of every shard, and no corruption
+  /// forces a rollback past the interrupted minibatch.
+  bool jit_recovery() const { return c_.tier == CheckpointTier::just_in_time && jit_ && !jit_lost_ && !episode_corruption_; }
+
+  /// Just-in-time: machine j holds shard position j mod (N / G); the position is lost once all G
+  /// of its holders failed in this episode (their GPU state is gone).
+  void mark_jit_positions(const FailureEvent& f) {
+    if (c_.tier != CheckpointTier::just_in_time) return;
+    for (int j = f.machine; j < f.machine + f.machines; ++j) {
+      auto& failed = jit_failed_[static_cast<std::size_t>(j % jit_positions_)];
+      if (failed == 0) jit_touched_.push_back(j % jit_positions_);
+      if (++failed >= c_.replica_groups) jit_lost_ = true;
+    }
+  }
+
+  void reset_jit_positions() {
+    for (int p : jit_touched_) jit_failed_[static_cast<std::size_t>(p)] = 0;
+    jit_touched_.clear();
+    jit_lost_ = false;
   }
 
   /// After a detected corruption: the newest state captured before it that still exists; an
@@ -559,6 +603,7 @@ class ReplicaSimulation {
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
     episode_corruption_.reset();
+    reset_jit_positions();
     ++result_.episodes;
     apply_failure(first);
     SimTime start = first.time;
@@ -569,9 +614,13 @@ class ReplicaSimulation {
     for (;;) {
       const auto [target, tier] = choose_target();
       const SimTime detected = start + detection;
+      // Just-in-time: the surviving replicas save over [detected, saved), while the
+      // replacements are on their way.
+      const bool jit = jit_recovery();
+      const SimTime saved = jit ? saturating_add(detected, c_.jit_save) : detected;
       // Saturating after a replacement that may never come (lognormal); the horizon check
       // (run_horizon.hpp) keeps every other sum of the episode within the clock.
-      const SimTime replaced = std::max(detected, replacements_ready_);
+      const SimTime replaced = std::max(saved, replacements_ready_);
       const SimTime retrieved = saturating_add(replaced, retrieval_time(tier));
       const SimTime restarted = saturating_add(retrieved, episode_restart_);
       SimTime stop = restarted;
@@ -584,7 +633,8 @@ class ReplicaSimulation {
       const bool ends_run = end_time < stop;
       if (ends_run) stop = end_time;
       account(b.detection, start, stop, start, detected);
-      account(b.replacement_wait, start, stop, detected, replaced);
+      account(b.checkpoint_stall, start, stop, detected, saved);
+      account(b.replacement_wait, start, stop, saved, replaced);
       SimTime r;
       account(r, start, stop, replaced, retrieved);
       b.retrieval += r;
@@ -601,6 +651,11 @@ class ReplicaSimulation {
         continue;
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
+      if (c_.tier == CheckpointTier::just_in_time) {
+        ++(jit ? result_.jit_recoveries : result_.jit_fallbacks);
+        if (jit) persistent_ = target;  // the save is in storage now: a later fallback's newest
+        jit_.reset();
+      }
       after_recovery(target, restarted);
       if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) {
         memory_.reset();
@@ -633,6 +688,11 @@ class ReplicaSimulation {
   std::optional<Version> partner_;    ///< multi-level: level 2
   std::optional<Version> persistent_;
   bool local_lost_ = false;           ///< multi-level: a machine lost its memory since level 1 completed
+  std::optional<Version> jit_;        ///< just-in-time: the interrupted minibatch's starting state
+  int jit_positions_ = 1;             ///< just-in-time: shard positions N / G
+  std::vector<int> jit_failed_;       ///< just-in-time: holders failed in this episode, by position
+  std::vector<int> jit_touched_;
+  bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
   std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
   SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)
   SimTime hang_detection_;

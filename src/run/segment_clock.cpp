@@ -7,7 +7,7 @@ namespace ckptsim {
 SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) {
   SegmentPattern p;
   p.iteration = c.iteration_time;
-  p.checkpoints = c.tier != CheckpointTier::none;
+  p.checkpoints = takes_checkpoints(c.tier);
   p.every = std::max<std::int64_t>(1, c.every_iterations);
   p.stall = p.checkpoints ? c.stall : SimTime::zero();
   p.completion = c.completion;

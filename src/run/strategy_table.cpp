@@ -28,6 +28,7 @@ const Table& table() {
   static const Table rows = [] {
     const Table t{&strategies::gemini(),        &strategies::remote_periodic(), &strategies::remote_highfreq(),
                   &strategies::in_memory_blocking(), &strategies::erasure_coded(), &strategies::multi_level(),
+                  &strategies::torchft(),     &strategies::just_in_time(),
                   &strategies::none()};
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i]->kind() != EnumNames<StrategyKind>::table[i].value ||
@@ -79,7 +80,7 @@ void check_run_length(const Scenario& s, const StrategyCosts& c) {
   if (!s.run.iterations) return;
   const std::int64_t j = *s.run.iterations;
   const SimTime training = checked_multiply(c.iteration_time, j, "/run/iterations", "the run's failure-free length");
-  const std::int64_t checkpoints = c.tier == CheckpointTier::none ? 0 : (j - 1) / std::max<std::int64_t>(1, c.every_iterations);
+  const std::int64_t checkpoints = !takes_checkpoints(c.tier) ? 0 : (j - 1) / std::max<std::int64_t>(1, c.every_iterations);
   SimTime length = checked_add(training, checked_multiply(c.stall, checkpoints, "/run/iterations", "the run's checkpoint stalls"),
                                "/run/iterations", "the run's failure-free length");
   if (c.tier != CheckpointTier::multi_level) return;

@@ -135,6 +135,32 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
                     format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 }
 
+/// The replica groups of torchft and just-in-time (run/strategies/): G >= 2 groups of N / G
+/// machines, so G divides N, and a quorum minimum no larger than G.
+void check_replica_groups(const Scenario& s, CheckContext& ctx) {
+  if (checkpoint_layout(s.strategy.kind) != CheckpointLayout::replica_groups ||
+      any_bad(ctx, {"/strategy/kind", "/strategy/replica_groups", "/strategy/min_replica_groups", "/cluster/machines"}))
+    return;
+  const int g = s.strategy.replica_groups;
+  const int n = s.cluster.machines;
+  if (g < 1 || n < 1) return;  // reported by the field checks
+  if (g < 2) {
+    add(ctx, "/strategy/replica_groups",
+        fmt::format("at least 2 replica groups for {}: a failed group needs a live replica of its state", name_of(s.strategy.kind)));
+    return;
+  }
+  if (g > n || n % g != 0) {
+    add(ctx, "/strategy/replica_groups",
+        fmt::format("a group count dividing /cluster/machines ({}): every replica group holds a whole copy of the model "
+                    "on the same number of machines",
+                    n));
+    return;
+  }
+  if (s.strategy.min_replica_groups > g)
+    add(ctx, "/strategy/min_replica_groups",
+        fmt::format("at most /strategy/replica_groups ({}): a quorum cannot need more groups than there are", g));
+}
+
 void check_failures(const Scenario& s, CheckContext& ctx) {
   const ReplacementSpec& r = s.failures.replacement;
   if (r.distribution == ReplacementDistribution::uniform &&
@@ -274,6 +300,7 @@ void cross_check(const Scenario& s, CheckContext& ctx) {
   check_run(s, ctx);
   check_model(s, ctx);
   check_in_memory(s, ctx);
+  check_replica_groups(s, ctx);
   check_gpu_buffer(s, ctx);
   check_failures(s, ctx);
   check_megatron(s, ctx);

@@ -223,7 +223,7 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.scheduler; }, &scheduler_names},
     {"/strategy/persistent_interval", U::duration_or_never, C::positive, P::defaulted, "persistent checkpoint interval of in-memory strategies, or \"never\"",
      [](Scenario& s) -> FieldRef { return &s.strategy.persistent_interval; }},
-    {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval",
+    {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval; just-in-time: its periodic fallback checkpoints' interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.interval; }},
     {"/strategy/local_interval", U::duration, C::positive, P::defaulted, "multi-level: level-1 (own CPU memory) checkpoint interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.local_interval; }},
@@ -244,6 +244,21 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.parity; }},
     {"/strategy/encode_bandwidth", U::bandwidth, C::positive, P::defaulted, "erasure-coded: CPU encode/decode bandwidth per machine (GF(2^8) multiply-accumulate input)",
      [](Scenario& s) -> FieldRef { return &s.strategy.encode_bandwidth; }},
+
+    // torchft (run/strategies/torchft.cpp; TorchFT, https://github.com/pytorch/torchft: the
+    // README's two-group example, torchft/manager.py's Manager timeout, src/lighthouse.rs's
+    // heartbeat_timeout_ms default, torchft/checkpointing/pg_transport.py's heal over the
+    // process group).
+    {"/strategy/replica_groups", U::integer, C::at_least_one, P::defaulted, "torchft / just-in-time: replica groups G (HSDP: each group of N / G machines holds a whole copy of the model state; at least 2, dividing the machine count; default 2, TorchFT's README example)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.replica_groups; }},
+    {"/strategy/min_replica_groups", U::integer, C::at_least_one, P::defaulted, "torchft: fewest groups a step needs (TorchFT min_replica_size / lighthouse --min_replicas; at most replica_groups; default 1)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.min_replica_groups; }},
+    {"/strategy/step_timeout", U::duration, C::positive, P::defaulted, "torchft: the longest the surviving groups wait in a failed step's collective (TorchFT Manager timeout, default 60 s)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.step_timeout; }},
+    {"/strategy/heartbeat_timeout", U::duration, C::non_negative, P::defaulted, "torchft: time without a heartbeat after which the lighthouse drops a group from the next quorum (TorchFT lighthouse heartbeat_timeout_ms, default 5 s)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.heartbeat_timeout; }},
+    {"/strategy/heal_bandwidth", U::bandwidth, C::positive, P::optional, "torchft: per-machine bandwidth a recovering group copies its state from a live peer at (default: the achieved point-to-point rate of a machine sending from GPU memory, p2p_efficiency x network_bandwidth, capped by PCIe without GPUDirect RDMA: TorchFT's process-group transport on the NIC)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.heal_bandwidth; }},
 
     {"/failures/process", U::name, C::none, P::required, "failure process",
      [](Scenario& s) -> FieldRef { return &s.failures.process; }, &failure_process_names},

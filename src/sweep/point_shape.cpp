@@ -37,6 +37,7 @@ RunSummary every_metric() {
   r.failures_by_cause = {1};
   r.lost_by_cause = {SimTime::zero()};
   r.software_failures = 1;
+  r.just_in_time = true;
   return summarize({r});
 }
 

@@ -102,6 +102,12 @@ struct ReplicaResult {
   /// The persistent period in force at the end, in iterations (remote-periodic: its checkpoint
   /// period; memory tiers: the persistent track; 0 = none). Moves with strategy.adaptive_interval.
   std::int64_t final_persistent_every = 0;
+  /// Just-in-time (tier just_in_time): recoveries from the surviving replicas' save, and those
+  /// that fell back to the periodic checkpoint (or the initial state) because every replica of
+  /// some shard failed in the episode.
+  bool just_in_time = false;
+  std::int64_t jit_recoveries = 0;
+  std::int64_t jit_fallbacks = 0;
   TimeBreakdown breakdown;
   [[nodiscard]] std::int64_t failures() const { return software_failures + hardware_failures; }
   [[nodiscard]] double ettr() const {

@@ -41,6 +41,13 @@
 //                       a checkpoint of every level below it. Periods nest: k_1 = round(
 //                       local_interval / T), k_2 = k_1 round(partner_interval / (k_1 T)), k_3 =
 //                       k_2 round(persistent_interval / (k_2 T)) (no level 3 when "never").
+//   torchft             per-step fault tolerance (TorchFT): no checkpoints; G replica groups of
+//                       N / G machines; heal H = (C G / N) / B_heal, every machine of the group
+//                       receives its shard of the whole model from its counterpart in a live
+//                       group (B_heal = strategy.heal_bandwidth, default B_n).
+//   just-in-time        remote-periodic's checkpoints (fallback) plus, after a failure, a save
+//                       by the surviving data-parallel replicas of J = max(C / B_s, (C G / N) / B_ser),
+//                       then a recovery from storage of the interrupted minibatch's state.
 //   none                no checkpoints.
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
@@ -62,8 +69,15 @@ namespace ckptsim {
 struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's results)
 
 /// Where a strategy's checkpoints land: none, CPU memory (+ a persistent upload track),
-/// storage, or the three levels of multi-level checkpointing.
-enum class CheckpointTier { none, memory, storage, multi_level };
+/// storage, or the three levels of multi-level checkpointing; or per_step: no checkpoints, the
+/// job trains as replica groups and a failed group heals from a live one (torchft); or just_in_time: periodic checkpoints in storage, and after a failure the
+/// surviving data-parallel replicas save the state of the interrupted minibatch (just-in-time).
+enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time };
+
+/// The tier takes periodic checkpoints (every k iterations, stall S, completion).
+constexpr bool takes_checkpoints(CheckpointTier tier) {
+  return tier != CheckpointTier::none && tier != CheckpointTier::per_step;
+}
 
 struct StrategyCosts {
   StrategyKind strategy = StrategyKind::none;
@@ -92,12 +106,19 @@ struct StrategyCosts {
   int group_size = 0;                     ///< g (erasure-coded; 0 otherwise)
   int parity = 0;                         ///< p (erasure-coded; 0 otherwise)
   SimTime encode;                         ///< E = p c / B_enc per checkpoint (erasure-coded)
-  /// Per-step fault tolerance (run/group_outages.hpp): G replica groups (0 = the job stops at
-  /// every failure), the fewest groups a step needs, and the time a recovering group takes to
-  /// copy the state from a live peer.
+  /// Per-step fault tolerance (tier per_step; run/group_outages.hpp): G replica groups, the
+  /// fewest groups a step needs, the time a recovering group takes to copy the state from a
+  /// live peer, the bound on a failed step's collective, and the heartbeat timeout after which
+  /// the next quorum leaves the failed group out. The survivors resume
+  /// max(heartbeat_timeout, min(detection, step_timeout)) after a failure.
   int replica_groups = 0;
   int min_groups = 1;
   SimTime heal;
+  SimTime step_timeout = SimTime::max();
+  SimTime heartbeat_timeout;
+  /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):
+  /// the surviving replicas' save after a failure, J = max(C / B_s, c_G / B_ser).
+  SimTime jit_save;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

@@ -15,7 +15,14 @@ enum class CheckpointLayout {
   replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
+  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, just-in-time)
 };
+
+/// Layouts that keep checkpoint copies in CPU memory.
+constexpr bool layout_in_cpu_memory(CheckpointLayout layout) {
+  return layout == CheckpointLayout::replicas || layout == CheckpointLayout::partner_replicas ||
+         layout == CheckpointLayout::erasure_code;
+}
 
 constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
   switch (kind) {
@@ -23,6 +30,8 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::in_memory_blocking: return CheckpointLayout::replicas;
     case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
+    case StrategyKind::torchft:
+    case StrategyKind::just_in_time: return CheckpointLayout::replica_groups;
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:
     case StrategyKind::none: return CheckpointLayout::none;
@@ -33,6 +42,6 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
 /// The layout keeps checkpoints in CPU memory (m replicas, or erasure-coded groups; the
 /// placement and the GPU buffer of the traffic scheduler apply to them; multi-level: its partner
 /// level).
-constexpr bool keeps_checkpoints_in_memory(CheckpointLayout layout) { return layout != CheckpointLayout::none; }
+constexpr bool keeps_checkpoints_in_memory(CheckpointLayout layout) { return layout_in_cpu_memory(layout); }
 
 }  // namespace ckptsim

@@ -130,6 +130,15 @@ struct StrategySpec {
   int group_size = 8;
   int parity = 1;
   double encode_bandwidth = 10e9;
+  /// torchft (run/strategies/torchft.cpp): G replica groups (HSDP: a whole copy of the model per
+  /// group of N / G machines), the fewest a step needs (TorchFT's min_replica_size), the bound on
+  /// a failed step's collective (Manager timeout) and the lighthouse's heartbeat timeout, and the
+  /// per-machine bandwidth a healing group copies its state at (nullopt: the NIC's).
+  int replica_groups = 2;
+  int min_replica_groups = 1;
+  SimTime step_timeout = seconds(60);
+  SimTime heartbeat_timeout = seconds(5);
+  std::optional<double> heal_bandwidth;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

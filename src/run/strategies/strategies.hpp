@@ -11,6 +11,8 @@ const Strategy& remote_highfreq();
 const Strategy& in_memory_blocking();
 const Strategy& erasure_coded();
 const Strategy& multi_level();
+const Strategy& torchft();
+const Strategy& just_in_time();
 const Strategy& none();
 
 /// " (m replicas, P placement, every k iteration(s))": the configuration of a strategy keeping

@@ -23,6 +23,7 @@ ReplicaResult per_step_run(int groups, int min_groups, const std::string& trace)
   s.failures.process = FailureProcessKind::trace;
   s.failures.trace_file = test::write_trace_file("ckptsim_per_step_trace.csv", "time,machine,type\n" + trace);
   StrategyCosts c = compute_strategy_costs(s, nullptr);
+  c.tier = CheckpointTier::per_step;
   c.replica_groups = groups;
   c.min_groups = min_groups;
   c.heal = seconds(30);
@@ -103,6 +104,7 @@ TEST_CASE("per-step: ETTR under Poisson failures matches the first-order closed 
   s.run.duration = days(10);
   s.run.replicas = 200;
   StrategyCosts c = compute_strategy_costs(s, nullptr);
+  c.tier = CheckpointTier::per_step;
   c.replica_groups = 4;
   c.heal = seconds(30);
   const RunModel model(s, c);

@@ -1,0 +1,37 @@
+#pragma once
+// First-order closed form of just-in-time checkpointing (strategy just-in-time, tier
+// just_in_time; run/strategies/just_in_time.cpp; docs/models.md "Just-in-time checkpoints").
+// Units: seconds and 1/s.
+//
+// Segments train with the periodic fallback checkpoints (every k iterations counted from each
+// restart, stall S), so a segment of length X ~ Exp(Lambda) stalls E[stall(X)] = (1 - e^{-Lambda S})
+// e^{-Lambda kT} / (Lambda (1 - e^{-Lambda (kT + S)})) (analytic_models.hpp 3c): a compute share
+// of the segment time u = 1 - Lambda E[stall(X)] (-> kT / (kT + S) as Lambda -> 0). A failure of
+// class c (analysis/failure_mix.hpp: rate lambda_c, hardware h_c, detection D_c, restart R_c) is
+// recovered just in time: it redoes the interrupted minibatch, T / 2 of compute on average, and
+// the job is down for
+//   L_c = D_c + J + h_c B E[(W - J)^+] + rho_s + R_c
+// (J the save after detection, W the replacement delay that runs meanwhile, B the probability
+// that no standby is free, rho_s the retrieval from storage). Episodes are M/G/inf busy periods
+// (analytic_models.hpp 3a): a share e^{-sum_c lambda_c L_c} of the wall time is training
+// segments, which end at rate Lambda. So
+//   ETTR = e^{-sum_c lambda_c L_c} u (1 - Lambda T / 2).
+// E[(W - J)^+]: fixed W: (W - J)^+; uniform on [a, b]: the integral of (w - J)^+ over [a, b] /
+// (b - a); lognormal(mu = ln median, sigma): e^{mu + sigma^2/2} Phi(d1) - J Phi(d1 - sigma),
+// d1 = (mu + sigma^2 - ln J) / sigma.
+// Left out: the fallback to the periodic checkpoint (every holder of a shard position failing
+// within one episode, order lambda L / G per failure), failures during an episode (order
+// lambda L), and the fault model beyond fail-stop (listed in omitted_terms when present).
+#include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/run/strategy_costs.hpp"
+#include "ckptsim/scenario/scenario.hpp"
+
+namespace ckptsim {
+
+/// The closed form above for `costs.tier == CheckpointTier::just_in_time`.
+AnalyticPrediction just_in_time_analytic(const Scenario& scenario, const StrategyCosts& costs);
+
+/// E[(W - x)^+] for the replacement delay W of `r` (s).
+double replacement_excess_s(const ReplacementSpec& r, double x);
+
+}  // namespace ckptsim

@@ -1,0 +1,120 @@
+// First-order closed form of just-in-time checkpointing (just_in_time_model.hpp).
+#include "ckptsim/analysis/just_in_time_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/failure/fault_model.hpp"
+
+namespace ckptsim {
+
+double replacement_excess_s(const ReplacementSpec& r, double x) {
+  switch (r.distribution) {
+    case ReplacementDistribution::fixed: return std::max(0.0, r.fixed.seconds() - x);
+    case ReplacementDistribution::uniform: {
+      const double a = r.low.seconds();
+      const double b = r.high.seconds();
+      if (a >= b) return std::max(0.0, a - x);
+      const double lo = std::clamp(x, a, b);
+      // int_lo^b (w - x) dw / (b - a), plus (a - x) over the whole range when x < a.
+      return ((b - lo) * (0.5 * (b + lo) - x)) / (b - a);
+    }
+    case ReplacementDistribution::lognormal: {
+      const double mu = std::log(r.median.seconds());
+      const double sigma = r.sigma;
+      const double mean = std::exp(mu + 0.5 * sigma * sigma);
+      if (x <= 0) return mean - x;
+      if (sigma <= 0) return std::max(0.0, r.median.seconds() - x);
+      const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+      const double d1 = (mu + sigma * sigma - std::log(x)) / sigma;
+      return mean * phi(d1) - x * phi(d1 - sigma);
+    }
+  }
+  return 0.0;
+}
+
+namespace {
+
+double mean_replacement_s(const ReplacementSpec& r) { return replacement_excess_s(r, 0.0); }
+
+}  // namespace
+
+AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts& c) {
+  AnalyticPrediction p;
+  const FailureMix mix = failure_mix(s);
+  if (!mix.available) {
+    p.reason = mix.reason;
+    return p;
+  }
+  p.available = true;
+  p.notes = mix.notes;
+  p.omitted_terms = mix.omitted;
+  p.notes.push_back("just-in-time: first-order model (analysis/just_in_time_model.hpp); the fallback to the periodic "
+                    "checkpoint and failures during an episode are left out");
+  const FailureSpec& f = s.failures;
+  if (f.hangs.fraction > 0) p.omitted_terms.push_back("hangs (their timeout detection)");
+  if (stragglers_modelled(f)) p.omitted_terms.push_back("fail-slow stragglers");
+  if (f.misdiagnosis.fraction > 0) p.omitted_terms.push_back("misdiagnosis");
+  if (silent_corruption_modelled(f)) p.omitted_terms.push_back("silent data corruption");
+
+  const double t = c.iteration_time.seconds();
+  const double k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));
+  const double stall = c.stall.seconds();
+  const double save = c.jit_save.seconds();
+  const double retrieval = c.retrieval_storage.seconds();
+  double hardware_load = 0;
+  for (const auto& fc : mix.classes)
+    if (fc.hardware) hardware_load += fc.rate * fc.machines * (fc.detection_s + mean_replacement_s(f.replacement));
+  const double blocking = standby_blocking(s.cluster.standby_machines, hardware_load, 1);
+  const double excess = blocking * replacement_excess_s(f.replacement, save);
+  double rate = 0;
+  double down = 0;  // sum lambda L
+  double detection = 0;
+  for (const auto& fc : mix.classes) {
+    rate += fc.rate;
+    down += fc.rate * (fc.detection_s + save + (fc.hardware ? excess : 0.0) + retrieval + fc.restart_s);
+    detection += fc.rate * fc.detection_s;
+  }
+  // Segments are Exp(Lambda) and restart the periodic phase; episodes are M/G/inf busy periods.
+  const double compute_share =
+      rate > 0 ? 1.0 - (-std::expm1(-rate * stall)) * std::exp(-rate * k * t) / (-std::expm1(-rate * (k * t + stall)))
+               : k * t / (k * t + stall);
+  const double in_segments = std::exp(-down);
+  const double ettr = std::max(0.0, in_segments * compute_share * (1.0 - rate * t / 2.0));
+  p.failure_rate = rate;
+  p.mtbf_s = rate > 0 ? 1.0 / rate : 0.0;
+  p.ettr = ettr;
+  p.ettr_asymptotic = ettr;
+  p.mean_service_s = rate > 0 ? down / rate : 0.0;
+  p.failures_per_episode = 1.0;
+  p.episode_mean_s = p.mean_service_s;
+  p.checkpoint_cost_s = stall;
+  if (rate > 0 && stall > 0) {  // the fallback's interval, as for any periodic checkpoint
+    p.young_interval_s = young_interval(stall, p.mtbf_s);
+    p.daly_interval_s = daly_interval(stall, p.mtbf_s);
+    p.young_every_iterations = p.young_interval_s / t;
+    p.daly_every_iterations = p.daly_interval_s / t;
+  }
+  p.eq1_wasted_time_s = t / 2.0 + save + retrieval;
+  const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
+  if (!s.run.duration && ettr <= 0) {
+    p.available = false;
+    p.reason = "the just-in-time closed form gives no progress: the run.iterations target is never reached";
+    return p;
+  }
+  const double w = s.run.duration ? s.run.duration->seconds() : target / ettr;
+  p.wall_time_s = w;
+  p.metrics["ettr"] = ettr;
+  p.metrics["failures.total"] = rate * w;
+  p.metrics["recoveries.just_in_time"] = rate * w * in_segments;
+  p.metrics["time_breakdown_s.detection"] = detection * w;
+  p.metrics["time_breakdown_s.retrieval"] = rate * retrieval * w * in_segments;
+  p.metrics["time_breakdown_s.lost_progress"] = in_segments * compute_share * rate * t / 2.0 * w;
+  // Rolled back per failure: the segment time since the last whole iteration, stall included,
+  // ((k - 1) T^2 + (T + S)^2) / (2 (k T + S)), plus the retrieval.
+  p.metrics["wasted_time_per_failure_s"] = ((k - 1.0) * t * t + (t + stall) * (t + stall)) / (2.0 * (k * t + stall)) + retrieval;
+  return p;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,137 @@
+// First-order closed form of per-step fault tolerance (per_step_model.hpp).
+#include "ckptsim/analysis/per_step_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/failure/fault_model.hpp"
+
+namespace ckptsim {
+namespace {
+
+double mean_replacement_s(const ReplacementSpec& r) {
+  switch (r.distribution) {
+    case ReplacementDistribution::fixed: return r.fixed.seconds();
+    case ReplacementDistribution::uniform: return r.low >= r.high ? r.low.seconds() : 0.5 * (r.low + r.high).seconds();
+    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+  }
+  return r.fixed.seconds();
+}
+
+/// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
+/// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines.
+double mean_groups_hit(int machines, int per_group, int s) {
+  if (s <= 1) return 1.0;
+  const int domains = (machines + s - 1) / s;
+  double total = 0;
+  for (int d = 0; d < domains; ++d) {
+    const int first = d * s;
+    const int last = std::min(machines, first + s) - 1;
+    total += last / per_group - first / per_group + 1;
+  }
+  return total / domains;
+}
+
+struct Loss {
+  double rate = 0;       ///< failures per second
+  double wait = 0;       ///< sum lambda wait
+  double out = 0;        ///< sum lambda share out
+  double hardware = 0;   ///< hardware events per second (standby load)
+};
+
+}  // namespace
+
+AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
+  AnalyticPrediction p;
+  const FailureMix mix = failure_mix(s);
+  if (!mix.available) {
+    p.reason = mix.reason;
+    return p;
+  }
+  p.available = true;
+  p.notes = mix.notes;
+  p.omitted_terms = mix.omitted;
+  p.notes.push_back("torchft: first-order per-step model (analysis/per_step_model.hpp); overlapping outages and "
+                    "every group out at once are left out");
+  if (silent_corruption_modelled(s.failures))
+    p.omitted_terms.push_back("silent data corruption under per-step fault tolerance");
+
+  const FailureSpec& f = s.failures;
+  const int groups = std::max(1, c.replica_groups);
+  const int per_group = std::max(1, s.cluster.machines / groups);
+  const double t = c.iteration_time.seconds();
+  const double heal = c.heal.seconds();
+  const double hb = c.heartbeat_timeout.seconds();
+  const double to = c.step_timeout.seconds();
+  const auto wait_after = [&](double detection) { return std::max(hb, std::min(detection, to)); };
+  const double hang_share = std::clamp(f.hangs.fraction, 0.0, 1.0);
+  const double hang_wait = wait_after(hang_detection(f.hangs, c.iteration_time).seconds());
+  const double misdiagnosis = f.misdiagnosis.fraction > 0 && f.misdiagnosis.fraction < 1 ? 1.0 / (1.0 - f.misdiagnosis.fraction) : 1.0;
+
+  struct Class {
+    double rate;
+    bool hardware;
+    double wait;
+    double restart;
+    int machines;
+  };
+  std::vector<Class> classes;
+  for (const auto& fc : mix.classes)
+    classes.push_back({fc.rate * (fc.hardware ? misdiagnosis : 1.0), fc.hardware,
+                       (1.0 - hang_share) * wait_after(fc.detection_s) + hang_share * hang_wait, fc.restart_s, fc.machines});
+  // Stragglers (fault_model.hpp's closed form): the slow share of the time, and evictions.
+  double slow_share = 0;
+  if (stragglers_modelled(f)) {
+    const double mu = f.stragglers.duration.seconds();
+    const double onsets = s.cluster.machines * f.stragglers.rate;
+    const double kept = f.stragglers.eviction ? std::exp(-f.stragglers.eviction->seconds() / mu) : 0.0;
+    slow_share = 1.0 - std::exp(-onsets * mu * (1.0 - kept));
+    if (f.stragglers.eviction) classes.push_back({onsets * kept, true, wait_after(0.0), f.restart.seconds(), 1});
+  }
+
+  double hardware_load = 0;
+  for (const auto& k : classes)
+    if (k.hardware) hardware_load += k.rate * k.machines * (k.wait + mean_replacement_s(f.replacement));
+  const double blocking = standby_blocking(s.cluster.standby_machines, hardware_load, 1);
+  const double replacement = blocking * mean_replacement_s(f.replacement);
+
+  Loss loss;
+  for (const auto& k : classes) {
+    const double hit = std::min<double>(groups, mean_groups_hit(s.cluster.machines, per_group, k.machines));
+    const double share = groups - hit >= c.min_groups ? hit / groups : 1.0;
+    loss.rate += k.rate;
+    loss.wait += k.rate * k.wait;
+    loss.out += k.rate * share * ((k.hardware ? replacement : 0.0) + k.restart + heal);
+  }
+  const double speed = 1.0 - (1.0 - f.stragglers.speed) * slow_share;
+  const double up = std::max(0.0, 1.0 - loss.wait - loss.out);
+  const double ettr = std::max(0.0, speed * up - loss.rate * t / 2.0);
+
+  p.failure_rate = loss.rate;
+  p.mtbf_s = loss.rate > 0 ? 1.0 / loss.rate : 0.0;
+  p.ettr = ettr;
+  p.ettr_asymptotic = ettr;
+  p.mean_service_s = loss.rate > 0 ? loss.wait / loss.rate : 0.0;
+  p.failures_per_episode = 1.0;
+  p.episode_mean_s = p.mean_service_s;
+  const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
+  p.wall_time_s = s.run.duration ? s.run.duration->seconds() : (ettr > 0 ? target / ettr : 0.0);
+  if (!s.run.duration && ettr <= 0) {
+    p.available = false;
+    p.reason = "the per-step closed form gives no progress: the run.iterations target is never reached";
+    return p;
+  }
+  const double w = p.wall_time_s;
+  p.metrics["ettr"] = ettr;
+  p.metrics["failures.total"] = loss.rate * w;
+  p.metrics["time_breakdown_s.detection"] = loss.wait * w;
+  p.metrics["time_breakdown_s.lost_progress"] = loss.rate * t / 2.0 * w;
+  p.metrics["time_breakdown_s.training"] = ettr * w;
+  p.metrics["time_breakdown_s.degraded"] = (1.0 - loss.wait - speed * up) * w;
+  p.metrics["wasted_time_per_failure_s"] = t / 2.0;
+  return p;
+}
+
+}  // namespace ckptsim

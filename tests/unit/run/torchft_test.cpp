@@ -1,0 +1,128 @@
+// The torchft strategy (run/strategies/torchft.cpp): its costs from the scenario fields, the
+// per_step tier's waits (heartbeat and step timeouts), and its closed form
+// (analysis/per_step_model.hpp). Cases worked by hand on the small scenario
+// (tests/unit/common/test_scenarios.hpp: 16 machines, C = 12 GB, NIC 1 GB/s, T = 60 s, 10 h,
+// detection 15 s, restart 60 s, replacement 5 min).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/run/strategy.hpp"
+#include "../common/test_scenarios.hpp"
+#include "../common/trace_files.hpp"
+
+using namespace ckptsim;
+
+namespace {
+
+Scenario torchft_scenario(int groups) {
+  Scenario s = test::small_scenario(StrategyKind::torchft);
+  s.strategy.replica_groups = groups;
+  s.strategy.min_replica_groups = 1;
+  return s;
+}
+
+/// One replica of `s` with the failures of `trace` (CSV rows after the header).
+ReplicaResult run_trace(Scenario s, const std::string& trace) {
+  s.failures.process = FailureProcessKind::trace;
+  s.failures.trace_file = test::write_trace_file("ckptsim_torchft_trace.csv", "time,machine,type\n" + trace);
+  const RunModel model(s, compute_strategy_costs(s, nullptr));
+  const ReplicaResult r = model.simulate(0);
+  std::filesystem::remove(s.failures.trace_file);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("torchft: costs are the per-step tier with the heal of one group's state over the NIC") {
+  // 4 groups of 4 machines: each machine of a healing group receives C / 4 machines = 3 GB
+  // from its counterpart at 1 GB/s: 3 s. TorchFT's defaults: step timeout 60 s, heartbeat 5 s.
+  Scenario s = torchft_scenario(4);
+  StrategyCosts c = compute_strategy_costs(s, nullptr);
+  CHECK(c.tier == CheckpointTier::per_step);
+  CHECK(c.replica_groups == 4);
+  CHECK(c.min_groups == 1);
+  CHECK(c.heal == seconds(3));
+  CHECK(c.step_timeout == seconds(60));
+  CHECK(c.heartbeat_timeout == seconds(5));
+  CHECK(c.stall == SimTime::zero());
+  // At half the bandwidth (heal_bandwidth 500 MB/s) the heal takes twice as long; 8 groups of 2
+  // machines hold 6 GB each: 6 s at 1 GB/s.
+  s.strategy.heal_bandwidth = 0.5e9;
+  CHECK(compute_strategy_costs(s, nullptr).heal == seconds(6));
+  Scenario eight = torchft_scenario(8);
+  CHECK(compute_strategy_costs(eight, nullptr).heal == seconds(6));
+}
+
+TEST_CASE("torchft: one group lost for a known time loses exactly that group's share of samples") {
+  // Software failure of machine 5 (group 1 of 4) at 6000 s, an iteration boundary. Every group
+  // waits max(5 s heartbeat, min(15 s detection, 60 s timeout)) = 15 s; group 1 is out until
+  // 6000 + 15 + 60 (restart) + 3 (heal) = 6078 s, so over [6015, 6078) the 3 others train at 3/4:
+  // 63 / 4 = 15.75 s of the job's work is the group's share of samples lost. Nothing is rolled
+  // back. Work = 36000 - 15 - 15.75 = 35969.25 s: 599 iterations and 29.25 s of a 600th.
+  const ReplicaResult r = run_trace(torchft_scenario(4), "6000,5,software\n");
+  CHECK(r.failures() == 1);
+  CHECK(r.breakdown.detection == seconds(15));
+  CHECK(r.breakdown.degraded == SimTime::from_seconds(15.75));
+  CHECK(r.breakdown.training == SimTime::from_seconds(35969.25));
+  CHECK(r.iterations == 599);
+  CHECK(r.breakdown.lost_progress == SimTime::zero());
+  CHECK(r.breakdown.total() == r.wall_time);
+}
+
+TEST_CASE("torchft: a hang is cut short by the step timeout, a quick crash waits for the heartbeat") {
+  // Every failure a hang: NVRx/NCCL would find it after min(600 s, 5 x 60 s) + 5 s / 2 = 302.5 s,
+  // but the surviving groups' collective times out after TorchFT's 60 s: they wait 60 s. The
+  // group is out until 6000 + 60 + 60 + 3 = 6123 s: (6123 - 6060) / 4 = 15.75 s degraded.
+  Scenario hang = torchft_scenario(4);
+  hang.failures.hangs.fraction = 1.0;
+  const ReplicaResult h = run_trace(hang, "6000,5,software\n");
+  CHECK(h.breakdown.detection == seconds(60));
+  CHECK(h.breakdown.degraded == SimTime::from_seconds(15.75));
+  // A crash detected in 2 s still waits for the lighthouse to drop the group: 5 s.
+  Scenario quick = torchft_scenario(4);
+  quick.failures.detection = seconds(2);
+  const ReplicaResult q = run_trace(quick, "6000,5,software\n");
+  CHECK(q.breakdown.detection == seconds(5));
+  // Out until 6000 + 5 + 60 + 3 = 6068 s: 63 / 4 = 15.75 s degraded.
+  CHECK(q.breakdown.degraded == SimTime::from_seconds(15.75));
+}
+
+TEST_CASE("torchft: the closed form adds each failure's wait, half a step and one group's share") {
+  // Lambda = 1 / 2 h over the cluster, half hardware. Per failure: wait 15 s, half a step 30 s,
+  // and the hit group's outage after the wait over G = 4: (0.5 x 300 + 60 + 3) / 4 = 53.25 s;
+  // ETTR = 1 - (15 + 30 + 53.25) / 7200 = 1 - 98.25 / 7200.
+  Scenario s = torchft_scenario(4);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 1.0 / (16 * 7200.0);
+  s.run.duration = days(10);
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  const AnalyticPrediction p = predict_run(s, c);
+  REQUIRE(p.available);
+  CHECK(p.ettr == doctest::Approx(1.0 - 98.25 / 7200.0).epsilon(1e-12));
+  // 10 days / 2 h = 120 failures; 120 x 15 s waiting.
+  CHECK(p.metrics.at("failures.total") == doctest::Approx(120.0));
+  CHECK(p.metrics.at("time_breakdown_s.detection") == doctest::Approx(1800.0));
+  // With both groups needed (quorum 4 of 4) a group's outage stops every group: the share is 1,
+  // 15 + 30 + 213 = 258 s per failure.
+  s.strategy.min_replica_groups = 4;
+  const AnalyticPrediction all = predict_run(s, compute_strategy_costs(s, nullptr));
+  CHECK(all.ettr == doctest::Approx(1.0 - 258.0 / 7200.0).epsilon(1e-12));
+  // And the Monte Carlo agrees (first order: overlaps of 213 s outages at 1 / 2 h shift the
+  // lost time by about 213 / 7200 = 3% of itself, 1e-3 of ETTR at most).
+  s.strategy.min_replica_groups = 1;
+  s.run.replicas = 200;
+  MonteCarloOptions o;
+  o.replicas = s.run.replicas;
+  o.jobs = 2;
+  const RunSummary r = summarize(run_replicas(RunModel(s, c), o));
+  const auto& ettr = r.at("ettr");
+  CAPTURE(ettr.mean);
+  CAPTURE(ettr.ci95);
+  CHECK(std::fabs(ettr.mean - p.ettr) < ettr.ci95 + 2e-4);
+}

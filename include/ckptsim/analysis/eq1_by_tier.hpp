@@ -8,7 +8,8 @@
 //     t_ckpt = U (upload), 1/f = kp T, t_rtvl = retrieval_storage.
 // A tier the strategy cannot recover from is absent (no persistent track: the fallback is the
 // initial state). Multi-level checkpointing has its own per-level closed form
-// (analysis/multi_level_model.hpp) and none of these.
+// (analysis/multi_level_model.hpp), per-step fault tolerance and just-in-time checkpoints theirs
+// (analysis/per_step_model.hpp, just_in_time_model.hpp): none of these.
 // `ckptsim analyze --json` writes them as closed_form.eq1_by_tier_s; scripts/reproduce_paper.py
 // (Fig. 10) reads them there instead of recomputing Eq. 1.
 #include <algorithm>
@@ -31,7 +32,9 @@ inline Eq1ByTier eq1_by_tier(const StrategyCosts& c) {
   const double track = c.completion.seconds() + 0.5 * (k * t + c.stall.seconds());
   switch (c.tier) {
     case CheckpointTier::none:
-    case CheckpointTier::multi_level: return out;
+    case CheckpointTier::multi_level:
+    case CheckpointTier::per_step:       // no rollback: a group heals from a live one
+    case CheckpointTier::just_in_time: return out;  // the survivors' save, not a periodic track
     case CheckpointTier::storage: out.storage = track + c.retrieval_storage.seconds(); return out;
     case CheckpointTier::memory:
       out.local = track + c.retrieval_local.seconds();

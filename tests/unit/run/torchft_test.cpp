@@ -57,6 +57,11 @@ TEST_CASE("torchft: costs are the per-step tier with the heal of one group's sta
   CHECK(compute_strategy_costs(s, nullptr).heal == seconds(6));
   Scenario eight = torchft_scenario(8);
   CHECK(compute_strategy_costs(eight, nullptr).heal == seconds(6));
+  // Without heal_bandwidth the heal goes at the achieved point-to-point rate f B_n
+  // (network/achieved_bandwidth.hpp): f = 0.5 halves 1 GB/s, so 3 GB take 6 s.
+  Scenario slow = torchft_scenario(4);
+  slow.cluster.network.p2p_efficiency = 0.5;
+  CHECK(compute_strategy_costs(slow, nullptr).heal == seconds(6));
 }
 
 TEST_CASE("torchft: one group lost for a known time loses exactly that group's share of samples") {

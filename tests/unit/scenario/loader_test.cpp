@@ -80,6 +80,21 @@ TEST_CASE("loader: every example scenario loads") {
   CHECK(count >= 5);
 }
 
+TEST_CASE("loader: replica groups are asked of torchft and just-in-time only") {
+  // 3 machines cannot be split into 2 replica groups of equal size. A remote-periodic job keeps
+  // no replica groups, so it loads; torchft and just-in-time are told to divide the machines.
+  json doc = minimal();
+  doc["cluster"]["machines"] = 3;
+  doc["strategy"] = {{"kind", "remote-periodic"}, {"interval", "3h"}};
+  CHECK(problems_of(doc).empty());
+  for (const char* kind : {"torchft", "just-in-time"}) {
+    CAPTURE(kind);
+    doc["strategy"] = {{"kind", kind}, {"replica_groups", 2}};
+    if (std::string(kind) == "just-in-time") doc["strategy"]["interval"] = "3h";
+    CHECK(has_pointer(problems_of(doc), "/strategy/replica_groups"));
+  }
+}
+
 TEST_CASE("loader: explicit fields override preset fields") {
   json doc = minimal();
   doc["cluster"]["cpu_memory"] = "2TB";

@@ -6,9 +6,14 @@
 //                                  (TP 8, PP 8 with 2 chunks, DP 16, 96 micro-batches)
 //   BM_MegatronMixtral_64:         scenarios/examples/mixtral-8x7b-megatron-64xh100.json
 //   BM_PipelineSchedule/m:         the interleaved schedule alone, p = 16, v = 2, m micro-batches
+//   BM_MegatronCostsLlama3_405B:   what `run` computes before its replicas on the Llama 3 layout:
+//                                  the step, its shared idle spans, the GEMINI plan over 2,048
+//                                  machines, its simulation and the smallest k
+//                                  (checkpoint/iteration_costs.hpp)
 // Group symmetry makes the cost O(p·v·m), independent of the GPU count.
 #include <benchmark/benchmark.h>
 
+#include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/workload/pipeline_schedule.hpp"
@@ -43,5 +48,15 @@ void BM_PipelineSchedule(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_PipelineSchedule)->Arg(16)->Arg(256)->Arg(4096)->Unit(benchmark::kMillisecond);
+
+
+void BM_MegatronCostsLlama3_405B(benchmark::State& state) {
+  const Scenario s = load_scenario_file(std::string(CKPTSIM_SOURCE_ROOT "/scenarios/examples/") + "llama3-405b-megatron-16384xh100.json");
+  for (auto _ : state) {
+    const IterationCosts c = compute_iteration_costs(s);
+    benchmark::DoNotOptimize(c.iteration_time_with_checkpoint);
+  }
+}
+BENCHMARK(BM_MegatronCostsLlama3_405B)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -81,7 +81,12 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
     const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
     const SimTime done = std::max(r.sends_done, local);
     const SimTime step = study.model.step_start.value_or(study.training_iteration);
-    SimTime end = done > step ? study.training_iteration + (done - step) : study.training_iteration;
+    SimTime delay = done > step ? done - step : SimTime::zero();
+    // A closed-form parallelism model (it knows its step start) holds the NIC outside the spans
+    // with training traffic: the chunks planned there (the leftover after the last span) share it,
+    // and the training traffic waits for at least their NIC time (parallelism_model.hpp).
+    if (study.model.step_start) delay = std::max(delay, o.plan.leftover_time);
+    SimTime end = study.training_iteration + delay;
     if (o.plan.blocks_training) end = r.sends_done + study.training_iteration;
     o.iteration_time_with_checkpoint = end;
     o.checkpoint_time = r.checkpoint_time;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <fmt/format.h>
+
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "parallelism_units.hpp"
 
@@ -21,7 +23,7 @@ GpuMemory stage_memory(const Scenario& s, const MegatronIteration& it) {
   g.terms = {{"parameters (16-bit)", m.parameters, kEveryPhase},
              {"gradients", m.gradients, kEveryPhase},
              {"optimizer states", m.optimizer, kEveryPhase},
-             {"activations (Korthikanti et al. 2022, in-flight micro-batches)", m.activations, kEveryPhase}};
+             {"activations (in flight)", m.activations, kEveryPhase}};
   return g;
 }
 
@@ -53,6 +55,9 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   // iteration = every stage's reduce done + the slowest step + the exposed gather
   // (megatron_iteration.hpp): the step starts when the last reduce is done.
   const SimTime step = it.iteration_time - it.param_gather_exposed - slowest_step;
+  const MegatronLayout& L = it.layout;
+  m.workload.program.summary = fmt::format("megatron tp {} x cp {} x dp {} x pp {} (ep {}, {} chunks per rank), {} micro-batches",
+                                           L.tp(), L.cp(), L.dp(), L.pp(), L.ep(), L.virtual_stages(), s.training.megatron.micro_batches);
   m.step_start = step;
   m.checkpoint_shard_bytes = shard;
   m.profile.iteration_time = it.iteration_time;

@@ -103,7 +103,7 @@ for f in scenarios/paper/*.json scenarios/examples/*.json; do
     # take its iteration time and idle spans (workload/parallelism_model.hpp).
     check "iteration $(basename "$f") gives a step no shorter than its schedule" bash -c "
       '$bin' iteration '$f' --json > '$tmp/mg.json' &&
-      python3 -c \"import json; d=json.load(open('$tmp/mg.json')); assert d['iteration_time_s'] >= d['phases_s']['pipeline_schedule'] > 0, d['phases_s']; assert 0 <= d['bubble']['simulated'] < 1\""
+      python3 -c \"import json; d=json.load(open('$tmp/mg.json')); assert d['iteration_time_s'] >= d['phases_s']['pipeline_schedule'] > 0, d['phases_s']; assert 0 <= d['bubble']['simulated'] < 1; g=d['schedulers']['gemini']; assert g['iteration_time_with_checkpoint_s'] >= g['iteration_time_s'] and abs(g['iteration_time_s'] - d['iteration_time_s']) < 1e-9, g\""
     check "run $(basename "$f") on its megatron iteration gives ETTR in [0, 1] and the model's iteration time" bash -c "
       '$bin' run '$f' --replicas 2 --output '$tmp/mgrun.json' > /dev/null &&
       python3 -c \"import json; r=json.load(open('$tmp/mgrun.json')); i=json.load(open('$tmp/mg.json')); e=r['summary']['ettr']['mean']; assert 0 <= e <= 1, e; assert abs(r['costs']['iteration_time_s'] - i['iteration_time_s']) < 1e-9, (r['costs'], i['iteration_time_s'])\""

@@ -13,7 +13,10 @@
 //             reduce and gather), the time the optimizer step starts, the GPU memory of the
 //             fullest stage and the largest per-GPU checkpoint shard; there is no training task
 //             graph, so the chunks run at their planned clock times (as with an imported
-//             profile) and the step waits for the last one.
+//             profile) and the step waits for the last one; chunks planned outside the spans
+//             (the leftover after the last span) share the NIC with training traffic, which
+//             is taken to wait for their NIC time: with checkpoint, an iteration lasts
+//             T + max(d - t_step, leftover time) (d: the last send or local copy ends).
 //
 // Megatron's machine spans: machine n holds ranks [n·G, (n+1)·G), whose pipeline ranks follow
 // from the tp-cp-dp-pp order (megatron_layout.hpp); by group symmetry each stage's ranks do the

@@ -40,8 +40,12 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
   if (f.pointer == "/name") {  // the loader's rule: the file name without its extension
     a.origin = ValueOrigin::computed;
     a.source = "file name";
-  } else if ((f.presence == Presence::from_instance || f.pointer == "/cluster/gpu") && !s.cluster.instance.empty()) {
-    // (an instance names its GPU type, which an explicit /cluster/gpu would replace)
+  } else if ((f.presence == Presence::from_instance || f.pointer == "/cluster/gpu" ||
+              f.pointer == "/cluster/gpudirect_rdma") &&
+             !s.cluster.instance.empty()) {
+    // (an instance names its GPU type, which an explicit /cluster/gpu would replace, and always
+    // says whether its NICs reach GPU memory: true from the p4d preset is the preset's, even
+    // though it equals the table's default)
     a.origin = ValueOrigin::preset;
     a.source = "instance \"" + s.cluster.instance + "\"";
   } else if ((f.presence == Presence::from_gpu || f.presence == Presence::gpu_kernel) && !s.cluster.gpu.empty()) {

@@ -71,6 +71,11 @@ TEST_CASE("scenario_assumptions: file, table default, instance and model preset 
   CHECK(find(all, "/cluster/network/p2p_efficiency").source == "instance \"p4d.24xlarge\"");
   // CPU memory comes with the instance (1152 GiB per p4d).
   CHECK(find(all, "/cluster/cpu_memory").source == "instance \"p4d.24xlarge\"");
+  // p4d has GPUDirect RDMA (NCCL's "GDRDMA" lines; presets.cpp): the preset's true, although it
+  // equals the table's fallback, is the instance's, not a default.
+  CHECK(find(all, "/cluster/gpudirect_rdma").value == "true");
+  CHECK(find(all, "/cluster/gpudirect_rdma").origin == ValueOrigin::preset);
+  CHECK(find(all, "/cluster/gpudirect_rdma").source == "instance \"p4d.24xlarge\"");
   // The layer count comes with the model preset.
   CHECK(find(all, "/model/layers").source == "model preset \"gpt2-100b\"");
 }

@@ -37,7 +37,18 @@ class MegatronParallelism final : public ParallelismModel {
     const MegatronIteration it = simulate_megatron_iteration(s);
     return megatron_iteration_model(s, it);
   }
-  [[nodiscard]] std::vector<WorkEstimate> work(const Scenario& s) const override { return estimate_megatron_work(s); }
+  [[nodiscard]] std::vector<WorkEstimate> work(const Scenario& s) const override {
+    std::vector<WorkEstimate> out = estimate_megatron_work(s);
+    // Every machine's copy of the shared spans (header): at most one more than the busy intervals
+    // of all stages, each stage at most 4·m·v transfers, 2·m·v operations and 3 collectives, so
+    // machines x (p·(6·m·v + 3) + 1) spans of 24 bytes.
+    const MegatronSpec& g = s.training.megatron;
+    const double spans = static_cast<double>(g.pp) * (6.0 * g.micro_batches * g.virtual_stages + 3) + 1;
+    out.push_back({"/cluster/machines x /training/megatron/pp x /training/megatron/virtual_stages x /training/megatron/micro_batches",
+                   "memory for every machine's idle spans", 24.0 * s.cluster.machines * spans, kMaxMemoryBytes, "bytes",
+                   s.source_file, fmt::format("{} x {} x {} x {}", s.cluster.machines, g.pp, g.virtual_stages, g.micro_batches)});
+    return out;
+  }
 };
 
 }  // namespace

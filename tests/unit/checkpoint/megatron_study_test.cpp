@@ -126,3 +126,16 @@ TEST_CASE("megatron study: the checkpoint hides in the schedule's span or length
     CHECK(c.iteration_time_with_checkpoint - c.iteration_time >= sends - step - microseconds(1));
   }
 }
+
+TEST_CASE("megatron study: the work estimate bounds every machine's spans") {
+  // 2 machines, p = 1, v = 1, m = 4: at most 1 x (6 x 4 x 1 + 3) + 1 = 28 spans per machine,
+  // 24 B each: 2 x 28 x 24 = 1,344 B; the megatron unit's two estimates (schedule, spans).
+  const Scenario s = load(single_stage(12));
+  const std::vector<WorkEstimate> e = parallelism_model(Parallelism::megatron).work(s);
+  REQUIRE(e.size() == 2);
+  CHECK(e[1].amount == doctest::Approx(1344.0));
+  CHECK(e[1].amount < e[1].limit);
+  // The spans simulated are within it.
+  const IterationModel m = simulate_parallelism(s);
+  for (const auto& spans : m.profile.machine_spans) CHECK(spans.size() <= 28);
+}

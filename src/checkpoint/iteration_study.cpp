@@ -6,6 +6,7 @@
 #include "ckptsim/checkpoint/partition.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
 
 namespace ckptsim {
 
@@ -20,7 +21,7 @@ int study_holders(const Scenario& scenario) {
 }
 
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported) {
-  IterationStudy s{scenario, simulate_iteration(scenario), {}, {}, 0, {}};
+  IterationStudy s{scenario, simulate_parallelism(scenario), {}, {}, 0, {}};
   if (imported) {
     s.model.profile = *imported;
     s.model.profile.imported = true;
@@ -49,7 +50,9 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   }
   const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
   s.input.spans = s.model.profile.common_spans();
-  s.input.shard_bytes = params * scenario.training.checkpoint_bytes_per_parameter / n / g;
+  // The even split of the checkpoint, or the largest shard where the layout splits it unevenly
+  // (Megatron's pipeline stages: every machine runs the plan of the fullest).
+  s.input.shard_bytes = s.model.checkpoint_shard_bytes.value_or(params * scenario.training.checkpoint_bytes_per_parameter / n / g);
   s.input.copies = m - 1;
   s.input.buffer_bytes = scenario.strategy.gpu_buffer_bytes;
   s.input.sub_buffers = scenario.strategy.sub_buffers;
@@ -68,12 +71,21 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
   const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
   const SimTime alpha = study.input.alpha;
   const SendLinks links = SendLinks::of(study.scenario.cluster);
-  if (study.model.profile.imported) {
-    // Measured spans, no modelled training traffic: the chunks run at their planned clock
-    // times; the iteration lengthens only by checkpoint work the optimizer must wait for.
+  if (!study.model.has_training_graph()) {
+    // Measured spans or a closed-form parallelism model, no simulated training traffic: the
+    // chunks run at their planned clock times; the iteration lengthens only by checkpoint work
+    // the optimizer must wait for (from the step's start when the model knows it, else from the
+    // iteration's end).
     CheckpointRun r = run_checkpoint_alone(study.model.topology, o.plan, study.placement, g, alpha, links);
     const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
-    SimTime end = std::max({study.training_iteration, r.sends_done, local});
+    const SimTime done = std::max(r.sends_done, local);
+    const SimTime step = study.model.step_start.value_or(study.training_iteration);
+    SimTime delay = done > step ? done - step : SimTime::zero();
+    // A closed-form parallelism model (it knows its step start) holds the NIC outside the spans
+    // with training traffic: the chunks planned there (the leftover after the last span) share it,
+    // and the training traffic waits for at least their NIC time (parallelism_model.hpp).
+    if (study.model.step_start) delay = std::max(delay, o.plan.leftover_time);
+    SimTime end = study.training_iteration + delay;
     if (o.plan.blocks_training) end = r.sends_done + study.training_iteration;
     o.iteration_time_with_checkpoint = end;
     o.checkpoint_time = r.checkpoint_time;

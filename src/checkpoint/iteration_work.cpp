@@ -33,20 +33,8 @@ std::vector<WorkEstimate> estimate_iteration_work(const Scenario& s) {
     out.push_back({"/strategy/sub_buffers", "the schedulers' state per sub-buffer (64 bytes each)",
                    64.0 * s.strategy.sub_buffers, kMaxMemoryBytes, WorkUnit::bytes, s.source_file,
                    std::to_string(s.strategy.sub_buffers)});
-  // A product of three fields: all three are named, with their values (the one to lower may be any).
-  out.push_back({"/model/layers x /cluster/machines x /cluster/gpus_per_machine", "the iteration model's training flows (3 per layer per GPU)",
-                 estimate_iteration_flows(s), kMaxIterationFlows, WorkUnit::flows, s.source_file,
-                 fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)});
-  out.push_back({"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
-                 estimate_program_bytes(s), kMaxMemoryBytes, WorkUnit::bytes, s.source_file,
-                 fmt::format("{} layers", s.model.layers)});
+  for (WorkEstimate& e : parallelism_model(s.training.parallelism).work(s)) out.push_back(std::move(e));
   return out;
-}
-
-double estimate_program_bytes(const Scenario& s) { return 100.0 * 1024.0 * std::max(1, s.model.layers); }
-
-double estimate_iteration_flows(const Scenario& s) {
-  return 3.0 * s.model.layers * s.cluster.machines * s.cluster.gpus_per_machine;
 }
 
 }  // namespace ckptsim

@@ -31,16 +31,40 @@ namespace {
 
 void write_file(const std::string& path, const nlohmann::json& doc) { write_output_file(path, doc.dump() + '\n'); }
 
-/// A megatron scenario: its own iteration model and report (workload/megatron_iteration.hpp);
-/// the checkpoint schedulers, traces and profiles follow the ZeRO-3 task graph and wait for it.
-int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, const po::variables_map& vm) {
-  for (const char* option : {"trace", "profile", "write-profile", "scheduler"})
+/// The schedulers to compare: the one given, or all of them.
+std::vector<SchedulerKind> scheduler_kinds(const std::optional<SchedulerKind>& chosen) {
+  std::vector<SchedulerKind> kinds;
+  if (chosen) kinds.push_back(*chosen);
+  else
+    for (const auto& e : EnumNames<SchedulerKind>::table) kinds.push_back(e.value);
+  return kinds;
+}
+
+/// A megatron scenario: its own iteration report (workload/megatron_iteration.hpp), then the
+/// checkpoint schedulers on the spans every stage shares (workload/parallelism_model.hpp).
+/// Traces and profiles follow the ZeRO-3 task graph and are not available.
+int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, const po::variables_map& vm,
+                       const std::optional<SchedulerKind>& chosen) {
+  for (const char* option : {"trace", "profile", "write-profile"})
     if (vm.count(option) && !vm[option].defaulted())
       throw UsageError(fmt::format("--{} is not available for training.parallelism \"megatron\" yet", option));
-  enforce_work_limits(estimate_megatron_work(scenario), vm.count("force") > 0);
+  enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   const MegatronIteration it = simulate_megatron_iteration(scenario);
-  if (vm.count("json")) ctx.out << megatron_report_json(scenario, it, ctx.command_line).dump(2) << '\n';
-  else print_megatron_report(ctx.out, scenario, it);
+  const IterationStudy study = prepare_iteration_study(scenario);
+  std::vector<SchedulerRow> rows;
+  for (const SchedulerKind kind : scheduler_kinds(chosen)) rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind)});
+  if (vm.count("json")) {
+    nlohmann::json doc = megatron_report_json(scenario, it, ctx.command_line);
+    const nlohmann::json checkpoint = iteration_report_json(study, rows, ctx.command_line);
+    doc["schedulers"] = checkpoint["schedulers"];
+    doc["shared_idle_spans"] = checkpoint["idle_span_views"]["profiler"];
+    doc["shard_bytes_per_gpu"] = checkpoint["shard_bytes_per_gpu"];
+    ctx.out << doc.dump(2) << '\n';
+  } else {
+    print_megatron_report(ctx.out, scenario, it);
+    ctx.out << '\n';
+    print_iteration_report(ctx.out, study, rows);
+  }
   return 0;
 }
 
@@ -56,7 +80,9 @@ int command_iteration(const CommandContext& ctx) {
       "memory per term; then plans one checkpoint with each traffic scheduler into the profiler's spans\n"
       "and simulates it with the training traffic. Per scheduler: iteration time without and with\n"
       "checkpointing, slowdown, idle time, checkpoint completion time, GPU buffer needed per GPU, out of\n"
-      "memory, and the smallest k (checkpoint every k iterations) that hides it.\n\noptions");
+      "memory, and the smallest k (checkpoint every k iterations) that hides it. A megatron layout\n"
+      "(training.parallelism) prints its own step report (schedule, bubble, collectives, memory per stage,\n"
+      "checkpoint shard, blast radius), then the same table on the idle spans every stage shares.\n\noptions");
   std::string scheduler = "all";
   std::string trace;
   std::string profile;
@@ -90,7 +116,7 @@ int command_iteration(const CommandContext& ctx) {
   refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   refuse_outputs_sharing_a_file({{"--trace", trace}, {"--write-profile", write_profile}});
   const Scenario scenario = load_scenario_file(scenario_path);
-  if (scenario.training.parallelism == Parallelism::megatron) return megatron_iteration(ctx, scenario, vm);
+  if (scenario.training.parallelism == Parallelism::megatron) return megatron_iteration(ctx, scenario, vm, chosen);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
@@ -101,12 +127,7 @@ int command_iteration(const CommandContext& ctx) {
                                               fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
   }
 
-  std::vector<SchedulerKind> kinds;
-  if (chosen) {
-    kinds.push_back(*chosen);
-  } else {
-    for (const auto& e : EnumNames<SchedulerKind>::table) kinds.push_back(e.value);
-  }
+  const std::vector<SchedulerKind> kinds = scheduler_kinds(chosen);
   const SchedulerKind traced = chosen.value_or(scenario.strategy.scheduler);
   std::vector<SchedulerRow> rows;
   for (const SchedulerKind kind : kinds)

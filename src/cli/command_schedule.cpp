@@ -56,7 +56,7 @@ nlohmann::json operations_json(const IterationStudy& study) {
       op["bytes"] = t.bytes;
       op["latency_s"] = t.latency.seconds();
     }
-    if (!study.model.profile.imported) {
+    if (study.model.has_training_graph()) {
       op["planned_start_s"] = run.timing[i].ready.seconds();
       op["planned_end_s"] = run.timing[i].end.seconds();
     }

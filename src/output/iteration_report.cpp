@@ -131,7 +131,7 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
                      sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, name_of(sc.cluster.network.collective),
                      study.model.workload.program.summary, profile.imported ? " (idle spans imported from a measured profile)" : "");
   out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
-  if (!profile.imported) print_breakdown(out, study);
+  if (study.model.has_training_graph()) print_breakdown(out, study);
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
   if (!profile.imported && !profile.silent_spans.empty()) print_spans(out, "network-silent (no training bytes on the NIC)", profile.silent_spans.front());
   if (!profile.imported) print_gpu_memory(out, study.model.memory);
@@ -186,6 +186,7 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   doc["manifest"] = make_manifest(sc, command_line);
   doc["scenario"] = sc.name;
   doc["engine"] = name_of(sc.training.engine);
+  doc["parallelism"] = name_of(sc.training.parallelism);
   doc["iteration_time_s"] = study.training_iteration.seconds();
   doc["idle_time_s"] = profile.idle_time(0).seconds();
   doc["idle_spans"] = study.input.spans.size();
@@ -194,7 +195,7 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   doc["remote_copies"] = study.input.copies;
   doc["free_gpu_memory_bytes"] = study.free_gpu_memory;
   doc["idle_span_views"] = {{"profiler", span_distribution_json(study.input.spans)}, {"network_silent", nullptr}};
-  if (!profile.imported) {
+  if (study.model.has_training_graph()) {
     const IterationBreakdown b = breakdown(study.model);
     nlohmann::json phases = nlohmann::json::object();
     for (const PhaseTime& p : b.phases) phases[key_of(to_string(p.category))] = p.time.seconds();
@@ -206,8 +207,8 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
     doc["exposed_total_s"] = b.exposed_total().seconds();
     doc["silent_time_s"] = profile.silent_time(0).seconds();
     if (!profile.silent_spans.empty()) doc["idle_span_views"]["network_silent"] = span_distribution_json(profile.silent_spans.front());
-    doc["gpu_memory"] = gpu_memory_json(study.model.memory);
   }
+  if (!profile.imported) doc["gpu_memory"] = gpu_memory_json(study.model.memory);
   doc["schedulers"] = nlohmann::json::object();
   for (const SchedulerRow& r : rows) doc["schedulers"][r.name] = scheduler_json(study, r.outcome);
   return tidy_numbers(std::move(doc));

@@ -6,11 +6,26 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 namespace {
+
+/// Machine 0's remote in-memory copies under the scenario's placement, each with whether it sits
+/// on a data-parallel peer (megatron_layout.hpp): empty unless the strategy's copies are whole
+/// replicas the traffic scheduler plans (scenario/checkpoint_layout.hpp).
+std::vector<std::pair<int, bool>> copy_holders(const Scenario& sc, const MegatronLayout& L) {
+  std::vector<std::pair<int, bool>> out;
+  if (checkpoint_layout(sc.strategy.kind) != CheckpointLayout::replicas) return out;
+  const Placement p = make_placement(sc.strategy.placement, sc.cluster.machines, study_holders(sc), sc.run.seed);
+  for (int h : p.holders.front())
+    if (h != 0) out.emplace_back(h, L.data_peer_machines(0, h));
+  return out;
+}
 
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
@@ -92,16 +107,24 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
   }
   double shard = 0;
   for (const MegatronStage& st : it.stages) shard = std::max(shard, st.checkpoint_shard);
-  out << fmt::format("checkpoint: up to {} per rank ({} per machine of {} GPUs), each stage's state split over its {} "
+  const bool sharded = sc.training.megatron.distributed_optimizer;
+  out << fmt::format("checkpoint: up to {} per rank ({} per machine of {} GPUs), each stage's state {} its {} "
                      "data-parallel ranks; their 16-bit parameters are {} copies{}\n",
                      format_bytes(shard), format_bytes(shard * L.gpus_per_machine()), L.gpus_per_machine(),
-                     L.dp() * L.cp(), L.dp() * L.cp(),
-                     sc.training.megatron.distributed_optimizer ? ", the optimizer states one (distributed optimizer)"
-                                                                : ", and so are the optimizer states");
+                     sharded ? "split over" : "whole on each of", L.dp() * L.cp(), L.dp() * L.cp(),
+                     sharded ? ", the optimizer states one (distributed optimizer)" : ", and so are the optimizer states");
   out << "\ncollective                           link     group  buffer      time       calls/step\n";
   for (const MegatronCollective& c : it.collectives)
     out << fmt::format("{:<36} {:<8} {:>5}  {:>10}  {:>9}  {:>10}\n", c.name, c.link, c.group, format_bytes(c.bytes),
                        format_duration(c.time), c.calls);
+  const auto copies = copy_holders(sc, L);
+  if (!copies.empty()) {
+    std::string list;
+    for (const auto& [machine, peer] : copies)
+      list += fmt::format("{}{} ({})", list.empty() ? "" : ", ", machine, peer ? "data-parallel peer: the same model slices" : "other model slices");
+    out << fmt::format("\nin-memory copies of machine 0 ({} placement, {} replicas): machine {}\n", name_of(sc.strategy.placement),
+                       study_holders(sc), list);
+  }
   const BlastRadius b = L.machine_failure(0);
   out << fmt::format("\nmachine 0 fails: ranks {}..{} stop; {} model replica{} ({} ranks) lose{} stage{} {}; all {} ranks wait "
                      "(synchronous data-parallel reduce); parameters {} on data-parallel peers, optimizer state {}\n",
@@ -166,6 +189,9 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
     colls.push_back({{"name", c.name}, {"link", c.link}, {"group", c.group}, {"buffer_bytes", c.bytes},
                      {"sent_bytes", c.sent_bytes}, {"time_s", c.time.seconds()}, {"calls_per_step", c.calls}});
   doc["collectives"] = colls;
+  auto holders = nlohmann::json::array();
+  for (const auto& [machine, peer] : copy_holders(sc, L)) holders.push_back({{"machine", machine}, {"data_parallel_peer", peer}});
+  doc["checkpoint_copies_of_machine_0"] = holders;
   const BlastRadius b = L.machine_failure(0);
   doc["blast_radius"] = {{"machine", b.machine},
                          {"failed_ranks", b.failed_ranks},

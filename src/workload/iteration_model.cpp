@@ -141,11 +141,10 @@ std::vector<BusyInterval> profiler_busy(const IterationWorkload& w, const GraphR
 IterationModel simulate_iteration(const Scenario& scenario) {
   if (scenario.training.parallelism == Parallelism::megatron)
     throw ModelError("/training/parallelism",
-                     "the ZeRO-3 engines' iteration model cannot run a megatron layout: `ckptsim iteration` runs the "
-                     "megatron iteration model (workload/megatron_iteration.hpp); other commands need "
-                     "/training/iteration_time for now");
+                     "the ZeRO-3 engines' iteration model cannot run a megatron layout (the megatron unit of "
+                     "workload/parallelism_model.hpp runs it)");
   check_network(scenario);
-  IterationModel m{Topology::build(scenario.cluster), {}, {}, {}, {}};
+  IterationModel m{Topology::build(scenario.cluster), {}, {}, {}, {}, {}, {}};
   IterationWorkload& w = m.workload;
   w.engine = scenario.training.engine;
   w.shape = TransformerShape::from(scenario);

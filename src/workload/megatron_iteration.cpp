@@ -438,7 +438,9 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     const double shard = g.distributed_optimizer ? dense / dc + experts / expert_dp : dense + experts;
     st.step = seconds_checked(clk.step_memory(30 * shard), "the optimizer step");
     const double per_parameter = s.training.checkpoint_bytes_per_parameter;
-    st.checkpoint_shard = per_parameter * (dense / dc + experts / expert_dp);
+    // Under the distributed optimizer each data-parallel rank owns 1/(d·c) of its stage's state;
+    // without it every one holds all of it (header).
+    st.checkpoint_shard = g.distributed_optimizer ? per_parameter * (dense / dc + experts / expert_dp) : per_parameter * (dense + experts);
     st.parameter_copies = dc;
     slowest_step = std::max(slowest_step, st.step);
     const SimTime gather = g.distributed_optimizer

@@ -76,6 +76,19 @@ BlastRadius MegatronLayout::machine_failure(std::int64_t machine) const {
   return b;
 }
 
+bool MegatronLayout::data_peer_machines(std::int64_t a, std::int64_t b) const {
+  if (a == b || a < 0 || b < 0 || a >= machines() || b >= machines()) return false;
+  auto slices = [&](std::int64_t machine) {
+    std::set<std::pair<int, int>> out;
+    for (std::int64_t r = machine * gpm_; r < (machine + 1) * gpm_; ++r) {
+      const RankCoordinates c = coordinates(r);
+      out.insert({c.tp, c.pp});
+    }
+    return out;
+  };
+  return slices(a) == slices(b);
+}
+
 std::vector<int> virtual_stage_layers(const Scenario& s) {
   const MegatronSpec& g = s.training.megatron;
   const int chunks = g.pp * g.virtual_stages;

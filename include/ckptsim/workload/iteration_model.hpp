@@ -6,6 +6,8 @@
 // simulate_iteration() builds everything from a Scenario and runs one iteration without
 // checkpoint traffic. The pieces stay available so the checkpoint layer can add its own tasks
 // to a copy of the graph and run it on the same topology.
+#include <optional>
+
 #include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/workload/engine.hpp"
@@ -43,6 +45,14 @@ struct IterationModel {
   GraphRun run;
   IterationProfile profile;
   GpuMemory memory;            ///< per GPU (gpu_memory.hpp)
+  /// Set by a parallelism model without a training task graph (parallelism_model.hpp): when the
+  /// optimizer step starts (the checkpoint's sends must end before it), and the largest per-GPU
+  /// share of the checkpoint where the layout does not split it evenly over the GPUs; bytes.
+  std::optional<SimTime> step_start;
+  std::optional<double> checkpoint_shard_bytes;
+  /// True when the checkpoint's chunks can be simulated with the training traffic (a simulated
+  /// task graph); false for an imported profile or a closed-form parallelism model.
+  [[nodiscard]] bool has_training_graph() const { return workload.graph().size() > 0 && !profile.imported; }
 };
 
 /// The busy intervals of both views (profile.hpp) from a run of `workload`'s graph.

@@ -114,9 +114,14 @@ struct MegatronStage {
   SimTime step;                  ///< its optimizer step
   double bubble_fraction = 0;    ///< idle share of the schedule's makespan
   MegatronMemory memory;
-  /// This rank's share of the step's checkpoint: Φ_r · training.checkpoint_bytes_per_parameter
-  /// over the d·c ranks of its data group (experts: over d·c/e), the way Megatron's fully
-  /// parallel distributed checkpoint splits replicated state; bytes.
+  /// This rank's share of the step's checkpoint, bytes: Φ_r · training.checkpoint_bytes_per_parameter
+  /// divided over t x p (Φ_r is already a tensor and pipeline slice) and, under the distributed
+  /// optimizer, over the d·c ranks of its data group (experts: d·c/e), each of which owns one
+  /// shard of the fp32 main parameters and Adam moments and nothing else holds (Megatron's
+  /// distributed optimizer; its fully parallel distributed checkpoint saves that split). Without
+  /// the distributed optimizer every data-parallel rank holds its stage's whole state, so its
+  /// shard is all of it (Megatron's non-distributed checkpoint: one file per tensor and pipeline
+  /// rank, the same on every data-parallel rank).
   double checkpoint_shard = 0;
   /// Ranks holding the same 16-bit parameters as this one (d·c: its data group), the copies an
   /// in-memory recovery can read them back from; the distributed optimizer's states have one.

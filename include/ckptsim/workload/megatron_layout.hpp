@@ -78,6 +78,12 @@ class MegatronLayout {
   [[nodiscard]] bool pipeline_crosses_machines() const { return static_cast<std::int64_t>(tp_) * cp_ * dp_ >= gpm_; }
 
   [[nodiscard]] BlastRadius machine_failure(std::int64_t machine) const;
+  /// True when machine `b` (not `a`) holds the same model slices as `a`: the (tensor, pipeline)
+  /// indices of its ranks are those of a's, so its ranks are data-parallel peers of a's. A
+  /// checkpoint copy placed there sits beside GPUs that hold the same 16-bit parameters (only
+  /// the distributed optimizer's shards differ); a copy on any other machine holds state that
+  /// machine's GPUs do not.
+  [[nodiscard]] bool data_peer_machines(std::int64_t a, std::int64_t b) const;
 
  private:
   int tp_ = 1, cp_ = 1;

@@ -255,3 +255,94 @@ TEST_CASE("megatron: the iteration is the schedule plus what the step adds, and 
 TEST_CASE("megatron: the ZeRO-3 iteration model refuses a megatron scenario rather than guess") {
   CHECK_THROWS_AS(simulate_megatron_iteration(load(test::minimal_scenario_document())), ModelError);
 }
+
+namespace {
+
+/// Llama 3 405B on 16,384 H100 (Dubey et al. 2024, Table 4): t = 8, p = 16, d = 128, 2 chunks per
+/// rank, one layer fewer on the first and last stage, the distributed optimizer.
+json llama3_405b() {
+  return json::parse(R"({
+    "cluster": {"instance": "dgx-h100", "machines": 2048},
+    "storage": {"bandwidth": "200GB/s"},
+    "model": {"preset": "llama3-405b"},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 8192, "attention": "flash",
+                 "checkpoint_bytes_per_parameter": 12, "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 8, "pp": 16, "dp": 128, "virtual_stages": 2, "micro_batches": 16,
+                              "first_stage_layers": 3, "last_stage_layers": 3, "sequence_parallel": true,
+                              "distributed_optimizer": true, "grad_reduce_in_fp32": true}},
+    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })");
+}
+
+}  // namespace
+
+TEST_CASE("megatron: Llama 3 405B's checkpoint shard per rank under TP 8, PP 16, DP 128") {
+  const MegatronIteration it = simulate_megatron_iteration(load(llama3_405b()));
+  // One layer (h 16384, f 53248, 128 heads, 8 KV heads of 128, SwiGLU, RMSNorm, no biases):
+  // QKV 16384 x (128 + 2 x 8) x 128 = 301,989,888; projection 16384^2 = 268,435,456; FFN
+  // 3 x 16384 x 53248 = 2,617,245,696; together 3,187,671,040, over t = 8: 398,458,880, plus the
+  // two norms' 2 x 16384 = 32,768 kept whole: 398,491,648 per rank. A middle stage holds 2 chunks
+  // of 4 layers: 3,187,933,184 parameters.
+  const MegatronStage& middle = it.stages[1];
+  CHECK(middle.layers == 8);
+  CHECK(middle.parameters == doctest::Approx(3'187'933'184.0));
+  // Its shard: 12 B per parameter over the d = 128 data-parallel ranks (distributed optimizer):
+  // 3,187,933,184 x 12 / 128 = 298,868,736 B (285.02 MiB); its 16-bit parameters have 128 copies.
+  CHECK(middle.checkpoint_shard == doctest::Approx(298'868'736.0));
+  CHECK(middle.parameter_copies == 128);
+  // Without the distributed optimizer every data-parallel rank holds the stage's whole state:
+  // 3,187,933,184 x 12 = 38,255,198,208 B.
+  json doc = llama3_405b();
+  doc["training"]["megatron"]["distributed_optimizer"] = false;
+  CHECK(simulate_megatron_iteration(load(doc)).stages[1].checkpoint_shard == doctest::Approx(38'255'198'208.0));
+}
+
+TEST_CASE("megatron: data-parallel peer machines hold the same model slices") {
+  const MegatronLayout L = MegatronLayout::from(load(llama3_405b()));
+  // G = t = 8: machine n holds the tensor group of (i_d, i_p) = (n mod 128, n div 128). Machines 0
+  // and 1 are data-parallel replicas 0 and 1 of stage 0, so peers; machine 128 is replica 0 of
+  // stage 1 (other layers), machine 129 replica 1 of stage 1; a machine is not its own peer.
+  CHECK(L.data_peer_machines(0, 1));
+  CHECK(L.data_peer_machines(0, 127));
+  CHECK_FALSE(L.data_peer_machines(0, 128));
+  CHECK_FALSE(L.data_peer_machines(1, 129));
+  CHECK(L.data_peer_machines(128, 129));
+  CHECK_FALSE(L.data_peer_machines(5, 5));
+  // Blast radius of machine 130 (replica 2 of stage 1): its 8 ranks 1040..1047 stop, one model
+  // replica of t x p = 128 ranks loses stage 1, and all 16,384 ranks wait at the synchronous reduce.
+  const BlastRadius b = L.machine_failure(130);
+  CHECK(b.failed_ranks.front() == 1040);
+  CHECK(b.failed_ranks.back() == 1047);
+  CHECK(b.stalled_replicas == std::vector<int>{2});
+  CHECK(b.stalled_stages == std::vector<int>{1});
+  CHECK(b.stalled_replica_ranks == 128);
+  CHECK(b.stopped_ranks == 16384);
+}
+
+TEST_CASE("megatron: Llama 3 405B's fullest stage fits 80 GiB under 1F1B and not under an all-warm-up interleave") {
+  // Per layer and micro-batch, sequence parallelism and FlashAttention (Korthikanti et al. 2022,
+  // Table 2, generalised): 8 sbh kept whole (two norm inputs, the QKV and FFN inputs) + 4 sbh (Q,
+  // projection input) + 0.25 sbh (K, V of 8 heads of 128 = h/16) + 6 sbf = 19.5 sbh (SwiGLU: FC1's
+  // two halves and the activation), all over t: 31.75 x 8192 x 16384 / 8 = 532,676,608 B.
+  // States of rank 1 (3,187,933,184 parameters): 2 + 4 (fp32 gradients) + 12 / 128 bytes each.
+  const double layer = 532'676'608.0;
+  const double states = 3'187'933'184.0 * (2 + 4 + 12.0 / 128);
+  constexpr double kGiB80 = 80.0 * 1024 * 1024 * 1024;
+  // 1F1B (v = 1, 7 layers on the first and last stage): rank 1 holds p - 1 = 15 micro-batches of
+  // its 8 layers: 120 layer-micro-batches, 77.62 GiB in all.
+  json flat = llama3_405b();
+  flat["training"]["megatron"]["virtual_stages"] = 1;
+  flat["training"]["megatron"]["first_stage_layers"] = 7;
+  flat["training"]["megatron"]["last_stage_layers"] = 7;
+  const MegatronStage one = simulate_megatron_iteration(load(flat)).stages[1];
+  CHECK(one.memory.activations == doctest::Approx(120 * layer));
+  CHECK(one.memory.total() == doctest::Approx(120 * layer + states));
+  CHECK(one.memory.total() < kGiB80);
+  // Interleaved, v = 2, m = p = 16: warm-up 2(p - 2) + p = 44 >= m·v = 32 chunk-micro-batches, so
+  // every forward runs first and rank 1 holds all 16 x 8 = 128 layer-micro-batches: 81.59 GiB.
+  const MegatronStage two = simulate_megatron_iteration(load(llama3_405b())).stages[1];
+  CHECK(two.memory.activations == doctest::Approx(128 * layer));
+  CHECK(two.memory.total() > kGiB80);
+}

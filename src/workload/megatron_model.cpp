@@ -1,0 +1,84 @@
+// The megatron parallelism unit (parallelism_model.hpp): the megatron iteration model's step as
+// the iteration study sees it.
+#include <algorithm>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "ckptsim/workload/megatron_iteration.hpp"
+#include "parallelism_units.hpp"
+
+namespace ckptsim {
+namespace {
+
+/// The fullest stage's memory as the shared GPU memory breakdown (every term in every phase:
+/// the model does not split the step into phases).
+GpuMemory stage_memory(const Scenario& s, const MegatronIteration& it) {
+  const MegatronStage* fullest = &it.stages.front();
+  for (const MegatronStage& st : it.stages)
+    if (st.memory.total() > fullest->memory.total()) fullest = &st;
+  const MegatronMemory& m = fullest->memory;
+  GpuMemory g;
+  g.capacity = s.cluster.gpu_memory_bytes;
+  g.terms = {{"parameters (16-bit)", m.parameters, kEveryPhase},
+             {"gradients", m.gradients, kEveryPhase},
+             {"optimizer states", m.optimizer, kEveryPhase},
+             {"activations (in flight)", m.activations, kEveryPhase}};
+  return g;
+}
+
+class MegatronParallelism final : public ParallelismModel {
+ public:
+  [[nodiscard]] Parallelism kind() const override { return Parallelism::megatron; }
+  [[nodiscard]] std::string_view description() const override {
+    return "Megatron-LM tensor, pipeline, data, context and expert parallelism (training.megatron), its schedule in closed form";
+  }
+  [[nodiscard]] IterationModel simulate(const Scenario& s) const override {
+    const MegatronIteration it = simulate_megatron_iteration(s);
+    return megatron_iteration_model(s, it);
+  }
+  [[nodiscard]] std::vector<WorkEstimate> work(const Scenario& s) const override {
+    std::vector<WorkEstimate> out = estimate_megatron_work(s);
+    // Every machine's copy of the shared spans (header): at most one more than the busy intervals
+    // of all stages, each stage at most 4·m·v transfers, 2·m·v operations and 3 collectives, so
+    // machines x (p·(6·m·v + 3) + 1) spans of 24 bytes.
+    const MegatronSpec& g = s.training.megatron;
+    const double spans = static_cast<double>(g.pp) * (6.0 * g.micro_batches * g.virtual_stages + 3) + 1;
+    out.push_back({"/cluster/machines x /training/megatron/pp x /training/megatron/virtual_stages x /training/megatron/micro_batches",
+                   "memory for every machine's idle spans", 24.0 * s.cluster.machines * spans, kMaxMemoryBytes, WorkUnit::bytes,
+                   s.source_file, fmt::format("{} x {} x {} x {}", s.cluster.machines, g.pp, g.virtual_stages, g.micro_batches)});
+    return out;
+  }
+};
+
+}  // namespace
+
+IterationModel megatron_iteration_model(const Scenario& s, const MegatronIteration& it) {
+  IterationModel m{Topology::build(s.cluster), {}, {}, {}, stage_memory(s, it), {}, {}};
+  SimTime slowest_step;
+  double shard = 0;
+  std::vector<std::pair<SimTime, SimTime>> busy;
+  for (const MegatronStage& st : it.stages) {
+    slowest_step = std::max(slowest_step, st.step);
+    shard = std::max(shard, st.checkpoint_shard);
+    for (const PipelineSpan& iv : st.network_busy) busy.emplace_back(iv.from, iv.to);
+  }
+  // iteration = every stage's reduce done + the slowest step + the exposed gather
+  // (megatron_iteration.hpp): the step starts when the last reduce is done.
+  const SimTime step = it.iteration_time - it.param_gather_exposed - slowest_step;
+  const MegatronLayout& L = it.layout;
+  m.workload.program.summary = fmt::format("megatron tp {} x cp {} x dp {} x pp {} (ep {}, {} chunks per rank), {} micro-batches",
+                                           L.tp(), L.cp(), L.dp(), L.pp(), L.ep(), L.virtual_stages(), s.training.megatron.micro_batches);
+  m.step_start = step;
+  m.checkpoint_shard_bytes = shard;
+  m.profile.iteration_time = it.iteration_time;
+  m.profile.machine_spans.assign(static_cast<std::size_t>(s.cluster.machines), spans_outside(std::move(busy), step));
+  return m;
+}
+
+const ParallelismModel& megatron_parallelism() {
+  static const MegatronParallelism unit;
+  return unit;
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,141 @@
+// The iteration study on a megatron layout (workload/parallelism_model.hpp): the megatron unit's
+// idle spans and step start, and whether a checkpoint hides in them, on cases worked by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/checkpoint/iteration_costs.hpp"
+#include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/workload/megatron_iteration.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
+
+using namespace ckptsim;
+using nlohmann::json;
+
+namespace {
+
+/// No pipeline: t = 8 (one machine's NVLink domain), p = 1, d = 2 on 2 DGX A100, 4
+/// micro-batches, no overlap of the gradient reduce or the parameter gather. Only the
+/// data-parallel collectives cross the network, after the schedule.
+json single_stage(double checkpoint_bytes_per_parameter) {
+  json doc = json::parse(R"({
+    "cluster": {"instance": "dgx-a100", "machines": 2},
+    "storage": {"bandwidth": "20GB/s"},
+    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
+                 "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
+    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })");
+  doc["training"]["checkpoint_bytes_per_parameter"] = checkpoint_bytes_per_parameter;
+  return doc;
+}
+
+Scenario load(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
+
+}  // namespace
+
+TEST_CASE("parallelism models: one unit per kind, in the name table's order") {
+  for (const auto& row : EnumNames<Parallelism>::table) {
+    const ParallelismModel& unit = parallelism_model(row.value);
+    CHECK(unit.kind() == row.value);
+    CHECK(!unit.description().empty());
+  }
+}
+
+TEST_CASE("parallelism models: spans outside busy intervals, cut at the step") {
+  auto t = [](int ms) { return milliseconds(ms); };
+  // Busy [2, 4], [3, 5] (overlapping, out of order) and [8, 9] ms: idle [0, 2), [5, 8), [9, 10).
+  const auto spans = spans_outside({{t(8), t(9)}, {t(3), t(5)}, {t(2), t(4)}}, t(10));
+  REQUIRE(spans.size() == 3);
+  CHECK(spans[0].start == t(0));
+  CHECK(spans[0].length == t(2));
+  CHECK(spans[1].start == t(5));
+  CHECK(spans[1].length == t(3));
+  CHECK(spans[2].start == t(9));
+  CHECK(spans[2].length == t(1));
+  // Cut at 8.5 ms: [9, 10) is gone, [5, 8) stays whole (it ends before the cut); cut at 7 ms,
+  // the second span is [5, 7).
+  const auto cut = spans_outside({{t(8), t(9)}, {t(3), t(5)}, {t(2), t(4)}}, t(8) + microseconds(500));
+  REQUIRE(cut.size() == 2);
+  CHECK(cut[1].length == t(3));
+  const auto inside = spans_outside({{t(8), t(9)}, {t(3), t(5)}, {t(2), t(4)}}, t(7));
+  REQUIRE(inside.size() == 2);
+  CHECK(inside[1].start == t(5));
+  CHECK(inside[1].length == t(2));
+}
+
+TEST_CASE("megatron study: one stage's idle span is its whole schedule, the step starts after the reduce") {
+  const Scenario s = load(single_stage(12));
+  const MegatronIteration it = simulate_megatron_iteration(s);
+  const IterationModel m = simulate_parallelism(s);
+  const MegatronStage& st = it.stages.front();
+  // With p = 1 there is no bubble: the rank runs its 4 forwards and backwards back to back, and
+  // the network carries nothing until the gradient reduce-scatter after the schedule. So the
+  // one span is [0, 4 (F + B)), and the step starts when the (not overlapped) reduce ends.
+  const SimTime schedule = 4 * (st.forward + st.backward);
+  CHECK(st.schedule_end == schedule);
+  REQUIRE(m.profile.machine_spans.size() == 2);
+  for (const auto& spans : m.profile.machine_spans) {
+    REQUIRE(spans.size() == 1);
+    CHECK(spans[0].start == SimTime::zero());
+    CHECK(spans[0].length == schedule);
+  }
+  REQUIRE(m.step_start.has_value());
+  CHECK(*m.step_start == schedule + st.grad_reduce_exposed);
+  // No training task graph: the study plans at clock times (checkpoint_run.hpp).
+  CHECK_FALSE(m.has_training_graph());
+  // The shard is the stage's state over its d = 2 data-parallel ranks.
+  REQUIRE(m.checkpoint_shard_bytes.has_value());
+  CHECK(*m.checkpoint_shard_bytes == doctest::Approx(12 * st.parameters / 2));
+}
+
+TEST_CASE("megatron study: the checkpoint hides in the schedule's span or lengthens the step, by arithmetic") {
+  const Scenario base = load(single_stage(12));
+  const MegatronIteration it = simulate_megatron_iteration(base);
+  const MegatronStage& st = it.stages.front();
+  const SimTime span = 4 * (st.forward + st.backward);
+  // One copy (replicas 2) of a GPU's shard C = c·Φ_r / d through its share of the NIC at the
+  // point-to-point rate, B = f_p2p · B_net / G. Choose c so that C / B is a quarter of the span
+  // (hides, with mu = 0.9 and the chunks' latencies far below a quarter span) or four spans
+  // (cannot hide in one iteration: at least ceil(4 / mu) = 5 iterations' spans, and the step
+  // waits for the sends, which take at least C / B).
+  const double bandwidth = base.cluster.network.p2p_efficiency * base.cluster.network_bandwidth / base.cluster.gpus_per_machine;
+  const double per_byte = bandwidth * span.seconds() / (st.parameters / 2);
+  {
+    const Scenario s = load(single_stage(0.25 * per_byte));
+    const IterationCosts c = compute_iteration_costs(s);
+    CHECK(c.iteration_time == it.iteration_time);
+    CHECK(c.iteration_time_with_checkpoint == it.iteration_time);
+    CHECK(c.min_every_iterations == 1);
+  }
+  {
+    const Scenario s = load(single_stage(4 * per_byte));
+    const IterationStudy study = prepare_iteration_study(s);
+    CHECK(study.input.shard_bytes == doctest::Approx(4 * bandwidth * span.seconds()));
+    const IterationCosts c = compute_iteration_costs(s);
+    CHECK(c.min_every_iterations >= 5);
+    const SimTime sends = SimTime::from_ns(static_cast<std::int64_t>(4 * span.seconds() * 1e9));
+    const SimTime step = span + st.grad_reduce_exposed;
+    CHECK(c.iteration_time_with_checkpoint - c.iteration_time >= sends - step - microseconds(1));
+  }
+}
+
+TEST_CASE("megatron study: the work estimate bounds every machine's spans") {
+  // 2 machines, p = 1, v = 1, m = 4: at most 1 x (6 x 4 x 1 + 3) + 1 = 28 spans per machine,
+  // 24 B each: 2 x 28 x 24 = 1,344 B; the megatron unit's two estimates (schedule, spans).
+  const Scenario s = load(single_stage(12));
+  const std::vector<WorkEstimate> e = parallelism_model(Parallelism::megatron).work(s);
+  REQUIRE(e.size() == 2);
+  CHECK(e[1].amount == doctest::Approx(1344.0));
+  CHECK(e[1].amount < e[1].limit);
+  // The spans simulated are within it.
+  const IterationModel m = simulate_parallelism(s);
+  for (const auto& spans : m.profile.machine_spans) CHECK(spans.size() <= 28);
+}

@@ -192,4 +192,13 @@ FailureMix failure_mix(const Scenario& s) {
   return mix;
 }
 
+double mean_replacement_s(const ReplacementSpec& r) {
+  switch (r.distribution) {
+    case ReplacementDistribution::fixed: return r.fixed.seconds();
+    case ReplacementDistribution::uniform: return r.low >= r.high ? r.low.seconds() : 0.5 * (r.low + r.high).seconds();
+    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+  }
+  return r.fixed.seconds();
+}
+
 }  // namespace ckptsim

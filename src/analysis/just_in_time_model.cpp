@@ -34,12 +34,6 @@ double replacement_excess_s(const ReplacementSpec& r, double x) {
   return 0.0;
 }
 
-namespace {
-
-double mean_replacement_s(const ReplacementSpec& r) { return replacement_excess_s(r, 0.0); }
-
-}  // namespace
-
 AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts& c) {
   AnalyticPrediction p;
   const FailureMix mix = failure_mix(s);

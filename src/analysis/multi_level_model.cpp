@@ -19,15 +19,6 @@ struct ClassRates {
   double total = 0;
 };
 
-double mean_replacement_delay(const ReplacementSpec& r) {
-  switch (r.distribution) {
-    case ReplacementDistribution::fixed: return r.fixed.seconds();
-    case ReplacementDistribution::uniform: return 0.5 * (r.low.seconds() + r.high.seconds());
-    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
-  }
-  return 0;
-}
-
 /// Machine-failure rate of the cluster and its hardware share (analysis/failure_mix.hpp: lemons,
 /// cause tables, Weibull renewal counts); false for traces.
 bool machine_rate(const Scenario& s, double& rate, double& hardware, std::vector<std::string>& notes,
@@ -54,7 +45,7 @@ ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<st
   ok = machine_rate(s, machines, h, notes, omitted);
   if (!ok) return out;
   const double detect_restart = s.failures.detection.seconds() + s.failures.restart.seconds();
-  const double wait = s.cluster.standby_machines > 0 ? 0.0 : mean_replacement_delay(s.failures.replacement);
+  const double wait = s.cluster.standby_machines > 0 ? 0.0 : mean_replacement_s(s.failures.replacement);
   if (s.cluster.standby_machines > 0) notes.push_back("standby machines: replacement waits taken as zero (first order)");
   // With m = 1 there are no partner copies: a replaced machine's shard exists only in storage.
   const bool partners = c.replicas >= 2;

@@ -11,15 +11,6 @@
 namespace ckptsim {
 namespace {
 
-double mean_replacement_s(const ReplacementSpec& r) {
-  switch (r.distribution) {
-    case ReplacementDistribution::fixed: return r.fixed.seconds();
-    case ReplacementDistribution::uniform: return r.low >= r.high ? r.low.seconds() : 0.5 * (r.low + r.high).seconds();
-    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
-  }
-  return r.fixed.seconds();
-}
-
 /// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
 /// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines.
 double mean_groups_hit(int machines, int per_group, int s) {

@@ -82,6 +82,9 @@ struct FailureMix {
 /// The classes of `scenario`'s failure model; `available` false for trace-driven failures.
 [[nodiscard]] FailureMix failure_mix(const Scenario& scenario);
 
+/// Mean replacement delay, s: fixed w; uniform (a + b) / 2; lognormal m exp(sigma^2 / 2).
+[[nodiscard]] double mean_replacement_s(const ReplacementSpec& r);
+
 /// Expected failures by `horizon` (s) of one machine that is a renewal process of
 /// Weibull(shape, scale) lifetimes started new at 0: M(horizon) by the scheme of the header.
 [[nodiscard]] double weibull_renewal_count(double shape, double scale_s, double horizon_s);

@@ -192,13 +192,31 @@ FailureMix failure_mix(const Scenario& s) {
   return mix;
 }
 
-double mean_replacement_s(const ReplacementSpec& r) {
+double replacement_excess_s(const ReplacementSpec& r, double x) {
   switch (r.distribution) {
-    case ReplacementDistribution::fixed: return r.fixed.seconds();
-    case ReplacementDistribution::uniform: return r.low >= r.high ? r.low.seconds() : 0.5 * (r.low + r.high).seconds();
-    case ReplacementDistribution::lognormal: return r.median.seconds() * std::exp(0.5 * r.sigma * r.sigma);
+    case ReplacementDistribution::fixed: return std::max(0.0, r.fixed.seconds() - x);
+    case ReplacementDistribution::uniform: {
+      const double a = r.low.seconds();
+      const double b = r.high.seconds();
+      if (a >= b) return std::max(0.0, a - x);
+      const double lo = std::clamp(x, a, b);
+      // int_lo^b (w - x) dw / (b - a), plus (a - x) over the whole range when x < a.
+      return ((b - lo) * (0.5 * (b + lo) - x)) / (b - a);
+    }
+    case ReplacementDistribution::lognormal: {
+      const double mu = std::log(r.median.seconds());
+      const double sigma = r.sigma;
+      const double mean = std::exp(mu + 0.5 * sigma * sigma);
+      if (x <= 0) return mean - x;
+      if (sigma <= 0) return std::max(0.0, r.median.seconds() - x);
+      const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+      const double d1 = (mu + sigma * sigma - std::log(x)) / sigma;
+      return mean * phi(d1) - x * phi(d1 - sigma);
+    }
   }
-  return r.fixed.seconds();
+  return 0.0;
 }
+
+double mean_replacement_s(const ReplacementSpec& r) { return replacement_excess_s(r, 0.0); }
 
 }  // namespace ckptsim

@@ -9,31 +9,6 @@
 
 namespace ckptsim {
 
-double replacement_excess_s(const ReplacementSpec& r, double x) {
-  switch (r.distribution) {
-    case ReplacementDistribution::fixed: return std::max(0.0, r.fixed.seconds() - x);
-    case ReplacementDistribution::uniform: {
-      const double a = r.low.seconds();
-      const double b = r.high.seconds();
-      if (a >= b) return std::max(0.0, a - x);
-      const double lo = std::clamp(x, a, b);
-      // int_lo^b (w - x) dw / (b - a), plus (a - x) over the whole range when x < a.
-      return ((b - lo) * (0.5 * (b + lo) - x)) / (b - a);
-    }
-    case ReplacementDistribution::lognormal: {
-      const double mu = std::log(r.median.seconds());
-      const double sigma = r.sigma;
-      const double mean = std::exp(mu + 0.5 * sigma * sigma);
-      if (x <= 0) return mean - x;
-      if (sigma <= 0) return std::max(0.0, r.median.seconds() - x);
-      const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
-      const double d1 = (mu + sigma * sigma - std::log(x)) / sigma;
-      return mean * phi(d1) - x * phi(d1 - sigma);
-    }
-  }
-  return 0.0;
-}
-
 AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts& c) {
   AnalyticPrediction p;
   const FailureMix mix = failure_mix(s);

@@ -82,7 +82,13 @@ struct FailureMix {
 /// The classes of `scenario`'s failure model; `available` false for trace-driven failures.
 [[nodiscard]] FailureMix failure_mix(const Scenario& scenario);
 
-/// Mean replacement delay, s: fixed w; uniform (a + b) / 2; lognormal m exp(sigma^2 / 2).
+/// E[(W - x)^+], s, for the replacement delay W of `r`: the part of the wait left after x
+/// seconds (fixed: (w - x)^+; uniform on [a, b]: the integral of (w - x) over [max(x, a), b] over
+/// (b - a); lognormal: the Black-Scholes form m' Phi(d1) - x Phi(d1 - sigma)).
+[[nodiscard]] double replacement_excess_s(const ReplacementSpec& r, double x);
+
+/// Mean replacement delay, s, E[W] = replacement_excess_s(r, 0): fixed w; uniform (a + b) / 2;
+/// lognormal m exp(sigma^2 / 2).
 [[nodiscard]] double mean_replacement_s(const ReplacementSpec& r);
 
 /// Expected failures by `horizon` (s) of one machine that is a renewal process of

@@ -31,7 +31,4 @@ namespace ckptsim {
 /// The closed form above for `costs.tier == CheckpointTier::just_in_time`.
 AnalyticPrediction just_in_time_analytic(const Scenario& scenario, const StrategyCosts& costs);
 
-/// E[(W - x)^+] for the replacement delay W of `r` (s).
-double replacement_excess_s(const ReplacementSpec& r, double x);
-
 }  // namespace ckptsim

@@ -13,12 +13,13 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <utility>
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "../common/test_scenarios.hpp"
-#include "../common/trace_files.hpp"
+#include "../common/trace_run.hpp"
 
 using namespace ckptsim;
 
@@ -32,12 +33,7 @@ Scenario jit_scenario() {
 }
 
 ReplicaResult run_trace(Scenario s, const std::string& trace) {
-  s.failures.process = FailureProcessKind::trace;
-  s.failures.trace_file = test::write_trace_file("ckptsim_jit_trace.csv", "time,machine,type\n" + trace);
-  const RunModel model(s, compute_strategy_costs(s, nullptr));
-  const ReplicaResult r = model.simulate(0);
-  std::filesystem::remove(s.failures.trace_file);
-  return r;
+  return test::simulate_trace(std::move(s), "ckptsim_jit_trace.csv", trace);
 }
 
 }  // namespace

@@ -100,8 +100,9 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
   if (peak != it.stages.end()) {
     const MegatronMemory& m = peak->memory;
     out << fmt::format("\nmemory, stage {} (the fullest): parameters {:.2f} GiB, gradients {:.2f} GiB, optimizer {:.2f} GiB, "
-                       "activations {:.2f} GiB = {:.2f} GiB of {:.2f} GiB{}\n",
+                       "activations {:.2f} GiB, output layer and stage edges {:.2f} GiB = {:.2f} GiB of {:.2f} GiB{}\n",
                        peak->rank, m.parameters / kGiB, m.gradients / kGiB, m.optimizer / kGiB, m.activations / kGiB,
+                       m.pipeline_edges / kGiB,
                        m.total() / kGiB, sc.cluster.gpu_memory_bytes / kGiB,
                        m.total() > sc.cluster.gpu_memory_bytes ? "  (does not fit)" : "");
   }
@@ -181,6 +182,7 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
                         {"gradients", st.memory.gradients},
                         {"optimizer", st.memory.optimizer},
                         {"activations", st.memory.activations},
+                        {"pipeline_edges", st.memory.pipeline_edges},
                         {"total", st.memory.total()}}}});
   }
   doc["stages"] = stages;

@@ -269,9 +269,31 @@ void check_megatron_stages(const Scenario& s, CheckContext& ctx) {
         fmt::format("a layer count the {} (virtual) pipeline stages split evenly: {} layers less {} on the first and "
                     "last stage over {} stages",
                     chunks, s.model.layers, fixed, even_chunks));
-  if (g.virtual_stages > 1 && !any_bad(ctx, {"/training/megatron/micro_batches"}) && g.micro_batches % g.pp != 0)
-    add(ctx, "/training/megatron/micro_batches",
-        fmt::format("a multiple of pp ({}) under the interleaved schedule (Megatron-LM asserts it)", g.pp));
+  // Megatron-LM's interleaved schedule (schedules.py, forward_backward_pipelining_with_interleaving)
+  // takes a group size N in [pp, micro_batches] and refuses a last group of fewer than pp
+  // micro-batches (N = pp: micro_batches a multiple of pp).
+  if (g.microbatch_group_size && g.virtual_stages == 1)
+    add(ctx, "/training/megatron/microbatch_group_size", "no group size without the interleaved schedule (virtual_stages > 1)");
+  if (g.virtual_stages > 1 && !any_bad(ctx, {"/training/megatron/micro_batches", "/training/megatron/microbatch_group_size"})) {
+    const std::int64_t n = g.microbatch_group_size.value_or(g.pp);
+    if (g.microbatch_group_size && (n < g.pp || n > g.micro_batches))
+      add(ctx, "/training/megatron/microbatch_group_size",
+          fmt::format("a micro-batch group size in [pp, micro_batches] = [{}, {}] under the interleaved schedule "
+                      "(Megatron-LM refuses others)",
+                      g.pp, g.micro_batches));
+    else if (n > g.micro_batches)
+      add(ctx, "/training/megatron/micro_batches",
+          fmt::format("at least pp ({}) micro-batches under the interleaved schedule (Megatron-LM refuses fewer)", g.pp));
+    else if (const std::int64_t rest = g.micro_batches % n; rest != 0 && rest < g.pp)
+      add(ctx, "/training/megatron/micro_batches",
+          g.microbatch_group_size
+              ? fmt::format("micro_batches whose remainder over microbatch_group_size ({}) is 0 or at least pp ({}) "
+                            "under the interleaved schedule (Megatron-LM refuses a last group of {})",
+                            n, g.pp, rest)
+              : fmt::format("a multiple of pp ({}) under the interleaved schedule (Megatron-LM's default group size is "
+                            "pp, and it refuses a last group of {} micro-batches)",
+                            g.pp, rest));
+  }
 }
 
 void check_megatron(const Scenario& s, CheckContext& ctx) {

@@ -118,6 +118,7 @@ class Writer {
     for (std::size_t j = 0; j < layout_.uses.size(); ++j) {
       const int step = static_cast<int>(j);
       if (layout_.category[j] != TaskCategory::forward && out_.backward_op < 0) out_.backward_op = static_cast<int>(p_.size());
+      hook();  // pre_sub_module_forward / _backward (fetch_sub_module)
       for (; next_gather < gathers.size() && gathers[next_gather].step == step && gathers[next_gather].on_demand; ++next_gather) {
         issue(next_gather);
       }
@@ -126,6 +127,7 @@ class Writer {
       for (; next_gather < gathers.size() && gathers[next_gather].step == step; ++next_gather) issue(next_gather);
       const int op = p_.compute(layout_.compute[j], layout_.category[j], {}, layout_.layer[j], layout_.uses[j].module,
                                 module_name(layout_.uses[j].module));
+      hook();  // post_sub_module_forward / _backward (release_sub_module)
       if (plan_.waits_on[j] >= 0 && plan_.releases[j]) release(layout_.uses[j].module, op);
       if (layout_.uses[j].gradient > 0) gradients(j, op);
     }
@@ -197,6 +199,9 @@ class Writer {
       fetch_events_.push_back(p_.marker(Stream::gather, {}));  // Event().record()
     }
   }
+
+  // One hook call's Python time (training.hook_host_time; the header).
+  void hook() { p_.host_work(in_.scenario->training.hook_host_time, Cause::host_sync); }
 
   // `op` is the backward use that wrote the gradients. Each full 16-bit gradient is freed
   // with record_stream on the reduce stream: reusable once its copy into the bucket ended (S

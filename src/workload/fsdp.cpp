@@ -40,6 +40,7 @@ class FsdpWriter {
       reshard(k, op);
     }
     p_.compute({ComputePass::forward, ComputePart::output}, TaskCategory::forward, {}, -1, root, "output projection and loss");
+    hook();  // the root's post-forward (it does not reshard)
     // Backward: the root first (its pre-backward hook runs on the loss's gradient).
     out_.backward_op = static_cast<int>(p_.size());
     pre_backward(root, -1);
@@ -48,11 +49,16 @@ class FsdpWriter {
       pre_backward(k, k > 0 ? k - 1 : -1);
       const ComputePass pass = in_.shape.recompute ? ComputePass::backward_with_recompute : ComputePass::backward;
       const int op = p_.compute({pass, ComputePart::block}, TaskCategory::backward, {}, k, k, unit_name(k));
+      queued_from(op);
       post_backward(k, op, k > 0 ? k - 1 : -1);
     }
     const int embedding = p_.compute({ComputePass::backward, ComputePart::embedding}, TaskCategory::backward, {}, -1, root,
                                      "embedding");
+    queued_from(embedding);
     post_backward(root, embedding, -1);
+    // The root's gradient is the last: the step's compute stream waits for the post-backward
+    // stream (the final callback), so it never outlives a later backward.
+    out_.queued_gradients.pop_back();
     p_.marker(Stream::compute, {Stream::reduce});  // _post_backward_final_callback
     step();
     out_.program = std::move(p_);
@@ -98,7 +104,11 @@ class FsdpWriter {
     prefetched_[static_cast<std::size_t>(u)] = 1;
   }
 
+  // One hook call's Python time (training.hook_host_time; the header).
+  void hook() { p_.host_work(in_.scenario->training.hook_host_time, Cause::host_sync); }
+
   void pre_forward(int u) {
+    hook();
     if (!prefetched_[static_cast<std::size_t>(u)]) unshard(u, Cause::on_demand_gather);
     prefetched_[static_cast<std::size_t>(u)] = 0;
     p_.marker(Stream::compute, {Stream::gather});
@@ -108,6 +118,7 @@ class FsdpWriter {
   // _reshard after `last_use`: frees the unsharded parameter and queues a free event.
   void reshard(int u, int last_use) {
     const auto ui = static_cast<std::size_t>(u);
+    hook();  // _post_forward / _post_backward_hook: the reshard runs inside it
     out_.buffers.push_back({"unsharded parameters", w_ * unit_elements_[ui], alloc_op_[ui], last_use});
     pressure_.frees_at(buffer_[ui], last_use);
     unsharded_[ui] = 0;
@@ -116,6 +127,7 @@ class FsdpWriter {
 
   void pre_backward(int u, int next) {
     const auto ui = static_cast<std::size_t>(u);
+    hook();
     if (!prefetched_[ui]) unshard(u, Cause::on_demand_gather);
     prefetched_[ui] = 0;
     p_.marker(Stream::compute, {Stream::gather});
@@ -138,6 +150,18 @@ class FsdpWriter {
       p_.marker(Stream::reduce, {}, {done});
     }
     if (in_.shape.mixed_precision) p_.copy(Stream::reduce, 6 * unit_elements_[ui] / shard_ranks_, Cause::bandwidth);
+    // The unsharded gradient was made on the compute stream and consumed on the post-backward
+    // stream: _no_dispatch_record_stream(autograd_computed_grad, post_backward_stream) after
+    // _reduce_grad (R _post_backward_hook), so the caching allocator reuses its block only once
+    // everything enqueued there so far has run. One block's gradient is the static term; from
+    // the start of the next backward on, it is a queued gradient (EngineProgram).
+    out_.queued_gradients.push_back({"unsharded gradients queued for the reduce-scatter", w_ * unit_elements_[ui], -1,
+                                     p_.last_on(Stream::reduce)});
+  }
+
+  // The next backward compute op starts while the previous unit's gradient may still wait.
+  void queued_from(int op) {
+    if (!out_.queued_gradients.empty() && out_.queued_gradients.back().alloc_op < 0) out_.queued_gradients.back().alloc_op = op;
   }
 
   void step() {

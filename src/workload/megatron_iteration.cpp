@@ -212,6 +212,20 @@ double activation_bytes(const Dims& d) {
   return whole + split / d.t + scores / d.t;
 }
 
+/// What the last virtual stage keeps per micro-batch for the output layer and loss (header):
+/// the final norm's input and the output projection's input (T'·h·w each) and
+/// _VocabParallelCrossEntropy's saved fp32 softmax over the rank's V/t vocabulary slice of all
+/// T tokens, its target mask (1 byte) and masked targets (int64) per token.
+double output_layer_bytes(const Dims& d) { return 2 * d.Tn * d.h * d.w + 4 * d.T * d.V / d.t + 9 * d.T; }
+
+/// A stage's output tensor, as sent to the next stage (b·(s/c)·h·w, over t with sequence
+/// parallelism): kept until the backward unless deallocate_pipeline_outputs frees it (header).
+double stage_output_bytes(const Dims& d) { return d.Tn * d.h * d.w; }
+
+/// The embedding dropout's 1-byte mask on the first virtual stage, only with dropout (Korthikanti
+/// et al. 2022, §4.2.3).
+double embedding_mask_bytes(const Dims& d) { return d.dropout ? d.Tn * d.h : 0.0; }
+
 std::vector<PipelineSpan> gaps(std::vector<PipelineSpan> busy, SimTime end) {
   std::sort(busy.begin(), busy.end(), [](const PipelineSpan& x, const PipelineSpan& y) { return x.from < y.from; });
   std::vector<PipelineSpan> out;
@@ -365,6 +379,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   costs.p = P;
   costs.v = V;
   costs.m = g.micro_batches;
+  costs.group = static_cast<int>(g.microbatch_group_size.value_or(0));
   costs.forward.assign(static_cast<std::size_t>(P), std::vector<SimTime>(static_cast<std::size_t>(V)));
   costs.backward = costs.forward;
   const int chunks = P * V;
@@ -456,10 +471,26 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     st.memory.gradients = st.parameters * grad_word;
     const double states = sizeof(float) * 3.0;  // fp32 main parameter and two Adam moments
     st.memory.optimizer = g.distributed_optimizer ? states * shard : states * st.parameters;
+    // Each forward of chunk c stores its layers' activations, plus the output layer's (last
+    // virtual stage) or the kept stage output (deallocate_pipeline_outputs off), until its
+    // backward: the rank's peak over its run order (pipeline_schedule.hpp, peak_held).
     const double act = activation_bytes(d);
-    for (int c = 0; c < V; ++c)
-      st.memory.activations += act * it.pipeline.peak_in_flight[ru][static_cast<std::size_t>(c)] *
-                               it.chunk_layers[static_cast<std::size_t>(c * P + r)];
+    const double edge_out = output_layer_bytes(d), kept = g.deallocate_pipeline_outputs ? 0.0 : stage_output_bytes(d);
+    std::vector<double> layers_of(static_cast<std::size_t>(V)), edge_of(static_cast<std::size_t>(V)), all_of(static_cast<std::size_t>(V));
+    for (int c = 0; c < V; ++c) {
+      const int k = c * P + r;
+      const auto cu = static_cast<std::size_t>(c);
+      layers_of[cu] = act * it.chunk_layers[static_cast<std::size_t>(k)];
+      edge_of[cu] = k == chunks - 1 ? edge_out : kept + (k == 0 ? embedding_mask_bytes(d) : 0.0);
+      all_of[cu] = layers_of[cu] + edge_of[cu];
+    }
+    // Both terms at the moment their sum peaks.
+    const std::vector<int> held = peak_held(it.pipeline.ranks[ru], all_of);
+    for (int c = 0; c < V; ++c) {
+      const auto cu = static_cast<std::size_t>(c);
+      st.memory.activations += held[cu] * layers_of[cu];
+      st.memory.pipeline_edges += held[cu] * edge_of[cu];
+    }
     if (r == 0) {
       const double dc_share = dc > 1 ? static_cast<double>(dc - 1) / dc : 0.0;
       it.dp_sent_bytes_per_step = dc_share * dense * grad_word * factor + (g.distributed_optimizer ? dc_share * dense * d.w : 0.0);

@@ -12,28 +12,39 @@
 namespace ckptsim {
 namespace {
 
-/// The k-th forward (or backward) of a rank under the interleaved schedule.
-PipelineOp interleaved_op(int p, int v, int k, bool forward) {
-  const int in_group = k % (p * v);
-  int chunk = in_group / p;
-  if (!forward) chunk = v - 1 - chunk;
-  return {forward, chunk, (k / (p * v)) * p + k % p};
+/// Megatron's schedule table (schedules.py, get_schedule_table): forwards in groups of n
+/// contiguous micro-batches, each group through chunk 0, then chunk 1, ...; the last group takes
+/// every micro-batch left. Entry k is the k-th forward (micro-batch, chunk).
+std::vector<PipelineOp> schedule_table(int v, int m, int n) {
+  std::vector<PipelineOp> table;
+  table.reserve(static_cast<std::size_t>(m) * static_cast<std::size_t>(v));
+  for (int first = 0; first < m; first += n) {
+    const int end = first + n >= m ? m : first + n;
+    for (int c = 0; c < v; ++c)
+      for (int mb = first; mb < end; ++mb) table.push_back({true, c, mb});
+    if (end == m) break;
+  }
+  return table;
 }
 
 }  // namespace
 
-std::vector<PipelineOp> pipeline_order(int p, int v, int m, int rank) {
+std::vector<PipelineOp> pipeline_order(int p, int v, int m, int rank, int group) {
   std::vector<PipelineOp> out;
   const int total = m * v;
+  const int n = group > 0 ? group : p;
   out.reserve(static_cast<std::size_t>(2 * total));
-  int warmup = 0;
-  if (v == 1) {
-    warmup = std::min(p - rank - 1, m);
-  } else {
-    warmup = m == p ? total : std::min(2 * (p - rank - 1) + (v - 1) * p, total);
-  }
-  auto fwd = [&](int k) { return v == 1 ? PipelineOp{true, 0, k} : interleaved_op(p, v, k, true); };
-  auto bwd = [&](int k) { return v == 1 ? PipelineOp{false, 0, k} : interleaved_op(p, v, k, false); };
+  // Warm-up (schedules.py, get_pp_rank_microbatches): p - r - 1 for 1F1B; 2(p - r - 1) + (v - 1)n
+  // interleaved; at most every forward ("all warm-up").
+  const int warmup = std::min(v == 1 ? p - rank - 1 : 2 * (p - rank - 1) + (v - 1) * n, total);
+  std::vector<PipelineOp> table;
+  if (v > 1) table = schedule_table(v, m, n);
+  auto fwd = [&](int k) { return v == 1 ? PipelineOp{true, 0, k} : table[static_cast<std::size_t>(k)]; };
+  auto bwd = [&](int k) {
+    if (v == 1) return PipelineOp{false, 0, k};
+    const PipelineOp& f = table[static_cast<std::size_t>(k)];
+    return PipelineOp{false, v - 1 - f.chunk, f.micro_batch};  // get_model_chunk_id(forward=False)
+  };
   for (int k = 0; k < warmup; ++k) out.push_back(fwd(k));
   for (int i = 0; i < total - warmup; ++i) {
     out.push_back(fwd(warmup + i));
@@ -41,6 +52,26 @@ std::vector<PipelineOp> pipeline_order(int p, int v, int m, int rank) {
   }
   for (int k = total - warmup; k < total; ++k) out.push_back(bwd(k));
   return out;
+}
+
+std::vector<int> peak_held(const std::vector<TimedOp>& ops, const std::vector<double>& per_chunk) {
+  std::vector<int> held(per_chunk.size(), 0), at_peak = held;
+  double bytes = 0, peak = 0;
+  for (const TimedOp& t : ops) {
+    const auto c = static_cast<std::size_t>(t.op.chunk);
+    if (t.op.forward) {
+      ++held.at(c);
+      bytes += per_chunk.at(c);
+      if (bytes > peak) {
+        peak = bytes;
+        at_peak = held;
+      }
+    } else {
+      --held.at(c);
+      bytes -= per_chunk.at(c);
+    }
+  }
+  return at_peak;
 }
 
 PipelineCosts PipelineCosts::uniform(int p, int v, int m, SimTime forward, SimTime backward, SimTime p2p) {
@@ -62,9 +93,15 @@ double PipelineRun::bubble_fraction(int rank) const {
 
 PipelineRun run_pipeline(const PipelineCosts& c) {
   if (c.p < 1 || c.v < 1 || c.m < 1) throw ModelError("/training/megatron", "pipeline sizes must be at least 1");
-  if (c.v > 1 && c.m % c.p != 0)
+  const int n = c.group > 0 ? c.group : c.p;
+  if (c.v > 1 && (n < c.p || n > c.m))
+    throw ModelError("/training/megatron/microbatch_group_size",
+                     fmt::format("the interleaved schedule needs a micro-batch group size in [pp, micro_batches] = [{}, {}], found {}",
+                                 c.p, c.m, n));
+  if (c.v > 1 && c.m % n != 0 && c.m % n < c.p)
     throw ModelError("/training/megatron/micro_batches",
-                     fmt::format("the interleaved schedule needs a multiple of pp ({}) micro-batches, found {}", c.p, c.m));
+                     fmt::format("the interleaved schedule needs micro_batches ({}) mod the group size ({}) to be 0 or at least pp ({})",
+                                 c.m, n, c.p));
   const auto P = static_cast<std::size_t>(c.p), V = static_cast<std::size_t>(c.v), M = static_cast<std::size_t>(c.m);
   if (c.forward.size() != P || c.backward.size() != P) throw ModelError("/training/megatron", "pipeline costs per rank");
   const std::size_t stages = P * V;
@@ -86,7 +123,7 @@ PipelineRun run_pipeline(const PipelineCosts& c) {
   std::vector<int> in_flight_total(P, 0), peak_total(P, 0);
   std::size_t remaining = 0;
   for (std::size_t r = 0; r < P; ++r) {
-    order[r] = pipeline_order(c.p, c.v, c.m, static_cast<int>(r));
+    order[r] = pipeline_order(c.p, c.v, c.m, static_cast<int>(r), n);
     remaining += order[r].size();
   }
   const auto rank_of = [&](std::size_t k) { return k % P; };

@@ -52,6 +52,17 @@ int StreamProgram::host_wait(int event, Cause cause, TaskCategory category) {
   return add(std::move(op));
 }
 
+int StreamProgram::host_work(SimTime duration, Cause cause, TaskCategory category) {
+  if (duration <= SimTime::zero()) return -1;
+  ProgramOp op;
+  op.kind = ProgramOp::Kind::host_work;
+  op.stream = Stream::host;
+  op.category = category;
+  op.cause = cause;
+  op.duration = duration;
+  return add(std::move(op));
+}
+
 int StreamProgram::compute(GpuWork use, TaskCategory category, std::vector<Stream> waits, int layer, int index,
                            std::string label) {
   ProgramOp op;

@@ -74,6 +74,12 @@ struct MegatronSpec {
   int ep = 1;                              ///< --expert-model-parallel-size
   int virtual_stages = 1;                  ///< model chunks per pipeline rank (--num-layers-per-virtual-pipeline-stage); > 1: interleaved 1F1B
   int micro_batches = 1;                   ///< micro-batches per pipeline per step (global batch / (micro batch x dp))
+  /// --microbatch-group-size-per-virtual-pipeline-stage: contiguous micro-batches per model chunk
+  /// in the interleaved schedule (Megatron-LM's default: pp when absent).
+  std::optional<std::int64_t> microbatch_group_size;
+  /// --deallocate-pipeline-outputs (megatron/training/argument_utils.py sets it): a stage's output
+  /// tensor is freed once sent to the next stage; false keeps it until its backward.
+  bool deallocate_pipeline_outputs = true;
   std::optional<std::int64_t> first_stage_layers;  ///< --decoder-first-pipeline-num-layers
   std::optional<std::int64_t> last_stage_layers;   ///< --decoder-last-pipeline-num-layers
   bool sequence_parallel = false;          ///< --sequence-parallel
@@ -100,6 +106,10 @@ struct TrainingSpec {
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
+  /// Host (Python) time of one engine hook call: DeepSpeed's pre/post submodule forward and
+  /// backward hooks, FSDP's pre/post forward and backward hooks per unit. 0: not modelled (no
+  /// published per-hook figure, docs/models.md).
+  SimTime hook_host_time;
   Zero3Spec zero3;
   FsdpSpec fsdp;
   MegatronSpec megatron;                   ///< parallelism megatron only

@@ -44,8 +44,12 @@
 // all-gathers and reduce-scatters over NVLink) and replicates across machines.
 // Memory terms of this engine: model states 16·P/n (fp32 sharded flat parameter and gradient,
 // Adam moments); the low-precision shard of the unit being gathered; the unsharded gradients
-// in backward (the root's, from the head's backward to the embedding's, and one block's: the
-// host frees a unit's after issuing its reduce-scatter); the unsharded flat parameters
+// in backward (the root's, from the head's backward to the embedding's, and one block's); a
+// block's unsharded gradient freed by the host after it issued the reduce-scatter is reusable
+// only once the post-backward stream has run what was enqueued by then (R _post_backward_hook:
+// _no_dispatch_record_stream on the post-backward stream), so from the start of the next
+// backward to the end of its reduce-scatter (and cast) it is a queued gradient, read from the
+// simulated timeline (iteration_model.hpp queued_buffer_terms); the unsharded flat parameters
 // (buffers, from the all-gather's issue to the reshard; the root's until the end of backward).
 #include "ckptsim/workload/engine.hpp"
 

@@ -65,8 +65,19 @@
 //     tensor parallel: whole + split/t + scores/t; with sequence parallelism all of it / t;
 //     selective recomputation drops the scores; full recomputation keeps 2sbh per layer.
 //     s here is s/c (context parallelism splits the sequence). The peak count of micro-batch
-//     chunks in flight on a rank comes from the simulated schedule (1F1B: min(m, p - r) on rank
-//     r; its first rank holds L layers' worth, §4.2.3).
+//     chunks in flight on a rank comes from the schedule's run order (pipeline_schedule.hpp,
+//     peak_held; 1F1B: min(m, p - r) on rank r, its first rank holds L layers' worth, §4.2.3;
+//     interleaved: warm-up + 1 chunks, every chunk-micro-batch where the warm-up is all of them).
+//   pipeline edges, per micro-batch in flight on the chunk that has them:
+//     last virtual stage: the final norm's and the output projection's inputs 2·T'·h·w and the
+//       loss's saved fp32 softmax over the rank's vocabulary slice, 4·T·V/t, plus its target
+//       mask and int64 targets 9·T (Megatron-LM tensor_parallel/cross_entropy.py:
+//       vocab_parallel_logits.float(), ctx.save_for_backward(exp_logits, target_mask,
+//       masked_target_1d)); it is freed by the backward that follows on the same rank;
+//     every other virtual stage: its output tensor T'·h·w only with deallocate_pipeline_outputs
+//       off (schedules.py deallocate_output_tensor frees the sent output's .data, keeping its
+//       grad_fn; megatron/training/argument_utils.py sets deallocate_pipeline_outputs = True);
+//       the first virtual stage's embedding dropout mask T'·h bytes with dropout.
 //   model states (Megatron's distributed optimizer notes): w + g bytes per parameter plus 12
 //     (fp32 main copy and two Adam moments) divided by d·c under the distributed optimizer
 //     (bf16 parameters, fp32 gradients: 6 + 12/(d·c)).
@@ -99,8 +110,11 @@ struct MegatronMemory {
   double parameters = 0;
   double gradients = 0;
   double optimizer = 0;
-  double activations = 0;
-  [[nodiscard]] double total() const { return parameters + gradients + optimizer + activations; }
+  double activations = 0;      ///< the layers' stored activations, at the rank's peak
+  /// At the same moment: the output layer's and loss's saved tensors (last virtual stage), the
+  /// stage outputs kept without deallocate_pipeline_outputs, the embedding dropout mask.
+  double pipeline_edges = 0;
+  [[nodiscard]] double total() const { return parameters + gradients + optimizer + activations + pipeline_edges; }
 };
 
 struct MegatronStage {

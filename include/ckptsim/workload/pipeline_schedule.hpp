@@ -12,10 +12,19 @@
 //   1F1B (v = 1): rank r runs W = min(p - r - 1, m) warm-up forwards, then m - W pairs
 //     (forward W+i, backward i), then the W remaining backwards. Megatron allows m < p (all
 //     forwards, then all backwards).
-//   interleaved (v > 1; Megatron asserts m % p == 0): the k-th forward of rank r (k in [0, m·v))
-//     is chunk c(k) = (k mod p·v) div p of micro-batch (k div p·v)·p + (k mod p); the k-th
-//     backward is the same micro-batch of chunk v - 1 - c(k). Warm-up W = min(2(p - r - 1) +
-//     (v - 1)·p, m·v), all m·v when m = p; then pairs (forward W+i, backward i); then cool-down.
+//   interleaved (v > 1), with n contiguous micro-batches per chunk
+//     (--microbatch-group-size-per-virtual-pipeline-stage, default p; Megatron refuses n outside
+//     [p, m] and a last group of fewer than p: m mod n = 0 or >= p): get_schedule_table lists
+//     the forwards group by group, each group's micro-batches through chunk 0, then chunk 1, ...
+//     (the last group takes every micro-batch left); the k-th forward of rank r is entry k, the
+//     k-th backward is the same micro-batch of chunk v - 1 - c(k). For n = p and m a multiple of
+//     p: chunk (k mod p·v) div p of micro-batch (k div p·v)·p + (k mod p). Warm-up
+//     (get_pp_rank_microbatches) W = min(2(p - r - 1) + (v - 1)·n, m·v), rank-dependent: with
+//     m = n = p every forward on the ranks with 2(p - r - 1) >= p, 2(p - r - 1) + (v - 1)p on
+//     the others; then pairs (forward W+i, backward i); then cool-down.
+// Memory held (peak_held): a forward's stored activations live until its backward ends, so
+//   what a rank holds at most is the largest sum, over its run order, of the chunks' bytes whose
+//   forward has run and backward has not; it depends on the order only, not on the timing.
 // Timing (one pipeline; every data-parallel and context-parallel replica runs the same): an
 // operation starts when its rank is free and its input has arrived: a forward of virtual stage
 // k > 0 needs stage k-1's forward of the same micro-batch plus the activation transfer
@@ -40,12 +49,14 @@ struct PipelineOp {
   int micro_batch = 0;
 };
 
-/// The order rank `rank` of `p` runs its operations in (Megatron's schedule, above).
-std::vector<PipelineOp> pipeline_order(int p, int v, int m, int rank);
+/// The order rank `rank` of `p` runs its operations in (Megatron's schedule, above); `group` is
+/// the interleaved schedule's micro-batch group size n (0: p).
+std::vector<PipelineOp> pipeline_order(int p, int v, int m, int rank, int group = 0);
 
 /// Durations of one pipeline's operations.
 struct PipelineCosts {
   int p = 1, v = 1, m = 1;
+  int group = 0;  ///< interleaved micro-batch group size n (0: p)
   std::vector<std::vector<SimTime>> forward;   ///< [rank][chunk]
   std::vector<std::vector<SimTime>> backward;  ///< [rank][chunk]
   SimTime p2p_forward;   ///< activation transfer between consecutive virtual stages
@@ -80,8 +91,14 @@ struct PipelineRun {
   [[nodiscard]] double bubble_fraction(int rank) const;
 };
 
+/// When each forward of chunk c stores per_chunk[c] bytes until the matching backward: the
+/// micro-batches of each chunk in flight ([chunk]) at the first moment of the rank's run order
+/// `ops` where the bytes held peak (header).
+std::vector<int> peak_held(const std::vector<TimedOp>& ops, const std::vector<double>& per_chunk);
+
 /// Runs the schedule. Throws ModelError when the costs do not match (p, v, m) or the schedule is
-/// one Megatron-LM refuses (interleaved with m not a multiple of p).
+/// one Megatron-LM refuses (interleaved with a group size outside [p, m], or a last group of
+/// fewer than p micro-batches).
 PipelineRun run_pipeline(const PipelineCosts& costs);
 
 }  // namespace ckptsim

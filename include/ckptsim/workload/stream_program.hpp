@@ -101,6 +101,8 @@ class StreamProgram {
 
   // Shorthands for the engines.
   int host_wait(int event, Cause cause, TaskCategory category = TaskCategory::host);
+  /// Host work of `duration` (an engine hook's Python time); nothing when it is zero (-1).
+  int host_work(SimTime duration, Cause cause, TaskCategory category = TaskCategory::host);
   int compute(GpuWork use, TaskCategory category, std::vector<Stream> waits, int layer = -1, int index = -1,
               std::string label = {});
   int copy(Stream stream, double bytes, Cause cause, std::vector<Stream> waits = {}, std::vector<int> after = {});

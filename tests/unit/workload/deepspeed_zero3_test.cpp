@@ -235,3 +235,20 @@ TEST_CASE("queued gradients: each counts from the start of the next gradient-wri
   program.queued_gradients.clear();
   CHECK(queued_buffer_terms(program, built, run).empty());
 }
+
+TEST_CASE("hook host time: DeepSpeed's pre and post submodule hooks add 2 c per use where the host leads") {
+  // v0.7.3 registers a pre and a post hook on every submodule, forward and backward
+  // (parameter_offload.py 341-451: _pre_forward_module_hook, _post_forward_module_hook and their
+  // backward counterparts), so each use of the layout (forward, recomputed forward, backward)
+  // costs 2 hook calls. With 1 s or 2 s per call the host is the critical path on the tiny
+  // cluster (GPU operations of milliseconds): the difference is exactly 2 x uses x 1 s.
+  auto run = [](SimTime c) {
+    Scenario s = testing::tiny_scenario(2);
+    s.training.hook_host_time = c;
+    return simulate_iteration(s);
+  };
+  const IterationModel one = run(seconds(1));
+  const auto uses = static_cast<std::int64_t>(zero3_layout(one.workload.shape).uses.size());
+  CHECK(uses > 0);
+  CHECK(run(seconds(2)).run.makespan - one.run.makespan == seconds(2.0 * static_cast<double>(uses)));
+}

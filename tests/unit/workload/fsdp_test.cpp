@@ -135,3 +135,45 @@ TEST_CASE("HYBRID_SHARD: gathers and reduce-scatters inside the machine, the gra
   CHECK(m.memory.terms[2].name == "model states (16 B x P / n)");
   CHECK(m.memory.terms[2].bytes_in(MemoryPhase::loss) == doctest::Approx(16.0 * p / 2));
 }
+
+TEST_CASE("FSDP: a block's unsharded gradient waits for its reduction on the post-backward stream") {
+  // HYBRID_SHARD on 2 machines of 2 GPUs, compute at 1e9 FLOP/s: a block's backward takes at
+  // most 3 x 24 ms (backward twice its 24 ms forward, plus the recomputed forward). Its gradient
+  // (w x P_l = 2 x 12,013,000 = 24,026,000 B) is record_stream'ed on the post-backward stream,
+  // so from the start of the next backward it is held until that stream's all-reduce across
+  // machines ends. Each moves S/2 = 12,013,000 B through a NIC:
+  //   NIC 1e7 B/s: 1.2 s per block, longer than two block backwards (<= 144 ms), and the
+  //     post-backward stream runs them one after the other: when the embedding's backward starts,
+  //     blocks 2, 1 and 0 still wait: 3 x 24,026,000 = 72,078,000 B;
+  //   NIC 1e12 B/s: 12 us, over long before the next block's backward ends: one at a time,
+  //     24,026,000 B.
+  auto queued = [](double nic) {
+    Scenario s = fsdp(3);
+    s.cluster.gpus_per_machine = 2;
+    s.cluster.gpu_peak_flops = 1e9;
+    s.cluster.network_bandwidth = nic;
+    s.training.fsdp.sharding_strategy = FsdpSharding::hybrid_shard;
+    const IterationModel m = simulate_iteration(s);
+    for (const GpuMemoryTerm& t : m.memory.terms)
+      if (t.name == "unsharded gradients queued for the reduce-scatter (simulated peak)") return t.bytes_in(MemoryPhase::backward);
+    return -1.0;
+  };
+  CHECK(queued(1e7) == doctest::Approx(3 * 24'026'000.0));
+  CHECK(queued(1e12) == doctest::Approx(24'026'000.0));
+}
+
+TEST_CASE("hook host time: FSDP's 4 hooks per unit add exactly 4 (L + 1) c where the host leads") {
+  // 3 blocks and the root: pre-forward, post-forward, pre-backward, post-backward each = 16
+  // hook calls per step. Every GPU operation on the tiny cluster lasts at most milliseconds, so
+  // with hooks of 1 s or 2 s the host is the critical path: each GPU operation has ended before
+  // the next hook does, and going from c = 1 s to 2 s adds exactly 16 x 1 s.
+  auto iteration = [](SimTime c) {
+    Scenario s = fsdp(3);
+    s.training.hook_host_time = c;
+    return simulate_iteration(s).run.makespan;
+  };
+  CHECK(iteration(seconds(2)) - iteration(seconds(1)) == seconds(16));
+  // At c = 0 no host work is written at all: the iteration is the one without hooks, shorter
+  // than 16 x 1 s by more than the (millisecond) GPU work of the hooked case.
+  CHECK(iteration(SimTime::zero()) < seconds(1));
+}

@@ -346,3 +346,54 @@ TEST_CASE("megatron: Llama 3 405B's fullest stage fits 80 GiB under 1F1B and not
   CHECK(two.memory.activations == doctest::Approx(128 * layer));
   CHECK(two.memory.total() > kGiB80);
 }
+
+TEST_CASE("megatron: the last virtual stage keeps the loss's logits per micro-batch in flight, rank-dependent warm-up") {
+  // Llama 3 405B (T = 8192 tokens, h = 16384, V = 128,256, t = 8, sequence parallelism: T' =
+  // 1024). The output layer and loss keep per micro-batch (Megatron-LM cross_entropy.py): the
+  // final norm's and the output projection's inputs 2 x T' h w = 2 x 1024 x 16384 x 2 =
+  // 67,108,864 B, the fp32 softmax over V/t = 16,032 columns 4 x 8192 x 16,032 = 525,336,576 B
+  // and 9 T = 73,728 B of targets: 592,519,168 B.
+  const double layer = 532'676'608.0, edge = 592'519'168.0;
+  // 1F1B: the last rank has no warm-up (F0 B0 F1 B1 ...): one micro-batch of its 7 layers.
+  json flat = llama3_405b();
+  flat["training"]["megatron"]["virtual_stages"] = 1;
+  flat["training"]["megatron"]["first_stage_layers"] = 7;
+  flat["training"]["megatron"]["last_stage_layers"] = 7;
+  const MegatronIteration one = simulate_megatron_iteration(load(flat));
+  CHECK(one.stages[15].memory.activations == doctest::Approx(7 * layer));
+  CHECK(one.stages[15].memory.pipeline_edges == doctest::Approx(edge));
+  // A middle rank's output tensor is freed after its send (deallocate_pipeline_outputs, on by
+  // default): nothing else at its edges. Off, each of its p - 1 = 15 micro-batches in flight
+  // keeps T' h w = 33,554,432 B.
+  CHECK(one.stages[1].memory.pipeline_edges == 0.0);
+  flat["training"]["megatron"]["deallocate_pipeline_outputs"] = false;
+  CHECK(simulate_megatron_iteration(load(flat)).stages[1].memory.pipeline_edges == doctest::Approx(15 * 33'554'432.0));
+  // Interleaved, v = 2, m = p = 16: rank 15's warm-up is 2(p - 16) + (v - 1)p = 16 < m v = 32
+  // (Megatron's get_pp_rank_microbatches; not "every forward" as on ranks 0..7): chunk 0's 16
+  // micro-batches of 4 layers, then one micro-batch of chunk 1 (3 layers, the output layer)
+  // before its backward: 16 x 4 + 3 = 67 layer-micro-batches and one logits.
+  const MegatronIteration two = simulate_megatron_iteration(load(llama3_405b()));
+  CHECK(two.stages[15].memory.activations == doctest::Approx(67 * layer));
+  CHECK(two.stages[15].memory.pipeline_edges == doctest::Approx(edge));
+}
+
+TEST_CASE("megatron: the interleaved micro-batch group size is checked as Megatron-LM checks it") {
+  // Megatron's forward_backward_pipelining_with_interleaving: N in [pp, micro_batches], and the
+  // last group 0 or >= pp micro-batches. pp = 16, m = 16: N = 17 > m; m = 40, N = 16 leaves 8.
+  json doc = llama3_405b();
+  doc["training"]["megatron"]["microbatch_group_size"] = 17;
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/microbatch_group_size"));
+  doc["training"]["megatron"]["microbatch_group_size"] = 16;
+  doc["training"]["megatron"]["micro_batches"] = 40;
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/micro_batches"));
+  // m = 40, N = 20: two groups of 20, accepted; rank 1 warm-up 2 x 14 + 20 = 48 < 80, so 49
+  // chunk-micro-batches of 4 layers held at most: 196 layer-micro-batches.
+  doc["training"]["megatron"]["microbatch_group_size"] = 20;
+  const MegatronIteration it = simulate_megatron_iteration(load(doc));
+  CHECK(it.stages[1].memory.activations == doctest::Approx(49 * 4 * 532'676'608.0));
+  // A group size needs the interleaved schedule.
+  doc["training"]["megatron"]["virtual_stages"] = 1;
+  doc["training"]["megatron"]["first_stage_layers"] = 7;
+  doc["training"]["megatron"]["last_stage_layers"] = 7;
+  CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/microbatch_group_size"));
+}

@@ -32,9 +32,13 @@ TEST_CASE("pipeline: interleaved order walks chunks in groups of p micro-batches
   CHECK((order[3].chunk == 1 && order[3].micro_batch == 1));
   CHECK((order[4].forward && order[4].chunk == 0 && order[4].micro_batch == 2));
   CHECK((!order[5].forward && order[5].chunk == 1 && order[5].micro_batch == 0));
-  // m = p: every forward first (Megatron's all-warm-up case).
-  const auto all = pipeline_order(2, 2, 2, 1);
+  // m = p = 2: rank 0's warm-up 2(p - 1) + (v - 1)p = 4 = m v, every forward first (Megatron's
+  // all-warm-up case); rank 1's is 0 + 2 = 2 < 4, so after 2 forwards it pairs F(c1, 0), B(c1, 0).
+  const auto all = pipeline_order(2, 2, 2, 0);
   for (int i = 0; i < 4; ++i) CHECK(all[static_cast<std::size_t>(i)].forward);
+  const auto second = pipeline_order(2, 2, 2, 1);
+  CHECK((second[2].forward && second[2].chunk == 1 && second[2].micro_batch == 0));
+  CHECK((!second[3].forward && second[3].chunk == 1 && second[3].micro_batch == 0));
 }
 
 TEST_CASE("pipeline: 1F1B makespan (m + p - 1)(t_f + t_b) and bubble (p - 1)/(m + p - 1)") {
@@ -94,4 +98,62 @@ TEST_CASE("pipeline: micro-batches in flight (activation memory)") {
 
 TEST_CASE("pipeline: the interleaved schedule refuses a micro-batch count that is not a multiple of p") {
   CHECK_THROWS_AS(run_pipeline(PipelineCosts::uniform(4, 2, 6, milliseconds(1), milliseconds(2))), ModelError);
+}
+
+TEST_CASE("pipeline: interleaved warm-up is rank-dependent, every forward only where 2(p - r - 1) + (v - 1)p >= m v") {
+  // p = 4, v = 2, m = p = 4 (Megatron's get_pp_rank_microbatches): W = 2(3 - r) + 4, capped at
+  // m v = 8: rank 0 W = 10 -> 8 (all warm-up), rank 1 W = 8 (all), rank 2 W = 6, rank 3 W = 4.
+  // The forwards (get_schedule_table, one group of 4): chunk 0 of micro-batches 0..3, then chunk 1
+  // of 0..3. Held at most, counted by hand over each order:
+  //   rank 0, 1: all 8 forwards before any backward: 4 of chunk 0 and 4 of chunk 1;
+  //   rank 2: F0..F5 = c0 x4, c1 mb 0, 1; then F6 (c1 mb 2) before B0: 4 + 3 = 7;
+  //   rank 3: F0..F3 = c0 x4; F4 (c1 mb 0) then B0 (c1 mb 0): 4 + 1 = 5, and never more than
+  //   one chunk-1 micro-batch (its last virtual stage: the loss's logits) at a time.
+  const PipelineRun run = run_pipeline(PipelineCosts::uniform(4, 2, 4, milliseconds(1), milliseconds(2)));
+  const std::vector<double> count{1.0, 1.0};
+  CHECK(peak_held(run.ranks[0], count) == std::vector<int>{4, 4});
+  CHECK(peak_held(run.ranks[1], count) == std::vector<int>{4, 4});
+  CHECK(peak_held(run.ranks[2], count) == std::vector<int>{4, 3});
+  CHECK(peak_held(run.ranks[3], count) == std::vector<int>{4, 1});
+  // Rank 3's order by hand: F(c0,0..3), F(c1,0), B(c1,0), F(c1,1), B(c1,1), ... B(c0,0..3).
+  const auto last = pipeline_order(4, 2, 4, 3);
+  CHECK((last[4].forward && last[4].chunk == 1 && last[4].micro_batch == 0));
+  CHECK((!last[5].forward && last[5].chunk == 1 && last[5].micro_batch == 0));
+  CHECK((!last[12].forward && last[12].chunk == 0 && last[12].micro_batch == 0));
+  // Weighted: chunk 1 of rank 3 storing 100 bytes (a logits-sized edge) and chunk 0 one byte per
+  // micro-batch peaks at 4 x 1 + 1 x 100 = 104 bytes, with the same counts.
+  CHECK(peak_held(run.ranks[3], {1.0, 100.0}) == std::vector<int>{4, 1});
+}
+
+TEST_CASE("pipeline: the micro-batch group size orders forwards as Megatron's schedule table") {
+  // Megatron's own example (model_parallel_config.py, microbatch_group_size_per_vp_stage): p = 2,
+  // v = 2, n = 3, m = 5: "rank 0 | 0 1 2 0 1 2 3 4 3 4" (micro-batches of the forwards; chunk 0
+  // of the first group, chunk 1 of it, then the last group of 2 = m mod n >= p through both chunks).
+  const std::vector<int> mbs{0, 1, 2, 0, 1, 2, 3, 4, 3, 4};
+  const std::vector<int> chunks{0, 0, 0, 1, 1, 1, 0, 0, 1, 1};
+  // Rank 1: W = 2(p - 2) + (v - 1) n = 3 forwards, then pairs: forwards at 0, 1, 2, 3, 5, 7, ...
+  const auto order = pipeline_order(2, 2, 5, 1, 3);
+  std::vector<int> fm, fc;
+  for (const PipelineOp& op : order)
+    if (op.forward) {
+      fm.push_back(op.micro_batch);
+      fc.push_back(op.chunk);
+    }
+  CHECK(fm == mbs);
+  CHECK(fc == chunks);
+  CHECK((!order[4].forward && order[4].micro_batch == 0 && order[4].chunk == 1));  // B(k = 0): chunk v - 1 - 0
+  // Rank 0: W = 2 + 3 = 5; the schedule runs (no deadlock) and every operation runs once.
+  PipelineCosts c = PipelineCosts::uniform(2, 2, 5, milliseconds(1), milliseconds(2));
+  c.group = 3;
+  const PipelineRun run = run_pipeline(c);
+  CHECK(run.ranks[0].size() == 20);
+  CHECK(run.busy[1] == milliseconds(5 * 2 * 3));
+  // Megatron refuses n < p, n > m, and a last group of fewer than p (m = 4, n = 3: remainder 1).
+  c.group = 1;
+  CHECK_THROWS_AS(run_pipeline(c), ModelError);
+  c.group = 6;
+  CHECK_THROWS_AS(run_pipeline(c), ModelError);
+  PipelineCosts odd = PipelineCosts::uniform(2, 2, 4, milliseconds(1), milliseconds(2));
+  odd.group = 3;
+  CHECK_THROWS_AS(run_pipeline(odd), ModelError);
 }

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "ckptsim/analysis/eq1_by_tier.hpp"
+#include "ckptsim/analysis/failure_mix.hpp"
 #include <fmt/format.h>
 
 #include "ckptsim/core/printable.hpp"
@@ -197,6 +198,12 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
   doc["closed_form"]["eq1_by_tier_s"] = {{"local", seconds_or_null(eq1.local)},
                                          {"peer", seconds_or_null(eq1.peer)},
                                          {"storage", seconds_or_null(eq1.storage)}};
+  // The recovery parts every failure pays (analysis/failure_mix.hpp: rate-weighted over the
+  // failure classes; the replacement delay's mean), for scripts that draw a recovery timeline.
+  if (const FailureMix mix = failure_mix(scenario); mix.available)
+    doc["closed_form"]["failure_means_s"] = {{"detection", mix.mean_detection_s},
+                                             {"restart", mix.mean_restart_s},
+                                             {"replacement", mean_replacement_s(scenario.failures.replacement)}};
   for (const ReportSection section : strategy_of(costs.strategy).report_sections())
     report_section(section).add_analyze_json(scenario, costs, doc);
   return doc;

@@ -61,7 +61,10 @@ bool analyze_disagrees(const std::string& key, double closed, double mean, doubl
 /// the comparison.
 AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, const RunChecks& checks);
 
-/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}, plus the members
+/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}; closed_form has
+/// failure_means_s {"detection", "restart", "replacement"} (the failure classes' rate-weighted
+/// means and the replacement delay's mean, analysis/failure_mix.hpp) unless the failures are
+/// trace-driven; plus the members
 /// of the strategy's report sections (output/report_sections.hpp: closed_form.multi_level for the
 /// multi-level table, "erasure_code" for an erasure code): the document of `analyze --json` without its manifest (a sweep
 /// point adds its own scenario part instead).

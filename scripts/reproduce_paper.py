@@ -132,14 +132,6 @@ def md_table(rows, columns=None):
     return "\n".join(out)
 
 
-def gbps_to_bytes_per_s(text):
-    units = {"Tbps": 1e12 / 8, "Gbps": 1e9 / 8, "Mbps": 1e6 / 8, "GB/s": 1e9, "MB/s": 1e6}
-    for suffix, factor in units.items():
-        if text.endswith(suffix):
-            return float(text[: -len(suffix)]) * factor
-    raise ValueError(f"bandwidth {text!r} not understood by the reproduction script")
-
-
 def model_fits(it):
     if "model_fits" in it:
         return bool(it["model_fits"])
@@ -155,7 +147,6 @@ def fig7_8_13(ck, spec, out, quick):
     testbeds = ["p4d", "p3dn"]
     for tb in testbeds:
         base = load_testbed(spec, tb)
-        nic = gbps_to_bytes_per_s(ck.analyze(base)["scenario"]["cluster"]["network_bandwidth"])
         for family, presets in spec["fig7_8_13"]["families"].items():
             for preset in presets:
                 it = ck.iteration(variant(base, model__preset=preset), scheduler="gemini")
@@ -163,7 +154,7 @@ def fig7_8_13(ck, spec, out, quick):
                 gpus = base["cluster"].get("gpus_per_machine", 8)
                 # Bytes one machine sends per checkpoint (m-1 remote copies of 8 GPU shards) over
                 # its NIC: the network time the checkpoint traffic occupies.
-                ckpt_net = it["remote_copies"] * it["shard_bytes_per_gpu"] * gpus / nic
+                ckpt_net = it["remote_copies"] * it["shard_bytes_per_gpu"] * gpus / it["network_bandwidth_bytes_per_s"]
                 fits = model_fits(it)
                 rows.append({"testbed": tb, "family": family, "model": preset, "fits": fits,
                              "iteration_s": it["iteration_time_s"] if fits else None,
@@ -460,26 +451,12 @@ def fig14(ck, spec, out, quick):
     """Recovery timeline of a hardware and a software failure."""
     base = load_testbed(spec, spec["fig14"]["testbed"])
     c, scen = strategy_costs(ck, base, "gemini")
-    fl = scen["failures"]
     a = ck.analyze(base)
 
-    def seconds(text):
-        units = [("min", 60), ("ms", 1e-3), ("us", 1e-6), ("s", 1), ("h", 3600), ("d", 86400)]
-        for suffix, factor in units:
-            if text.endswith(suffix):
-                return float(text[: -len(suffix)]) * factor
-        raise ValueError(text)
-
-    repl = fl["replacement"]
-    if isinstance(repl, str):
-        replacement = seconds(repl)
-    elif repl.get("distribution") == "uniform":
-        replacement = (seconds(repl["low"]) + seconds(repl["high"])) / 2
-    elif repl.get("distribution") == "lognormal":
-        replacement = seconds(repl["median"]) * math.exp(repl.get("sigma", 0.25) ** 2 / 2)
-    else:
-        replacement = seconds(repl["value"])
-    detection, restart = seconds(fl["detection"]), seconds(fl["restart"])
+    # The binary's own figures (analyze --json, closed_form.failure_means_s): the mean detection
+    # and restart over the failure classes and the replacement delay's mean.
+    means = a["closed_form"]["failure_means_s"]
+    detection, replacement, restart = means["detection"], means["replacement"], means["restart"]
     rows = [{"failure": "hardware", "detection_s": detection, "replacement_s": replacement,
              "retrieval_s": c["retrieval_peer_s"], "restart_s": restart},
             {"failure": "software", "detection_s": detection, "replacement_s": 0.0,

@@ -5,22 +5,16 @@
 #include <cmath>
 
 #include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/analysis/first_order.hpp"
 #include "ckptsim/failure/fault_model.hpp"
 
 namespace ckptsim {
 
 AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts& c) {
-  AnalyticPrediction p;
   const FailureMix mix = failure_mix(s);
-  if (!mix.available) {
-    p.reason = mix.reason;
-    return p;
-  }
-  p.available = true;
-  p.notes = mix.notes;
-  p.omitted_terms = mix.omitted;
-  p.notes.push_back("just-in-time: first-order model (analysis/just_in_time_model.hpp); the fallback to the periodic "
-                    "checkpoint and failures during an episode are left out");
+  AnalyticPrediction p = first_order_start(mix, "just-in-time: first-order model (analysis/just_in_time_model.hpp); the "
+                                                "fallback to the periodic checkpoint and failures during an episode are left out");
+  if (!p.available) return p;
   const FailureSpec& f = s.failures;
   if (f.hangs.fraction > 0) p.omitted_terms.push_back("hangs (their timeout detection)");
   if (stragglers_modelled(f)) p.omitted_terms.push_back("fail-slow stragglers");
@@ -66,14 +60,8 @@ AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts&
     p.daly_every_iterations = p.daly_interval_s / t;
   }
   p.eq1_wasted_time_s = t / 2.0 + save + retrieval;
-  const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
-  if (!s.run.duration && ettr <= 0) {
-    p.available = false;
-    p.reason = "the just-in-time closed form gives no progress: the run.iterations target is never reached";
-    return p;
-  }
-  const double w = s.run.duration ? s.run.duration->seconds() : target / ettr;
-  p.wall_time_s = w;
+  if (!first_order_wall_time(p, s, t, ettr, "just-in-time")) return p;
+  const double w = p.wall_time_s;
   p.metrics["ettr"] = ettr;
   p.metrics["failures.total"] = rate * w;
   p.metrics["recoveries.just_in_time"] = rate * w * in_segments;

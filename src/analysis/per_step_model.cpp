@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/analysis/first_order.hpp"
 #include "ckptsim/failure/fault_model.hpp"
 
 namespace ckptsim {
@@ -35,17 +36,10 @@ struct Loss {
 }  // namespace
 
 AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
-  AnalyticPrediction p;
   const FailureMix mix = failure_mix(s);
-  if (!mix.available) {
-    p.reason = mix.reason;
-    return p;
-  }
-  p.available = true;
-  p.notes = mix.notes;
-  p.omitted_terms = mix.omitted;
-  p.notes.push_back("torchft: first-order per-step model (analysis/per_step_model.hpp); overlapping outages and "
-                    "every group out at once are left out");
+  AnalyticPrediction p = first_order_start(mix, "torchft: first-order per-step model (analysis/per_step_model.hpp); "
+                                                "overlapping outages and every group out at once are left out");
+  if (!p.available) return p;
   if (silent_corruption_modelled(s.failures))
     p.omitted_terms.push_back("silent data corruption under per-step fault tolerance");
 
@@ -107,13 +101,7 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   p.mean_service_s = loss.rate > 0 ? loss.wait / loss.rate : 0.0;
   p.failures_per_episode = 1.0;
   p.episode_mean_s = p.mean_service_s;
-  const double target = static_cast<double>(s.run.iterations.value_or(0)) * t;
-  p.wall_time_s = s.run.duration ? s.run.duration->seconds() : (ettr > 0 ? target / ettr : 0.0);
-  if (!s.run.duration && ettr <= 0) {
-    p.available = false;
-    p.reason = "the per-step closed form gives no progress: the run.iterations target is never reached";
-    return p;
-  }
+  if (!first_order_wall_time(p, s, t, ettr, "per-step")) return p;
   const double w = p.wall_time_s;
   p.metrics["ettr"] = ettr;
   p.metrics["failures.total"] = loss.rate * w;

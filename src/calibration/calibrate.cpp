@@ -17,7 +17,8 @@ namespace ckptsim {
 
 namespace {
 
-std::string rate_text(double v, const std::string& unit) { return fmt::format("{:.6g}{}", v, unit == "FLOP/s" ? "FLOPS" : "B/s"); }
+/// Fitted rates go into the fragment with 6 significant digits (a fit is no more precise).
+constexpr int kFragmentDigits = 6;
 
 GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, const std::vector<Measurement>& ms,
                    RateModel model, const std::string& unit, std::optional<double> max_rate) {
@@ -244,7 +245,7 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
   if (!single.empty()) {
     GroupFit gf = fit_group("collectives (1 machine, NVLink)", "collectives", 0, 1, single, RateModel::alpha_beta, "B/s",
                             m.emulated ? std::nullopt : base.nvlink_bandwidth);
-    f["cluster"]["nvlink_bandwidth"] = rate_text(gf.fit.rate, "B/s");
+    f["cluster"]["nvlink_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
     gf.writes = {"/cluster/nvlink_bandwidth"};
     c.fits.push_back(std::move(gf));
   }
@@ -262,10 +263,10 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     double l = 0;
     if (line) {
       l = *line;
-      if (write_line) f["cluster"]["network_bandwidth"] = rate_text(l, "B/s");
+      if (write_line) f["cluster"]["network_bandwidth"] = bandwidth_input_text(l, kFragmentDigits);
     } else {
       l = std::max(rc.value_or(0), g * rp.value_or(0));
-      f["cluster"]["network_bandwidth"] = rate_text(l, "B/s");
+      f["cluster"]["network_bandwidth"] = bandwidth_input_text(l, kFragmentDigits);
     }
     if (rc) f["cluster"]["network"]["collective_efficiency"] = std::stod(fmt::format("{:.6g}", *rc / l));
     if (rp) f["cluster"]["network"]["p2p_efficiency"] = std::stod(fmt::format("{:.6g}", g * *rp / l));
@@ -273,7 +274,7 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
   }
   if (!copy.empty()) {
     GroupFit gf = fit_group("host-copy (GPU to CPU memory)", "host-copy", 0, 0, copy, RateModel::proportional, "B/s", std::nullopt);
-    f["cluster"]["gpu_cpu_bandwidth"] = rate_text(gf.fit.rate, "B/s");
+    f["cluster"]["gpu_cpu_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
     gf.writes = {"/cluster/gpu_cpu_bandwidth"};
     c.fits.push_back(std::move(gf));
   }
@@ -283,7 +284,7 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
       f["training"]["compute_efficiency"] = std::stod(fmt::format("{:.6g}", gf.fit.rate / *peak));
       gf.writes = {"/training/compute_efficiency"};
     } else {
-      f["cluster"]["gpu_peak_flops"] = rate_text(gf.fit.rate, "FLOP/s");
+      f["cluster"]["gpu_peak_flops"] = flop_rate_input_text(gf.fit.rate, kFragmentDigits);
       f["training"]["compute_efficiency"] = 1.0;
       gf.writes = {"/cluster/gpu_peak_flops", "/training/compute_efficiency"};
     }

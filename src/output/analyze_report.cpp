@@ -7,35 +7,20 @@
 #include <iterator>
 
 #include "ckptsim/analysis/eq1_by_tier.hpp"
-#include "ckptsim/analysis/multi_level_model.hpp"
-#include "ckptsim/output/erasure_summary.hpp"
+#include "ckptsim/analysis/failure_mix.hpp"
+#include <fmt/format.h>
+
+#include "ckptsim/core/printable.hpp"
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/report_sections.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/run_model.hpp"
+#include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 namespace {
-
-/// The multi-level model's levels (analysis/multi_level_model.hpp), lowest first.
-nlohmann::json multi_level_json(const MultiLevelPrediction& m) {
-  nlohmann::json levels = nlohmann::json::array();
-  constexpr const char* kNames[] = {"local", "partner", "storage"};
-  for (std::size_t i = 0; i < 3; ++i)
-    levels.push_back({{"level", kNames[i]},
-                      {"failure_rate_per_s", m.rate[i]},
-                      {"every_iterations", m.every[i]},
-                      {"stall_s", m.stall_s[i]},
-                      {"period_s", m.period_s[i]},
-                      {"rollback_s", m.rollback_s[i]},
-                      {"retrieval_s", m.retrieval_s[i]},
-                      {"best_period_s", m.best_period_s[i]},
-                      {"best_every_iterations", m.best_every[i]}});
-  return {{"levels", levels},
-          {"checkpoint_overhead", m.checkpoint_overhead},
-          {"ettr", m.ettr},
-          {"best_ettr", m.best_ettr}};
-}
 
 constexpr AnalyzeMetric kMetrics[] = {
     {"ettr", "ETTR", 4},
@@ -110,6 +95,56 @@ nlohmann::json closed_form_json(const AnalyticPrediction& p, std::int64_t best_e
   return closed;
 }
 
+/// The lines above the metric table: scenario, costs, failures, Eq. 1, intervals, notes.
+void print_header_lines(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
+                          const AnalyticPrediction& p, std::int64_t best_every) {
+  out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", printable(scenario.name), scenario.cluster.machines,
+                     name_of(scenario.strategy.kind),
+                     scenario.run.duration ? format_duration(*scenario.run.duration)
+                                           : fmt::format("{} iterations", scenario.run.iterations.value_or(0)));
+  out << fmt::format("costs      iteration {}, every {} iteration(s), stall {}, complete after {}\n",
+                     format_duration(costs.iteration_time), costs.every_iterations, format_duration(costs.stall),
+                     format_duration(costs.completion));
+  const std::vector<ReportSection> sections = strategy_of(costs.strategy).report_sections();
+  for (const ReportSection section : sections) report_section(section).print_after_costs(out, scenario, costs);
+  if (!p.available) {
+    out << fmt::format("closed form: not available — {}\n", p.reason);
+  } else {
+    out << fmt::format("failures   Lambda = {:.4g} per day for the cluster (MTBF {}); an episode lasts {:.1f} s on average, "
+                       "{:.4f} failures per episode\n",
+                       p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
+                       p.episode_mean_s, p.failures_per_episode);
+    for (const ReportSection section : sections)
+      report_section(section).print_closed_form(out, scenario, costs, p, best_every);
+    for (const ReportSection section : sections) report_section(section).print_memory(out, costs, p);
+    for (const auto& n : p.notes) out << "note       " << n << '\n';
+    for (const auto& t : p.omitted_terms) out << "leaves out " << t << " (compare with the Monte Carlo)\n";
+  }
+}
+
+/// The metric table: closed form, simulated mean and ci95, '!' where they disagree.
+void print_metric_table(std::ostream& out, const Scenario& scenario, const AnalyzeReport& report) {
+  const AnalyticPrediction& p = report.prediction;
+  const std::optional<RunSummary>& summary = report.summary;
+  const int flagged = report.flagged;
+  out << fmt::format("replicas   {} (seed {})\n\n", summary ? summary->replicas : 0, scenario.run.seed);
+  out << fmt::format("  {:<30} {:>16} {:>16} {:>14}\n", "metric", "closed form", "simulated mean", "± ci95");
+  const auto metrics = analyze_metrics();
+  for (const auto& c : report.rows) {
+    const auto row = std::find_if(metrics.begin(), metrics.end(), [&](const AnalyzeMetric& r) { return c.key == r.key; });
+    const int prec = row->precision;
+    const bool has_closed = p.available && p.metrics.count(c.key);
+    const bool has_sim = summary && summary->metrics.count(c.key);
+    out << fmt::format("{} {:<30} {:>16} {:>16} {:>14}\n", c.flagged ? '!' : ' ', row->label,
+                       !has_closed ? std::string("-") : c.closed_valid ? fmt::format("{:.{}f}", c.closed, prec) : "n/a",
+                       has_sim ? fmt::format("{:.{}f}", c.mean, prec) : "-",
+                       !has_sim ? std::string("-") : summary->replicas < 2 ? "n/a" : fmt::format("{:.{}f}", c.ci95, prec));
+  }
+  if (p.available && summary)
+    out << fmt::format("\n{} metric(s) outside the simulated 95% interval{}\n", flagged,
+                       flagged > 0 ? " (marked '!'; about 1 in 20 is expected by chance)" : "");
+}
+
 }  // namespace
 
 std::span<const AnalyzeMetric> analyze_metrics() { return kMetrics; }
@@ -163,9 +198,14 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
   doc["closed_form"]["eq1_by_tier_s"] = {{"local", seconds_or_null(eq1.local)},
                                          {"peer", seconds_or_null(eq1.peer)},
                                          {"storage", seconds_or_null(eq1.storage)}};
-  if (costs.tier == CheckpointTier::multi_level)
-    doc["closed_form"]["multi_level"] = multi_level_json(predict_multi_level(scenario, costs));
-  if (costs.erasure_coded()) doc["erasure_code"] = erasure_summary_json(scenario, costs);
+  // The recovery parts every failure pays (analysis/failure_mix.hpp: rate-weighted over the
+  // failure classes; the replacement delay's mean), for scripts that draw a recovery timeline.
+  if (const FailureMix mix = failure_mix(scenario); mix.available)
+    doc["closed_form"]["failure_means_s"] = {{"detection", mix.mean_detection_s},
+                                             {"restart", mix.mean_restart_s},
+                                             {"replacement", mean_replacement_s(scenario.failures.replacement)}};
+  for (const ReportSection section : strategy_of(costs.strategy).report_sections())
+    report_section(section).add_analyze_json(scenario, costs, doc);
   return doc;
 }
 
@@ -174,6 +214,12 @@ nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& c
   nlohmann::json doc = analyze_report_json(scenario, costs, report);
   doc["manifest"] = make_manifest(scenario, command_line);
   return tidy_numbers(std::move(doc));
+}
+
+void print_analyze_report(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
+                          const AnalyzeReport& report) {
+  print_header_lines(out, scenario, costs, report.prediction, report.best_every_iterations);
+  print_metric_table(out, scenario, report);
 }
 
 }  // namespace ckptsim

@@ -193,6 +193,7 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   doc["profile"] = profile.imported ? "imported" : "simulated";
   doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
   doc["remote_copies"] = study.input.copies;
+  doc["network_bandwidth_bytes_per_s"] = sc.cluster.network_bandwidth;  // B_n, the NIC's line rate per machine
   doc["free_gpu_memory_bytes"] = study.free_gpu_memory;
   doc["idle_span_views"] = {{"profiler", span_distribution_json(study.input.spans)}, {"network_silent", nullptr}};
   if (study.model.has_training_graph()) {

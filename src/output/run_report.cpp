@@ -14,6 +14,7 @@
 #include "ckptsim/core/printable.hpp"
 
 #include "ckptsim/output/manifest.hpp"
+#include "ckptsim/output/report_sections.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
@@ -126,9 +127,8 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
         c.stall == SimTime::zero() ? "no stall" : fmt::format("stall {} per checkpoint", format_duration(c.stall));
     out << fmt::format("costs      iteration {}, {}, complete after {}\n", format_duration(c.iteration_time), stall,
                        format_duration(c.completion));
-    if (c.tier == CheckpointTier::multi_level)
-      out << fmt::format("levels     stall: local {}, partner {}, storage {}\n", format_duration(c.stall),
-                         format_duration(c.partner_stall), format_duration(c.persistent_stall));
+    for (const ReportSection section : strategy_of(c.strategy).report_sections())
+      report_section(section).print_run_costs(out, c);
   }
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));

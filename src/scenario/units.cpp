@@ -130,6 +130,9 @@ SimTime parse_duration(std::string_view text) {
   return duration_from_seconds(scaled(text, kDurationSuffixes, kDurationExpected, false));
 }
 
+static_assert(kBandwidthSuffixes[5].factor == 1.0 && kFlopSuffixes[0].factor == 1.0,
+              "bandwidth_input_text and flop_rate_input_text write the base-unit suffixes");
+
 double parse_bytes(std::string_view text) {
   const std::string expected =
       "a non-negative size such as \"128MiB\" or \"1.2TB\" (B KB MB GB TB PB, KiB MiB GiB TiB PiB)";
@@ -206,6 +209,14 @@ std::string format_bandwidth(double bytes_per_second) {
   if (bits >= 1e9) return fmt::format("{:.3g} Gbps", bits / 1e9);
   if (bits >= 1e6) return fmt::format("{:.3g} Mbps", bits / 1e6);
   return fmt::format("{:.3g} bps", bits);
+}
+
+std::string bandwidth_input_text(double bytes_per_second, int digits) {
+  return fmt::format("{:.{}g}{}", bytes_per_second, digits, kBandwidthSuffixes[5].text);  // B/s
+}
+
+std::string flop_rate_input_text(double flops, int digits) {
+  return fmt::format("{:.{}g}{}", flops, digits, kFlopSuffixes[0].text);  // FLOPS
 }
 
 std::string format_duration(SimTime t) {

@@ -11,6 +11,7 @@
 // compared and is reported as n/a (table) or omitted (JSON).
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -60,9 +61,12 @@ bool analyze_disagrees(const std::string& key, double closed, double mean, doubl
 /// the comparison.
 AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts& costs, const RunChecks& checks);
 
-/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}, plus
-/// closed_form.multi_level for a multi-level strategy and "erasure_code" for an erasure-coded one
-/// (output/erasure_summary.hpp): the document of `analyze --json` without its manifest (a sweep
+/// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}; closed_form has
+/// failure_means_s {"detection", "restart", "replacement"} (the failure classes' rate-weighted
+/// means and the replacement delay's mean, analysis/failure_mix.hpp) unless the failures are
+/// trace-driven; plus the members
+/// of the strategy's report sections (output/report_sections.hpp: closed_form.multi_level for the
+/// multi-level table, "erasure_code" for an erasure code): the document of `analyze --json` without its manifest (a sweep
 /// point adds its own scenario part instead).
 nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report);
 
@@ -70,5 +74,11 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
 /// analyze_report_json plus "manifest" (output/manifest.hpp).
 nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& costs, const AnalyzeReport& report,
                                 const std::string& command_line);
+
+/// The table `ckptsim analyze` prints: scenario, costs, the strategy's report sections, the
+/// failures line, notes and left-out terms above the closed form and the simulated mean of every
+/// metric, '!' where they disagree.
+void print_analyze_report(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
+                          const AnalyzeReport& report);
 
 }  // namespace ckptsim

@@ -16,7 +16,11 @@
 //     members of the costs JSON;
 //   - parameters(): the scenario fields it reads beyond the shared ones (cluster, model, storage,
 //     training), each a row of the parameter table (src/scenario/parameters.cpp);
-//   - description(): the line `ckptsim list strategies` prints.
+//   - description(): the line `ckptsim list strategies` prints;
+//   - report_sections(): the sections it adds to the analyze and run reports beyond those every
+//     strategy has (Eq. 1 and the Young/Daly intervals, a level table, the holder-loss line, the
+//     erasure code's summary); the output layer holds one writer per section
+//     (output/report_sections.hpp), since their figures come from the closed forms above this layer.
 // What its fields say about CPU memory (none, replicas planned by the traffic scheduler,
 // replicas of a partner level, an erasure code) is the strategy's checkpoint layout, declared
 // in scenario/checkpoint_layout.hpp because the loader's checks and the iteration model
@@ -40,6 +44,15 @@
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+/// A section of the analyze and run reports (and of the analyze JSON) that only some strategies
+/// have; each is written by one unit of the output layer (output/report_sections.hpp).
+enum class ReportSection {
+  young_daly,         ///< Eq. 1 for one failure and the Young/Daly intervals of its one period
+  checkpoint_levels,  ///< the multi-level table (analysis/multi_level_model.hpp), its stalls per level
+  holder_loss,        ///< P(a hardware failure leaves some checkpoint without holders)
+  erasure_code,       ///< the code's memory, traffic and exact recovery probabilities
+};
 
 class Strategy {
  public:
@@ -65,6 +78,8 @@ class Strategy {
   [[nodiscard]] virtual std::string configuration(const StrategyCosts& c) const = 0;
   /// Members of the costs JSON beyond those every strategy writes (output/run_report.hpp).
   virtual void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const;
+  /// The report sections it adds, in the order they print within each part of a report.
+  [[nodiscard]] virtual std::vector<ReportSection> report_sections() const = 0;
 };
 
 /// The strategy of `kind` (one immutable object per kind, shared by every thread).

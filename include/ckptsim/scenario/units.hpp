@@ -41,4 +41,10 @@ std::string format_bytes(double bytes);
 std::string format_bandwidth(double bytes_per_second);
 std::string format_duration(SimTime t);
 
+/// Scenario input text for a rate rounded to `digits` significant digits, in the base unit of
+/// the parsers' suffix tables: bytes/s ("1.23457e+10B/s", read back by parse_bandwidth) and
+/// FLOP/s ("9.89e+14FLOPS", parse_flop_rate). For writers of scenario fragments (calibrate).
+std::string bandwidth_input_text(double bytes_per_second, int digits);
+std::string flop_rate_input_text(double flops, int digits);
+
 }  // namespace ckptsim

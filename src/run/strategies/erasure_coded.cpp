@@ -49,6 +49,7 @@ class ErasureCoded final : public Strategy {
     c.retrieval_peer = checked_add(checked_add(fetch, decode, bw, "a repair"), in.load, bw, "a repair");
     persistent_track(in, c);
   }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::erasure_code, ReportSection::young_daly}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
     return fmt::format(" (groups of {} with {} parity, {} placement, every {} iteration(s))", c.group_size, c.parity,
                        name_of(c.placement), c.every_iterations);

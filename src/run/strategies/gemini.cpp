@@ -30,6 +30,7 @@ class Gemini final : public Strategy {
     c.completion = block_end(in, k, c.stall);
     persistent_track(in, c);
   }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly, ReportSection::holder_loss}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override { return replicas_configuration(c); }
 };
 

@@ -28,6 +28,7 @@ class InMemoryBlocking final : public Strategy {
     c.completion = c.stall;
     persistent_track(in, c);
   }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly, ReportSection::holder_loss}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override { return replicas_configuration(c); }
 };
 

@@ -57,6 +57,7 @@ class JustInTime final : public Strategy {
     c.jit_save = std::max(in.storage_transfer, serialize);
   }
   [[nodiscard]] std::string period_field(const Scenario&) const override { return "/strategy/interval"; }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
     return fmt::format(" ({} data-parallel replica groups, save {} after a failure; fallback every {} iteration(s))",
                        c.replica_groups, format_duration(c.jit_save), c.every_iterations);

@@ -44,6 +44,7 @@ class MultiLevel final : public Strategy {
     }
   }
   [[nodiscard]] std::string period_field(const Scenario&) const override { return "/strategy/local_interval"; }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::checkpoint_levels}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
     // persistent_interval "never": no storage level (its period is 0).
     const bool stored = c.persistent_every_iterations > 0;

@@ -17,6 +17,7 @@ class NoCheckpoints final : public Strategy {
   [[nodiscard]] std::string period_field(const Scenario& s) const override {
     return s.training.iteration_time ? "/training/iteration_time" : "the iteration time";
   }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {}; }
   [[nodiscard]] std::string configuration(const StrategyCosts&) const override { return ""; }
 };
 

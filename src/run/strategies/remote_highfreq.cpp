@@ -30,6 +30,7 @@ class RemoteHighfreq final : public Strategy {
   }
   /// The period is the upload time in iterations: storage bandwidth sets it.
   [[nodiscard]] std::string period_field(const Scenario&) const override { return "/storage/bandwidth"; }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override { return storage_configuration(c); }
 };
 

@@ -26,6 +26,7 @@ class RemotePeriodic final : public Strategy {
     c.completion = c.stall;
   }
   [[nodiscard]] std::string period_field(const Scenario&) const override { return "/strategy/interval"; }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override { return storage_configuration(c); }
 };
 

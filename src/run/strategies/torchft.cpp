@@ -60,6 +60,7 @@ class TorchFt final : public Strategy {
   [[nodiscard]] std::string period_field(const Scenario& s) const override {
     return s.training.iteration_time ? "/training/iteration_time" : "the iteration time";
   }
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
     return fmt::format(" ({} replica groups, quorum of {}, heal {}, step timeout {}, heartbeat timeout {})", c.replica_groups,
                        c.min_groups, format_duration(c.heal), format_duration(c.step_timeout),

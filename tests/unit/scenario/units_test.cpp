@@ -27,6 +27,16 @@ TEST_CASE("units: bandwidth strings, bits and bytes explicit") {
   CHECK_THROWS_AS(parse_bandwidth("400"), UnitError);  // bits or bytes must be explicit
 }
 
+TEST_CASE("units: rates written as scenario input, read back by the parsers") {
+  // 12,345,678,901 B/s to 6 significant digits: 1.23457e+10 B/s; 9.89e14 FLOP/s stays exact.
+  CHECK(bandwidth_input_text(12345678901.0, 6) == "1.23457e+10B/s");
+  CHECK(parse_bandwidth(bandwidth_input_text(12345678901.0, 6)) == doctest::Approx(1.23457e10).epsilon(1e-12));
+  CHECK(flop_rate_input_text(989e12, 6) == "9.89e+14FLOPS");
+  CHECK(parse_flop_rate(flop_rate_input_text(989e12, 6)) == doctest::Approx(989e12).epsilon(1e-12));
+  // 50 GB/s to 3 digits: 5e+10B/s, the same rate as "50GB/s".
+  CHECK(parse_bandwidth(bandwidth_input_text(50e9, 3)) == parse_bandwidth("50GB/s"));
+}
+
 TEST_CASE("units: sizes, 1000 vs 1024 explicit") {
   // 128 MiB = 128 x 1024 x 1024 = 134217728 B.
   CHECK(parse_bytes("128MiB") == 134217728.0);

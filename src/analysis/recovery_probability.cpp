@@ -10,6 +10,7 @@
 #include <boost/random/uniform_int_distribution.hpp>
 #include <fmt/format.h>
 
+#include "ckptsim/core/byte_units.hpp"
 #include "ckptsim/core/error.hpp"
 
 #if defined(__x86_64__)
@@ -22,7 +23,6 @@ namespace ckptsim {
 namespace {
 
 constexpr int kMaxExactSets = 22;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr int kMaxEnumerationMachines = 22;
 
 std::size_t idx(long long i) { return static_cast<std::size_t>(i); }

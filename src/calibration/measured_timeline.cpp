@@ -10,7 +10,7 @@ namespace ckptsim {
 
 namespace {
 
-constexpr double kMaxBytes = 1e18;
+constexpr double kMaxTimelineBytes = 1e18;
 constexpr int kMaxIterations = 1'000'000;
 
 nlohmann::json span_json(const TimeSpan& s) { return {{"start_s", s.start_s}, {"end_s", s.end_s}}; }
@@ -45,7 +45,7 @@ MeasuredIteration read_iteration(const JsonReader& r, const nlohmann::json& j, c
     op.category = r.text(ops[k], op_ptr, "category");
     op.span = read_span(r, ops[k], op_ptr, "start_s", "end_s");
     if (op.kind == "compute") op.flops = r.number(ops[k], op_ptr, "flops", 0, 1e21);
-    else op.bytes = r.number(ops[k], op_ptr, "bytes", 0, kMaxBytes);
+    else op.bytes = r.number(ops[k], op_ptr, "bytes", 0, kMaxTimelineBytes);
     it.operations.push_back(std::move(op));
   }
   const auto& sends = r.array(j, ptr, "sends");
@@ -55,7 +55,7 @@ MeasuredIteration read_iteration(const JsonReader& r, const nlohmann::json& j, c
     s.index = r.integer(sends[k], sp, "index", 0, 100'000'000);
     s.copy = r.integer(sends[k], sp, "copy", 0, kMaxRanks);
     s.peer = r.integer(sends[k], sp, "peer", 0, kMaxRanks - 1);
-    s.bytes = r.number(sends[k], sp, "bytes", 0, kMaxBytes);
+    s.bytes = r.number(sends[k], sp, "bytes", 0, kMaxTimelineBytes);
     s.span = read_span(r, sends[k], sp, "start_s", "end_s");
     it.sends.push_back(s);
   }
@@ -65,7 +65,7 @@ MeasuredIteration read_iteration(const JsonReader& r, const nlohmann::json& j, c
     MeasuredCopy c;
     c.from = r.integer(copies[k], cp, "from", 0, kMaxRanks - 1);
     c.index = r.integer(copies[k], cp, "index", 0, 100'000'000);
-    c.bytes = r.number(copies[k], cp, "bytes", 0, kMaxBytes);
+    c.bytes = r.number(copies[k], cp, "bytes", 0, kMaxTimelineBytes);
     c.received = read_span(r, copies[k], cp, "received_start_s", "received_end_s");
     c.copy = read_span(r, copies[k], cp, "start_s", "end_s");
     it.copies.push_back(c);

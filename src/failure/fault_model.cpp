@@ -40,7 +40,6 @@ class FaultModelSource final : public FailureSource {
                    std::uint64_t replica)
       : base_(std::move(base)),
         spec_(spec),
-        machines_(machines),
         hang_rng_(make_stream(seed, replica, RandomComponent::hangs)),
         misdiagnosis_rng_(make_stream(seed, replica, RandomComponent::misdiagnosis)) {
     base_head_ = base_->next();
@@ -119,7 +118,6 @@ class FaultModelSource final : public FailureSource {
 
   std::unique_ptr<FailureSource> base_;
   const FailureSpec& spec_;
-  int machines_;
   RandomEngine hang_rng_;
   RandomEngine misdiagnosis_rng_;
   std::optional<FailureEvent> base_head_;

@@ -11,7 +11,7 @@ namespace ckptsim {
 
 namespace {
 
-std::string si(double v, const std::string& unit) {
+std::string si_value(double v, const std::string& unit) {
   static const char* const prefixes[] = {"", "K", "M", "G", "T", "P", "E"};
   int k = 0;
   while (std::abs(v) >= 1000 && k < 6) v /= 1000, ++k;
@@ -25,8 +25,8 @@ double median(std::vector<double> v) {
 }
 
 std::string rate_cell(const GroupFit& g) {
-  std::string s = si(g.fit.rate, g.rate_unit);
-  if (g.fit.rate_se) s += " +- " + si(*g.fit.rate_se, g.rate_unit);
+  std::string s = si_value(g.fit.rate, g.rate_unit);
+  if (g.fit.rate_se) s += " +- " + si_value(*g.fit.rate_se, g.rate_unit);
   return s;
 }
 

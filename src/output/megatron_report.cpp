@@ -8,6 +8,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/core/byte_units.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -27,7 +28,6 @@ std::vector<std::pair<int, bool>> copy_holders(const Scenario& sc, const Megatro
   return out;
 }
 
-constexpr double kGiB = 1024.0 * 1024 * 1024;
 
 std::string layout_text(const MegatronLayout& L) {
   return fmt::format("tp {} x cp {} x dp {} x pp {} (ep {}, {} chunk{} per pipeline rank) = {} GPUs", L.tp(), L.cp(), L.dp(),

@@ -14,7 +14,7 @@
 namespace ckptsim {
 namespace {
 
-struct Candidate {
+struct UnitCandidate {
   std::string_view suffix;
   double factor;  ///< SI value of one unit of the suffix
 };
@@ -25,7 +25,7 @@ std::size_t score(const std::string& text) { return text.size() + (text.find('.'
 /// The shortest text "<number><suffix>" (number >= 1; whole numbers preferred; the earlier candidate on a tie) that
 /// parses back to exactly `value`; `fallback_suffix` (factor 1) with 17 significant digits always does.
 template <std::size_t N, typename Parse>
-std::string exact(double value, const std::array<Candidate, N>& candidates, Parse parse,
+std::string exact(double value, const std::array<UnitCandidate, N>& candidates, Parse parse,
                   std::string_view fallback_suffix) {
   std::string best = fmt::format("{:.17g}{}", value, fallback_suffix);
   for (const auto& c : candidates) {
@@ -65,7 +65,7 @@ std::string format_duration_exact(SimTime t) {
 std::string format_bytes_exact(double bytes) {
   if (bytes == 0) return "0B";  // a zero size never parses from a suffix search
   constexpr double kKi = 1024.0;
-  constexpr std::array<Candidate, 10> c{{{"PiB", kKi * kKi * kKi * kKi * kKi},
+  constexpr std::array<UnitCandidate, 10> c{{{"PiB", kKi * kKi * kKi * kKi * kKi},
                                          {"TiB", kKi * kKi * kKi * kKi},
                                          {"GiB", kKi * kKi * kKi},
                                          {"MiB", kKi * kKi},
@@ -79,7 +79,7 @@ std::string format_bytes_exact(double bytes) {
 }
 
 std::string format_bandwidth_exact(double bytes_per_second) {
-  constexpr std::array<Candidate, 10> c{{{"TB/s", 1e12},
+  constexpr std::array<UnitCandidate, 10> c{{{"TB/s", 1e12},
                                          {"Tbps", 1e12 / 8},
                                          {"GB/s", 1e9},
                                          {"Gbps", 1e9 / 8},
@@ -97,14 +97,14 @@ std::string format_failure_rate_exact(double rate) {
   // (failures.domains.*.rate), whose unit is per rack, leaf or power domain.
   if (rate == 0) return "0/day";
   // Percent per machine per day is how the literature states it (GEMINI §6: 1.5%/day).
-  constexpr std::array<Candidate, 3> c{{{"%/machine/day", 0.01 / 86400.0},
+  constexpr std::array<UnitCandidate, 3> c{{{"%/machine/day", 0.01 / 86400.0},
                                        {"/machine/day", 1.0 / 86400.0},
                                        {"/machine/h", 1.0 / 3600.0}}};
   return exact(rate, c, [](const std::string& s) { return parse_failure_rate(s); }, "/machine/s");
 }
 
 std::string format_flop_rate_exact(double flops) {
-  constexpr std::array<Candidate, 4> c{{{"PFLOPS", 1e15}, {"TFLOPS", 1e12}, {"GFLOPS", 1e9}, {"MFLOPS", 1e6}}};
+  constexpr std::array<UnitCandidate, 4> c{{{"PFLOPS", 1e15}, {"TFLOPS", 1e12}, {"GFLOPS", 1e9}, {"MFLOPS", 1e6}}};
   return exact(flops, c, [](const std::string& s) { return parse_flop_rate(s); }, "FLOPS");
 }
 

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 
+#include "ckptsim/core/byte_units.hpp"
+
 namespace ckptsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kGB = 1e9;
 constexpr double kTflops = 1e12;
 constexpr double kMHz = 1e6;
 

@@ -9,12 +9,12 @@
 #include <cmath>
 #include <utility>
 
+#include "ckptsim/core/byte_units.hpp"
+
 namespace ckptsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kTiB = 1024.0 * kGiB;
-constexpr double kGB = 1e9;
 constexpr double kGbps = 1e9 / 8.0;  // bytes/s in one gigabit per second
 
 // Bandwidth factors (docs/references.md, "Bandwidth factors"; docs/models.md, "Achieved

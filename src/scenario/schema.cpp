@@ -19,7 +19,7 @@ namespace ckptsim {
 namespace {
 
 // Ordered: the schema lists properties in the table's (file) order, "$schema" and the title first.
-using json = nlohmann::ordered_json;
+using schema_json = nlohmann::ordered_json;
 
 /// A non-negative decimal number as std::from_chars reads it ("12", "1.5", ".5", "2e3").
 constexpr std::string_view kNumber = R"((?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)";
@@ -41,7 +41,7 @@ std::string alternatives(const std::vector<std::string_view>& suffixes) {
 
 /// A string pattern: "^", then the parts with optional blanks between them (as the unit
 /// parsers allow), then "$".
-json pattern_of(const std::vector<std::string>& parts) {
+schema_json pattern_of(const std::vector<std::string>& parts) {
   std::string pattern("^");
   pattern.append(kSpace);
   for (const std::string& part : parts) {
@@ -53,19 +53,19 @@ json pattern_of(const std::vector<std::string>& parts) {
 }
 
 /// "12.5GiB": a number (greater than zero when `positive`) and one of the suffixes.
-json unit_string(const std::vector<std::string_view>& suffixes, bool positive) {
+schema_json unit_string(const std::vector<std::string_view>& suffixes, bool positive) {
   return pattern_of({std::string(positive ? kPositiveNumber : kNumber), alternatives(suffixes)});
 }
 
 /// "1.5%/machine/day": a number, an optional percent sign, "/", an optional "machine/", a time unit.
-json failure_rate_string() {
+schema_json failure_rate_string() {
   std::string per("/(?:machine/)?");
   per.append(alternatives(per_time_suffixes()));
   return pattern_of({std::string(kNumber), "%?", per});
 }
 
 /// The range check as JSON Schema keywords on a number.
-void add_range(json& schema, Check check) {
+void add_range(schema_json& schema, Check check) {
   switch (check) {
     case Check::none: break;
     case Check::positive: schema["exclusiveMinimum"] = 0; break;
@@ -84,8 +84,8 @@ void add_range(json& schema, Check check) {
 
 /// Seconds as a JSON number: what duration_value accepts (never negative, at most 100 years,
 /// units.hpp's duration_from_seconds, the same bound as a duration string).
-json seconds_number(Check check) {
-  json schema{{"type", "number"}};
+schema_json seconds_number(Check check) {
+  schema_json schema{{"type", "number"}};
   add_range(schema, check == Check::none ? Check::non_negative : check);
   schema["maximum"] = kMaxDurationSeconds;
   return schema;
@@ -93,9 +93,9 @@ json seconds_number(Check check) {
 
 /// /failures/causes: a cause preset's name, or rows {name, share, outcome, detection?, restart?}
 /// as read_cause_table accepts them (cause_table.cpp).
-json cause_table_schema() {
-  const json time{{"anyOf", {seconds_number(Check::non_negative), unit_string(duration_suffixes(), false)}}};
-  const json row{{"type", "object"},
+schema_json cause_table_schema() {
+  const schema_json time{{"anyOf", {seconds_number(Check::non_negative), unit_string(duration_suffixes(), false)}}};
+  const schema_json row{{"type", "object"},
                  {"properties",
                   {{"name", {{"type", "string"}, {"pattern", "^[a-z0-9_-]{1,64}$"}}},
                    {"share", {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 1e12}}},
@@ -107,7 +107,7 @@ json cause_table_schema() {
   return {{"anyOf", {{{"type", "string"}, {"enum", cause_preset_names()}}, {{"type", "array"}, {"minItems", 1}, {"items", row}}}}};
 }
 
-json value_schema(const Field& f) {
+schema_json value_schema(const Field& f) {
   // Bandwidths and FLOP rates are positive whatever the field's check (units.cpp).
   const bool positive = f.check == Check::positive || f.unit == Unit::bandwidth || f.unit == Unit::flop_rate;
   switch (f.unit) {
@@ -115,14 +115,14 @@ json value_schema(const Field& f) {
     case Unit::name: return {{"type", "string"}, {"enum", f.choices()}};
     case Unit::boolean: return {{"type", "boolean"}};
     case Unit::integer: {
-      json schema{{"type", "integer"}, {"maximum", integer_field_maximum(f)}};
+      schema_json schema{{"type", "integer"}, {"maximum", integer_field_maximum(f)}};
       add_range(schema, f.check);
       return schema;
     }
     case Unit::seed:
       return {{"type", "integer"}, {"minimum", 0}, {"maximum", std::numeric_limits<std::int64_t>::max()}};
     case Unit::number: {
-      json schema{{"type", "number"}};
+      schema_json schema{{"type", "number"}};
       add_range(schema, f.check);
       return schema;
     }
@@ -132,7 +132,7 @@ json value_schema(const Field& f) {
     case Unit::duration_or_never:
       return {{"anyOf", {seconds_number(f.check), unit_string(duration_suffixes(), positive), {{"const", "never"}}}}};
     case Unit::bytes: {
-      json number{{"type", "number"}};
+      schema_json number{{"type", "number"}};
       add_range(number, f.check);
       return {{"anyOf", {number, unit_string(byte_suffixes(), positive)}}};
     }
@@ -141,11 +141,11 @@ json value_schema(const Field& f) {
     case Unit::flop_rate: return unit_string(flop_rate_suffixes(), true);
     case Unit::cause_table: return cause_table_schema();
   }
-  return json::object();
+  return schema_json::object();
 }
 
-json property_schema(const Field& f) {
-  json schema = value_schema(f);
+schema_json property_schema(const Field& f) {
+  schema_json schema = value_schema(f);
   std::string description(f.description);
   if (f.unit != Unit::name && f.unit != Unit::boolean && f.unit != Unit::text)
     description += " — " + unit_expectation(f.unit);
@@ -153,7 +153,7 @@ json property_schema(const Field& f) {
   if (f.presence == Presence::defaulted && f.pointer != "/name") {
     Scenario defaults;
     const nlohmann::json value = format_field(f, defaults);
-    if (!value.is_null()) schema["default"] = json::parse(value.dump());
+    if (!value.is_null()) schema["default"] = schema_json::parse(value.dump());
   }
   return schema;
 }
@@ -168,28 +168,28 @@ std::vector<std::string> split_pointer(std::string_view pointer) {
   return tokens;
 }
 
-json empty_object_schema() {
-  return {{"type", "object"}, {"properties", json::object()}, {"additionalProperties", false}};
+schema_json empty_object_schema() {
+  return {{"type", "object"}, {"properties", schema_json::object()}, {"additionalProperties", false}};
 }
 
 /// The object schema at `tokens`, creating the objects on the way.
-json& object_at(json& root, const std::vector<std::string>& tokens) {
-  json* node = &root;
+schema_json& object_at(schema_json& root, const std::vector<std::string>& tokens) {
+  schema_json* node = &root;
   for (const auto& token : tokens) {
-    json& properties = (*node)["properties"];
+    schema_json& properties = (*node)["properties"];
     if (!properties.contains(token)) properties[token] = empty_object_schema();
     node = &properties[token];
   }
   return *node;
 }
 
-void add_required(json& object, const std::string& key) {
-  json& required = object["required"];
+void add_required(schema_json& object, const std::string& key) {
+  schema_json& required = object["required"];
   if (std::find(required.begin(), required.end(), key) == required.end()) required.push_back(key);
 }
 
 /// The parent's conditional requirements for a field that is not plainly required.
-void add_condition(json& parent, const Field& f, const std::string& key) {
+void add_condition(schema_json& parent, const Field& f, const std::string& key) {
   auto& conditions = parent["allOf"];
   if (f.presence == Presence::when_process) {
     conditions.push_back({{"if", {{"properties", {{"process", {{"const", f.when}}}}}, {"required", {"process"}}}},
@@ -213,17 +213,17 @@ void add_condition(json& parent, const Field& f, const std::string& key) {
       return;
     }
   }
-  json any = json::array();
+  schema_json any = schema_json::array();
   for (const auto& p : presets) any.push_back({{"required", {p}}});
   any.push_back({{"required", {key}}});
   conditions.push_back({{"anyOf", any}});
 }
 
-void add_field(json& root, const Field& f) {
+void add_field(schema_json& root, const Field& f) {
   const std::vector<std::string> tokens = split_pointer(f.pointer);
   const std::string key = tokens.back();
   const std::vector<std::string> parents(tokens.begin(), tokens.end() - 1);
-  json& parent = object_at(root, parents);
+  schema_json& parent = object_at(root, parents);
   parent["properties"][key] = property_schema(f);
   const bool conditional = f.presence == Presence::when_process || f.presence == Presence::from_instance ||
                            f.presence == Presence::from_gpu || f.presence == Presence::from_model;
@@ -240,7 +240,7 @@ void add_field(json& root, const Field& f) {
 }  // namespace
 
 nlohmann::ordered_json scenario_schema() {
-  json root{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+  schema_json root{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
             {"$id", std::string(kSchemaId)},
             {"title", "ckptsim scenario"},
             {"description",
@@ -252,8 +252,8 @@ nlohmann::ordered_json scenario_schema() {
             {"additionalProperties", false}};
   for (const Field& f : scenario_fields()) add_field(root, f);
   // /failures/replacement may also be a bare duration: a fixed replacement time.
-  json& failures = root["properties"]["failures"];
-  json object_form = failures["properties"]["replacement"];
+  schema_json& failures = root["properties"]["failures"];
+  schema_json object_form = failures["properties"]["replacement"];
   Field fixed{"/failures/replacement", Unit::duration, Check::non_negative, Presence::optional, "", nullptr};
   failures["properties"]["replacement"] = {
       {"description", "machine replacement time: a duration (fixed) or an object naming a distribution"},

@@ -38,7 +38,7 @@ struct Compared {
   RunSummary simulated;
 };
 
-Compared compare(const Scenario& s, int replicas) {
+Compared compare_mix(const Scenario& s, int replicas) {
   const StrategyCosts costs = compute_strategy_costs(s, nullptr);
   Compared out{predict_run(s, costs), {}};
   REQUIRE(out.closed.available);
@@ -170,7 +170,7 @@ TEST_CASE("closed form with racks only: failures and ETTR against the run model"
   // holds a whole gemini group {2i, 2i+1}, so every rack failure loses the in-memory copies.
   Scenario s = quiet(30);
   s.failures.domains[0] = DomainSpec{2, 0.02 / kDay, 1.0};
-  const Compared c = compare(s, 2000);
+  const Compared c = compare_mix(s, 2000);
   CHECK(c.closed.metrics.at("failures.total") == doctest::Approx(4.8));
   CHECK(c.closed.metrics.at("failures.hardware") == doctest::Approx(4.8));
   CHECK(c.closed.memory_loss_per_episode > 0.9);
@@ -189,7 +189,7 @@ TEST_CASE("closed form with lemon nodes: the failure count and ETTR against the 
   s.failures.lemons.model = LemonModel::fraction;
   s.failures.lemons.fraction = 0.25;
   s.failures.lemons.multiple = 10;
-  const Compared c = compare(s, 2000);
+  const Compared c = compare_mix(s, 2000);
   CHECK(c.closed.metrics.at("failures.total") == doctest::Approx(15.6));
   check_within(c, "failures.total", 1.0);
   check_within(c, "ettr", 1.5);
@@ -205,7 +205,7 @@ TEST_CASE("closed form with a cause table: its hardware share and per-cause time
   s.failures.hardware_fraction = 0.0;
   s.failures.causes.causes = {FailureCauseSpec{"gpu", 3, true, std::nullopt, std::nullopt},
                               FailureCauseSpec{"psu", 1, true, seconds(60), std::nullopt}};
-  const Compared c = compare(s, 2000);
+  const Compared c = compare_mix(s, 2000);
   CHECK(c.closed.metrics.at("failures.hardware") == doctest::Approx(9.6));
   CHECK(c.closed.metrics.at("failures.software") == doctest::Approx(0.0));
   check_within(c, "failures.hardware", 1.0);

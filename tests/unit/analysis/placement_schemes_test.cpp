@@ -23,8 +23,9 @@ bool has_problem(const InputError& e, const std::string& pointer) {
 TEST_CASE("placement: random stores exactly m distinct shards per machine, reproducibly") {
   // (N, m) pairs cover the permutation-repair construction (2(m-1) <= N) and the cyclic-shift
   // fallback (e.g. N=5, m=4 and N=7, m=6).
-  for (auto [n, m] : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 2}, {5, 3}, {5, 4}, {7, 6}, {8, 8},
-                                                      {12, 4}, {64, 3}, {4096, 3}, {100, 40}}) {
+  for (const auto& [bound_n, bound_m] : std::vector<std::pair<int, int>>{{1, 1}, {2, 2}, {3, 2}, {5, 3}, {5, 4}, {7, 6}, {8, 8},
+                                                                         {12, 4}, {64, 3}, {4096, 3}, {100, 40}}) {
+    const int n = bound_n, m = bound_m;  // copies: clang 14 cannot capture a binding in CAPTURE
     for (std::uint64_t seed : {1u, 9u}) {
       CAPTURE(n);
       CAPTURE(m);

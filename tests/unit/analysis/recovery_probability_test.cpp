@@ -257,7 +257,8 @@ TEST_CASE("recovery: components are convolved; cycles of pairs use the ring clos
 TEST_CASE("recovery: Theorem 1, group is optimal when m divides N") {
   // Against every placement (holder set = i plus m-1 others) at k = m, the case the paper's
   // proof covers.
-  for (auto [n, m] : std::vector<std::pair<int, int>>{{4, 2}, {6, 2}, {6, 3}}) {
+  for (const auto& [bound_n, bound_m] : std::vector<std::pair<int, int>>{{4, 2}, {6, 2}, {6, 3}}) {
+    const int n = bound_n, m = bound_m;  // copies: clang 14 cannot capture a binding in CAPTURE
     CAPTURE(n);
     CAPTURE(m);
     double best = 0;
@@ -266,7 +267,8 @@ TEST_CASE("recovery: Theorem 1, group is optimal when m divides N") {
     CHECK(group.probability[static_cast<std::size_t>(m)] == doctest::Approx(best).epsilon(1e-15));
   }
   // Against seeded random placements (each machine storing exactly m shards), at every k.
-  for (auto [n, m] : std::vector<std::pair<int, int>>{{6, 2}, {8, 2}, {9, 3}, {12, 3}, {12, 4}, {12, 2}}) {
+  for (const auto& [bound_n, bound_m] : std::vector<std::pair<int, int>>{{6, 2}, {8, 2}, {9, 3}, {12, 3}, {12, 4}, {12, 2}}) {
+    const int n = bound_n, m = bound_m;  // copies: clang 14 cannot capture a binding in CAPTURE
     const auto group = group_recovery_counts(n, m).recoverable;
     for (std::uint64_t seed = 1; seed <= 20; ++seed) {
       const auto other = exact_recovery_counts(random_placement(n, m, seed))->recoverable;
@@ -282,7 +284,8 @@ TEST_CASE("recovery: Theorem 1, group is optimal when m divides N") {
 }
 
 TEST_CASE("recovery: Theorem 1, mixed within (2m-3)/C(N,m) of the best when m does not divide N") {
-  for (auto [n, m] : std::vector<std::pair<int, int>>{{3, 2}, {5, 2}, {7, 2}, {5, 3}, {7, 3}, {5, 4}, {6, 4}}) {
+  for (const auto& [bound_n, bound_m] : std::vector<std::pair<int, int>>{{3, 2}, {5, 2}, {7, 2}, {5, 3}, {7, 3}, {5, 4}, {6, 4}}) {
+    const int n = bound_n, m = bound_m;  // copies: clang 14 cannot capture a binding in CAPTURE
     CAPTURE(n);
     CAPTURE(m);
     double best = 0;

@@ -37,7 +37,7 @@ json single_stage(double checkpoint_bytes_per_parameter) {
   return doc;
 }
 
-Scenario load(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
+Scenario load_document(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
 
 }  // namespace
 
@@ -72,7 +72,7 @@ TEST_CASE("parallelism models: spans outside busy intervals, cut at the step") {
 }
 
 TEST_CASE("megatron study: one stage's idle span is its whole schedule, the step starts after the reduce") {
-  const Scenario s = load(single_stage(12));
+  const Scenario s = load_document(single_stage(12));
   const MegatronIteration it = simulate_megatron_iteration(s);
   const IterationModel m = simulate_parallelism(s);
   const MegatronStage& st = it.stages.front();
@@ -97,7 +97,7 @@ TEST_CASE("megatron study: one stage's idle span is its whole schedule, the step
 }
 
 TEST_CASE("megatron study: the checkpoint hides in the schedule's span or lengthens the step, by arithmetic") {
-  const Scenario base = load(single_stage(12));
+  const Scenario base = load_document(single_stage(12));
   const MegatronIteration it = simulate_megatron_iteration(base);
   const MegatronStage& st = it.stages.front();
   const SimTime span = 4 * (st.forward + st.backward);
@@ -109,14 +109,14 @@ TEST_CASE("megatron study: the checkpoint hides in the schedule's span or length
   const double bandwidth = base.cluster.network.p2p_efficiency * base.cluster.network_bandwidth / base.cluster.gpus_per_machine;
   const double per_byte = bandwidth * span.seconds() / (st.parameters / 2);
   {
-    const Scenario s = load(single_stage(0.25 * per_byte));
+    const Scenario s = load_document(single_stage(0.25 * per_byte));
     const IterationCosts c = compute_iteration_costs(s);
     CHECK(c.iteration_time == it.iteration_time);
     CHECK(c.iteration_time_with_checkpoint == it.iteration_time);
     CHECK(c.min_every_iterations == 1);
   }
   {
-    const Scenario s = load(single_stage(4 * per_byte));
+    const Scenario s = load_document(single_stage(4 * per_byte));
     const IterationStudy study = prepare_iteration_study(s);
     CHECK(study.input.shard_bytes == doctest::Approx(4 * bandwidth * span.seconds()));
     const IterationCosts c = compute_iteration_costs(s);
@@ -130,7 +130,7 @@ TEST_CASE("megatron study: the checkpoint hides in the schedule's span or length
 TEST_CASE("megatron study: the work estimate bounds every machine's spans") {
   // 2 machines, p = 1, v = 1, m = 4: at most 1 x (6 x 4 x 1 + 3) + 1 = 28 spans per machine,
   // 24 B each: 2 x 28 x 24 = 1,344 B; the megatron unit's two estimates (schedule, spans).
-  const Scenario s = load(single_stage(12));
+  const Scenario s = load_document(single_stage(12));
   const std::vector<WorkEstimate> e = parallelism_model(Parallelism::megatron).work(s);
   REQUIRE(e.size() == 2);
   CHECK(e[1].amount == doctest::Approx(1344.0));

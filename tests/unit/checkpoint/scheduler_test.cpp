@@ -12,7 +12,7 @@ using namespace ckptsim;
 
 namespace {
 
-Scenario small_scenario() {
+Scenario scheduler_scenario() {
   // The paper's machines and model shape, fewer layers so each test runs quickly: 4 machines,
   // 12 layers. Checkpoint per GPU: 12 x P / 32.
   Scenario s = testing::paper_scenario(4);
@@ -24,7 +24,7 @@ Scenario small_scenario() {
 }  // namespace
 
 TEST_CASE("every registered scheduler sends (m-1) x shard and finishes the checkpoint") {
-  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const IterationStudy study = prepare_iteration_study(scheduler_scenario());
   for (const auto& entry : EnumNames<SchedulerKind>::table) {
     CAPTURE(entry.name);
     const SchedulerOutcome o = evaluate_scheduler(study, entry.value);
@@ -36,7 +36,7 @@ TEST_CASE("every registered scheduler sends (m-1) x shard and finishes the check
 }
 
 TEST_CASE("gemini: pipelined sub-buffers never hold more than R bytes per GPU") {
-  Scenario sc = small_scenario();
+  Scenario sc = scheduler_scenario();
   for (int p : {1, 2, 4, 8}) {
     sc.strategy.sub_buffers = p;
     const IterationStudy study = prepare_iteration_study(sc);
@@ -49,7 +49,7 @@ TEST_CASE("gemini: pipelined sub-buffers never hold more than R bytes per GPU") 
 }
 
 TEST_CASE("naive needs at least the largest span's worth of GPU buffer") {
-  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const IterationStudy study = prepare_iteration_study(scheduler_scenario());
   const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::naive);
   // A span's worth: (mu·t - alpha)·B. Naive puts one chunk of that size in each span it uses
   // (only the chunk that completes a copy may be smaller), so its buffer is at least the
@@ -72,7 +72,7 @@ TEST_CASE("naive needs at least the largest span's worth of GPU buffer") {
 }
 
 TEST_CASE("blocking: training waits for the checkpoint sends") {
-  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const IterationStudy study = prepare_iteration_study(scheduler_scenario());
   const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::blocking, true);
   REQUIRE(o.run);
   // Sending (m-1)·C per GPU through a NIC shared by 8 GPUs takes at least (m-1)·C·8/B.
@@ -127,7 +127,7 @@ TEST_CASE("a checkpoint that does not fit: smallest k that hides it") {
 
 
 TEST_CASE("a sub-buffer is reused only after its GPU-to-CPU copy ended") {
-  const IterationStudy study = prepare_iteration_study(small_scenario());
+  const IterationStudy study = prepare_iteration_study(scheduler_scenario());
   for (const SchedulerKind kind : {SchedulerKind::gemini, SchedulerKind::single_buffer}) {
     CAPTURE(name_of(kind));
     const SchedulerOutcome o = evaluate_scheduler(study, kind, true);

@@ -32,7 +32,7 @@ Scenario jit_scenario() {
   return s;
 }
 
-ReplicaResult run_trace(Scenario s, const std::string& trace) {
+ReplicaResult run_jit_trace(Scenario s, const std::string& trace) {
   return test::simulate_trace(std::move(s), "ckptsim_jit_trace.csv", trace);
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("just-in-time: a JIT recovery redoes exactly one minibatch") {
   // segment rule of run/segment_clock.hpp): states 280 and 460 stall 120 s each at segment times
   // 10800 and 21720 (the next would be at 32640, past the 29654.25 s left); compute
   // 29654.25 - 240 = 29414.25 s: 490 iterations (29400 s) and 14.25 s, so 590 iterations.
-  const ReplicaResult r = run_trace(jit_scenario(), "6030,5,software\n");
+  const ReplicaResult r = run_jit_trace(jit_scenario(), "6030,5,software\n");
   CHECK(r.jit_recoveries == 1);
   CHECK(r.jit_fallbacks == 0);
   CHECK(r.recoveries[static_cast<std::size_t>(RecoveryTier::storage)] == 1);
@@ -74,7 +74,7 @@ TEST_CASE("just-in-time: with a replica of every shard left, two failures still 
   // Hardware failures of machines 3 and 4 (different shards) at 6030 s and 6040 s: detection
   // 6030-6040 (cut by the second failure) and 6040-6055 = 25 s; save 6055-6175; both
   // replacements arrive 5 min after their detections, the later at 6355: 180 s of waiting.
-  const ReplicaResult r = run_trace(jit_scenario(), "6030,3,hardware\n6040,4,hardware\n");
+  const ReplicaResult r = run_jit_trace(jit_scenario(), "6030,3,hardware\n6040,4,hardware\n");
   CHECK(r.jit_recoveries == 1);
   CHECK(r.jit_fallbacks == 0);
   CHECK(r.breakdown.detection == seconds(25));
@@ -86,7 +86,7 @@ TEST_CASE("just-in-time: every replica of a shard lost falls back to the periodi
   // Machines 3 and 11 hold the same shard. Failing together at 6030 s and 6040 s, before any
   // periodic checkpoint: back to the initial state (scratch, nothing to retrieve), all 6030 s of
   // work lost; no save, so the wait for the replacement runs from the detection at 6055 s to 6355 s.
-  const ReplicaResult early = run_trace(jit_scenario(), "6030,3,hardware\n6040,11,hardware\n");
+  const ReplicaResult early = run_jit_trace(jit_scenario(), "6030,3,hardware\n6040,11,hardware\n");
   CHECK(early.jit_recoveries == 0);
   CHECK(early.jit_fallbacks == 1);
   CHECK(early.recoveries[static_cast<std::size_t>(RecoveryTier::scratch)] == 1);
@@ -95,7 +95,7 @@ TEST_CASE("just-in-time: every replica of a shard lost falls back to the periodi
   // At 12030 s and 12040 s the periodic checkpoint of state 180 (captured at 10800 s, complete at
   // 10920 s after its 120 s stall) is the fallback: 12030 - 10800 = 1230 s rolled back, plus the
   // retrieval from storage.
-  const ReplicaResult late = run_trace(jit_scenario(), "12030,3,hardware\n12040,11,hardware\n");
+  const ReplicaResult late = run_jit_trace(jit_scenario(), "12030,3,hardware\n12040,11,hardware\n");
   CHECK(late.jit_fallbacks == 1);
   CHECK(late.recoveries[static_cast<std::size_t>(RecoveryTier::storage)] == 1);
   CHECK(late.wasted_time == SimTime::from_seconds(1230 + 120.75));

@@ -32,7 +32,8 @@ TEST_CASE("scenario name lists equal the registries") {
 }
 
 TEST_CASE("every named placement stores exactly m shards per machine (the loader's CPU-memory check relies on it)") {
-  for (const auto& [scheme, name] : EnumNames<PlacementScheme>::table) {
+  for (const auto& [scheme, bound_name] : EnumNames<PlacementScheme>::table) {
+    const auto name = bound_name;  // a copy: clang 14 cannot capture a binding in CAPTURE
     for (int machines : {6, 7, 12}) {
       for (int replicas : {1, 2, 3}) {
         if (is_group_placement(scheme) && machines % replicas != 0) continue;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/scenario_documents.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
@@ -28,19 +29,6 @@ json erasure_doc(const json& strategy, const std::string& cpu_memory = "2TB") {
   return doc;
 }
 
-std::vector<Problem> problems_of(const json& doc) {
-  try {
-    load_scenario_json(doc, "ec.json", ".");
-  } catch (const InputError& e) {
-    return e.problems();
-  }
-  return {};
-}
-
-bool has_problem_at(const std::vector<Problem>& problems, const std::string& pointer) {
-  return std::any_of(problems.begin(), problems.end(), [&](const Problem& p) { return p.pointer == pointer; });
-}
-
 }  // namespace
 
 TEST_CASE("erasure-coded fields load, with defaults g = 8, p = 1, 10 GB/s") {
@@ -60,23 +48,23 @@ TEST_CASE("erasure-coded fields load, with defaults g = 8, p = 1, 10 GB/s") {
 }
 
 TEST_CASE("erasure-coded parameters out of range are input errors at their pointer") {
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "erasure-coded"}, {"parity", 0}})), "/strategy/parity"));
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 4}, {"parity", 4}})),
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "erasure-coded"}, {"parity", 0}})), "/strategy/parity"));
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 4}, {"parity", 4}})),
                        "/strategy/group_size"));
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 32}})), "/strategy/group_size"));
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 6}})), "/strategy/group_size"));
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "erasure-coded"}, {"placement", "ring"}})), "/strategy/placement"));
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 32}})), "/strategy/group_size"));
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "erasure-coded"}, {"group_size", 6}})), "/strategy/group_size"));
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "erasure-coded"}, {"placement", "ring"}})), "/strategy/placement"));
   // The same values are ignored under another strategy (switching kind alone stays valid).
-  CHECK(problems_of(erasure_doc({{"kind", "gemini"}, {"parity", 0}, {"group_size", 6}})).empty());
+  CHECK(test::scenario_problems(erasure_doc({{"kind", "gemini"}, {"parity", 0}, {"group_size", 6}})).empty());
 }
 
 TEST_CASE("erasure-coded CPU memory check: 2 c g / (g - p)") {
   // g = 8, p = 2, c = 75 GB: 2 x 75 x 8/6 = 200 GB per machine fits in 201 GB, not in 199 GB,
   // where GEMINI with 3 replicas needs 2 x 3 x 75 = 450 GB.
   const json ec{{"kind", "erasure-coded"}, {"group_size", 8}, {"parity", 2}};
-  CHECK(problems_of(erasure_doc(ec, "201GB")).empty());
-  CHECK(has_problem_at(problems_of(erasure_doc(ec, "199GB")), "/cluster/cpu_memory"));
-  CHECK(has_problem_at(problems_of(erasure_doc({{"kind", "gemini"}, {"replicas", 3}, {"placement", "mixed"}}, "449GB")),
+  CHECK(test::scenario_problems(erasure_doc(ec, "201GB")).empty());
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc(ec, "199GB")), "/cluster/cpu_memory"));
+  CHECK(test::has_problem_at(test::scenario_problems(erasure_doc({{"kind", "gemini"}, {"replicas", 3}, {"placement", "mixed"}}, "449GB")),
                        "/cluster/cpu_memory"));
-  CHECK(problems_of(erasure_doc({{"kind", "gemini"}, {"replicas", 3}, {"placement", "mixed"}}, "451GB")).empty());
+  CHECK(test::scenario_problems(erasure_doc({{"kind", "gemini"}, {"replicas", 3}, {"placement", "mixed"}}, "451GB")).empty());
 }

@@ -30,8 +30,6 @@ json with_failures(const json& failures) {
   return doc;
 }
 
-std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
-
 }  // namespace
 
 TEST_CASE("domains, lemons and a cause preset load into the scenario") {
@@ -72,7 +70,7 @@ TEST_CASE("a written cause table loads, and the effective scenario writes it bac
 }
 
 TEST_CASE("cause table problems name the row and key") {
-  const auto problems = problems_of(with_failures(json::parse(R"({
+  const auto problems = test::scenario_problems(with_failures(json::parse(R"({
       "process": "exponential", "rate": "1%/machine/day",
       "causes": [{"name": "gpu", "share": 0, "outcome": "hardware"},
                  {"name": "GPU!", "share": 1, "outcome": "maybe", "colour": "red"},
@@ -83,15 +81,15 @@ TEST_CASE("cause table problems name the row and key") {
   CHECK(has_problem_at(problems, "/failures/causes/1/colour"));
   CHECK(has_problem_at(problems, "/failures/causes/2/name"));  // used twice
   CHECK(has_problem_at(problems, "/failures/causes/2/detection"));
-  CHECK(has_problem_at(problems_of(with_failures(json::parse(R"({"process": "none", "causes": "llama4"})"))),
+  CHECK(has_problem_at(test::scenario_problems(with_failures(json::parse(R"({"process": "none", "causes": "llama4"})"))),
                        "/failures/causes"));
-  CHECK(has_problem_at(problems_of(with_failures(json::parse(R"({"process": "none", "causes": []})"))),
+  CHECK(has_problem_at(test::scenario_problems(with_failures(json::parse(R"({"process": "none", "causes": []})"))),
                        "/failures/causes"));
 }
 
 TEST_CASE("domain and lemon problems") {
   // A domain larger than the cluster, an unknown lemon model, a negative rate, an unknown key.
-  const auto problems = problems_of(with_failures(json::parse(R"({
+  const auto problems = test::scenario_problems(with_failures(json::parse(R"({
       "process": "none",
       "domains": {"rack": {"machines": 17}, "power": {"rate": "-1%/day"}, "pdu": {}},
       "lemons": {"model": "sour", "multiple": 0.5}})")));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../common/scenario_documents.hpp"
+#include "../common/source_path.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 
@@ -16,12 +17,6 @@ using namespace ckptsim;
 using nlohmann::json;
 
 namespace {
-
-std::string source_path(const std::string& relative) { return std::string(CKPTSIM_SOURCE_ROOT) + "/" + relative; }
-
-json minimal() { return test::minimal_scenario_document(); }
-
-std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
 
 bool has_pointer(const std::vector<Problem>& problems, const std::string& pointer) {
   return test::has_problem_at(problems, pointer);
@@ -32,7 +27,7 @@ bool has_pointer(const std::vector<Problem>& problems, const std::string& pointe
 TEST_SUITE_BEGIN("scenario");
 
 TEST_CASE("loader: the GPT-2 100B / 16 x p4d paper scenario") {
-  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
+  const Scenario s = load_scenario_file(test::source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
   CHECK(s.name == "gpt2-100b-16xp4d");
   CHECK(s.cluster.machines == 16);
   CHECK(s.cluster.gpus_per_machine == 8);                        // from the p4d preset
@@ -60,7 +55,7 @@ TEST_CASE("loader: the GPT-2 100B / 16 x p4d paper scenario") {
 }
 
 TEST_CASE("loader: the GPT-2 40B / 16 x p3dn paper scenario") {
-  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-40b-16xp3dn.json"));
+  const Scenario s = load_scenario_file(test::source_path("scenarios/paper/gpt2-40b-16xp3dn.json"));
   CHECK(s.cluster.instance == "p3dn.24xlarge");
   CHECK(s.cluster.network_bandwidth == 1.25e10);                 // 100 Gbps / 8
   CHECK(s.cluster.cpu_memory_bytes == 768.0 * 1024 * 1024 * 1024);
@@ -71,7 +66,7 @@ TEST_CASE("loader: the GPT-2 40B / 16 x p3dn paper scenario") {
 TEST_CASE("loader: every example scenario loads") {
   namespace fs = std::filesystem;
   int count = 0;
-  for (const auto& entry : fs::directory_iterator(source_path("scenarios/examples"))) {
+  for (const auto& entry : fs::directory_iterator(test::source_path("scenarios/examples"))) {
     if (entry.path().extension() != ".json") continue;
     CAPTURE(entry.path().string());
     CHECK_NOTHROW(load_scenario_file(entry.path().string()));
@@ -83,20 +78,20 @@ TEST_CASE("loader: every example scenario loads") {
 TEST_CASE("loader: replica groups are asked of torchft and just-in-time only") {
   // 3 machines cannot be split into 2 replica groups of equal size. A remote-periodic job keeps
   // no replica groups, so it loads; torchft and just-in-time are told to divide the machines.
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["cluster"]["machines"] = 3;
   doc["strategy"] = {{"kind", "remote-periodic"}, {"interval", "3h"}};
-  CHECK(problems_of(doc).empty());
+  CHECK(test::scenario_problems(doc).empty());
   for (const char* kind : {"torchft", "just-in-time"}) {
     CAPTURE(kind);
     doc["strategy"] = {{"kind", kind}, {"replica_groups", 2}};
     if (std::string(kind) == "just-in-time") doc["strategy"]["interval"] = "3h";
-    CHECK(has_pointer(problems_of(doc), "/strategy/replica_groups"));
+    CHECK(has_pointer(test::scenario_problems(doc), "/strategy/replica_groups"));
   }
 }
 
 TEST_CASE("loader: explicit fields override preset fields") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["cluster"]["cpu_memory"] = "2TB";
   doc["model"]["layers"] = 62;
   const Scenario s = load_scenario_json(doc, "override.json", ".");
@@ -112,7 +107,7 @@ TEST_CASE("loader: explicit fields override preset fields") {
 }
 
 TEST_CASE("loader: a Llama preset keeps its published count unless the shape is edited") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["model"] = {{"preset", "llama2-70b"}};
   CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 68'976'648'192.0);
   doc["model"]["layers"] = 40;
@@ -124,7 +119,7 @@ TEST_CASE("loader: a Llama preset keeps its published count unless the shape is 
 }
 
 TEST_CASE("loader: model.dropout comes from the preset unless written; cross_entropy defaults to Megatron's") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   CHECK(load_scenario_json(doc, "x.json", ".").model.dropout == 0.1);  // gpt2-100b
   CHECK(load_scenario_json(doc, "x.json", ".").training.cross_entropy == CrossEntropyKind::megatron_fp32);
   doc["model"] = {{"preset", "llama2-70b"}};
@@ -137,7 +132,7 @@ TEST_CASE("loader: model.dropout comes from the preset unless written; cross_ent
 }
 
 TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["strategy"] = {{"kind", "remote-highfreq"}};
   const Scenario s = load_scenario_json(doc, "dir/highfreq.json", ".");
   CHECK(s.name == "highfreq");  // the file name without extension
@@ -151,18 +146,18 @@ TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
 }
 
 TEST_CASE("loader: parameters of another kind are accepted and ignored") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   // 3 replicas do not divide 16 machines under group placement, but remote-periodic keeps no
   // in-memory replicas, so the placement is never built.
   doc["strategy"] = {{"kind", "remote-periodic"}, {"replicas", 3}, {"interval", "2h"}};
   const Scenario s = load_scenario_json(doc, "x.json", ".");
   CHECK(s.strategy.interval == hours(2));
   doc["strategy"]["kind"] = "gemini";
-  CHECK(has_pointer(problems_of(doc), "/strategy/placement"));
+  CHECK(has_pointer(test::scenario_problems(doc), "/strategy/placement"));
 }
 
 TEST_CASE("loader: alternative spellings") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["seed"] = 42;                                 // top-level seed
   doc["failures"]["replacement"] = "6min";          // a bare duration = fixed
   doc["strategy"]["persistent_interval"] = "never";
@@ -179,18 +174,18 @@ TEST_CASE("loader: alternative spellings") {
 }
 
 TEST_CASE("loader: a relative trace path resolves against the scenario's folder") {
-  const Scenario s = load_scenario_file(source_path("scenarios/examples/p4d-gemini-trace.json"));
+  const Scenario s = load_scenario_file(test::source_path("scenarios/examples/p4d-gemini-trace.json"));
   const std::filesystem::path trace(s.failures.trace_file);
   CHECK(trace.is_absolute());
-  CHECK(std::filesystem::equivalent(trace, source_path("traces/example-failures.csv")));
+  CHECK(std::filesystem::equivalent(trace, test::source_path("traces/example-failures.csv")));
 }
 
 TEST_CASE("loader: every problem is reported at once") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["cluster"]["machines"] = "sixteen";       // wrong type
   doc["storage"]["bandwidth"] = "20Gbs";        // bad unit
   doc["strategy"]["replica"] = 2;               // unknown key
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 3);
   CHECK(has_pointer(problems, "/cluster/machines"));
   CHECK(has_pointer(problems, "/storage/bandwidth"));
@@ -199,11 +194,11 @@ TEST_CASE("loader: every problem is reported at once") {
 }
 
 TEST_CASE("loader: problems say what was expected and what was found") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["strategy"]["kind"] = "lazy";
   doc.erase("storage");
   doc["cluster"]["bogus"] = true;
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 3);
   for (const auto& p : problems) {
     CAPTURE(format_problem(p));
@@ -227,12 +222,12 @@ const Problem* problem_at(const std::vector<Problem>& problems, const std::strin
 }  // namespace
 
 TEST_CASE("loader: a misspelt key or name is answered with the closest one") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["training"]["micro_bach"] = 4;          // one letter dropped from micro_batch
   doc["strategy"]["kind"] = "gemni";          // one letter dropped from gemini
   doc["cluster"]["network"]["topology"] = "leaf-spin";
   doc["failures"]["process"] = "Exponential";  // case alone differs: the same name, different case
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 4);
   CHECK(problem_at(problems, "/training/micro_bach")->found == "unknown key \"micro_bach\" (did you mean \"micro_batch\"?)");
   CHECK(problem_at(problems, "/strategy/kind")->found == "\"gemni\" (did you mean \"gemini\"?)");
@@ -241,21 +236,21 @@ TEST_CASE("loader: a misspelt key or name is answered with the closest one") {
 }
 
 TEST_CASE("loader: two names equally close are both offered, a far one none") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   // "gpt2-100" is one edit from "gpt2-10b" (substitute) and from "gpt2-100b" (insert).
   doc["model"]["preset"] = "gpt2-100";
   doc["strategy"]["kind"] = "checkpoint-everything";  // no name within a third of its length
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   CHECK(problem_at(problems, "/model/preset")->found == "\"gpt2-100\" (did you mean \"gpt2-10b\" or \"gpt2-100b\"?)");
   CHECK(problem_at(problems, "/strategy/kind")->found == "\"checkpoint-everything\"");
 }
 
 TEST_CASE("loader: a missing required field says how to write it; a misspelling of it is the one message") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["storage"].erase("bandwidth");
   doc["training"].erase("serialization_bandwidth");
   doc["training"]["serialisation_bandwidth"] = "930MB/s";  // British spelling: one substitution
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 2);
   CHECK(problem_at(problems, "/storage/bandwidth")->found ==
         "nothing (no default; write it as \"storage\": {\"bandwidth\": \"400Gbps\"})");
@@ -268,27 +263,28 @@ TEST_CASE("loader: a missing required field says how to write it; a misspelling 
 TEST_CASE("loader: a misspelt preset is reported alone, not with what its unset fields imply") {
   // Without the instance, gpu_peak_flops, network_bandwidth, ... stay 0, which would make the
   // clock checks refuse an infinite iteration: those are consequences, not the user's mistake.
-  for (const auto& [pointer, value] : std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [bound_pointer, value] : std::vector<std::pair<std::string, std::string>>{
            {"/cluster/instance", "p4d.24xlrge"}, {"/model/preset", "gpt2-100c"}, {"/cluster/gpu", "h100-sxm"}}) {
+    const std::string pointer = bound_pointer;  // a copy: clang 14 cannot capture a binding in CAPTURE
     CAPTURE(pointer);
-    json doc = minimal();
+    json doc = test::minimal_scenario_document();
     doc[json::json_pointer(pointer)] = value;
-    const auto problems = problems_of(doc);
+    const auto problems = test::scenario_problems(doc);
     REQUIRE(problems.size() == 1);
     CHECK(problems.front().pointer == pointer);
   }
 }
 
 TEST_CASE("loader: unknown keys with JSON-pointer characters are escaped") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["run"]["a/b~c"] = 1;
-  const auto problems = problems_of(doc);
+  const auto problems = test::scenario_problems(doc);
   CHECK(has_pointer(problems, "/run/a~1b~0c"));
 }
 
 TEST_CASE("loader: file-level problems") {
-  CHECK_THROWS_AS(load_scenario_file(source_path("scenarios/invalid/no-such-file.json")), InputError);
-  CHECK_THROWS_AS(load_scenario_file(source_path("scenarios/invalid")), InputError);  // a folder
+  CHECK_THROWS_AS(load_scenario_file(test::source_path("scenarios/invalid/no-such-file.json")), InputError);
+  CHECK_THROWS_AS(load_scenario_file(test::source_path("scenarios/invalid")), InputError);  // a folder
 }
 
 TEST_SUITE_END();
@@ -296,7 +292,7 @@ TEST_SUITE_END();
 TEST_SUITE_BEGIN("scenario");
 
 TEST_CASE("loader: CPU memory must hold two buffers of every shard a machine stores") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["cluster"]["machines"] = 4;
   doc["model"]["parameters"] = 1e9;
   // Shard = 1e9 x 12 B / 4 machines = 3e9 B; group placement with m = 2 stores 2 shards per
@@ -304,20 +300,20 @@ TEST_CASE("loader: CPU memory must hold two buffers of every shard a machine sto
   doc["cluster"]["cpu_memory"] = "12GB";
   CHECK_NOTHROW(load_scenario_json(doc, "x.json", "."));
   doc["cluster"]["cpu_memory"] = "11.9GB";
-  CHECK(has_pointer(problems_of(doc), "/cluster/cpu_memory"));
+  CHECK(has_pointer(test::scenario_problems(doc), "/cluster/cpu_memory"));
   // Baselines keep no in-memory replicas: the same memory is fine for them.
   doc["strategy"]["kind"] = "remote-periodic";
   CHECK_NOTHROW(load_scenario_json(doc, "x.json", "."));
 }
 
 TEST_CASE("loader: mixed placement fits any replica count up to the machine count") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["cluster"]["machines"] = 7;
   doc["strategy"] = {{"kind", "in-memory-blocking"}, {"replicas", 3}, {"placement", "mixed"}};
   const Scenario s = load_scenario_json(doc, "x.json", ".");
   CHECK(s.strategy.placement == PlacementScheme::mixed);
   doc["strategy"]["placement"] = "group";  // 3 does not divide 7
-  CHECK(has_pointer(problems_of(doc), "/strategy/placement"));
+  CHECK(has_pointer(test::scenario_problems(doc), "/strategy/placement"));
 }
 
 TEST_SUITE_END();
@@ -356,12 +352,12 @@ TEST_CASE("loader: a duration written as seconds passes the same checks as a uni
   for (const char* pointer : {"/strategy/persistent_interval", "/run/duration", "/failures/detection",
                               "/failures/restart", "/failures/replacement"}) {
     CAPTURE(pointer);
-    json as_number = minimal();
+    json as_number = test::minimal_scenario_document();
     as_number[json::json_pointer(pointer)] = 5e9;
-    json as_string = minimal();
+    json as_string = test::minimal_scenario_document();
     as_string[json::json_pointer(pointer)] = "57870.4d";
-    const auto number_problems = problems_of(as_number);
-    const auto string_problems = problems_of(as_string);
+    const auto number_problems = test::scenario_problems(as_number);
+    const auto string_problems = test::scenario_problems(as_string);
     REQUIRE(number_problems.size() == 1);
     REQUIRE(string_problems.size() == 1);
     CHECK(number_problems[0].pointer == pointer);
@@ -369,27 +365,27 @@ TEST_CASE("loader: a duration written as seconds passes the same checks as a uni
     CHECK(number_problems[0].expected.find("at most 100 years") != std::string::npos);
   }
   // Exactly 100 years of seconds is a duration (the bound is inclusive).
-  json edge = minimal();
+  json edge = test::minimal_scenario_document();
   edge["failures"]["detection"] = 3'155'760'000.0;
-  CHECK(problems_of(edge).empty());
+  CHECK(test::scenario_problems(edge).empty());
   // A cause's own detection reads through the same path.
-  json cause = minimal();
+  json cause = test::minimal_scenario_document();
   cause["failures"]["causes"] = json::parse(R"([{"name": "gpu", "share": 1, "outcome": "hardware", "detection": 9e9}])");
-  const auto problems = problems_of(cause);
+  const auto problems = test::scenario_problems(cause);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].pointer == "/failures/causes/0/detection");
   CHECK(problems[0].expected.find("at most 100 years") != std::string::npos);
 }
 
 TEST_CASE("loader: an integer beyond its field's type states the field's maximum") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["strategy"]["every_iterations"] = 2147483648LL;  // 2^31, one beyond an int
-  auto problems = problems_of(doc);
+  auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].expected.find("at most 2147483647") != std::string::npos);
-  doc = minimal();
+  doc = test::minimal_scenario_document();
   doc["failures"]["causes"] = json::parse(R"([{"name": "gpu", "share": 1e300, "outcome": "hardware"}])");
-  problems = problems_of(doc);
+  problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].expected.find("at most 1e+12") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/source_path.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
@@ -16,8 +17,6 @@ using namespace ckptsim;
 using nlohmann::json;
 
 namespace {
-
-std::string source_path(const std::string& relative) { return std::string(CKPTSIM_SOURCE_ROOT) + "/" + relative; }
 
 /// Every table field of `a` equals the same field of `b` (exactly: no tolerance).
 void check_same_fields(Scenario a, Scenario b) {
@@ -50,7 +49,7 @@ TEST_SUITE_BEGIN("scenario");
 TEST_CASE("effective JSON: bundled scenarios round-trip") {
   namespace fs = std::filesystem;
   for (const char* folder : {"scenarios/paper", "scenarios/examples"}) {
-    for (const auto& entry : fs::directory_iterator(source_path(folder))) {
+    for (const auto& entry : fs::directory_iterator(test::source_path(folder))) {
       if (entry.path().extension() != ".json") continue;
       if (entry.path().filename() == "figures.json") continue;  // scripts/reproduce-paper's figure list
       CAPTURE(entry.path().string());
@@ -91,7 +90,7 @@ TEST_CASE("effective JSON: awkward values round-trip exactly") {
 }
 
 TEST_CASE("effective JSON: every field is explicit, in input units") {
-  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
+  const Scenario s = load_scenario_file(test::source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
   const json e = effective_scenario_json(s);
   for (const Field& f : scenario_fields()) {
     if (f.presence == Presence::alias || f.presence == Presence::optional) continue;
@@ -117,7 +116,7 @@ TEST_CASE("scenario hash: FNV-1a 64 test vectors") {
 }
 
 TEST_CASE("scenario hash: 16 hex digits, stable, sensitive to any field") {
-  const Scenario s = load_scenario_file(source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
+  const Scenario s = load_scenario_file(test::source_path("scenarios/paper/gpt2-100b-16xp4d.json"));
   const std::string h = scenario_hash(s);
   CHECK(h.size() == 16);
   CHECK(h.find_first_not_of("0123456789abcdef") == std::string::npos);

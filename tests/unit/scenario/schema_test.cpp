@@ -21,10 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-json minimal() { return test::minimal_scenario_document(); }
-
-std::vector<Problem> problems_of(const json& doc) { return test::scenario_problems(doc); }
-
 /// The schema of the property at an RFC 6901 pointer of the scenario ("/strategy/kind"),
 /// through the object branch where a value may also be written otherwise (/failures/replacement).
 const nlohmann::ordered_json& property(const nlohmann::ordered_json& schema, const std::string& pointer) {
@@ -57,24 +53,24 @@ bool matches(const nlohmann::ordered_json& property_schema, const std::string& t
 TEST_SUITE_BEGIN("scenario");
 
 TEST_CASE("loader: a top-level \"$schema\" string is accepted and ignored") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["$schema"] = "../../docs/scenario.schema.json";
   const Scenario with = load_scenario_json(doc, "test.json", ".");
-  const Scenario without = load_scenario_json(minimal(), "test.json", ".");
+  const Scenario without = load_scenario_json(test::minimal_scenario_document(), "test.json", ".");
   // The key changes nothing: the effective scenarios hash alike.
   CHECK(scenario_hash(with) == scenario_hash(without));
 }
 
 TEST_CASE("loader: \"$schema\" must be a string, and only at the top level") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["$schema"] = 5;
-  auto problems = problems_of(doc);
+  auto problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].pointer == "/$schema");
 
-  doc = minimal();
+  doc = test::minimal_scenario_document();
   doc["strategy"]["$schema"] = "x";
-  problems = problems_of(doc);
+  problems = test::scenario_problems(doc);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0].pointer == "/strategy/$schema");
 }
@@ -88,7 +84,7 @@ TEST_CASE("schema: an $id that names it wherever it is installed") {
 }
 
 TEST_CASE("rebase_relative_paths: a copy in another folder names the same schema and trace") {
-  json doc = minimal();
+  json doc = test::minimal_scenario_document();
   doc["$schema"] = "../../docs/scenario.schema.json";
   doc["failures"]["trace"] = "traces/x.csv";
   // From /repo/scenarios/paper to /repo: /repo/scenarios/paper/../../docs is /repo/docs, which
@@ -109,8 +105,8 @@ TEST_CASE("rebase_relative_paths: a copy in another folder names the same schema
 
 TEST_CASE("loader: a scenario without \"name\" is named after its file") {
   // The bundled scenarios write no name, so a copy takes the copy's file name.
-  CHECK(load_scenario_json(minimal(), "/tmp/my-cluster.json", ".").name == "my-cluster");
-  json doc = minimal();
+  CHECK(load_scenario_json(test::minimal_scenario_document(), "/tmp/my-cluster.json", ".").name == "my-cluster");
+  json doc = test::minimal_scenario_document();
   doc["name"] = "written";
   CHECK(load_scenario_json(doc, "/tmp/my-cluster.json", ".").name == "written");
 }

@@ -18,7 +18,7 @@ using ckptsim::test::small_paper_base;
 
 namespace {
 
-const std::string kPaper = std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-100b-16xp4d.json";
+const std::string kPaperScenario = std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-100b-16xp4d.json";
 
 }  // namespace
 
@@ -67,7 +67,7 @@ TEST_CASE("evaluate: points that differ only where the iteration model does not 
 }
 
 TEST_CASE("evaluate: the cost key changes with what the iteration model reads, not with the rest") {
-  const Scenario base = load_scenario_file(kPaper);
+  const Scenario base = load_scenario_file(kPaperScenario);
   const std::string key = iteration_cost_key(base);
   Scenario s = base;
   s.failures.rate *= 2;

@@ -9,7 +9,7 @@ using namespace ckptsim;
 
 namespace {
 
-GpuWork busy_for(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
+GpuWork busy_ms(double ms) { return {ComputePass::memory_bound, ComputePart::none, ms * 1e6}; }
 
 // Runs a hand-written program on the tiny cluster (HBM 1e9 B/s for the busy_for uses, 1e9 B/s
 // NICs, ring latency `latency` per step) and fills the model as simulate_iteration would.
@@ -39,11 +39,11 @@ TEST_CASE("network-silent time exceeds the profiler's idle time by exactly the c
   //   silent:   busy [1.2, 2.2], idle [0, 1.2] + [2.2, 3] = 2.0 ms.
   // The difference, 0.2 ms, is the RS's wait for its peer.
   StreamProgram p;
-  p.compute(busy_for(1), TaskCategory::backward, {});
+  p.compute(busy_ms(1), TaskCategory::backward, {});
   p.marker(Stream::reduce, {Stream::compute});
   p.collective(CollectiveKind::reduce_scatter, Group::data_parallel, 2e6, Cause::bandwidth, TaskCategory::reduce_scatter,
                {Stream::reduce});
-  p.compute(busy_for(2), TaskCategory::backward, {});
+  p.compute(busy_ms(2), TaskCategory::backward, {});
   const IterationModel m = model_of(std::move(p), microseconds(200));
   CHECK(m.run.makespan == milliseconds(3));
   CHECK(m.profile.idle_time(0) == microseconds(1800));
@@ -63,7 +63,7 @@ TEST_CASE("two collectives back to back: the peers' waits of both, and none betw
   p.collective(CollectiveKind::all_gather, Group::data_parallel, 2e6, Cause::bandwidth, TaskCategory::all_gather, {});
   const int ag2 = p.collective(CollectiveKind::all_gather, Group::data_parallel, 2e6, Cause::bandwidth, TaskCategory::all_gather, {});
   p.marker(Stream::compute, {}, {ag2});
-  p.compute(busy_for(1), TaskCategory::forward, {});
+  p.compute(busy_ms(1), TaskCategory::forward, {});
   const IterationModel m = model_of(std::move(p), microseconds(300));
   CHECK(m.run.makespan == microseconds(3600));
   CHECK(m.profile.idle_time(0) == milliseconds(1));
@@ -81,11 +81,11 @@ TEST_CASE("exposed time by cause: an on-demand gather, then a host held by an in
   StreamProgram p;
   const int ag1 = p.collective(CollectiveKind::all_gather, Group::data_parallel, 4e6, Cause::on_demand_gather, TaskCategory::all_gather, {});
   p.marker(Stream::compute, {}, {ag1});
-  const int c1 = p.compute(busy_for(1), TaskCategory::forward, {});
+  const int c1 = p.compute(busy_ms(1), TaskCategory::forward, {});
   p.host_wait(c1, Cause::in_flight_limit);
   const int ag2 = p.collective(CollectiveKind::all_gather, Group::data_parallel, 2e6, Cause::on_demand_gather, TaskCategory::all_gather, {});
   p.marker(Stream::compute, {}, {ag2});
-  p.compute(busy_for(1), TaskCategory::forward, {});
+  p.compute(busy_ms(1), TaskCategory::forward, {});
   const IterationModel m = model_of(std::move(p), SimTime::zero());
   const IterationBreakdown b = breakdown(m);
   CHECK(m.run.makespan == milliseconds(5));
@@ -104,7 +104,7 @@ TEST_CASE("a host wait on an earlier gather counts what came before it as the wa
   p.host_wait(ag1, Cause::host_sync);
   const int ag2 = p.collective(CollectiveKind::all_gather, Group::data_parallel, 2e6, Cause::on_demand_gather, TaskCategory::all_gather, {});
   p.marker(Stream::compute, {}, {ag2});
-  p.compute(busy_for(1), TaskCategory::forward, {});
+  p.compute(busy_ms(1), TaskCategory::forward, {});
   const IterationBreakdown b = breakdown(model_of(std::move(p), SimTime::zero()));
   CHECK(b.exposed_by(Cause::host_sync) == milliseconds(4));
   CHECK(b.exposed_by(Cause::on_demand_gather) == milliseconds(1));

@@ -298,11 +298,13 @@ Episodes episodes_of(const Scenario& s, const CycleInputs& in, AnalyticPredictio
       continue;
     }
     const double blocked = standby > 0 ? standby_blocking(standby, offered, fc.machines) : 1.0;
+    // Without a free standby the restart may be another tier's (restart tiers: a new job).
+    const double base_blocked = fc.detection_s + fc.restart_no_standby_s();
     atoms.push_back({base + in.rho_hw, share * (1.0 - blocked), in.rho_hw});
     for (double d : delay.values)
-      atoms.push_back({base + d + in.rho_hw, share * blocked / static_cast<double>(delay.values.size()), in.rho_hw});
+      atoms.push_back({base_blocked + d + in.rho_hw, share * blocked / static_cast<double>(delay.values.size()), in.rho_hw});
     hardware_mass += share;
-    hardware_length += share * (base + in.rho_hw + blocked * delay.mean);
+    hardware_length += share * ((1.0 - blocked) * base + blocked * base_blocked + in.rho_hw + blocked * delay.mean);
   }
   Episodes e{ResidualLaw(atoms, lam)};
   e.mean_service = e.law.mean();
@@ -714,6 +716,7 @@ namespace {
 Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   Prepared out;
   out.mix = failure_mix(scenario);
+  apply_restart_tiers(out.mix, scenario, costs.iteration_time.seconds());
   out.ok = out.mix.available;
   if (!out.ok) {
     out.base.reason = out.mix.reason;

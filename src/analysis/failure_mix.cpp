@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/failure/restart_tiers.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim {
@@ -133,9 +134,9 @@ FailureMix failure_mix(const Scenario& s) {
   double hardware_share = f.hardware_fraction;
   if (f.causes.causes.empty()) {
     mix.classes.push_back({"software", mix.machine_rate * (1.0 - f.hardware_fraction), false, f.detection.seconds(),
-                           f.restart.seconds(), 1, false});
+                           f.restart.seconds(), 1, false, std::nullopt});
     mix.classes.push_back({"hardware", mix.machine_rate * f.hardware_fraction, true, f.detection.seconds(),
-                           f.restart.seconds(), 1, false});
+                           f.restart.seconds(), 1, false, std::nullopt});
   } else {
     double all = 0;
     double hw = 0;
@@ -147,7 +148,7 @@ FailureMix failure_mix(const Scenario& s) {
     for (const auto& c : f.causes.causes)
       mix.classes.push_back({c.name, all > 0 ? mix.machine_rate * c.share / all : 0.0, c.hardware,
                              c.detection.value_or(f.detection).seconds(), c.restart.value_or(f.restart).seconds(), 1,
-                             false});
+                             false, std::nullopt});
   }
   mix.machine_hardware_rate = mix.machine_rate * hardware_share;
   mix.base_hardware_rate_per_machine = per_machine * hardware_share;
@@ -160,9 +161,9 @@ FailureMix failure_mix(const Scenario& s) {
     const double rate = std::ceil(nd / d.machines) * d.rate;
     const int size = std::min(d.machines, n);
     mix.classes.push_back({std::string(kKindNames[k]) + " (software)", rate * (1.0 - d.hardware_fraction), false,
-                           f.detection.seconds(), f.restart.seconds(), size, true});
+                           f.detection.seconds(), f.restart.seconds(), size, true, std::nullopt});
     mix.classes.push_back({std::string(kKindNames[k]) + " (hardware)", rate * d.hardware_fraction, true,
-                           f.detection.seconds(), f.restart.seconds(), size, true});
+                           f.detection.seconds(), f.restart.seconds(), size, true, std::nullopt});
     mix.domain_hardware_rate_per_machine += d.rate * d.hardware_fraction;
   }
   std::erase_if(mix.classes, [](const FailureClass& c) { return !(c.rate > 0); });
@@ -190,6 +191,26 @@ FailureMix failure_mix(const Scenario& s) {
     mix.notes.push_back("cause table with per-cause detection / restart: episode lengths use each cause's times; the "
                         "time breakdown's restart and the software-episode terms use their rate-weighted means");
   return mix;
+}
+
+void apply_restart_tiers(FailureMix& mix, const Scenario& scenario, double iteration_s) {
+  const RestartTierSpec& spec = scenario.failures.restart_tiers;
+  if (!spec.enabled || !mix.available) return;
+  const SimTime t = SimTime::from_seconds(iteration_s);
+  const auto latency = [&](RestartTier tier, double cause_restart_s) {
+    return restart_latency(spec, tier, SimTime::from_seconds(cause_restart_s), t).seconds();
+  };
+  double weighted = 0;
+  for (auto& c : mix.classes) {
+    const double r = c.restart_s;
+    const FaultClass k = fault_class(c.hardware, false);
+    c.restart_s = latency(restart_tier(spec, k, true, SimTime::zero(), SimTime::zero()), r);
+    if (c.hardware) c.restart_without_standby_s = latency(RestartTier::new_job, r);
+    weighted += c.rate * c.restart_s;
+  }
+  if (mix.total_rate > 0) mix.mean_restart_s = weighted / mix.total_rate;
+  mix.notes.push_back("restart tiers: each class restarts at its tier's latency (failure/restart_tiers.hpp); a hardware "
+                      "failure without a free standby restarts in a new job");
 }
 
 double replacement_excess_s(const ReplacementSpec& r, double x) {

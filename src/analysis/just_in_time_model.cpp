@@ -11,7 +11,8 @@
 namespace ckptsim {
 
 AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts& c) {
-  const FailureMix mix = failure_mix(s);
+  FailureMix mix = failure_mix(s);
+  apply_restart_tiers(mix, s, c.iteration_time.seconds());
   AnalyticPrediction p = first_order_start(mix, "just-in-time: first-order model (analysis/just_in_time_model.hpp); the "
                                                 "fallback to the periodic checkpoint and failures during an episode are left out");
   if (!p.available) return p;
@@ -36,7 +37,9 @@ AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts&
   double detection = 0;
   for (const auto& fc : mix.classes) {
     rate += fc.rate;
-    down += fc.rate * (fc.detection_s + save + (fc.hardware ? excess : 0.0) + retrieval + fc.restart_s);
+    const double restart =
+        fc.hardware ? (1.0 - blocking) * fc.restart_s + blocking * fc.restart_no_standby_s() : fc.restart_s;
+    down += fc.rate * (fc.detection_s + save + (fc.hardware ? excess : 0.0) + retrieval + restart);
     detection += fc.rate * fc.detection_s;
   }
   // Segments are Exp(Lambda) and restart the periodic phase; episodes are M/G/inf busy periods.

@@ -34,6 +34,8 @@ bool machine_rate(const Scenario& s, double& rate, double& hardware, std::vector
   if (std::any_of(s.failures.causes.causes.begin(), s.failures.causes.causes.end(),
                   [](const FailureCauseSpec& c) { return c.detection.has_value() || c.restart.has_value(); }))
     omitted.push_back("per-cause detection and restart times (the multi-level model uses failures.detection / restart)");
+  if (s.failures.restart_tiers.enabled)
+    omitted.push_back("restart tiers (the multi-level model restarts in failures.restart)");
   return true;
 }
 

@@ -8,6 +8,7 @@
 #include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/analysis/first_order.hpp"
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/restart_tiers.hpp"
 
 namespace ckptsim {
 namespace {
@@ -36,7 +37,8 @@ struct Loss {
 }  // namespace
 
 AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
-  const FailureMix mix = failure_mix(s);
+  FailureMix mix = failure_mix(s);
+  apply_restart_tiers(mix, s, c.iteration_time.seconds());
   AnalyticPrediction p = first_order_start(mix, "torchft: first-order per-step model (analysis/per_step_model.hpp); "
                                                 "overlapping outages and every group out at once are left out");
   if (!p.available) return p;
@@ -52,7 +54,12 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   const double to = c.step_timeout.seconds();
   const auto wait_after = [&](double detection) { return std::max(hb, std::min(detection, to)); };
   const double hang_share = std::clamp(f.hangs.fraction, 0.0, 1.0);
-  const double hang_wait = wait_after(hang_detection(f.hangs, c.iteration_time).seconds());
+  const SimTime in_job_hang = hang_detection(f.hangs, c.iteration_time);
+  const double hang_wait =
+      wait_after((f.restart_tiers.enabled ? tiered_hang_detection(f.restart_tiers, in_job_hang) : in_job_hang).seconds());
+  if (f.restart_tiers.enabled && hang_share > 0)
+    p.omitted_terms.push_back("restart tiers: a hang restarts at its class's crash latency here (the run model gives it "
+                              "the hang tier's)");
   const double misdiagnosis = f.misdiagnosis.fraction > 0 && f.misdiagnosis.fraction < 1 ? 1.0 / (1.0 - f.misdiagnosis.fraction) : 1.0;
 
   struct Class {
@@ -61,11 +68,13 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
     double wait;
     double restart;
     int machines;
+    double restart_no_standby;
   };
   std::vector<Class> classes;
   for (const auto& fc : mix.classes)
     classes.push_back({fc.rate * (fc.hardware ? misdiagnosis : 1.0), fc.hardware,
-                       (1.0 - hang_share) * wait_after(fc.detection_s) + hang_share * hang_wait, fc.restart_s, fc.machines});
+                       (1.0 - hang_share) * wait_after(fc.detection_s) + hang_share * hang_wait, fc.restart_s, fc.machines,
+                       fc.restart_no_standby_s()});
   // Stragglers (fault_model.hpp's closed form): the slow share of the time, and evictions.
   double slow_share = 0;
   if (stragglers_modelled(f)) {
@@ -73,7 +82,15 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
     const double onsets = s.cluster.machines * f.stragglers.rate;
     const double kept = f.stragglers.eviction ? std::exp(-f.stragglers.eviction->seconds() / mu) : 0.0;
     slow_share = 1.0 - std::exp(-onsets * mu * (1.0 - kept));
-    if (f.stragglers.eviction) classes.push_back({onsets * kept, true, wait_after(0.0), f.restart.seconds(), 1});
+    if (f.stragglers.eviction) {
+      // An eviction restarts like a hardware failure of the scenario's restart R.
+      FailureMix eviction;
+      eviction.available = true;
+      eviction.classes.push_back({"straggler", onsets * kept, true, 0.0, f.restart.seconds(), 1, false, std::nullopt});
+      apply_restart_tiers(eviction, s, t);
+      const auto& e = eviction.classes.front();
+      classes.push_back({e.rate, true, wait_after(0.0), e.restart_s, 1, e.restart_no_standby_s()});
+    }
   }
 
   double hardware_load = 0;
@@ -88,7 +105,8 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
     const double share = groups - hit >= c.min_groups ? hit / groups : 1.0;
     loss.rate += k.rate;
     loss.wait += k.rate * k.wait;
-    loss.out += k.rate * share * ((k.hardware ? replacement : 0.0) + k.restart + heal);
+    const double restart = k.hardware ? (1.0 - blocking) * k.restart + blocking * k.restart_no_standby : k.restart;
+    loss.out += k.rate * share * ((k.hardware ? replacement : 0.0) + restart + heal);
   }
   const double speed = 1.0 - (1.0 - f.stragglers.speed) * slow_share;
   const double up = std::max(0.0, 1.0 - loss.wait - loss.out);

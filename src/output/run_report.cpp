@@ -161,6 +161,10 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   row("recoveries: peer", "recoveries.peer", 2);
   row("recoveries: storage", "recoveries.storage", 2);
   row("recoveries: scratch", "recoveries.scratch", 2);
+  // Restart tiers (failure/restart_tiers.hpp): only runs with them carry these metrics.
+  row("restarts: in-process", "restarts.in_process", 2);
+  row("restarts: in-job", "restarts.in_job", 2);
+  row("restarts: new job", "restarts.new_job", 2);
   // Per failure of the replicas that failed; with no failure in any replica it has no value (NA,
   // as in the CSV), not 0.
   const auto mean_of = [&](const char* key) {

@@ -17,6 +17,7 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/restart_tiers.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/run/group_outages.hpp"
 #include "ckptsim/run/interval_policy.hpp"
@@ -93,7 +94,10 @@ class ReplicaSimulation {
         memory_health_(holders),
         replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)),
         slow_(s.failures, s.cluster.machines, s.run.seed, replica),
-        hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)) {
+        tiers_(s.failures.restart_tiers.enabled ? &s.failures.restart_tiers : nullptr),
+        in_job_hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)),
+        hang_detection_(tiers_ != nullptr ? tiered_hang_detection(*tiers_, in_job_hang_detection_)
+                                          : in_job_hang_detection_) {
     failures_ = with_fault_model(
         make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace}), s.failures,
         s.cluster.machines, s.run.seed, replica);
@@ -108,6 +112,7 @@ class ReplicaSimulation {
       jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c.replica_groups));
       jit_failed_.assign(static_cast<std::size_t>(jit_positions_), 0);
     }
+    result_.restart_tiers = tiers_ != nullptr;
     result_.causes = causes;
     result_.failures_by_cause.assign(causes_.size(), 0);
     result_.lost_by_cause.assign(causes_.size(), SimTime::zero());
@@ -304,16 +309,18 @@ class ReplicaSimulation {
     ++result_.episodes;
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
     const SimTime detected = saturating_add(f.time, per_step_wait(f));
-    const SimTime restart = causes_[static_cast<std::size_t>(f.cause)].restart;
     SimTime ready = detected;
+    bool spare = true;
     if (f.type == FailureType::hardware) {
       ++result_.hardware_failures;
       replacements_ready_ = SimTime::zero();
-      for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
+      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = replace_machine(j, f.time, detected) && spare;
       ready = std::max(ready, replacements_ready_);
     } else {
       ++result_.software_failures;
     }
+    const auto [tier, restart] = restart_of(f, spare);
+    if (tiers_ != nullptr) ++result_.restarts_by_tier[static_cast<std::size_t>(tier)];
     const SimTime rejoin = saturating_add(saturating_add(ready, restart), c_.heal);
     const int first = std::min(out.groups() - 1, f.machine / per_group);
     const int last = std::min(out.groups() - 1, (f.machine + f.machines - 1) / per_group);
@@ -397,19 +404,34 @@ class ReplicaSimulation {
     if (f.corruption) take_corruption(*f.corruption);
     mark_jit_positions(f);
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
-    episode_restart_ = std::max(episode_restart_, causes_[static_cast<std::size_t>(f.cause)].restart);
+    bool spare = true;
     if (f.type == FailureType::software) {
       ++result_.software_failures;
-      return;
+    } else {
+      ++result_.hardware_failures;
+      const SimTime detected = f.time + detection_of(f);
+      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = replace_machine(j, f.time, detected) && spare;
     }
-    ++result_.hardware_failures;
-    const SimTime detected = f.time + detection_of(f);
-    for (int j = f.machine; j < f.machine + f.machines; ++j) replace_machine(j, f.time, detected);
+    // The episode restarts once, at the highest tier and latency among its failures.
+    const auto [tier, restart] = restart_of(f, spare);
+    episode_restart_ = std::max(episode_restart_, restart);
+    episode_tier_ = std::max(episode_tier_, tier);
+  }
+
+  /// The restart tier and latency after failure f (`spare`: every lost machine found a free
+  /// standby): the cause's flat restart without restart tiers (failure/restart_tiers.hpp).
+  std::pair<RestartTier, SimTime> restart_of(const FailureEvent& f, bool spare) const {
+    const SimTime cause_restart = causes_[static_cast<std::size_t>(f.cause)].restart;
+    if (tiers_ == nullptr) return {RestartTier::in_job, cause_restart};
+    const RestartTier tier = restart_tier(*tiers_, fault_class(f.type == FailureType::hardware, f.hang), spare,
+                                          in_process_hang_detection(*tiers_), in_job_hang_detection_);
+    return {tier, restart_latency(*tiers_, tier, cause_restart, c_.iteration_time)};
   }
 
   /// Machine j's CPU memory is gone; a standby takes its place at detection if one is free,
-  /// else its replacement arrives one replacement delay after detection.
-  void replace_machine(int j, SimTime failed_at, SimTime detected) {
+  /// else its replacement arrives one replacement delay after detection. True when a standby
+  /// took its place.
+  bool replace_machine(int j, SimTime failed_at, SimTime detected) {
     ++result_.machines_replaced;
     memory_health_.lose(j);
     local_lost_ = true;
@@ -427,9 +449,10 @@ class ReplicaSimulation {
       --standby_free_;
       standby_returns_.push_back(saturating_add(detected, delay));
       replacements_ready_ = std::max(replacements_ready_, detected);
-    } else {
-      replacements_ready_ = std::max(replacements_ready_, saturating_add(detected, delay));
+      return true;
     }
+    replacements_ready_ = std::max(replacements_ready_, saturating_add(detected, delay));
+    return false;
   }
 
   /// A recovery from memory is `peer` when any machine's CPU memory is empty since the latest
@@ -602,6 +625,7 @@ class ReplicaSimulation {
   Outcome recover(const FailureEvent& first, SimTime end_time) {
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
+    episode_tier_ = RestartTier::in_process;
     episode_corruption_.reset();
     reset_jit_positions();
     ++result_.episodes;
@@ -651,6 +675,7 @@ class ReplicaSimulation {
         continue;
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
+      if (tiers_ != nullptr) ++result_.restarts_by_tier[static_cast<std::size_t>(episode_tier_)];
       if (c_.tier == CheckpointTier::just_in_time) {
         ++(jit ? result_.jit_recoveries : result_.jit_fallbacks);
         if (jit) persistent_ = target;  // the save is in storage now: a later fallback's newest
@@ -684,6 +709,7 @@ class ReplicaSimulation {
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
   SimTime episode_restart_;
+  RestartTier episode_tier_ = RestartTier::in_process;
   std::optional<Version> memory_;     ///< memory tier; multi-level: level 1
   std::optional<Version> partner_;    ///< multi-level: level 2
   std::optional<Version> persistent_;
@@ -695,7 +721,9 @@ class ReplicaSimulation {
   bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
   std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
   SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)
-  SimTime hang_detection_;
+  const RestartTierSpec* tiers_;        ///< restart tiers in force (nullptr: the causes' flat restart)
+  SimTime in_job_hang_detection_;       ///< the heartbeat / watchdog rule (fault_model.hpp)
+  SimTime hang_detection_;              ///< the rule in force (restart_tiers.hpp)
   /// A silent corruption: its onset's lineage and the newest states captured before it.
   struct Corruption {
     std::int64_t id = 0;

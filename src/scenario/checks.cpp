@@ -182,6 +182,15 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
   // never goes away (1 / (1 - f) failures per fault, fault_model.hpp).
   if (!any_bad(ctx, {"/failures/misdiagnosis/fraction"}) && s.failures.misdiagnosis.fraction >= 1.0)
     add(ctx, "/failures/misdiagnosis/fraction", "a fraction below 1 (with every diagnosis wrong a fault never goes away)");
+  // The in-process Wrapper refuses a monitor interval no shorter than its soft timeout
+  // (enforce_value(monitor_process_interval < soft_timeout), nvidia-resiliency-ext inprocess/wrap.py).
+  const RestartTierSpec& tiers = s.failures.restart_tiers;
+  if (!any_bad(ctx, {"/failures/restart_tiers/in_process/monitor_interval", "/failures/restart_tiers/in_process/soft_timeout"}) &&
+      tiers.monitor_interval >= tiers.soft_timeout)
+    add(ctx, "/failures/restart_tiers/in_process/monitor_interval",
+        fmt::format("a duration shorter than /failures/restart_tiers/in_process/soft_timeout ({}): the in-process "
+                    "Wrapper checks for progress more often than it times out",
+                    format_duration(tiers.soft_timeout)));
   if (s.failures.process == FailureProcessKind::trace && !any_bad(ctx, {"/failures/trace"}) && !s.failures.trace_file.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(s.failures.trace_file, ec))

@@ -20,6 +20,7 @@ std::vector<std::string> parallelism_names() { return names_of<Parallelism>(); }
 std::vector<std::string> recomputation_names() { return names_of<Recomputation>(); }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
 std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
+std::vector<std::string> restart_tier_names() { return names_of<RestartTier>(); }
 std::vector<std::string> engine_names() { return names_of<EngineKind>(); }
 std::vector<std::string> zero3_trace_names() { return names_of<Zero3Trace>(); }
 std::vector<std::string> fsdp_sharding_names() { return names_of<FsdpSharding>(); }
@@ -31,6 +32,8 @@ namespace {
 
 /// The fields only the megatron model reads are written into the effective scenario only there.
 bool megatron_only(const Scenario& s) { return s.training.parallelism == Parallelism::megatron; }
+/// The restart-tier fields likewise only when the tiers are on (scenarios without them keep their hash).
+bool restart_tiers_on(const Scenario& s) { return s.failures.restart_tiers.enabled; }
 
 std::vector<Field> make_fields() {
   using U = Unit;
@@ -352,6 +355,25 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.failures.silent_corruption.rate; }},
     {"/failures/silent_corruption/detection", U::duration, C::positive, P::defaulted, "from a corruption to its detection (loss spike, checksum); the run rolls back to a state before it",
      [](Scenario& s) -> FieldRef { return &s.failures.silent_corruption.detection; }},
+    // Restart tiers (failure/restart_tiers.hpp; nvidia-resiliency-ext defaults, docs/models.md).
+    {"/failures/restart_tiers/enabled", U::boolean, C::none, P::defaulted, "restart through the NVIDIA Resiliency Extension's tiers (in-process, in-job, new job) instead of the cause's flat restart",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.enabled; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/software", U::name, C::none, P::defaulted, "tier that restarts after a crash that leaves the machine intact",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.software; }, &restart_tier_names, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/hang", U::name, C::none, P::defaulted, "tier that restarts after a hang (in-process: found by the soft timeout, unless the in-job heartbeat finds it first)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.hang; }, &restart_tier_names, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/hardware", U::name, C::none, P::defaulted, "tier that restarts after a lost machine when a standby is free (in-process: a pre-initialized reserve worker); with none free, a new job",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.hardware; }, &restart_tier_names, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/in_process/latency", U::duration, C::non_negative, P::defaulted, "in-process restart beyond one iteration of pending CUDA kernels (Wrapper: destroy_process_group, last_call_wait, rank_assignment, barrier)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.in_process_latency; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/in_process/soft_timeout", U::duration, C::positive, P::defaulted, "in-process Wrapper soft_timeout: a rank without progress this long aborts and restarts",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.soft_timeout; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/in_process/monitor_interval", U::duration, C::non_negative, P::defaulted, "in-process Wrapper monitor_process_interval (a hang is found soft_timeout + this after its last progress)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.monitor_interval; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/in_job/latency", U::duration, C::non_negative, P::optional, "in-job restart: every worker restarts inside the job (default: the failure cause's restart)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.in_job_latency; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/new_job/overhead", U::duration, C::non_negative, P::defaulted, "a new scheduler job's time beyond an in-job restart (allocation, container start; site-specific, default 0)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.new_job_overhead; }, nullptr, {}, &restart_tiers_on},
 
     {"/run/duration", U::duration, C::positive, P::optional, "simulated wall-clock length (give duration or iterations)",
      [](Scenario& s) -> FieldRef { return &s.run.duration; }},

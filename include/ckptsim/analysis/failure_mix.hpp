@@ -38,6 +38,7 @@
 // the lemon quarantine (a machine's k-th failure within the window becomes hardware and its
 // replacement has the base rate), and the gamma model's rate spread under Weibull failures (the
 // mean multiplier is used there).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,10 @@ struct FailureClass {
   double restart_s = 0;
   int machines = 1;          ///< machines down per event (s_k for a domain kind)
   bool domain = false;       ///< a failure-domain event (else one machine)
+  /// Hardware classes under restart tiers: the restart when no standby is free (a new job);
+  /// nullopt = restart_s.
+  std::optional<double> restart_without_standby_s;
+  [[nodiscard]] double restart_no_standby_s() const { return restart_without_standby_s.value_or(restart_s); }
 };
 
 struct FailureMix {
@@ -81,6 +86,13 @@ struct FailureMix {
 
 /// The classes of `scenario`'s failure model; `available` false for trace-driven failures.
 [[nodiscard]] FailureMix failure_mix(const Scenario& scenario);
+
+/// Restart tiers (failure/restart_tiers.hpp) in the classes: each class's restart becomes its
+/// tier's latency at iteration time T = `iteration_s` (hardware classes: the `hardware` tier with
+/// a free standby, a new job without one), and the rate-weighted mean restart follows. Hangs are
+/// not a class of their own here: the closed forms that model them ask restart_tiers.hpp for
+/// their detection. No change when the tiers are off.
+void apply_restart_tiers(FailureMix& mix, const Scenario& scenario, double iteration_s);
 
 /// E[(W - x)^+], s, for the replacement delay W of `r`: the part of the wait left after x
 /// seconds (fixed: (w - x)^+; uniform on [a, b]: the integral of (w - x) over [max(x, a), b] over

@@ -106,8 +106,12 @@ struct ReplicaResult {
   /// that fell back to the periodic checkpoint (or the initial state) because every replica of
   /// some shard failed in the episode.
   bool just_in_time = false;
+  /// Restart tiers (failures.restart_tiers, failure/restart_tiers.hpp): completed restarts by
+  /// RestartTier (in-process, in-job, new job); per failure under per-step fault tolerance.
+  bool restart_tiers = false;
   std::int64_t jit_recoveries = 0;
   std::int64_t jit_fallbacks = 0;
+  std::array<std::int64_t, 3> restarts_by_tier{};
   TimeBreakdown breakdown;
   [[nodiscard]] std::int64_t failures() const { return software_failures + hardware_failures; }
   [[nodiscard]] double ettr() const {

@@ -57,6 +57,11 @@ enum class CollectiveAlgorithm { ring, hierarchical };
 /// Megatron-LM's activation recomputation (--recompute-granularity; Korthikanti et al. 2022):
 /// none, selective (the attention core only), or full (every layer from its input).
 enum class Recomputation { none, selective, full };
+/// The restart tiers of the NVIDIA Resiliency Extension (failures.restart_tiers;
+/// failure/restart_tiers.hpp): in-process (the wrapped training function restarts inside the
+/// surviving processes), in-job (the launcher restarts every worker inside the same scheduler
+/// job), new job (the scheduler starts the job again). Ordered: a later tier does more.
+enum class RestartTier { in_process, in_job, new_job };
 
 template <typename Enum>
 struct EnumName {
@@ -112,6 +117,12 @@ struct EnumNames<ReplacementDistribution> {
       {{ReplacementDistribution::fixed, "fixed"},
        {ReplacementDistribution::uniform, "uniform"},
        {ReplacementDistribution::lognormal, "lognormal"}}};
+};
+
+template <>
+struct EnumNames<RestartTier> {
+  static constexpr std::array<EnumName<RestartTier>, 3> table{
+      {{RestartTier::in_process, "in-process"}, {RestartTier::in_job, "in-job"}, {RestartTier::new_job, "new-job"}}};
 };
 
 template <>

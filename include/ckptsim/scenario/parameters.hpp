@@ -68,7 +68,7 @@ enum class Presence {
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
-                               ReplacementDistribution*, LemonModel*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
+                               ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
                                Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*,
                                NetworkTopology*, CollectiveAlgorithm*>;
 
@@ -104,6 +104,7 @@ std::vector<std::string> replacement_distribution_names();
 std::vector<std::string> parallelism_names();
 std::vector<std::string> placement_names();
 std::vector<std::string> lemon_model_names();
+std::vector<std::string> restart_tier_names();
 std::vector<std::string> engine_names();
 std::vector<std::string> zero3_trace_names();
 std::vector<std::string> fsdp_sharding_names();

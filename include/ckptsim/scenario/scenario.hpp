@@ -241,6 +241,22 @@ struct SilentCorruptionSpec {
   SimTime detection = hours(1);            ///< corruption to detection
 };
 
+/// Restart tiers (failures/restart_tiers; failure/restart_tiers.hpp, docs/models.md "Restart
+/// tiers"): which tier restarts the job after each class of fault, and what each tier costs.
+/// Defaults: nvidia-resiliency-ext at commit d8686d9 (inprocess/wrap.py, Wrapper; the in-process
+/// usage guide's restart-latency table, docs/source/inprocess/usage_guide.rst).
+struct RestartTierSpec {
+  bool enabled = false;                          ///< off: every restart costs the cause's restart
+  RestartTier software = RestartTier::in_process;  ///< a crash with the machine intact
+  RestartTier hang = RestartTier::in_process;      ///< a hang with the machine intact
+  RestartTier hardware = RestartTier::in_job;      ///< a lost machine when a standby is free (else new job)
+  SimTime in_process_latency = milliseconds(2500);  ///< destroy_process_group 0.5 + last_call_wait 1 + rank_assignment 0.5 + barrier 0.5 s
+  SimTime soft_timeout = seconds(60);            ///< Wrapper soft_timeout: a rank without progress for this long aborts
+  SimTime monitor_interval = seconds(1);         ///< Wrapper monitor_process_interval
+  std::optional<SimTime> in_job_latency;         ///< every worker restarts; nullopt = the cause's restart
+  SimTime new_job_overhead = SimTime::zero();    ///< a new scheduler job beyond an in-job restart (site-specific)
+};
+
 struct FailureSpec {
   FailureProcessKind process = FailureProcessKind::exponential;
   double rate = 0;                         ///< failures per machine per second (exponential)
@@ -259,6 +275,7 @@ struct FailureSpec {
   StragglerSpec stragglers;
   MisdiagnosisSpec misdiagnosis;
   SilentCorruptionSpec silent_corruption;
+  RestartTierSpec restart_tiers;
   [[nodiscard]] const DomainSpec& domain(DomainKind k) const { return domains[static_cast<std::size_t>(k)]; }
 };
 

@@ -215,6 +215,51 @@ TEST_CASE("closed form with a cause table: its hardware share and per-cause time
   check_within(c, "time_breakdown_s.detection", 2.0);
 }
 
+TEST_CASE("failure mix under restart tiers: each class restarts at its tier's latency") {
+  // T = 60 s, R = 60 s, half hardware; in-job 100 s, a new job 200 s more. Software: in-process
+  // 2.5 + 60 = 62.5 s; hardware: in-job 100 s with a free standby, 300 s without; the mean
+  // restart with a free standby is (62.5 + 100) / 2 = 81.25 s.
+  Scenario s = quiet(30);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.01 / kDay;
+  s.failures.restart_tiers.enabled = true;
+  s.failures.restart_tiers.in_job_latency = seconds(100);
+  s.failures.restart_tiers.new_job_overhead = seconds(200);
+  FailureMix mix = failure_mix(s);
+  apply_restart_tiers(mix, s, 60.0);
+  REQUIRE(mix.classes.size() == 2);
+  CHECK(mix.classes[0].restart_s == doctest::Approx(62.5));
+  CHECK(mix.classes[0].restart_no_standby_s() == doctest::Approx(62.5));
+  CHECK(mix.classes[1].restart_s == doctest::Approx(100.0));
+  CHECK(mix.classes[1].restart_no_standby_s() == doctest::Approx(300.0));
+  CHECK(mix.mean_restart_s == doctest::Approx(81.25));
+  // Off, nothing changes.
+  s.failures.restart_tiers.enabled = false;
+  FailureMix flat = failure_mix(s);
+  apply_restart_tiers(flat, s, 60.0);
+  CHECK(flat.classes[1].restart_s == doctest::Approx(60.0));
+  CHECK_FALSE(flat.classes[1].restart_without_standby_s.has_value());
+}
+
+TEST_CASE("closed form under restart tiers: ETTR against the run model, new jobs when the standby is taken") {
+  // 5% per machine-day over 16 machines (0.8 failures a day), half hardware, one standby that
+  // returns after a 5 min replacement; in-job 10 min, a new job 1 h more: the tiers matter.
+  Scenario s = quiet(30);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.05 / kDay;
+  s.cluster.standby_machines = 1;
+  s.failures.restart_tiers.enabled = true;
+  s.failures.restart_tiers.in_job_latency = minutes(10);
+  s.failures.restart_tiers.new_job_overhead = hours(1);
+  const Compared c = compare(s, 1000);
+  check_within(c, "ettr", 1.5);
+  // Without the standby every hardware failure is a new job: a lower ETTR, closed and simulated.
+  s.cluster.standby_machines = 0;
+  const Compared none = compare(s, 1000);
+  check_within(none, "ettr", 1.5);
+  CHECK(none.closed.ettr < c.closed.ettr);
+}
+
 TEST_CASE("optimize ranks by Monte Carlo when the closed form leaves a term out") {
   // Lemons with a quarantine: the closed form cannot include it, says so, and optimize ranks by
   // the run model's replicas (the scenario's run.replicas when --replicas is not given).

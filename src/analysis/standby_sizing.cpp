@@ -1,0 +1,39 @@
+// Warm standby sizing (standby_sizing.hpp); the model is in the header.
+#include "ckptsim/analysis/standby_sizing.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "ckptsim/analysis/failure_mix.hpp"
+
+namespace ckptsim {
+
+int binomial_quantile(int n, double p, double q) {
+  if (n < 0) throw std::invalid_argument(fmt::format("binomial_quantile: n = {} (expected n >= 0)", n));
+  if (!(p >= 0.0 && p <= 1.0)) throw std::invalid_argument(fmt::format("binomial_quantile: p = {} (expected 0 <= p <= 1)", p));
+  if (!(q > 0.0 && q < 1.0)) throw std::invalid_argument(fmt::format("binomial_quantile: q = {} (expected 0 < q < 1)", q));
+  if (p == 0.0) return 0;
+  if (p == 1.0) return n;
+  const double nd = n;
+  const double log_p = std::log(p);
+  const double log_q = std::log1p(-p);
+  const double log_n_fact = std::lgamma(nd + 1.0);
+  double cdf = 0;
+  for (int k = 0; k < n; ++k) {
+    const double kd = k;
+    cdf += std::exp(log_n_fact - std::lgamma(kd + 1.0) - std::lgamma(nd - kd + 1.0) + kd * log_p + (nd - kd) * log_q);
+    if (cdf >= q) return k;
+  }
+  return n;
+}
+
+int standby_for_percentile(const Scenario& s, double q) {
+  const FailureMix mix = failure_mix(s);
+  if (!mix.available) throw std::invalid_argument(mix.reason);
+  const double window = s.failures.detection.seconds() + mean_replacement_s(s.failures.replacement);
+  return binomial_quantile(s.cluster.machines, mix.replaced_within(window), q);
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,54 @@
+// Warm standby sizing (analysis/standby_sizing.hpp) against binomial quantiles computed by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "ckptsim/analysis/standby_sizing.hpp"
+#include "../common/test_scenarios.hpp"
+
+using namespace ckptsim;
+
+TEST_CASE("binomial quantile: hand-computed cumulative sums") {
+  // Binomial(4, 1/2): P(X <= k) = 1/16, 5/16, 11/16, 15/16, 1 for k = 0..4.
+  CHECK(binomial_quantile(4, 0.5, 0.0625) == 0);
+  CHECK(binomial_quantile(4, 0.5, 0.3) == 1);
+  CHECK(binomial_quantile(4, 0.5, 0.5) == 2);
+  CHECK(binomial_quantile(4, 0.5, 0.9) == 3);
+  CHECK(binomial_quantile(4, 0.5, 0.95) == 4);
+  // Binomial(10, 0.1): 0.9^10 = 0.348678; + 10 x 0.1 x 0.9^9 = 0.387420 -> 0.736099;
+  // + 45 x 0.01 x 0.9^8 = 0.193710 -> 0.929809; + 120 x 0.001 x 0.9^7 = 0.057396 -> 0.987205.
+  CHECK(binomial_quantile(10, 0.1, 0.34) == 0);
+  CHECK(binomial_quantile(10, 0.1, 0.73) == 1);
+  CHECK(binomial_quantile(10, 0.1, 0.9) == 2);
+  CHECK(binomial_quantile(10, 0.1, 0.95) == 3);
+  CHECK(binomial_quantile(10, 0.1, 0.987) == 3);
+  CHECK(binomial_quantile(10, 0.1, 0.988) == 4);
+  // Degenerate probabilities.
+  CHECK(binomial_quantile(100, 0.0, 0.99) == 0);
+  CHECK(binomial_quantile(100, 1.0, 0.5) == 100);
+  // A large n stays finite: Binomial(20000, 1e-4) is about Poisson(2), whose 0.99-quantile is 6
+  // (binomial sums: P(<= 5) = 0.98344, P(<= 6) = 0.99547).
+  CHECK(binomial_quantile(20000, 1e-4, 0.99) == 6);
+}
+
+TEST_CASE("binomial quantile: arguments outside their ranges are refused") {
+  CHECK_THROWS_AS((void)binomial_quantile(-1, 0.5, 0.5), std::invalid_argument);
+  CHECK_THROWS_AS((void)binomial_quantile(4, 1.5, 0.5), std::invalid_argument);
+  CHECK_THROWS_AS((void)binomial_quantile(4, 0.5, 1.0), std::invalid_argument);
+  CHECK_THROWS_AS((void)binomial_quantile(4, 0.5, 0.0), std::invalid_argument);
+  CHECK_THROWS_AS((void)binomial_quantile(4, std::nan(""), 0.5), std::invalid_argument);
+}
+
+TEST_CASE("standby sizing: the binomial quantile of machines replaced within one replacement window") {
+  // Small scenario: 16 machines, half of 1%/machine/h hardware, detection 15 s + fixed 5 min
+  // replacement: w = 315 s, p = 1 - exp(-0.005/3600 x 315) = 4.3741e-4. Binomial(16, p):
+  // P(0) = (1 - p)^16 = 0.993024, P(<= 1) = 0.993024 + 16 p (1 - p)^15 = 0.999977,
+  // P(<= 2) = 0.99999995.
+  Scenario s = test::small_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.01 / 3600;
+  CHECK(standby_for_percentile(s, 0.99) == 0);
+  CHECK(standby_for_percentile(s, 0.995) == 1);
+  CHECK(standby_for_percentile(s, 0.99999) == 2);
+}

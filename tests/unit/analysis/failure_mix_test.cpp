@@ -251,11 +251,11 @@ TEST_CASE("closed form under restart tiers: ETTR against the run model, new jobs
   s.failures.restart_tiers.enabled = true;
   s.failures.restart_tiers.in_job_latency = minutes(10);
   s.failures.restart_tiers.new_job_overhead = hours(1);
-  const Compared c = compare(s, 1000);
+  const Compared c = compare_mix(s, 1000);
   check_within(c, "ettr", 1.5);
   // Without the standby every hardware failure is a new job: a lower ETTR, closed and simulated.
   s.cluster.standby_machines = 0;
-  const Compared none = compare(s, 1000);
+  const Compared none = compare_mix(s, 1000);
   check_within(none, "ettr", 1.5);
   CHECK(none.closed.ettr < c.closed.ettr);
 }

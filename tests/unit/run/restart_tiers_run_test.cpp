@@ -23,7 +23,7 @@ Scenario tiered(StrategyKind kind = StrategyKind::remote_periodic) {
   return s;
 }
 
-ReplicaResult run_trace(Scenario s, const std::string& rows) {
+ReplicaResult run_tiers_trace(Scenario s, const std::string& rows) {
   return test::simulate_trace(std::move(s), "ckptsim_restart_tiers_trace.csv", rows);
 }
 
@@ -37,7 +37,7 @@ TEST_CASE("restart tiers: a hang found at the soft timeout restarts in-process f
   // is 2.5 s + one iteration (60 s) = 62.5 s instead of R. Retrieval from storage is unchanged.
   Scenario s = tiered();
   s.failures.hangs.fraction = 1.0;
-  const ReplicaResult r = run_trace(s, "5000,3,software\n");
+  const ReplicaResult r = run_tiers_trace(s, "5000,3,software\n");
   CHECK(r.breakdown.detection == seconds(61));
   CHECK(r.breakdown.restart == SimTime::from_seconds(62.5));
   CHECK(r.breakdown.detection + r.breakdown.restart == SimTime::from_seconds(123.5));
@@ -47,7 +47,7 @@ TEST_CASE("restart tiers: a hang found at the soft timeout restarts in-process f
   // With a timeout of 30 s (monitor interval 0) the hang costs exactly 30 s + 62.5 s.
   s.failures.restart_tiers.soft_timeout = seconds(30);
   s.failures.restart_tiers.monitor_interval = SimTime::zero();
-  const ReplicaResult quick = run_trace(s, "5000,3,software\n");
+  const ReplicaResult quick = run_tiers_trace(s, "5000,3,software\n");
   CHECK(quick.breakdown.detection + quick.breakdown.restart == SimTime::from_seconds(92.5));
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("restart tiers: a hang the in-job heartbeat finds first restarts in-jo
   Scenario s = tiered();
   s.failures.hangs.fraction = 1.0;
   s.failures.hangs.heartbeat_safety_factor = 0.5;
-  const ReplicaResult r = run_trace(s, "5000,3,software\n");
+  const ReplicaResult r = run_tiers_trace(s, "5000,3,software\n");
   CHECK(r.breakdown.detection == SimTime::from_seconds(32.5));
   CHECK(r.breakdown.restart == seconds(60));
   CHECK(r.restarts_by_tier == Counts{0, 1, 0});
@@ -65,13 +65,13 @@ TEST_CASE("restart tiers: a hang the in-job heartbeat finds first restarts in-jo
   Scenario in_job = tiered();
   in_job.failures.hangs.fraction = 1.0;
   in_job.failures.restart_tiers.hang = RestartTier::in_job;
-  const ReplicaResult j = run_trace(in_job, "5000,3,software\n");
+  const ReplicaResult j = run_tiers_trace(in_job, "5000,3,software\n");
   CHECK(j.breakdown.detection == SimTime::from_seconds(302.5));
   CHECK(j.restarts_by_tier == Counts{0, 1, 0});
 }
 
 TEST_CASE("restart tiers: a crash keeps its detection and restarts in-process") {
-  const ReplicaResult r = run_trace(tiered(), "5000,3,software\n");
+  const ReplicaResult r = run_tiers_trace(tiered(), "5000,3,software\n");
   CHECK(r.breakdown.detection == seconds(15));
   CHECK(r.breakdown.restart == SimTime::from_seconds(62.5));
   CHECK(r.restarts_by_tier == Counts{1, 0, 0});
@@ -84,20 +84,20 @@ TEST_CASE("restart tiers: a lost machine restarts in-job on a free standby, else
   s.failures.restart_tiers.in_job_latency = seconds(100);
   s.failures.restart_tiers.new_job_overhead = seconds(200);
   s.cluster.standby_machines = 1;
-  const ReplicaResult spare = run_trace(s, "5000,3,hardware\n");
+  const ReplicaResult spare = run_tiers_trace(s, "5000,3,hardware\n");
   CHECK(spare.breakdown.replacement_wait == SimTime::zero());
   CHECK(spare.breakdown.restart == seconds(100));
   CHECK(spare.restarts_by_tier == Counts{0, 1, 0});
   // No standby: the 5 min replacement, then a new job of 100 + 200 s.
   s.cluster.standby_machines = 0;
-  const ReplicaResult none = run_trace(s, "5000,3,hardware\n");
+  const ReplicaResult none = run_tiers_trace(s, "5000,3,hardware\n");
   CHECK(none.breakdown.replacement_wait == minutes(5));
   CHECK(none.breakdown.restart == seconds(300));
   CHECK(none.restarts_by_tier == Counts{0, 0, 1});
   // A reserve worker (hardware tier in-process) on the free standby: 2.5 + 60 s.
   s.cluster.standby_machines = 1;
   s.failures.restart_tiers.hardware = RestartTier::in_process;
-  const ReplicaResult reserve = run_trace(s, "5000,3,hardware\n");
+  const ReplicaResult reserve = run_tiers_trace(s, "5000,3,hardware\n");
   CHECK(reserve.breakdown.restart == SimTime::from_seconds(62.5));
   CHECK(reserve.restarts_by_tier == Counts{1, 0, 0});
 }
@@ -107,7 +107,7 @@ TEST_CASE("restart tiers: an episode of several failures restarts once, at its h
   // restart, a new job of R = 60 s + 200 s; the crash's in-process restart (62.5 s) is not paid.
   Scenario s = tiered();
   s.failures.restart_tiers.new_job_overhead = seconds(200);
-  const ReplicaResult r = run_trace(s, "5000,3,software\n5010,7,hardware\n");
+  const ReplicaResult r = run_tiers_trace(s, "5000,3,software\n5010,7,hardware\n");
   CHECK(r.episodes == 1);
   CHECK(r.breakdown.restart == seconds(260));
   CHECK(r.restarts_by_tier == Counts{0, 0, 1});
@@ -121,7 +121,7 @@ TEST_CASE("restart tiers: per-step fault tolerance restarts the failed group at 
   Scenario s = tiered(StrategyKind::torchft);
   s.strategy.replica_groups = 4;
   s.strategy.min_replica_groups = 1;
-  const ReplicaResult r = run_trace(s, "6000,5,software\n");
+  const ReplicaResult r = run_tiers_trace(s, "6000,5,software\n");
   CHECK(r.breakdown.degraded == SimTime::from_seconds(16.375));
   CHECK(r.restarts_by_tier == Counts{1, 0, 0});
 }
@@ -131,12 +131,12 @@ TEST_CASE("restart tiers: the counts are run columns only when the tiers are on"
     const auto m = replica_metrics(r);
     return std::any_of(m.begin(), m.end(), [&](const auto& kv) { return kv.first == name; });
   };
-  const ReplicaResult on = run_trace(tiered(), "5000,3,software\n");
+  const ReplicaResult on = run_tiers_trace(tiered(), "5000,3,software\n");
   CHECK(has(on, "restarts.in_process"));
   CHECK(has(on, "restarts.new_job"));
   Scenario off = tiered();
   off.failures.restart_tiers.enabled = false;
-  const ReplicaResult flat = run_trace(off, "5000,3,software\n");
+  const ReplicaResult flat = run_tiers_trace(off, "5000,3,software\n");
   CHECK_FALSE(has(flat, "restarts.in_process"));
   // Without tiers the restart is the cause's R = 60 s.
   CHECK(flat.breakdown.restart == seconds(60));

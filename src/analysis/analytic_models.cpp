@@ -725,6 +725,7 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   out.base.failure_rate = out.mix.total_rate;
   out.base.notes = out.mix.notes;
   out.base.omitted_terms = out.mix.omitted;
+  for (std::string& term : fault_model_terms_left_out(scenario.failures)) out.base.omitted_terms.push_back(std::move(term));
   if (costs.tier != CheckpointTier::memory) return out;
   if (!costs.erasure_coded()) out.sets = holder_sets_per_machine(scenario, costs);
   out.domain_loss.assign(out.mix.classes.size(), 0.0);

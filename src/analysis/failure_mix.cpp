@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 
@@ -239,5 +240,14 @@ double replacement_excess_s(const ReplacementSpec& r, double x) {
 }
 
 double mean_replacement_s(const ReplacementSpec& r) { return replacement_excess_s(r, 0.0); }
+
+std::vector<std::string> fault_model_terms_left_out(const FailureSpec& f) {
+  std::vector<std::string> terms;
+  if (f.hangs.fraction > 0) terms.emplace_back("hangs (their timeout detection)");
+  if (stragglers_modelled(f)) terms.emplace_back("fail-slow stragglers");
+  if (f.misdiagnosis.fraction > 0) terms.emplace_back("misdiagnosis");
+  if (silent_corruption_modelled(f)) terms.emplace_back("silent data corruption");
+  return terms;
+}
 
 }  // namespace ckptsim

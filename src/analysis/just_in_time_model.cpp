@@ -17,10 +17,7 @@ AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts&
                                                 "fallback to the periodic checkpoint and failures during an episode are left out");
   if (!p.available) return p;
   const FailureSpec& f = s.failures;
-  if (f.hangs.fraction > 0) p.omitted_terms.push_back("hangs (their timeout detection)");
-  if (stragglers_modelled(f)) p.omitted_terms.push_back("fail-slow stragglers");
-  if (f.misdiagnosis.fraction > 0) p.omitted_terms.push_back("misdiagnosis");
-  if (silent_corruption_modelled(f)) p.omitted_terms.push_back("silent data corruption");
+  for (std::string& term : fault_model_terms_left_out(f)) p.omitted_terms.push_back(std::move(term));
 
   const double t = c.iteration_time.seconds();
   const double k = static_cast<double>(std::max<std::int64_t>(1, c.every_iterations));

@@ -200,6 +200,7 @@ MultiLevelPrediction predict_multi_level(const Scenario& s, const StrategyCosts&
   MultiLevelPrediction out;
   bool ok = false;
   const ClassRates r = class_rates(s, c, out.notes, out.omitted_terms, ok);
+  for (std::string& term : fault_model_terms_left_out(s.failures)) out.omitted_terms.push_back(std::move(term));
   if (!ok) {
     out.reason = "no closed form for failure process \"" + std::string(name_of(s.failures.process)) +
                  "\" (the multi-level model assumes Poisson failures)";

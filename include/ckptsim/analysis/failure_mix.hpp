@@ -94,6 +94,13 @@ struct FailureMix {
 /// their detection. No change when the tiers are off.
 void apply_restart_tiers(FailureMix& mix, const Scenario& scenario, double iteration_s);
 
+/// The fault-model features of `f` (failure/fault_model.hpp) that the first-order closed forms
+/// leave out: hangs (their timeout detection), fail-slow stragglers, misdiagnosis, silent data
+/// corruption; one entry per feature the scenario turns on, none otherwise. The memory, remote,
+/// multi-level and just-in-time closed forms list them in omitted_terms, so `analyze` says what
+/// its closed form does not see (the Monte Carlo run models all four).
+[[nodiscard]] std::vector<std::string> fault_model_terms_left_out(const FailureSpec& f);
+
 /// E[(W - x)^+], s, for the replacement delay W of `r`: the part of the wait left after x
 /// seconds (fixed: (w - x)^+; uniform on [a, b]: the integral of (w - x) over [max(x, a), b] over
 /// (b - a); lognormal: the Black-Scholes form m' Phi(d1) - x Phi(d1 - sigma)).

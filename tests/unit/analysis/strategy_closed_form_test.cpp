@@ -1,5 +1,6 @@
 // Every registered strategy's closed form (analysis/analytic_models.hpp) against its own Monte
 // Carlo on one small case: a strategy added to the table (run/strategy.hpp) is held to it too.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -57,5 +58,35 @@ TEST_CASE("strategy contract: every closed form agrees with its Monte Carlo on a
     CHECK(std::abs(closed.ettr - ettr.mean) <= kWide * ettr.ci95 + first_order * (1.0 - closed.ettr));
     // Lambda W = 16 x 0.015 x 30 = 7.2 failures, whatever the strategy.
     CHECK(closed.metrics.at("failures.total") == doctest::Approx(7.2).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("strategy contract: a closed form names each fault-model feature it leaves out") {
+  // Hangs, stragglers, misdiagnosis and silent corruption are modelled by the run only
+  // (failure/fault_model.hpp). Turning one on must add exactly its entry to the omitted terms of
+  // every closed form that leaves it out: every registered strategy but torchft, whose per-step
+  // model handles stragglers and hangs as group outages (analysis/per_step_model.hpp).
+  for (const auto& entry : strategy_registry().entries()) {
+    if (entry.factory->kind() == StrategyKind::torchft) continue;
+    CAPTURE(entry.name);
+    Scenario s = test::small_scenario(entry.factory->kind());
+    s.strategy.group_size = 4;
+    s.strategy.parity = 1;
+    s.strategy.local_interval = minutes(2);
+    s.strategy.partner_interval = minutes(10);
+    s.failures.process = FailureProcessKind::exponential;
+    s.failures.rate = 0.015 / 86400.0;
+    s.run.duration = SimTime::from_seconds(30 * 86400.0);
+    s.failures.hangs.fraction = 0.1;
+    s.failures.misdiagnosis.fraction = 0.05;
+    const AnalyticPrediction closed = predict_run(s, compute_strategy_costs(s, nullptr));
+    REQUIRE(closed.available);
+    const auto has = [&](const std::string& term) {
+      return std::find(closed.omitted_terms.begin(), closed.omitted_terms.end(), term) != closed.omitted_terms.end();
+    };
+    CHECK(has("hangs (their timeout detection)"));
+    CHECK(has("misdiagnosis"));
+    CHECK_FALSE(has("fail-slow stragglers"));
+    CHECK_FALSE(has("silent data corruption"));
   }
 }

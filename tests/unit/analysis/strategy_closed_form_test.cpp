@@ -27,18 +27,29 @@ using namespace ckptsim;
 // (multi_level_model.hpp: a second failure within one period and restarts resetting the phase
 // are dropped), so its lost fraction 1 - ETTR may be off by Lambda P_max of itself, P_max its
 // longest period (the storage level, 1 h): 0.24/day x 1 h = 1 %.
+namespace {
+
+/// The shared small scenario with the fields every strategy needs (coding groups of 4 with 1
+/// parity, levels every 2 and 10 minutes) under 1.5 % exponential failures per machine-day, 30 days.
+Scenario closed_form_scenario(StrategyKind kind) {
+  Scenario s = test::small_scenario(kind);
+  s.strategy.group_size = 4;
+  s.strategy.parity = 1;
+  s.strategy.local_interval = minutes(2);
+  s.strategy.partner_interval = minutes(10);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.015 / 86400.0;
+  s.run.duration = SimTime::from_seconds(30 * 86400.0);
+  return s;
+}
+
+}  // namespace
+
 TEST_CASE("strategy contract: every closed form agrees with its Monte Carlo on a small case") {
   constexpr double kWide = 3.2905 / 1.96;
   for (const auto& entry : strategy_registry().entries()) {
     CAPTURE(entry.name);
-    Scenario s = test::small_scenario(entry.factory->kind());
-    s.strategy.group_size = 4;
-    s.strategy.parity = 1;
-    s.strategy.local_interval = minutes(2);
-    s.strategy.partner_interval = minutes(10);
-    s.failures.process = FailureProcessKind::exponential;
-    s.failures.rate = 0.015 / 86400.0;
-    s.run.duration = SimTime::from_seconds(30 * 86400.0);
+    Scenario s = closed_form_scenario(entry.factory->kind());
     s.run.seed = 11;
     const StrategyCosts costs = compute_strategy_costs(s, nullptr);
     const AnalyticPrediction closed = predict_run(s, costs);
@@ -69,14 +80,7 @@ TEST_CASE("strategy contract: a closed form names each fault-model feature it le
   for (const auto& entry : strategy_registry().entries()) {
     if (entry.factory->kind() == StrategyKind::torchft) continue;
     CAPTURE(entry.name);
-    Scenario s = test::small_scenario(entry.factory->kind());
-    s.strategy.group_size = 4;
-    s.strategy.parity = 1;
-    s.strategy.local_interval = minutes(2);
-    s.strategy.partner_interval = minutes(10);
-    s.failures.process = FailureProcessKind::exponential;
-    s.failures.rate = 0.015 / 86400.0;
-    s.run.duration = SimTime::from_seconds(30 * 86400.0);
+    Scenario s = closed_form_scenario(entry.factory->kind());
     s.failures.hangs.fraction = 0.1;
     s.failures.misdiagnosis.fraction = 0.05;
     const AnalyticPrediction closed = predict_run(s, compute_strategy_costs(s, nullptr));

@@ -37,6 +37,23 @@ double number_arg(const nlohmann::json& args, const char* key) {
   return v.is_number() && std::isfinite(v.get<double>()) ? v.get<double>() : 0.0;
 }
 
+// A kernel's or launch's correlation id: a positive integer below 2^53 (Kineto writes a 64-bit
+// counter, far below that); anything else (missing, fractional, negative, 1e300) is 0, "no
+// correlation", so the event keeps its own start as its launch instead of converting an
+// out-of-range double to an integer (undefined behaviour).
+long long correlation_arg(const nlohmann::json& args) {
+  const double c = number_arg(args, "correlation");
+  if (!(c >= 1 && c <= 9007199254740992.0) || c != std::floor(c)) return 0;
+  return static_cast<long long>(c);
+}
+
+// A collective's group size, capped at 1e6 before it becomes an int; below 1 (negative, -1e300)
+// it names no group (0).
+int group_size_arg(const nlohmann::json& args) {
+  const double g = number_arg(args, "Group size");
+  return g >= 1 ? static_cast<int>(std::min(g, 1e6)) : 0;
+}
+
 std::string text_arg(const nlohmann::json& args, const char* key) {
   return args.is_object() && args.contains(key) && args.at(key).is_string() ? args.at(key).get<std::string>() : std::string();
 }
@@ -119,8 +136,7 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
       }
       if (!o.steps || (number >= o.steps->first && number <= o.steps->second)) steps.push_back({number, ts, dur});
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
-      const double c = number_arg(args, "correlation");
-      if (c > 0) launches[static_cast<long long>(c)] = r.times(e, k).first;
+      if (const long long c = correlation_arg(args); c > 0) launches[c] = r.times(e, k).first;
     } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       const auto [ts, dur] = r.times(e, k);
       GpuEvent g{ts, ts + dur, ts, name, {}, {}, 0, 0};
@@ -130,7 +146,7 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
           g.collective = nccl_collective(name, text_arg(args, "Collective name"));
           const double elems = std::max(number_arg(args, "In msg nelems"), number_arg(args, "Out msg nelems"));
           g.bytes = elems * dtype_bytes(text_arg(args, "dtype"));
-          g.group = static_cast<int>(std::min(1e6, number_arg(args, "Group size")));
+          g.group = group_size_arg(args);
         }
       } else if (cat == "gpu_memcpy") {
         g.cls = "memcpy " + copy_direction(name);
@@ -139,7 +155,7 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
         g.cls = "memset";
       }
       gpu.push_back(std::move(g));
-      gpu_correlation.push_back(static_cast<long long>(number_arg(args, "correlation")));
+      gpu_correlation.push_back(correlation_arg(args));
     }
   }
   if (steps.empty()) {

@@ -250,3 +250,31 @@ TEST_CASE("torch profiler: traces without steps or NCCL kernels, and damaged gzi
   // More output than the limit allows.
   CHECK_THROWS_AS(gunzip(gz, "big.gz", 1 << 16), LimitError);
 }
+
+TEST_CASE("torch profiler: out-of-range correlation ids and group sizes name no launch and no group") {
+  // One step [0, 100) us; a launch at ts 5 with correlation 7, and two NCCL kernels:
+  //   - correlation 7 at ts 150 (after the step), which belongs to the step through its launch at 5;
+  //   - correlation 1e300 and group size -1e300 at ts 20: no launch matches (the kernel keeps its
+  //     own start, 20, inside the step) and no group (0), instead of converting the doubles to
+  //     integers, which is undefined behaviour (found by the import fuzzer).
+  nlohmann::json trace = {{"traceEvents", nlohmann::json::array({
+      {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#1"}, {"ts", 0}, {"dur", 100}},
+      {{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"ts", 5}, {"dur", 1}, {"args", {{"correlation", 7}}}},
+      {{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllReduce_RING_LL_Sum_float"}, {"ts", 150}, {"dur", 10},
+       {"args", {{"correlation", 7}, {"Group size", 4}}}},
+      {{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllGather_RING_LL_Sum_float"}, {"ts", 20}, {"dur", 10},
+       {"args", {{"correlation", 1e300}, {"Group size", -1e300}}}},
+  })}};
+  const ProfiledRank r = parse_torch_profiler(trace, "t.json", 0, {});
+  REQUIRE(r.steps.size() == 1);
+  REQUIRE(r.steps[0].collectives.size() == 2);
+  int grouped = 0, ungrouped = 0;
+  for (const ProfiledCollective& c : r.steps[0].collectives) (c.group_size == 4 ? grouped : ungrouped) += c.group_size == 4 || c.group_size == 0;
+  CHECK(grouped == 1);
+  CHECK(ungrouped == 1);
+  // A fractional or negative correlation is no correlation either: the kernel at ts 150 then
+  // launches after the step and belongs to none, so the step holds only the other kernel.
+  trace["traceEvents"][2]["args"]["correlation"] = 7.5;
+  trace["traceEvents"][1]["args"]["correlation"] = 7.5;
+  CHECK(parse_torch_profiler(trace, "t.json", 0, {}).steps[0].collectives.size() == 1);
+}

@@ -29,6 +29,19 @@ int binomial_quantile(int n, double p, double q) {
   return n;
 }
 
+std::optional<StandbySizing> standby_sizing(const Scenario& s, const std::vector<double>& percentiles, std::string* why) {
+  const FailureMix mix = failure_mix(s);
+  if (!mix.available) {
+    if (why != nullptr) *why = mix.reason;
+    return std::nullopt;
+  }
+  StandbySizing out;
+  out.window_s = s.failures.detection.seconds() + mean_replacement_s(s.failures.replacement);
+  out.machine_probability = mix.replaced_within(out.window_s);
+  for (const double q : percentiles) out.pools.emplace_back(q, binomial_quantile(s.cluster.machines, out.machine_probability, q));
+  return out;
+}
+
 int standby_for_percentile(const Scenario& s, double q) {
   const FailureMix mix = failure_mix(s);
   if (!mix.available) throw std::invalid_argument(mix.reason);

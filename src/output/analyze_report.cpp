@@ -8,6 +8,7 @@
 
 #include "ckptsim/analysis/eq1_by_tier.hpp"
 #include "ckptsim/analysis/failure_mix.hpp"
+#include "ckptsim/analysis/standby_sizing.hpp"
 #include <fmt/format.h>
 
 #include "ckptsim/core/printable.hpp"
@@ -21,6 +22,10 @@
 
 namespace ckptsim {
 namespace {
+
+/// The percentiles of replacement windows the standby line sizes the pool for
+/// (analysis/standby_sizing.hpp): most windows, and all but one in a thousand.
+const std::vector<double> kStandbyPercentiles = {0.99, 0.999};
 
 constexpr AnalyzeMetric kMetrics[] = {
     {"ettr", "ETTR", 4},
@@ -114,6 +119,12 @@ void print_header_lines(std::ostream& out, const Scenario& scenario, const Strat
                        "{:.4f} failures per episode\n",
                        p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
                        p.episode_mean_s, p.failures_per_episode);
+    if (const auto sizing = standby_sizing(scenario, kStandbyPercentiles))
+      out << fmt::format("standbys   a machine is replaced within a replacement window ({}, detection + mean replacement "
+                         "delay) with p = {:.4g}: {}% of windows need {} standby machine(s), {}% need {} (the cluster has {})\n",
+                         format_duration(SimTime::from_seconds(sizing->window_s)), sizing->machine_probability,
+                         100 * sizing->pools[0].first, sizing->pools[0].second, 100 * sizing->pools[1].first,
+                         sizing->pools[1].second, scenario.cluster.standby_machines);
     for (const ReportSection section : sections)
       report_section(section).print_closed_form(out, scenario, costs, p, best_every);
     for (const ReportSection section : sections) report_section(section).print_memory(out, costs, p);
@@ -204,6 +215,14 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
     doc["closed_form"]["failure_means_s"] = {{"detection", mix.mean_detection_s},
                                              {"restart", mix.mean_restart_s},
                                              {"replacement", mean_replacement_s(scenario.failures.replacement)}};
+  if (const auto sizing = standby_sizing(scenario, kStandbyPercentiles)) {
+    nlohmann::json pools = nlohmann::json::array();
+    for (const auto& [q, k] : sizing->pools) pools.push_back({{"percentile", q}, {"standby_machines", k}});
+    doc["closed_form"]["standby_sizing"] = {{"window_s", sizing->window_s},
+                                            {"machine_probability", sizing->machine_probability},
+                                            {"pools", pools},
+                                            {"standby_machines", scenario.cluster.standby_machines}};
+  }
   for (const ReportSection section : strategy_of(costs.strategy).report_sections())
     report_section(section).add_analyze_json(scenario, costs, doc);
   return doc;

@@ -135,6 +135,23 @@ void check_in_memory(const Scenario& s, CheckContext& ctx) {
                     format_bytes(needed), *shards_per_machine, format_bytes(shard)));
 }
 
+/// async-two-phase's staging copy (run/strategies/async_two_phase.cpp): one shard per machine
+/// in pinned CPU memory, reused by every checkpoint (the next snapshot waits for the background
+/// phase), so the machine's CPU memory must hold one shard.
+void check_staged_copy(const Scenario& s, CheckContext& ctx) {
+  if (checkpoint_layout(s.strategy.kind) != CheckpointLayout::staged_copy ||
+      any_bad(ctx, {"/strategy/kind", "/cluster/cpu_memory", "/cluster/machines", "/model/parameters",
+                    "/training/checkpoint_bytes_per_parameter"}))
+    return;
+  if (s.cluster.machines < 1 || s.model.parameters <= 0 || s.cluster.cpu_memory_bytes <= 0) return;  // reported as missing
+  const double shard = s.checkpoint_bytes_per_machine();
+  if (shard > s.cluster.cpu_memory_bytes)
+    add(ctx, "/cluster/cpu_memory",
+        fmt::format("at least {} per machine: the staging copy of one shard (CPU memory too small for async-two-phase's "
+                    "snapshot)",
+                    format_bytes(shard)));
+}
+
 /// The replica groups of torchft and just-in-time (run/strategies/): G >= 2 groups of N / G
 /// machines, so G divides N, and a quorum minimum no larger than G.
 void check_replica_groups(const Scenario& s, CheckContext& ctx) {
@@ -331,6 +348,7 @@ void cross_check(const Scenario& s, CheckContext& ctx) {
   check_run(s, ctx);
   check_model(s, ctx);
   check_in_memory(s, ctx);
+  check_staged_copy(s, ctx);
   check_replica_groups(s, ctx);
   check_gpu_buffer(s, ctx);
   check_failures(s, ctx);

@@ -230,7 +230,7 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.span_safety; }},
     {"/strategy/scheduler", U::name, C::none, P::defaulted, "checkpoint traffic scheduler",
      [](Scenario& s) -> FieldRef { return &s.strategy.scheduler; }, &scheduler_names},
-    {"/strategy/persistent_interval", U::duration_or_never, C::positive, P::defaulted, "persistent checkpoint interval of in-memory strategies, or \"never\"",
+    {"/strategy/persistent_interval", U::duration_or_never, C::positive, P::defaulted, "persistent checkpoint interval of in-memory strategies (async-two-phase: of its uploads from the local tier), or \"never\"",
      [](Scenario& s) -> FieldRef { return &s.strategy.persistent_interval; }},
     {"/strategy/interval", U::duration, C::positive, P::defaulted, "remote-periodic checkpoint interval; just-in-time: its periodic fallback checkpoints' interval",
      [](Scenario& s) -> FieldRef { return &s.strategy.interval; }},
@@ -268,6 +268,14 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.heartbeat_timeout; }},
     {"/strategy/heal_bandwidth", U::bandwidth, C::positive, P::optional, "torchft: per-machine bandwidth a recovering group copies its state from a live peer at (default: the achieved point-to-point rate of a machine sending from GPU memory, p2p_efficiency x network_bandwidth, capped by PCIe without GPUDirect RDMA: TorchFT's process-group transport on the NIC)",
      [](Scenario& s) -> FieldRef { return &s.strategy.heal_bandwidth; }},
+    // async-two-phase (run/strategies/async_two_phase.cpp): no published per-device figure is a
+    // default for either field. A local tier is the user's own disks (FastPersist, DataStates-LLM
+    // write to node-local NVMe), so its bandwidth is theirs to give; the background phase's
+    // throughput cost is measured as the iteration time with and without a background write.
+    {"/strategy/local_bandwidth", U::bandwidth, C::positive, P::optional, "async-two-phase: write and read bandwidth per machine of a local tier (node-local NVMe) that the background phase writes each checkpoint to before storage; absent: no local tier, the background phase writes to storage only",
+     [](Scenario& s) -> FieldRef { return &s.strategy.local_bandwidth; }},
+    {"/strategy/persist_throughput_cost", U::number, C::probability, P::defaulted, "async-two-phase: share of training throughput lost while the background phase (serialization, local and storage writes) runs, in [0, 1); default 0",
+     [](Scenario& s) -> FieldRef { return &s.strategy.persist_throughput_cost; }},
 
     {"/failures/process", U::name, C::none, P::required, "failure process",
      [](Scenario& s) -> FieldRef { return &s.failures.process; }, &failure_process_names},

@@ -13,9 +13,27 @@
 // Each term is computed in log space (lgamma), so N in the tens of thousands neither underflows
 // nor overflows. Left out: failure domains take several machines at once (a rack is s machines in
 // one event, which the binomial's independence understates), and windows overlap.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+/// The sizing of a scenario's standby pool at several percentiles (what `ckptsim analyze`
+/// prints and writes as closed_form.standby_sizing).
+struct StandbySizing {
+  double window_s = 0;             ///< w = detection + mean replacement delay
+  double machine_probability = 0;  ///< p = P(a given machine is replaced within w)
+  std::vector<std::pair<double, int>> pools;  ///< (q, k_q) in the order asked
+};
+
+/// The standby pools for each q of `percentiles` (each in (0, 1)); nullopt, with the reason in
+/// `why`, when the failures have no closed form (a trace, or no failure process).
+[[nodiscard]] std::optional<StandbySizing> standby_sizing(const Scenario& scenario, const std::vector<double>& percentiles,
+                                                          std::string* why = nullptr);
 
 /// The q-quantile of Binomial(n, p): the smallest k with P(X <= k) >= q. Requires n >= 0,
 /// p in [0, 1], q in (0, 1) (std::invalid_argument otherwise).

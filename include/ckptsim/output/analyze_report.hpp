@@ -63,8 +63,10 @@ AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts&
 
 /// {"scenario", "costs", "closed_form", "metrics", "replicas", "disagreements"}; closed_form has
 /// failure_means_s {"detection", "restart", "replacement"} (the failure classes' rate-weighted
-/// means and the replacement delay's mean, analysis/failure_mix.hpp) unless the failures are
-/// trace-driven; plus the members
+/// means and the replacement delay's mean, analysis/failure_mix.hpp) and standby_sizing
+/// {"window_s", "machine_probability", "pools": [{"percentile", "standby_machines"}],
+/// "standby_machines"} (the pool covering 99 % and 99.9 % of replacement windows,
+/// analysis/standby_sizing.hpp) unless the failures are trace-driven; plus the members
 /// of the strategy's report sections (output/report_sections.hpp: closed_form.multi_level for the
 /// multi-level table, "erasure_code" for an erasure code): the document of `analyze --json` without its manifest (a sweep
 /// point adds its own scenario part instead).
@@ -76,7 +78,7 @@ nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& c
                                 const std::string& command_line);
 
 /// The table `ckptsim analyze` prints: scenario, costs, the strategy's report sections, the
-/// failures line, notes and left-out terms above the closed form and the simulated mean of every
+/// failures line, the standby line, notes and left-out terms above the closed form and the simulated mean of every
 /// metric, '!' where they disagree.
 void print_analyze_report(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
                           const AnalyzeReport& report);

@@ -48,6 +48,15 @@
 //   just-in-time        remote-periodic's checkpoints (fallback) plus, after a failure, a save
 //                       by the surviving data-parallel replicas of J = max(C / B_s, (C G / N) / B_ser),
 //                       then a recovery from storage of the interrupted minibatch's state.
+//   async-two-phase     PyTorch DCP async_save / CheckFreq: a blocking staging copy of the shard
+//                       into pinned CPU memory, S_stage = c / (G B_pcie), then a background phase
+//                       B = max(C / B_s, c / B_ser) (to storage; tier storage) or, with a local
+//                       tier of bandwidth L, B = max(c / L, c / B_ser) (tier memory, m = 1: the
+//                       machine's own copy survives a software failure; local retrieval c / L +
+//                       c / B_ser) with uploads to storage every kp, U = max(C / B_s, c / L);
+//                       k = max(k, ceil(B / T)) (one staging buffer); the phase's throughput
+//                       cost phi is charged as stall: S = S_stage + phi B (+ phi U k / kp);
+//                       completion = max(S_stage + B, S).
 //   none                no checkpoints.
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
@@ -119,6 +128,11 @@ struct StrategyCosts {
   /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):
   /// the surviving replicas' save after a failure, J = max(C / B_s, c_G / B_ser).
   SimTime jit_save;
+  /// Async-two-phase (run/strategies/async_two_phase.cpp): the blocking staging copy, the
+  /// background phase that follows it, and the share of throughput that phase costs.
+  SimTime staging;
+  SimTime background;
+  double throughput_cost = 0;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

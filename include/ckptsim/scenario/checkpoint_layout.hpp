@@ -16,6 +16,7 @@ enum class CheckpointLayout {
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
   replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, just-in-time)
+  staged_copy,       ///< one staging copy of the machine's own shard in pinned CPU memory, persisted in the background (async-two-phase)
 };
 
 /// Layouts that keep checkpoint copies in CPU memory.
@@ -32,6 +33,7 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
     case StrategyKind::torchft:
     case StrategyKind::just_in_time: return CheckpointLayout::replica_groups;
+    case StrategyKind::async_two_phase: return CheckpointLayout::staged_copy;
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:
     case StrategyKind::none: return CheckpointLayout::none;

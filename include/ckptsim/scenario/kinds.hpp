@@ -17,7 +17,18 @@
 namespace ckptsim {
 
 /// Checkpoint and recovery strategy (strategy.kind).
-enum class StrategyKind { gemini, remote_periodic, remote_highfreq, in_memory_blocking, erasure_coded, multi_level, torchft, just_in_time, none };
+enum class StrategyKind {
+  gemini,
+  remote_periodic,
+  remote_highfreq,
+  in_memory_blocking,
+  erasure_coded,
+  multi_level,
+  torchft,
+  just_in_time,
+  async_two_phase,
+  none
+};
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
 enum class PlacementScheme { group, ring, mixed, random, group_spread };
 /// How checkpoint traffic is laid into an iteration (strategy.scheduler).
@@ -75,7 +86,7 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 9> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 10> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
@@ -83,6 +94,7 @@ struct EnumNames<StrategyKind> {
                                                                  {StrategyKind::multi_level, "multi-level"},
                                                                  {StrategyKind::torchft, "torchft"},
                                                                  {StrategyKind::just_in_time, "just-in-time"},
+                                                                 {StrategyKind::async_two_phase, "async-two-phase"},
                                                                  {StrategyKind::none, "none"}}};
 };
 

@@ -149,6 +149,12 @@ struct StrategySpec {
   SimTime step_timeout = seconds(60);
   SimTime heartbeat_timeout = seconds(5);
   std::optional<double> heal_bandwidth;
+  /// async-two-phase (run/strategies/async_two_phase.cpp): the local tier's write and read
+  /// bandwidth per machine (a local NVMe array; nullopt: no local tier, the background phase
+  /// writes to storage only), and the share of training throughput the background phase costs
+  /// while it runs (0: none).
+  std::optional<double> local_bandwidth;
+  double persist_throughput_cost = 0;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

@@ -2,7 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "ckptsim/analysis/standby_sizing.hpp"
 #include "../common/test_scenarios.hpp"
@@ -51,4 +54,25 @@ TEST_CASE("standby sizing: the binomial quantile of machines replaced within one
   CHECK(standby_for_percentile(s, 0.99) == 0);
   CHECK(standby_for_percentile(s, 0.995) == 1);
   CHECK(standby_for_percentile(s, 0.99999) == 2);
+}
+
+TEST_CASE("standby sizing: several percentiles at once, with the window and probability behind them") {
+  // The same case: w = 15 s + 300 s = 315 s, p = 1 - exp(-0.005 / 3600 x 315) = 4.3741e-4;
+  // 99 % of windows need no standby, 99.5 % one, 99.999 % two (the cumulative sums above).
+  Scenario s = test::small_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.01 / 3600;
+  const std::optional<StandbySizing> sizing = standby_sizing(s, {0.99, 0.995, 0.99999});
+  REQUIRE(sizing.has_value());
+  CHECK(sizing->window_s == doctest::Approx(315.0));
+  CHECK(sizing->machine_probability == doctest::Approx(1.0 - std::exp(-0.005 / 3600 * 315)).epsilon(1e-9));
+  REQUIRE(sizing->pools.size() == 3);
+  CHECK(sizing->pools[0] == std::pair<double, int>{0.99, 0});
+  CHECK(sizing->pools[1] == std::pair<double, int>{0.995, 1});
+  CHECK(sizing->pools[2] == std::pair<double, int>{0.99999, 2});
+  // Trace-driven failures have no closed form: no sizing, and the reason.
+  s.failures.process = FailureProcessKind::trace;
+  std::string why;
+  CHECK_FALSE(standby_sizing(s, {0.99}, &why).has_value());
+  CHECK_FALSE(why.empty());
 }

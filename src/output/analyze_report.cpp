@@ -120,8 +120,8 @@ void print_header_lines(std::ostream& out, const Scenario& scenario, const Strat
                        p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
                        p.episode_mean_s, p.failures_per_episode);
     if (const auto sizing = standby_sizing(scenario, kStandbyPercentiles))
-      out << fmt::format("standbys   a machine is replaced within a replacement window ({}, detection + mean replacement "
-                         "delay) with p = {:.4g}: {}% of windows need {} standby machine(s), {}% need {} (the cluster has {})\n",
+      out << fmt::format("standbys   p = {1:.4g} that a machine is replaced within a window of {0} (detection + mean "
+                         "replacement): {2}% of windows need {3} standby machine(s), {4}% need {5} (the cluster has {6})\n",
                          format_duration(SimTime::from_seconds(sizing->window_s)), sizing->machine_probability,
                          100 * sizing->pools[0].first, sizing->pools[0].second, 100 * sizing->pools[1].first,
                          sizing->pools[1].second, scenario.cluster.standby_machines);

@@ -108,6 +108,22 @@ std::string format_flop_rate_exact(double flops) {
   return exact(flops, c, [](const std::string& s) { return parse_flop_rate(s); }, "FLOPS");
 }
 
+namespace {
+
+/// A double-valued quantity as the scenario writes it: a unit string for bytes, bandwidths,
+/// failure and FLOP rates, so that the loader reads it back to the same value; else the number.
+nlohmann::json quantity_json(Unit unit, double value) {
+  switch (unit) {
+    case Unit::bytes: return format_bytes_exact(value);
+    case Unit::bandwidth: return format_bandwidth_exact(value);
+    case Unit::failure_rate: return format_failure_rate_exact(value);
+    case Unit::flop_rate: return format_flop_rate_exact(value);
+    default: return value;
+  }
+}
+
+}  // namespace
+
 nlohmann::json format_field(const Field& field, Scenario& s) {
   const FieldRef ref = field.bind(s);
   return std::visit(
@@ -126,21 +142,17 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
           return *p;
         } else if constexpr (std::is_same_v<T, double>) {
           if (field.presence == Presence::gpu_kernel && *p == 0) return nullptr;  // unknown: no GPU type
-          switch (field.unit) {
-            case Unit::bytes: return format_bytes_exact(*p);
-            case Unit::bandwidth: return format_bandwidth_exact(*p);
-            case Unit::failure_rate: return format_failure_rate_exact(*p);
-            case Unit::flop_rate: return format_flop_rate_exact(*p);
-            default: return *p;
-          }
+          return quantity_json(field.unit, *p);
         } else if constexpr (std::is_same_v<T, SimTime>) {
           return format_duration_exact(*p);
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
           if (!*p) return field.unit == Unit::duration_or_never ? nlohmann::json("never") : nlohmann::json(nullptr);
           return format_duration_exact(**p);
         } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+          // With its unit, as the double fields: a bare number is refused by the loader for a
+          // bandwidth (an optional strategy.heal_bandwidth or local_bandwidth written back).
           if (!*p) return nullptr;
-          return **p;
+          return quantity_json(field.unit, **p);
         } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
           return format_cause_table(*p);
         } else {

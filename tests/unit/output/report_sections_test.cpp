@@ -107,3 +107,29 @@ TEST_CASE("report sections: the run report's level line and analyze's memory lin
   CHECK(holders.str() == "memory     P(a hardware failure leaves some checkpoint without holders) = 0.25\n");
   CHECK(code.str() == "memory     P(a hardware failure leaves its coding group with more than p = 2 members replaced) = 0.25\n");
 }
+
+TEST_CASE("analyze: the standby line and closed_form.standby_sizing") {
+  // small_scenario at 1 % failures per machine-hour, half hardware, detection 15 s + a fixed
+  // 5 min replacement: w = 315 s, p = 1 - exp(-0.005 / 3600 x 315) = 4.374e-4; Binomial(16, p):
+  // P(0) = 0.993024 covers 99 % of windows with no standby, P(<= 1) = 0.999977 covers 99.9 %
+  // with one (analysis/standby_sizing.hpp). The cluster has 2 standbys.
+  Scenario s = sections_scenario(StrategyKind::gemini);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.01 / 3600;
+  s.cluster.standby_machines = 2;
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  const AnalyzeReport report = make_analyze_report(s, c, RunChecks{});
+  std::ostringstream out;
+  print_analyze_report(out, s, c, report);
+  CHECK(out.str().find("standbys   p = 0.0004374 that a machine is replaced within a window of " +
+                       format_duration(seconds(315)) +
+                       " (detection + mean replacement): 99% of windows need 0 standby machine(s), 99.9% need 1 "
+                       "(the cluster has 2)\n") != std::string::npos);
+  const nlohmann::json doc = analyze_report_json(s, c, report);
+  const nlohmann::json& sizing = doc.at("closed_form").at("standby_sizing");
+  CHECK(sizing.at("window_s").get<double>() == doctest::Approx(315.0));
+  CHECK(sizing.at("pools").at(0).at("standby_machines") == 0);
+  CHECK(sizing.at("pools").at(1).at("percentile").get<double>() == doctest::Approx(0.999));
+  CHECK(sizing.at("pools").at(1).at("standby_machines") == 1);
+  CHECK(sizing.at("standby_machines") == 2);
+}

@@ -80,9 +80,12 @@ std::optional<Columns> column_header(const std::vector<std::string>& t) {
 }
 
 struct RankLine {
-  int rank = 0;
+  int rank = 0;  ///< -1: digits beyond kMaxRank (refused by the parser, which knows the line)
   std::string host, device;
 };
+
+/// The largest rank a Rank line may name (a million ranks, the importers' bound on world sizes).
+constexpr int kMaxRank = 1'000'000;
 
 std::optional<RankLine> rank_line(std::string_view line) {
   if (line.find("Rank") == std::string_view::npos || line.find(" on ") == std::string_view::npos) return std::nullopt;
@@ -90,7 +93,13 @@ std::optional<RankLine> rank_line(std::string_view line) {
   std::cmatch m;
   const std::string s(line);
   if (!std::regex_match(s.c_str(), m, re)) return std::nullopt;
-  return RankLine{std::stoi(m[1].str()), m[2].str(), m[3].str()};
+  // from_chars, not stoi: a rank of more digits than an int holds is bad input, not an exception
+  // from the standard library (CI's import fuzzer, 5 December 2026: std::out_of_range escaped).
+  const std::string digits = m[1].str();
+  int rank = -1;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), rank);
+  if (error != std::errc() || end != digits.data() + digits.size() || rank > kMaxRank) rank = -1;
+  return RankLine{rank, m[2].str(), m[3].str()};
 }
 
 class Parser {
@@ -112,6 +121,7 @@ class Parser {
       return;
     }
     if (const auto r = rank_line(l)) {
+      if (r->rank < 0) fail(fmt::format("a Rank line with a rank of at most {}", kMaxRank), std::string(l.substr(0, 80)));
       if (!rows_.empty()) start_run();
       ranks_[r->rank] = *r;
       return;

@@ -11,7 +11,8 @@
 // and the pool that covers a window with probability q is the q-quantile
 //   k_q = min{k : P(X <= k) >= q}.
 // Each term is computed in log space (lgamma), so N in the tens of thousands neither underflows
-// nor overflows. Left out: failure domains take several machines at once (a rack is s machines in
+// nor overflows, and the sum starts 40 standard deviations below the mean N p (the terms below
+// add up to less than e^-800), so its length grows with sqrt(N), not N. Left out: failure domains take several machines at once (a rack is s machines in
 // one event, which the binomial's independence understates), and windows overlap.
 #include <optional>
 #include <string>

@@ -76,3 +76,19 @@ TEST_CASE("standby sizing: several percentiles at once, with the window and prob
   CHECK_FALSE(standby_sizing(s, {0.99}, &why).has_value());
   CHECK_FALSE(why.empty());
 }
+
+TEST_CASE("binomial quantile: the sum starts 40 standard deviations below the mean, exactly enough") {
+  // Binomial(1e6, 1/2): mean 500,000, sd 500, so the sum starts at 480,000. Its quantiles summed
+  // independently with 50-digit arithmetic (mpmath: C(1e6, j) / 2^1e6 from j = 450,000, whose
+  // term is 6.3e-2179, by the ratio (n - j) / (j + 1)): the median is 500,000, and
+  // P(X <= 501,162) = 0.9899640 < 0.99 <= P(X <= 501,163) = 0.9900174.
+  CHECK(binomial_quantile(1'000'000, 0.5, 0.5) == 500'000);
+  CHECK(binomial_quantile(1'000'000, 0.5, 0.99) == 501'163);
+  // Two billion machines at p = 1/2 sum about 1.8 million terms (80 sd), not a billion; the
+  // median is 1e9. lgamma(2e9) is about 4.1e10, whose last bit is 7.6e-6, so every term carries
+  // a relative error near 1e-5 and the quantile may move by a few units where the CDF is flat
+  // (its slope at the median is 1.8e-5 per unit): within 20.
+  const int median = binomial_quantile(2'000'000'000, 0.5, 0.5);
+  CHECK(median >= 1'000'000'000 - 20);
+  CHECK(median <= 1'000'000'000 + 20);
+}

@@ -144,6 +144,12 @@ TEST_CASE("nccl-tests: format errors name the line") {
   CHECK(err(header + "   1024   256 float sum -1 10.0 0.1 0.1 3 10.0 0.1 0.1 0\n").find("#wrong 0") != std::string::npos);
   CHECK(err(header + "   1024   256 float sum -1 -1 0.1 0.1 0 10.0 0.1 0.1 0\n").find("positive out-of-place time") != std::string::npos);
   CHECK(err("no results at all\n").find("no result row") != std::string::npos);
+  // A Rank line whose rank does not fit an int (found by the import fuzzer: std::stoi threw
+  // std::out_of_range), or names more than a million ranks, is refused at its line.
+  const std::string rank = "#  Rank 88888888888888888888 Group  0 Pid 173504 on  node0 device  0 [0x16] NVIDIA H100\n";
+  CHECK(err(rank).find("line 1") != std::string::npos);
+  CHECK(err(rank).find("a rank of at most 1000000") != std::string::npos);
+  CHECK(err("#  Rank 1000001 Pid 1 on node0 device 0 [0x16] NVIDIA H100\n").find("a rank of at most 1000000") != std::string::npos);
   // A file that names no test, parsed without --collective.
   CHECK(what_of([&] { (void)parse_nccl_tests(header + "   1024 256 float sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n", "log.txt", {std::nullopt, 2, 1}); })
             .find("a run of a known test") != std::string::npos);

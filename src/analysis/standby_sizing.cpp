@@ -22,7 +22,7 @@ int binomial_quantile(int n, double p, double q) {
   const double log_n_fact = std::lgamma(nd + 1.0);
   // The terms more than 40 standard deviations below the mean add up to less than e^-800 (a
   // Chernoff bound), nothing in double precision: the sum starts there, so that a cluster of
-  // two billion machines at p = 1/2 sums about 2 million terms, not a billion.
+  // two billion machines at p = 1/2 sums under 2 million terms (80 sd), not a billion.
   const double mean = nd * p;
   const double start = std::floor(mean - 40.0 * std::sqrt(mean * (1.0 - p)));
   double cdf = 0;
@@ -48,10 +48,10 @@ std::optional<StandbySizing> standby_sizing(const Scenario& s, const std::vector
 }
 
 int standby_for_percentile(const Scenario& s, double q) {
-  const FailureMix mix = failure_mix(s);
-  if (!mix.available) throw std::invalid_argument(mix.reason);
-  const double window = s.failures.detection.seconds() + mean_replacement_s(s.failures.replacement);
-  return binomial_quantile(s.cluster.machines, mix.replaced_within(window), q);
+  std::string why;
+  const std::optional<StandbySizing> sizing = standby_sizing(s, {q}, &why);
+  if (!sizing) throw std::invalid_argument(why);
+  return sizing->pools.front().second;
 }
 
 }  // namespace ckptsim

@@ -8,7 +8,6 @@
 
 #include "ckptsim/analysis/eq1_by_tier.hpp"
 #include "ckptsim/analysis/failure_mix.hpp"
-#include "ckptsim/analysis/standby_sizing.hpp"
 #include <fmt/format.h>
 
 #include "ckptsim/core/printable.hpp"
@@ -102,7 +101,7 @@ nlohmann::json closed_form_json(const AnalyticPrediction& p, std::int64_t best_e
 
 /// The lines above the metric table: scenario, costs, failures, Eq. 1, intervals, notes.
 void print_header_lines(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
-                          const AnalyticPrediction& p, std::int64_t best_every) {
+                          const AnalyticPrediction& p, std::int64_t best_every, const std::optional<StandbySizing>& sizing) {
   out << fmt::format("scenario   {} — {} machines, strategy {}, {}\n", printable(scenario.name), scenario.cluster.machines,
                      name_of(scenario.strategy.kind),
                      scenario.run.duration ? format_duration(*scenario.run.duration)
@@ -119,7 +118,7 @@ void print_header_lines(std::ostream& out, const Scenario& scenario, const Strat
                        "{:.4f} failures per episode\n",
                        p.failure_rate * 86400.0, p.mtbf_s > 0 ? format_duration(SimTime::from_seconds(p.mtbf_s)) : "-",
                        p.episode_mean_s, p.failures_per_episode);
-    if (const auto sizing = standby_sizing(scenario, kStandbyPercentiles))
+    if (sizing)
       out << fmt::format("standbys   p = {1:.4g} that a machine is replaced within a window of {0} (detection + mean "
                          "replacement): {2}% of windows need {3} standby machine(s), {4}% need {5} (the cluster has {6})\n",
                          format_duration(SimTime::from_seconds(sizing->window_s)), sizing->machine_probability,
@@ -183,6 +182,7 @@ AnalyzeReport make_analyze_report(const Scenario& scenario, const StrategyCosts&
   report.flagged = static_cast<int>(
       std::count_if(report.rows.begin(), report.rows.end(), [](const AnalyzeComparison& c) { return c.flagged; }));
   report.best_every_iterations = closed_form_best_every(scenario, costs, report.prediction);
+  report.standby = standby_sizing(scenario, kStandbyPercentiles);
   return report;
 }
 
@@ -215,7 +215,7 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
     doc["closed_form"]["failure_means_s"] = {{"detection", mix.mean_detection_s},
                                              {"restart", mix.mean_restart_s},
                                              {"replacement", mean_replacement_s(scenario.failures.replacement)}};
-  if (const auto sizing = standby_sizing(scenario, kStandbyPercentiles)) {
+  if (const std::optional<StandbySizing>& sizing = report.standby) {
     nlohmann::json pools = nlohmann::json::array();
     for (const auto& [q, k] : sizing->pools) pools.push_back({{"percentile", q}, {"standby_machines", k}});
     doc["closed_form"]["standby_sizing"] = {{"window_s", sizing->window_s},
@@ -237,7 +237,7 @@ nlohmann::json analyze_document(const Scenario& scenario, const StrategyCosts& c
 
 void print_analyze_report(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
                           const AnalyzeReport& report) {
-  print_header_lines(out, scenario, costs, report.prediction, report.best_every_iterations);
+  print_header_lines(out, scenario, costs, report.prediction, report.best_every_iterations, report.standby);
   print_metric_table(out, scenario, report);
 }
 

@@ -60,6 +60,7 @@ json analyze_shape() {
   AnalyzeReport report;
   report.prediction.available = true;
   report.summary = every_metric();
+  report.standby = StandbySizing{0, 0, {{0.99, 0}, {0.999, 0}}};  // closed_form.standby_sizing's members
   for (const AnalyzeMetric& m : analyze_metrics()) {
     report.prediction.metrics[m.key] = 0.0;
     AnalyzeComparison row;

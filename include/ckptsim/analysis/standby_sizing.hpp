@@ -12,8 +12,9 @@
 //   k_q = min{k : P(X <= k) >= q}.
 // Each term is computed in log space (lgamma), so N in the tens of thousands neither underflows
 // nor overflows, and the sum starts 40 standard deviations below the mean N p (the terms below
-// add up to less than e^-800), so its length grows with sqrt(N), not N. Left out: failure domains take several machines at once (a rack is s machines in
-// one event, which the binomial's independence understates), and windows overlap.
+// add up to less than e^-800), so its length grows with sqrt(N), not N. Left out: failure
+// domains take several machines at once (a rack is s machines in one event, which the
+// binomial's independence understates), and windows overlap.
 #include <optional>
 #include <string>
 #include <utility>

@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/standby_sizing.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
@@ -51,6 +52,7 @@ struct AnalyzeReport {
   std::vector<AnalyzeComparison> rows;      ///< one per metric with a closed form or a simulated value
   int flagged = 0;                          ///< rows whose closed form lies outside the simulated ci95
   std::int64_t best_every_iterations = 0;   ///< closed-form best interval (0 when not applicable)
+  std::optional<StandbySizing> standby;     ///< the standby pools (analysis/standby_sizing.hpp); empty for trace-driven failures
 };
 
 /// True when the closed form and the simulated mean disagree (rule in the header comment).

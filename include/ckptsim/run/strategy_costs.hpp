@@ -128,11 +128,10 @@ struct StrategyCosts {
   /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):
   /// the surviving replicas' save after a failure, J = max(C / B_s, c_G / B_ser).
   SimTime jit_save;
-  /// Async-two-phase (run/strategies/async_two_phase.cpp): the blocking staging copy, the
-  /// background phase that follows it, and the share of throughput that phase costs.
+  /// Async-two-phase (run/strategies/async_two_phase.cpp): the blocking staging copy and the
+  /// background phase that follows it.
   SimTime staging;
   SimTime background;
-  double throughput_cost = 0;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

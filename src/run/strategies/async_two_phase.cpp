@@ -68,7 +68,6 @@ class AsyncTwoPhase final : public Strategy {
   void costs(const CostInputs& in, StrategyCosts& c) const override {
     const Scenario& s = in.s;
     const double phi = s.strategy.persist_throughput_cost;
-    c.throughput_cost = phi;
     c.staging = checked_transfer_time(in.shard, std::max(1, s.cluster.gpus_per_machine) * s.cluster.gpu_cpu_bandwidth,
                                       "/cluster/gpu_cpu_bandwidth", "a shard's staging copy into CPU memory");
     SimTime upload = in.storage_transfer;
@@ -98,8 +97,8 @@ class AsyncTwoPhase final : public Strategy {
       persistent_track(uploads, c);
       if (c.persistent_every_iterations > 0) {
         const double per_checkpoint = static_cast<double>(c.every_iterations) / static_cast<double>(c.persistent_every_iterations);
-        c.stall = checked_add(c.stall, SimTime::from_seconds(phi * upload.seconds() * per_checkpoint),
-                              "/strategy/persist_throughput_cost", "the checkpoint stall");
+        c.stall = checked_add(c.stall, throughput_share(phi * per_checkpoint, upload), "/strategy/persist_throughput_cost",
+                              "the checkpoint stall");
       }
     }
     if (s.strategy.checkpoint_stall) c.stall = *s.strategy.checkpoint_stall;
@@ -115,8 +114,6 @@ class AsyncTwoPhase final : public Strategy {
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
     out["staging_s"] = c.staging.seconds();
     out["background_s"] = c.background.seconds();
-    out["persist_throughput_cost"] = c.throughput_cost;
-    out["local_tier"] = c.tier == CheckpointTier::memory;
   }
 };
 

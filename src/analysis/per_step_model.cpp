@@ -8,6 +8,7 @@
 #include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/analysis/first_order.hpp"
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
 
 namespace ckptsim {
@@ -44,6 +45,8 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   if (!p.available) return p;
   if (silent_corruption_modelled(s.failures))
     p.omitted_terms.push_back("silent data corruption under per-step fault tolerance");
+  if (migration_modelled(s.failures))
+    p.omitted_terms.push_back("live migration (predicted failures averted by a standby)");
 
   const FailureSpec& f = s.failures;
   const int groups = std::max(1, c.replica_groups);

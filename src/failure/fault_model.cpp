@@ -1,5 +1,6 @@
 // The fault-model features of fault_model.hpp.
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/migration.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +42,8 @@ class FaultModelSource final : public FailureSource {
       : base_(std::move(base)),
         spec_(spec),
         hang_rng_(make_stream(seed, replica, RandomComponent::hangs)),
-        misdiagnosis_rng_(make_stream(seed, replica, RandomComponent::misdiagnosis)) {
+        misdiagnosis_rng_(make_stream(seed, replica, RandomComponent::misdiagnosis)),
+        migration_rng_(make_stream(seed, replica, RandomComponent::migration)) {
     base_head_ = base_->next();
     if (stragglers_modelled(spec) && spec.stragglers.eviction) {
       stragglers_ = std::make_unique<StragglerDraws>(spec.stragglers, machines, seed, replica);
@@ -83,10 +85,17 @@ class FaultModelSource final : public FailureSource {
   }
 
  private:
-  /// Hang flag for every failure; a misdiagnosed hardware failure schedules its recurrence.
+  /// Hang flag for every failure; a single-machine hardware crash may be announced in time
+  /// (migration.hpp); a misdiagnosed hardware failure schedules its recurrence.
   void decorate(FailureEvent& e) {
     if (spec_.hangs.fraction > 0) e.hang = boost::random::bernoulli_distribution<double>(spec_.hangs.fraction)(hang_rng_);
-    if (e.type != FailureType::hardware || !(spec_.misdiagnosis.fraction > 0) || e.corruption) return;
+    if (e.type != FailureType::hardware || e.corruption) return;
+    if (spec_.migration.fraction > 0 && e.machines == 1 && !e.hang &&
+        boost::random::bernoulli_distribution<double>(spec_.migration.fraction)(migration_rng_)) {
+      e.predicted = true;
+      return;  // the warning names the machine: not misdiagnosed
+    }
+    if (!(spec_.misdiagnosis.fraction > 0)) return;
     if (!boost::random::bernoulli_distribution<double>(spec_.misdiagnosis.fraction)(misdiagnosis_rng_)) return;
     FailureEvent again = e;
     again.hang = false;
@@ -120,6 +129,7 @@ class FaultModelSource final : public FailureSource {
   const FailureSpec& spec_;
   RandomEngine hang_rng_;
   RandomEngine misdiagnosis_rng_;
+  RandomEngine migration_rng_;
   std::optional<FailureEvent> base_head_;
   std::unique_ptr<StragglerDraws> stragglers_;
   int straggler_cause_ = 0;
@@ -145,7 +155,7 @@ bool silent_corruption_modelled(const FailureSpec& spec) { return spec.silent_co
 
 std::unique_ptr<FailureSource> with_fault_model(std::unique_ptr<FailureSource> base, const FailureSpec& spec,
                                                 int machines, std::uint64_t seed, std::uint64_t replica) {
-  const bool any = spec.hangs.fraction > 0 || spec.misdiagnosis.fraction > 0 ||
+  const bool any = spec.hangs.fraction > 0 || spec.misdiagnosis.fraction > 0 || migration_modelled(spec) ||
                    (stragglers_modelled(spec) && spec.stragglers.eviction) || silent_corruption_modelled(spec);
   if (!any) return base;
   return std::make_unique<FaultModelSource>(std::move(base), spec, machines, seed, replica);

@@ -43,6 +43,8 @@ constexpr AnalyzeMetric kMetrics[] = {
     {"time_breakdown_s.replacement_wait", "time: replacement wait (s)", 0},
     {"time_breakdown_s.retrieval", "time: retrieval (s)", 0},
     {"time_breakdown_s.restart", "time: restart (s)", 0},
+    {"migrations", "live migrations", 2},
+    {"time_breakdown_s.migration", "time: migration (s)", 0},
 };
 
 /// One row per metric that has a closed form or a simulated value.

@@ -165,6 +165,8 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   row("restarts: in-process", "restarts.in_process", 2);
   row("restarts: in-job", "restarts.in_job", 2);
   row("restarts: new job", "restarts.new_job", 2);
+  // Live migration (failure/migration.hpp): only runs with it carry these metrics.
+  row("migrations", "migrations", 2);
   // Per failure of the replicas that failed; with no failure in any replica it has no value (NA,
   // as in the CSV), not 0.
   const auto mean_of = [&](const char* key) {
@@ -185,6 +187,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   // run without them reads as before.
   if (const auto it = summary.metrics.find("time_breakdown_s.degraded"); it != summary.metrics.end() && it->second.max > 0)
     row("  degraded", "time_breakdown_s.degraded", 1);
+  row("  migration", "time_breakdown_s.migration", 1);
   out << "\n  goodput as operators count it (fractions of wall time; run/goodput.hpp)\n";
   row("  goodput (Google)", "goodput", 4);
   for (const auto& [label, key] : std::initializer_list<std::pair<const char*, const char*>>{

@@ -17,7 +17,7 @@ Goodput goodput_of(const TimeBreakdown& b, SimTime wall, std::int64_t episodes) 
   g.badput_checkpoint_save = part(b.checkpoint_stall);
   g.badput_checkpoint_restore = part(b.retrieval);
   g.badput_wasted_progress = part(b.lost_progress);
-  g.badput_infrastructure_recovery = part(b.detection + b.replacement_wait);
+  g.badput_infrastructure_recovery = part(b.detection + b.replacement_wait + b.migration);
   g.badput_degraded_throughput = part(b.degraded);
   g.ettr_meta = part(b.training + b.degraded);
   return g;

@@ -104,6 +104,10 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
     out.emplace_back("recoveries.just_in_time", static_cast<double>(r.jit_recoveries));
     out.emplace_back("recoveries.jit_fallback", static_cast<double>(r.jit_fallbacks));
   }
+  if (r.live_migration) {  // only runs with live migration carry these columns (failure/migration.hpp)
+    out.emplace_back("migrations", static_cast<double>(r.migrations));
+    out.emplace_back("time_breakdown_s.migration", b.migration.seconds());
+  }
   if (r.restart_tiers) {  // only runs with restart tiers carry these columns (restart_tiers.hpp)
     out.emplace_back("restarts.in_process", static_cast<double>(r.restarts_by_tier[0]));
     out.emplace_back("restarts.in_job", static_cast<double>(r.restarts_by_tier[1]));

@@ -17,6 +17,7 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/run/group_outages.hpp"
@@ -105,8 +106,12 @@ class ReplicaSimulation {
       onsets_.emplace(s.failures.silent_corruption, s.cluster.machines, s.run.seed, replica);
       next_onset_ = onsets_->next().first;
     }
-    pending_failure_ = failures_->next();
+    pull_failure();
     standby_free_ = s.cluster.standby_machines;
+    if (migration_modelled(s.failures)) {
+      migration_pause_ = migration_pause(s);
+      result_.live_migration = true;
+    }
     if (c.tier == CheckpointTier::just_in_time) {
       result_.just_in_time = true;
       jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c.replica_groups));
@@ -166,6 +171,11 @@ class ReplicaSimulation {
         result_.wall_time = target_end;
         result_.finished = !s_.run.iterations || result_.iterations >= *s_.run.iterations;
         break;
+      }
+      if (pending_failure_->predicted) {
+        const Migration m = migrate(clock, *pending_failure_, t, n0, lineage0, end_time);
+        if (m == Migration::run_ended) break;
+        if (m == Migration::done) continue;
       }
       // Train until the failure.
       const FailureEvent f = *pending_failure_;
@@ -272,6 +282,16 @@ class ReplicaSimulation {
         break;
       }
       const FailureEvent f = *pending_failure_;
+      if (f.predicted && take_standby(stop)) {
+        // Live migration (failure/migration.hpp): the machine's group leaves the quorum at the
+        // step boundary and rejoins on the standby P later; no step is discarded, nobody waits.
+        ++result_.migrations;
+        const int g = std::min(out.groups() - 1, f.machine / per_group);
+        out.take_out(g, stop, saturating_add(stop, migration_pause_));
+        pull_failure();
+        t = stop;
+        continue;
+      }
       apply_per_step_failure(f, out, per_group);
       // The step in flight is discarded: progress falls back to the last whole iteration.
       const SimTime kept = t_iter * (work.ns() / t_iter.ns());
@@ -305,7 +325,7 @@ class ReplicaSimulation {
 
   /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
   void apply_per_step_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
-    pending_failure_ = failures_->next();
+    pull_failure();
     ++result_.episodes;
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
     const SimTime detected = saturating_add(f.time, per_step_wait(f));
@@ -398,9 +418,70 @@ class ReplicaSimulation {
     throw std::logic_error("replacement distribution outside its enum");
   }
 
+  /// The next failure of the source; one that falls in a migration pause is taken at its end.
+  void pull_failure() {
+    pending_failure_ = failures_->next();
+    if (pending_failure_ && pending_failure_->time < not_before_) pending_failure_->time = not_before_;
+  }
+
+  enum class Migration { not_possible, done, run_ended };
+
+  /// Live migration (failure/migration.hpp) of the predicted failure f, which the segment from t
+  /// (state n0, lineage0) reaches: the segment ends at the last iteration boundary before f, the
+  /// job pauses P and resumes there (t, n0, lineage0 moved). Nothing changes without a free standby.
+  template <typename C>
+  Migration migrate(const C& clock, const FailureEvent& f, SimTime& t, std::int64_t& n0, SimTime& lineage0,
+                    SimTime end_time) {
+    const std::int64_t done = clock.completed(slow_.work(t, f.time));
+    const SimTime e = clock.time_to_complete(done);
+    const SimTime boundary = std::min(f.time, slow_.wall_after_work(t, e));
+    if (!take_standby(boundary)) return Migration::not_possible;
+    result_.breakdown.degraded += (boundary - t) - e;
+    const SimTime stall = clock.stall(e);
+    compute_ += e - stall;
+    result_.breakdown.checkpoint_stall += stall;
+    register_onsets(clock, t, boundary, lineage0);
+    note_completed_checkpoints(clock, e, lineage0);
+    const SimTime resume = std::min(end_time, saturating_add(boundary, migration_pause_));
+    result_.breakdown.migration += resume - boundary;
+    ++result_.migrations;
+    register_downtime_onsets(resume);
+    not_before_ = resume;
+    pull_failure();
+    n0 += done;
+    lineage0 = lineage0 + e;
+    t = resume;
+    if (resume < end_time) return Migration::done;
+    result_.iterations = n0;
+    result_.wall_time = end_time;
+    result_.finished = !s_.run.iterations;
+    return Migration::run_ended;
+  }
+
+  /// Standby machines whose replacement has arrived by `at` go back to the pool.
+  void return_standbys(SimTime at) {
+    std::erase_if(standby_returns_, [&](SimTime r) {
+      if (r <= at) {
+        ++standby_free_;
+        return true;
+      }
+      return false;
+    });
+  }
+
+  /// A free standby takes a migrating machine's place at `at`; the pool gets a machine back one
+  /// replacement delay later. False when none is free.
+  bool take_standby(SimTime at) {
+    return_standbys(at);
+    if (standby_free_ == 0) return false;
+    --standby_free_;
+    standby_returns_.push_back(saturating_add(at, draw_replacement_delay()));
+    return true;
+  }
+
   /// Counts the failure and, for hardware, empties its machines and requests their replacements.
   void apply_failure(const FailureEvent& f) {
-    pending_failure_ = failures_->next();
+    pull_failure();
     if (f.corruption) take_corruption(*f.corruption);
     mark_jit_positions(f);
     ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
@@ -436,13 +517,7 @@ class ReplicaSimulation {
     memory_health_.lose(j);
     local_lost_ = true;
     // Standby machines come back to the pool once their replacement arrives.
-    std::erase_if(standby_returns_, [&](SimTime r) {
-      if (r <= failed_at) {
-        ++standby_free_;
-        return true;
-      }
-      return false;
-    });
+    return_standbys(failed_at);
     // A lognormal delay may be SimTime::max() ("never"): these sums saturate, not overflow.
     const SimTime delay = draw_replacement_delay();
     if (standby_free_ > 0) {
@@ -509,7 +584,7 @@ class ReplicaSimulation {
 
   void drop_pending() {
     if (!corruptions_.empty() && corruptions_.front().id == *pending_failure_->corruption) corruptions_.pop_front();
-    pending_failure_ = failures_->next();
+    pull_failure();
   }
 
   template <typename C>
@@ -706,6 +781,8 @@ class ReplicaSimulation {
   std::unique_ptr<FailureSource> failures_;
   std::optional<FailureEvent> pending_failure_;
   int standby_free_ = 0;
+  SimTime migration_pause_;  ///< P of failure/migration.hpp (live migration modelled)
+  SimTime not_before_;       ///< end of the latest migration pause: no failure is taken earlier
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
   SimTime episode_restart_;
@@ -773,6 +850,8 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
   check_trace_causes();
+  // The pause leaves the clock only for absurd inputs: refused here, before any replica.
+  if (migration_modelled(scenario_.failures)) (void)migration_pause(scenario_);
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
 }
 

@@ -199,6 +199,13 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
   // never goes away (1 / (1 - f) failures per fault, fault_model.hpp).
   if (!any_bad(ctx, {"/failures/misdiagnosis/fraction"}) && s.failures.misdiagnosis.fraction >= 1.0)
     add(ctx, "/failures/misdiagnosis/fraction", "a fraction below 1 (with every diagnosis wrong a fault never goes away)");
+  // A live migration moves the failing machine to a free standby (failure/migration.hpp): without
+  // a standby pool no failure could ever be migrated.
+  if (!any_bad(ctx, {"/failures/migration/fraction", "/cluster/standby_machines"}) && s.failures.migration.fraction > 0 &&
+      s.cluster.standby_machines < 1)
+    add(ctx, "/failures/migration/fraction",
+        "0 without standby machines (a live migration moves the failing machine to a free standby: set "
+        "/cluster/standby_machines to 1 or more)");
   // The in-process Wrapper refuses a monitor interval no shorter than its soft timeout
   // (enforce_value(monitor_process_interval < soft_timeout), nvidia-resiliency-ext inprocess/wrap.py).
   const RestartTierSpec& tiers = s.failures.restart_tiers;

@@ -363,6 +363,10 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.failures.silent_corruption.rate; }},
     {"/failures/silent_corruption/detection", U::duration, C::positive, P::defaulted, "from a corruption to its detection (loss spike, checksum); the run rolls back to a state before it",
      [](Scenario& s) -> FieldRef { return &s.failures.silent_corruption.detection; }},
+    {"/failures/migration/fraction", U::fraction, C::none, P::defaulted, "share of single-machine hardware failures announced early enough to move the machine's state to a free standby before it fails (0 = no live migration)",
+     [](Scenario& s) -> FieldRef { return &s.failures.migration.fraction; }},
+    {"/failures/migration/pause", U::duration, C::positive, P::optional, "the job's pause per migration (default: the machine's checkpoint state sent at the achieved point-to-point rate, plus the in-process restart latency)",
+     [](Scenario& s) -> FieldRef { return &s.failures.migration.pause; }},
     // Restart tiers (failure/restart_tiers.hpp; nvidia-resiliency-ext defaults, docs/models.md).
     {"/failures/restart_tiers/enabled", U::boolean, C::none, P::defaulted, "restart through the NVIDIA Resiliency Extension's tiers (in-process, in-job, new job) instead of the cause's flat restart",
      [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.enabled; }, nullptr, {}, &restart_tiers_on},

@@ -29,6 +29,7 @@ enum class RandomComponent : std::uint64_t {
   stragglers = 11,
   misdiagnosis = 12,
   silent_corruption = 13,
+  migration = 14,
 };
 
 /// SplitMix64 finaliser (Steele, Lea, Flood, OOPSLA 2014): a bijective 64-bit mix.

@@ -57,6 +57,8 @@ struct FailureEvent {
   bool hang = false;   ///< found by timeouts, not by a process exit (fault_model.hpp)
   /// The detection of silent corruption k (CorruptionOnsets' k-th onset, from 0); none otherwise.
   std::optional<std::int64_t> corruption = std::nullopt;
+  /// Announced early enough to move the machine's state to a standby first (failure/migration.hpp).
+  bool predicted = false;
 };
 
 /// A cause a failure can be attributed to, with the times the run model uses for it.

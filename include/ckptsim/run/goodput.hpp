@@ -23,7 +23,8 @@
 //                             done since the state recovered, redone).
 //     infrastructure recovery INFRASTRUCTURE_RECOVERY_FROM_DISRUPTION = breakdown.detection +
 //                             breakdown.replacement_wait (no job runs: the fault is being found
-//                             and the machine replaced).
+//                             and the machine replaced) + breakdown.migration (the job pauses
+//                             while a failing machine's state moves to a standby).
 //     degraded throughput     steps that ran slower than the healthy step time T (a straggler,
 //                             a replica group missing from the quorum): the time beyond T per
 //                             step (breakdown.degraded). Google's library counts such steps as

@@ -27,10 +27,17 @@
 //             CPU memory since the latest level-1 completion, else `peer` from level 2 unless
 //             every holder of some machine's partner copies was replaced since the latest
 //             level-2 completion, else `storage` from level 3, else `scratch`.
+//   migration a predicted hardware failure (failures.migration, failure/migration.hpp) with a
+//             standby free at its time ends the segment at the last iteration boundary before
+//             it; the job pauses P (breakdown.migration) and resumes from that boundary with
+//             nothing rolled back and no CPU memory lost; the standby pool gets a machine back
+//             one replacement delay after the boundary. A failure during the pause is taken at
+//             its end. With no standby free the failure happens as any other.
 //   adaptive  strategy.adaptive_interval: before each segment the persistent period is set by
 //             the policy of interval_policy.hpp from the failures seen so far.
 // Accounting (all int64 ns, so the parts add up to the wall time exactly):
-//   wall = compute + checkpoint_stall + degraded + detection + replacement_wait + retrieval + restart,
+//   wall = compute + checkpoint_stall + degraded + detection + replacement_wait + retrieval + restart
+//          + migration,
 //   training = final progress x T (+ the compute of a final partial iteration),
 //   lost_progress = compute - training.
 //   ETTR = training / wall.
@@ -77,9 +84,10 @@ struct TimeBreakdown {
   SimTime retrieval;
   SimTime restart;
   SimTime degraded;  ///< time beyond T of steps run slower than healthy (goodput.hpp)
+  SimTime migration;  ///< live-migration pauses (failure/migration.hpp)
   [[nodiscard]] SimTime total() const {
     return training + checkpoint_stall + lost_progress + detection + replacement_wait + retrieval + restart +
-           degraded;
+           degraded + migration;
   }
 };
 
@@ -91,6 +99,8 @@ struct ReplicaResult {
   std::int64_t software_failures = 0;
   std::int64_t hardware_failures = 0;
   std::int64_t machines_replaced = 0;         ///< machines that lost CPU memory (hardware, per machine)
+  bool live_migration = false;                ///< failures.migration modelled (its columns are written)
+  std::int64_t migrations = 0;                ///< predicted failures averted by a live migration
   /// Recovery episodes begun (completed ones plus one the run's end cut short): MTTR's divisor.
   std::int64_t episodes = 0;
   std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier

@@ -247,6 +247,13 @@ struct SilentCorruptionSpec {
   SimTime detection = hours(1);            ///< corruption to detection
 };
 
+/// Live migration (failures/migration; failure/migration.hpp): a hardware failure announced early
+/// enough is averted by moving the machine's state to a free standby at an iteration boundary.
+struct MigrationSpec {
+  double fraction = 0;                     ///< share of single-machine hardware failures predicted in time (0 = off)
+  std::optional<SimTime> pause;            ///< the job's pause per migration; nullopt = derived (failure/migration.hpp)
+};
+
 /// Restart tiers (failures/restart_tiers; failure/restart_tiers.hpp, docs/models.md "Restart
 /// tiers"): which tier restarts the job after each class of fault, and what each tier costs.
 /// Defaults: nvidia-resiliency-ext at commit d8686d9 (inprocess/wrap.py, Wrapper; the in-process
@@ -281,6 +288,7 @@ struct FailureSpec {
   StragglerSpec stragglers;
   MisdiagnosisSpec misdiagnosis;
   SilentCorruptionSpec silent_corruption;
+  MigrationSpec migration;
   RestartTierSpec restart_tiers;
   [[nodiscard]] const DomainSpec& domain(DomainKind k) const { return domains[static_cast<std::size_t>(k)]; }
 };

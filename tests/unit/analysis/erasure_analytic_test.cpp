@@ -9,6 +9,7 @@
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
+#include "../common/closed_form_check.hpp"
 #include "../common/test_scenarios.hpp"
 
 namespace ckptsim {
@@ -27,13 +28,8 @@ TEST_CASE("run model agrees with the ETTR closed form: erasure-coded g = 8, p = 
     s.failures.hardware_fraction = 1.0;
     s.run.duration = days(10);
     s.run.seed = 11;
-    const StrategyCosts costs = compute_strategy_costs(s, nullptr);
-    const AnalyticPrediction closed = predict_run(s, costs);
+    const auto [costs, closed, sim] = test::closed_form_and_monte_carlo(s, 2000);
     REQUIRE(closed.available);
-    MonteCarloOptions options;
-    options.replicas = 2000;
-    options.jobs = 2;
-    const RunSummary sim = summarize(run_replicas(RunModel(s, costs), options));
     const Summary& ettr = sim.at("ettr");
     MESSAGE("ETTR closed " << closed.metrics.at("ettr") << ", simulated " << ettr.mean << " +- " << ettr.ci95);
     CHECK(std::abs(closed.metrics.at("ettr") - ettr.mean) <= ettr.ci95);

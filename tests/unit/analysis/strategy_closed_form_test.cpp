@@ -10,6 +10,7 @@
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
+#include "../common/closed_form_check.hpp"
 #include "../common/test_scenarios.hpp"
 
 using namespace ckptsim;
@@ -46,27 +47,21 @@ Scenario closed_form_scenario(StrategyKind kind) {
 }  // namespace
 
 TEST_CASE("strategy contract: every closed form agrees with its Monte Carlo on a small case") {
-  constexpr double kWide = 3.2905 / 1.96;
   for (const auto& entry : strategy_registry().entries()) {
     CAPTURE(entry.name);
     Scenario s = closed_form_scenario(entry.factory->kind());
     s.run.seed = 11;
-    const StrategyCosts costs = compute_strategy_costs(s, nullptr);
-    const AnalyticPrediction closed = predict_run(s, costs);
+    const auto [costs, closed, simulated] = test::closed_form_and_monte_carlo(s, 1000);
     REQUIRE(closed.available);
     // The failure model is exponential and homogeneous: nothing left out.
     CHECK(closed.omitted_terms.empty());
-    MonteCarloOptions options;
-    options.replicas = 1000;
-    options.jobs = 2;
-    const RunSummary simulated = summarize(run_replicas(RunModel(s, costs), options));
     const Summary& ettr = simulated.at("ettr");
     MESSAGE(entry.name << ": closed " << closed.ettr << ", simulated " << ettr.mean << " +- " << ettr.ci95);
     const double first_order =
         costs.tier == CheckpointTier::multi_level
             ? closed.failure_rate * static_cast<double>(costs.persistent_every_iterations) * costs.iteration_time.seconds()
             : 0.0;
-    CHECK(std::abs(closed.ettr - ettr.mean) <= kWide * ettr.ci95 + first_order * (1.0 - closed.ettr));
+    CHECK(std::abs(closed.ettr - ettr.mean) <= test::kWideCi95 * ettr.ci95 + first_order * (1.0 - closed.ettr));
     // Lambda W = 16 x 0.015 x 30 = 7.2 failures, whatever the strategy.
     CHECK(closed.metrics.at("failures.total") == doctest::Approx(7.2).epsilon(1e-9));
   }
@@ -92,5 +87,21 @@ TEST_CASE("strategy contract: a closed form names each fault-model feature it le
     CHECK(has("misdiagnosis"));
     CHECK_FALSE(has("fail-slow stragglers"));
     CHECK_FALSE(has("silent data corruption"));
+    CHECK_FALSE(has("live migration (predicted failures averted by a standby)"));
+  }
+}
+
+TEST_CASE("strategy contract: every closed form names live migration when it is on") {
+  // Live migration is modelled by the run only (failure/migration.hpp), torchft's per-step model
+  // included: each registered strategy's closed form must say it leaves it out.
+  for (const auto& entry : strategy_registry().entries()) {
+    CAPTURE(entry.name);
+    Scenario s = closed_form_scenario(entry.factory->kind());
+    s.cluster.standby_machines = 1;
+    s.failures.migration.fraction = 0.2;
+    const AnalyticPrediction closed = predict_run(s, compute_strategy_costs(s, nullptr));
+    REQUIRE(closed.available);
+    CHECK(std::find(closed.omitted_terms.begin(), closed.omitted_terms.end(),
+                    "live migration (predicted failures averted by a standby)") != closed.omitted_terms.end());
   }
 }

@@ -21,6 +21,7 @@
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
+#include "../common/closed_form_check.hpp"
 #include "../common/test_scenarios.hpp"
 #include "../common/trace_run.hpp"
 
@@ -132,16 +133,11 @@ TEST_CASE("async-two-phase: with a local tier the memory tier's closed form (m =
   s.failures.rate = 0.015 / 86400.0;
   s.run.duration = SimTime::from_seconds(30 * 86400.0);
   s.run.seed = 11;
-  const StrategyCosts costs = compute_strategy_costs(s, nullptr);
-  const AnalyticPrediction closed = predict_run(s, costs);
+  const auto [costs, closed, simulated] = test::closed_form_and_monte_carlo(s, 1000);
   REQUIRE(closed.available);
-  MonteCarloOptions options;
-  options.replicas = 1000;
-  options.jobs = 2;
-  const RunSummary simulated = summarize(run_replicas(RunModel(s, costs), options));
   const Summary& ettr = simulated.at("ettr");
   MESSAGE("closed " << closed.ettr << ", simulated " << ettr.mean << " +- " << ettr.ci95);
-  CHECK(std::abs(closed.ettr - ettr.mean) <= 3.2905 / 1.96 * ettr.ci95);
+  CHECK(std::abs(closed.ettr - ettr.mean) <= test::kWideCi95 * ettr.ci95);
   // Half the 7.2 expected failures are software: about 3.6 local recoveries per run.
   CHECK(closed.metrics.at("recoveries.local") == doctest::Approx(3.6).epsilon(0.05));
 }

@@ -8,6 +8,7 @@
 #include "ckptsim/run/interval_policy.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -767,10 +768,8 @@ AnalyticPrediction checked_prediction(AnalyticPrediction p) {
   return p;
 }
 
-AnalyticPrediction predict_unchecked(const Scenario& scenario, const StrategyCosts& costs) {
-  if (costs.tier == CheckpointTier::multi_level) return multi_level_analytic(scenario, costs);
-  if (costs.tier == CheckpointTier::per_step) return per_step_analytic(scenario, costs);
-  if (costs.tier == CheckpointTier::just_in_time) return just_in_time_analytic(scenario, costs);
+/// The renewal model of sections 3a-3e (tiers none, memory, storage).
+AnalyticPrediction renewal_predict(const Scenario& scenario, const StrategyCosts& costs) {
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return prep.base;
   AnalyticPrediction first = predict_impl(scenario, costs, prep);
@@ -817,27 +816,8 @@ AnalyticPrediction predict_unchecked(const Scenario& scenario, const StrategyCos
   return p;
 }
 
-}  // namespace
-
-AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
-  return checked_prediction(predict_unchecked(scenario, costs));
-}
-
-EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {
-  if (costs.tier == CheckpointTier::multi_level) {  // its own best periods: multi_level_model.hpp
-    const MultiLevelPrediction m = predict_multi_level(scenario, costs);
-    return EveryIterationsChoice{m.available ? m.best_every[0] : costs.every_iterations, m.best_ettr};
-  }
-  if (costs.tier == CheckpointTier::per_step) {  // no checkpoints: nothing to choose
-    const AnalyticPrediction p = per_step_analytic(scenario, costs);
-    return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
-  }
-  if (costs.tier == CheckpointTier::just_in_time) {
-    // The fallback's period only matters through the fallbacks the closed form leaves out
-    // (just_in_time_model.hpp): no closed-form choice; the scenario's period stands.
-    const AnalyticPrediction p = just_in_time_analytic(scenario, costs);
-    return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
-  }
+/// The renewal model's best k: its asymptotic ETTR for every k in [1, max_k].
+EveryIterationsChoice renewal_best_every(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {
   const Prepared prep = prepare(scenario, costs);
   if (!prep.ok) return EveryIterationsChoice{costs.every_iterations, 0.0};
   EveryIterationsChoice best;
@@ -851,6 +831,60 @@ EveryIterationsChoice best_every_iterations(const Scenario& scenario, const Stra
     if (p.ettr_asymptotic > best.ettr) best = EveryIterationsChoice{k, p.ettr_asymptotic};
   }
   return best;
+}
+
+/// Multi-level: its own best periods (multi_level_model.hpp).
+EveryIterationsChoice multi_level_best_every(const Scenario& scenario, const StrategyCosts& costs, std::int64_t) {
+  const MultiLevelPrediction m = predict_multi_level(scenario, costs);
+  return EveryIterationsChoice{m.available ? m.best_every[0] : costs.every_iterations, m.best_ettr};
+}
+
+/// A model with no period to choose: per-step fault tolerance takes no checkpoints, and
+/// just-in-time's fallback period matters only through the fallbacks its closed form leaves out
+/// (just_in_time_model.hpp). The scenario's period stands.
+template <AnalyticPrediction (*Predict)(const Scenario&, const StrategyCosts&)>
+EveryIterationsChoice period_of_scenario(const Scenario& scenario, const StrategyCosts& costs, std::int64_t) {
+  const AnalyticPrediction p = Predict(scenario, costs);
+  return EveryIterationsChoice{costs.every_iterations, p.available ? p.ettr_asymptotic : 0.0};
+}
+
+/// The closed form of each checkpoint tier, one row per CheckpointTier in enum order: the only
+/// place that chooses a model. Tiers with a model of their own name it; none, memory and storage
+/// share the renewal model (the tier then sets its retrievals and fallbacks, sections 3a-3e).
+struct ClosedFormFamily {
+  CheckpointTier tier;
+  AnalyticPrediction (*predict)(const Scenario&, const StrategyCosts&);
+  EveryIterationsChoice (*best_every)(const Scenario&, const StrategyCosts&, std::int64_t max_k);
+};
+
+constexpr std::array<ClosedFormFamily, 6> kClosedFormFamilies{{
+    {CheckpointTier::none, &renewal_predict, &renewal_best_every},
+    {CheckpointTier::memory, &renewal_predict, &renewal_best_every},
+    {CheckpointTier::storage, &renewal_predict, &renewal_best_every},
+    {CheckpointTier::multi_level, &multi_level_analytic, &multi_level_best_every},
+    {CheckpointTier::per_step, &per_step_analytic, &period_of_scenario<&per_step_analytic>},
+    {CheckpointTier::just_in_time, &just_in_time_analytic, &period_of_scenario<&just_in_time_analytic>},
+}};
+
+constexpr bool families_in_enum_order() {
+  for (std::size_t i = 0; i < kClosedFormFamilies.size(); ++i)
+    if (static_cast<std::size_t>(kClosedFormFamilies[i].tier) != i) return false;
+  return true;
+}
+static_assert(families_in_enum_order(), "one closed-form family per CheckpointTier, in enum order");
+static_assert(kClosedFormFamilies.size() == static_cast<std::size_t>(CheckpointTier::just_in_time) + 1,
+              "a CheckpointTier without a closed-form family");
+
+const ClosedFormFamily& family_of(CheckpointTier tier) { return kClosedFormFamilies.at(static_cast<std::size_t>(tier)); }
+
+}  // namespace
+
+AnalyticPrediction predict_run(const Scenario& scenario, const StrategyCosts& costs) {
+  return checked_prediction(family_of(costs.tier).predict(scenario, costs));
+}
+
+EveryIterationsChoice best_every_iterations(const Scenario& scenario, const StrategyCosts& costs, std::int64_t max_k) {
+  return family_of(costs.tier).best_every(scenario, costs, max_k);
 }
 
 }  // namespace ckptsim

@@ -126,6 +126,10 @@
 // failures have no closed form; nor has `none` with a run.iterations target. predict_run adds a
 // note when Lambda Lbar > 0.3, memory is lost in more than 1% of episodes, or the first
 // checkpoint comes late (scratch-dominated start): the first-order terms are then unreliable.
+// Which model: one table in analytic_models.cpp (a closed-form family per CheckpointTier) is the
+// only place that chooses. none, memory and storage use the renewal model above; multi-level,
+// per-step and just-in-time their own (multi_level_model.hpp, per_step_model.hpp,
+// just_in_time_model.hpp), each with its rule for the best checkpoint period.
 // Checked against the run model (tests/unit/analysis/analytic_models_test.cpp, 1000-5000
 // replicas): the ETTR agrees within the 95% interval for every strategy from 0.24 to 48
 // failures per cluster-day. The memory-fallback terms are first order: at 48 failures per

@@ -171,7 +171,7 @@ DelayLaw replacement_law(const ReplacementSpec& r) {
 /// loader's checks guarantee the placement can be built; a PlacementError here (a scenario built
 /// in code that skipped them) propagates rather than changing the prediction.
 double holder_sets_per_machine(const Scenario& s, const StrategyCosts& c) {
-  const Placement p = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
+  const Placement p = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed, c.replication_jump);
   std::set<std::vector<int>> distinct(p.holders.begin(), p.holders.end());
   return static_cast<double>(c.replicas) * static_cast<double>(distinct.size()) / s.cluster.machines;
 }
@@ -736,7 +736,8 @@ Prepared prepare(const Scenario& scenario, const StrategyCosts& costs) {
   const Placement placement =
       costs.erasure_coded()
           ? erasure_groups(costs.placement, scenario.cluster.machines, ErasureCode{costs.group_size, costs.parity})
-          : make_placement(costs.placement, scenario.cluster.machines, costs.replicas, scenario.run.seed);
+          : make_placement(costs.placement, scenario.cluster.machines, costs.replicas, scenario.run.seed,
+                           costs.replication_jump);
   const int parity = costs.erasure_coded() ? costs.parity : 0;
   for (std::size_t i = 0; i < out.mix.classes.size(); ++i) {
     const auto& fc = out.mix.classes[i];

@@ -53,7 +53,7 @@ ClassRates class_rates(const Scenario& s, const StrategyCosts& c, std::vector<st
   const bool partners = c.replicas >= 2;
   out.rate[0] = machines * (1.0 - h);
   out.rate[partners ? 1 : 2] = machines * h;
-  const Placement placement = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed);
+  const Placement placement = make_placement(c.placement, s.cluster.machines, c.replicas, s.run.seed, c.replication_jump);
   for (const auto& d : s.failures.domains) {
     if (d.machines <= 0 || d.rate <= 0) continue;
     const double r = std::ceil(static_cast<double>(s.cluster.machines) / d.machines) * d.rate;

@@ -69,7 +69,8 @@ PlacementSchemeResult place_scheme(const std::string& name, const PlacementReque
   try {
     // Names other than "file" were checked against PlacementScheme's names.
     r.placement = name == "file" ? *rq.from_file
-                                 : make_placement(*parse_name<PlacementScheme>(name), rq.machines, rq.replicas, rq.seed);
+                                 : make_placement(*parse_name<PlacementScheme>(name), rq.machines, rq.replicas, rq.seed,
+                                                  rq.replication_jump);
   } catch (const PlacementError& e) {
     r.not_applicable = e.message();
   }

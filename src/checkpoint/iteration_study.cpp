@@ -38,7 +38,12 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   const CheckpointLayout layout = checkpoint_layout(scenario.strategy.kind);
   const bool validated = layout == CheckpointLayout::replicas;
   const int m = study_holders(scenario);
-  const bool group_fits = !is_group_placement(scenario.strategy.placement) || n % m == 0;
+  const long long block = scenario.strategy.placement == PlacementScheme::clique
+                              ? static_cast<long long>(m) * scenario.strategy.replication_jump
+                              : m;
+  const bool group_fits = (!is_group_placement(scenario.strategy.placement) &&
+                           scenario.strategy.placement != PlacementScheme::clique) ||
+                          (block <= n && n % block == 0);
   if (layout == CheckpointLayout::erasure_code) {
     // Erasure-coded groups send p c per machine (checkpoint/erasure_code.hpp), planned as p
     // copies to the p next machines: the same bytes through every NIC as the real destinations,
@@ -46,7 +51,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
     s.placement = ring_placement(n, m);
   } else {
     s.placement = make_placement(validated || group_fits ? scenario.strategy.placement : PlacementScheme::mixed, n, m,
-                                 scenario.run.seed);
+                                 scenario.run.seed, scenario.strategy.replication_jump);
   }
   const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
   s.input.spans = s.model.profile.common_spans();

@@ -145,6 +145,22 @@ Placement spread_group_placement(int machines, int replicas) {
   return p;
 }
 
+Placement clique_placement(int machines, int replicas, int jump) {
+  check_counts(machines, replicas);
+  if (jump < 1 || static_cast<long long>(replicas) * jump > machines || machines % (replicas * jump) != 0)
+    throw PlacementError("/strategy/replication_jump",
+                         fmt::format("clique placement needs the block of {} replicas x jump {} to divide the machine "
+                                     "count ({})",
+                                     replicas, jump, machines));
+  Placement p = empty_placement("clique", machines, replicas);
+  const int block = replicas * jump;
+  for (int i = 0; i < machines; ++i) {
+    const int first = i / block * block + i % jump;
+    for (int t = 0; t < replicas; ++t) p.holders[static_cast<std::size_t>(i)].push_back(first + t * jump);
+  }
+  return p;
+}
+
 Placement ring_placement(int machines, int replicas) {
   check_counts(machines, replicas);
   Placement p = empty_placement("ring", machines, replicas);
@@ -268,23 +284,26 @@ const Registry<PlacementFactory>& placement_registry() {
     const auto name = [](PlacementScheme scheme) { return std::string(name_of(scheme)); };
     Registry<PlacementFactory> r("placement scheme");
     r.add(name(PlacementScheme::group), "groups of m consecutive machines hold each other's checkpoints (m must divide N)",
-          [](int n, int m, std::uint64_t) { return group_placement(n, m); });
+          [](int n, int m, std::uint64_t, int) { return group_placement(n, m); });
     r.add(name(PlacementScheme::ring), "machine i's checkpoint on machines i..i+m-1 (mod N)",
-          [](int n, int m, std::uint64_t) { return ring_placement(n, m); });
+          [](int n, int m, std::uint64_t, int) { return ring_placement(n, m); });
     r.add(name(PlacementScheme::mixed), "groups for the first floor(N/m)-1 groups, a ring over the rest (GEMINI Algorithm 1)",
-          [](int n, int m, std::uint64_t) { return mixed_placement(n, m); });
+          [](int n, int m, std::uint64_t, int) { return mixed_placement(n, m); });
     r.add(name(PlacementScheme::random), "seeded random Latin-rectangle placement: every machine stores exactly m shards",
-          [](int n, int m, std::uint64_t seed) { return random_placement(n, m, seed); });
+          [](int n, int m, std::uint64_t seed, int) { return random_placement(n, m, seed); });
     r.add(name(PlacementScheme::group_spread),
           "groups of m machines N/m apart, each group across m racks (domain-aware; m must divide N)",
-          [](int n, int m, std::uint64_t) { return spread_group_placement(n, m); });
+          [](int n, int m, std::uint64_t, int) { return spread_group_placement(n, m); });
+    r.add(name(PlacementScheme::clique),
+          "NVIDIA Resiliency Extension cliques: groups of m machines J apart in blocks of m J (strategy.replication_jump)",
+          [](int n, int m, std::uint64_t, int jump) { return clique_placement(n, m, jump); });
     return r;
   }();
   return registry;
 }
 
-Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed) {
-  return placement_registry().at(name_of(scheme)).factory(machines, replicas, seed);
+Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed, int jump) {
+  return placement_registry().at(name_of(scheme)).factory(machines, replicas, seed, jump);
 }
 
 }  // namespace ckptsim

@@ -127,6 +127,7 @@ Options parse_options(const CommandContext& ctx, bool& help) {
   long long replicas = 0;
   long long samples = 10000;
   long long seed = 1;
+  long long jump = 1;
   std::string file;
   long long domain_size = 0;
   desc.add_options()
@@ -147,6 +148,8 @@ Options parse_options(const CommandContext& ctx, bool& help) {
       ("monte-carlo", "also estimate exact schemes by Monte Carlo (95% Wilson intervals) as a cross-check")
       ("samples", po::value<long long>(&samples), "Monte Carlo samples (default 10000)")
       ("seed", po::value<long long>(&seed), "seed of the random placement and of Monte Carlo (0 .. 2^63-1, default 1)")
+      ("replication-jump", po::value<long long>(&jump),
+       "J of the clique placement: machines between a checkpoint's holders (default 1)")
       ("force", "run even when the estimated memory or work exceeds the limits of docs/limits.md")
       ("json", "print JSON instead of a table")
       ("domain-size", po::value<long long>(&domain_size),
@@ -170,6 +173,9 @@ Options parse_options(const CommandContext& ctx, bool& help) {
   o.request.monte_carlo = vm.count("monte-carlo") > 0;
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
   o.request.seed = static_cast<std::uint64_t>(seed);
+  if (jump < 1 || jump > 1000000)
+    throw UsageError(fmt::format("--replication-jump: expected 1..1000000, found {}", jump));
+  o.request.replication_jump = static_cast<int>(jump);
   o.request.force = vm.count("force") > 0;
   if (samples < 1 || samples > 100'000'000) throw UsageError(fmt::format("--samples: expected 1..100000000, found {}", samples));
   o.request.samples = static_cast<std::size_t>(samples);

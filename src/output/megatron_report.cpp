@@ -22,7 +22,8 @@ namespace {
 std::vector<std::pair<int, bool>> copy_holders(const Scenario& sc, const MegatronLayout& L) {
   std::vector<std::pair<int, bool>> out;
   if (checkpoint_layout(sc.strategy.kind) != CheckpointLayout::replicas) return out;
-  const Placement p = make_placement(sc.strategy.placement, sc.cluster.machines, study_holders(sc), sc.run.seed);
+  const Placement p =
+      make_placement(sc.strategy.placement, sc.cluster.machines, study_holders(sc), sc.run.seed, sc.strategy.replication_jump);
   for (int h : p.holders.front())
     if (h != 0) out.emplace_back(h, L.data_peer_machines(0, h));
   return out;

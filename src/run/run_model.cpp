@@ -834,7 +834,8 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
     for (std::size_t j = 0; j < placement_.holders.size(); ++j) stored_on[j] = {placement_.holders[j].front()};
     has_placement_ = true;
   } else if (costs_.tier == CheckpointTier::memory || costs_.tier == CheckpointTier::multi_level) {
-    placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed);
+    placement_ = make_placement(costs_.placement, scenario_.cluster.machines, costs_.replicas, scenario_.run.seed,
+                                costs_.replication_jump);
     stored_on = placement_.stored_on();
     has_placement_ = true;
   }

@@ -126,6 +126,7 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
+  c.replication_jump = s.strategy.replication_jump;
   c.adaptive_interval = s.strategy.adaptive_interval;
   c.adaptive_prior_mtbf = s.strategy.adaptive_prior_mtbf;
 

@@ -59,6 +59,17 @@ std::optional<int> stored_shards(const Scenario& s, CheckContext& ctx) {
                     s.strategy.replicas, s.cluster.machines, name_of(s.strategy.placement)));
     return std::nullopt;
   }
+  // NVRx cliques (checkpoint/placement.hpp): blocks of m x J machines.
+  if (s.strategy.placement == PlacementScheme::clique && !any_bad(ctx, {"/strategy/replication_jump"})) {
+    const long long block = static_cast<long long>(s.strategy.replicas) * s.strategy.replication_jump;
+    if (block > s.cluster.machines || s.cluster.machines % block != 0) {
+      add(ctx, "/strategy/replication_jump",
+          fmt::format("a jump J whose block of /strategy/replicas x J = {} x {} machines divides /cluster/machines "
+                      "({}): clique placement groups m machines J apart in blocks of m J",
+                      s.strategy.replicas, s.strategy.replication_jump, s.cluster.machines));
+      return std::nullopt;
+    }
+  }
   return s.strategy.replicas;
 }
 

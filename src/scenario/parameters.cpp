@@ -220,6 +220,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.strategy.replicas; }},
     {"/strategy/placement", U::name, C::none, P::defaulted, "replica placement scheme",
      [](Scenario& s) -> FieldRef { return &s.strategy.placement; }, &placement_names},
+    {"/strategy/replication_jump", U::integer, C::at_least_one, P::defaulted, "clique placement: machines between successive holders of a checkpoint (NVIDIA Resiliency Extension's replication_jump over the GPUs per machine; 1 = consecutive machines, as group)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.replication_jump; }},
     {"/strategy/every_iterations", U::integer, C::at_least_one, P::defaulted, "in-memory checkpoint every k iterations",
      [](Scenario& s) -> FieldRef { return &s.strategy.every_iterations; }},
     {"/strategy/gpu_buffer", U::bytes, C::positive, P::defaulted, "receiver GPU buffer R for checkpoint chunks",

@@ -71,7 +71,8 @@ nlohmann::json placement_point_json(const Scenario& scenario, double shard_bytes
     return erasure_point_json(scenario, shard_bytes, std::min(machines, kPlacementPointMaxFailures) + 1);
   const int replicas = scenario.strategy.replicas;
   check_work(scenario, way_out);
-  const Placement placement = make_placement(scenario.strategy.placement, machines, replicas, scenario.run.seed);
+  const Placement placement =
+      make_placement(scenario.strategy.placement, machines, replicas, scenario.run.seed, scenario.strategy.replication_jump);
   const int count = std::min(machines, kPlacementPointMaxFailures) + 1;
   nlohmann::json j = {{"scheme", name_of(scenario.strategy.placement)},
                       {"machines", machines},

@@ -29,6 +29,7 @@ struct PlacementRequest {
   bool monte_carlo = false;                  ///< also estimate exact schemes by Monte Carlo
   std::size_t samples = 10000;
   std::uint64_t seed = 1;
+  int replication_jump = 1;  ///< J of the clique placement
   bool force = false;  ///< skip the work limits
 };
 

@@ -25,6 +25,13 @@
 //                  the rows are random distinct cyclic shifts of a random relabelling instead:
 //                  holders of sigma(j) = {sigma(j + d_r) mod N}, d_0 = 0 < d_1..d_{m-1} < N
 //                  distinct. Cost O(N m) expected for the shuffles plus O(m) per repaired entry.
+//   clique (m J | N): the NVIDIA Resiliency Extension's local-checkpoint cliques
+//                  (CliqueReplicationStrategy, checkpointing/local/replication/strategies.py) at
+//                  machine granularity: blocks of m J consecutive machines, and in each block the
+//                  machines with the same offset mod J form a group {a m J + b + t J : t < m}, each
+//                  member holding every member's checkpoint. J = strategy.replication_jump, NVRx's
+//                  replication_jump divided by the GPUs per machine (its default, the GPUs per
+//                  machine, is J = 1: group placement; J = N/m is group-spread).
 //   file:          an explicit list of holder sets read from JSON (load_placement_file):
 //                  {"machines": N, "holders": [[0, 1], [1, 0], ...]}; holders[i] must list m
 //                  distinct machines in [0, N) including i, with the same m for every i.
@@ -67,12 +74,16 @@ class PlacementError : public ModelError {
 };
 
 /// Builds a named scheme. Throws PlacementError when the scheme cannot place m replicas on N
-/// machines (m < 1, m > N, or group with m not dividing N). `seed` is used by random schemes.
-Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed = 0);
+/// machines (m < 1, m > N, group with m not dividing N, clique with m J not dividing N). `seed` is
+/// used by random schemes, `jump` (J) by clique.
+Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed = 0, int jump = 1);
 
 Placement group_placement(int machines, int replicas);
 /// Groups of m machines N/m apart ("group-spread"); throws PlacementError unless m divides N.
 Placement spread_group_placement(int machines, int replicas);
+/// NVRx cliques of m machines J apart in blocks of m J ("clique"); throws PlacementError unless
+/// J >= 1 and m J divides N.
+Placement clique_placement(int machines, int replicas, int jump);
 Placement ring_placement(int machines, int replicas);
 Placement mixed_placement(int machines, int replicas);
 /// Seeded random placement (construction above); the same seed gives the same holders.
@@ -91,7 +102,7 @@ Placement parse_placement_json(const std::string& text, const std::string& file)
 [[nodiscard]] double placement_cpu_memory_bytes(const Placement& placement, double shard_bytes);
 
 /// The schemes, named and ordered as PlacementScheme's name table (scenario/kinds.hpp).
-using PlacementFactory = Placement (*)(int machines, int replicas, std::uint64_t seed);
+using PlacementFactory = Placement (*)(int machines, int replicas, std::uint64_t seed, int jump);
 const Registry<PlacementFactory>& placement_registry();
 
 }  // namespace ckptsim

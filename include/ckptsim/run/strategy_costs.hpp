@@ -112,6 +112,7 @@ struct StrategyCosts {
   bool adaptive_interval = false;
   SimTime adaptive_prior_mtbf;
   PlacementScheme placement = PlacementScheme::group;  ///< memory tier
+  int replication_jump = 1;                            ///< J of the clique placement
   int group_size = 0;                     ///< g (erasure-coded; 0 otherwise)
   int parity = 0;                         ///< p (erasure-coded; 0 otherwise)
   SimTime encode;                         ///< E = p c / B_enc per checkpoint (erasure-coded)

@@ -30,7 +30,7 @@ enum class StrategyKind {
   none
 };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
-enum class PlacementScheme { group, ring, mixed, random, group_spread };
+enum class PlacementScheme { group, ring, mixed, random, group_spread, clique };
 /// How checkpoint traffic is laid into an iteration (strategy.scheduler).
 enum class SchedulerKind { blocking, naive, single_buffer, gemini };
 /// Failure process (failures.process).
@@ -100,11 +100,12 @@ struct EnumNames<StrategyKind> {
 
 template <>
 struct EnumNames<PlacementScheme> {
-  static constexpr std::array<EnumName<PlacementScheme>, 5> table{{{PlacementScheme::group, "group"},
+  static constexpr std::array<EnumName<PlacementScheme>, 6> table{{{PlacementScheme::group, "group"},
                                                                     {PlacementScheme::ring, "ring"},
                                                                     {PlacementScheme::mixed, "mixed"},
                                                                     {PlacementScheme::random, "random"},
-                                                                    {PlacementScheme::group_spread, "group-spread"}}};
+                                                                    {PlacementScheme::group_spread, "group-spread"},
+                                                                    {PlacementScheme::clique, "clique"}}};
 };
 
 template <>

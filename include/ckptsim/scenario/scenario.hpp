@@ -119,6 +119,7 @@ struct StrategySpec {
   StrategyKind kind = StrategyKind::gemini;
   int replicas = 2;                        ///< m, including the local one (gemini, in-memory-blocking)
   PlacementScheme placement = PlacementScheme::group;
+  int replication_jump = 1;                ///< clique placement: machines between a checkpoint's holders
   int every_iterations = 1;                ///< checkpoint every k iterations (gemini, in-memory-blocking)
   double gpu_buffer_bytes = 128.0 * 1024 * 1024;  ///< R, the receiver's GPU buffer for checkpoint chunks
   int sub_buffers = 4;                     ///< p

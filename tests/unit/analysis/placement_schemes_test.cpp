@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/error.hpp"
@@ -48,6 +49,26 @@ TEST_CASE("placement: random stores exactly m distinct shards per machine, repro
   CHECK(random_placement(64, 3, 1).holders != random_placement(64, 3, 2).holders);
   CHECK(make_placement(PlacementScheme::random, 10, 2, 5).holders == random_placement(10, 2, 5).holders);
   CHECK_THROWS_AS((void)random_placement(3, 4, 1), PlacementError);
+}
+
+TEST_CASE("placement: NVRx cliques, worked by hand") {
+  // NVRx's docstring example at machine granularity: 8 machines, m = 2, J = 2: blocks of 4
+  // machines, in each the machines with the same offset mod 2 pair up: {0,2} {1,3} {4,6} {5,7}.
+  const Placement p = clique_placement(8, 2, 2);
+  const std::vector<std::vector<int>> expected{{0, 2}, {1, 3}, {0, 2}, {1, 3}, {4, 6}, {5, 7}, {4, 6}, {5, 7}};
+  CHECK(p.holders == expected);
+  CHECK(p.scheme == "clique");
+  // J = 1 (NVRx's default jump, one machine's GPUs) is group placement; J = N / m is group-spread.
+  CHECK(clique_placement(12, 3, 1).holders == group_placement(12, 3).holders);
+  CHECK(clique_placement(12, 3, 4).holders == spread_group_placement(12, 3).holders);
+  CHECK(make_placement(PlacementScheme::clique, 8, 2, 0, 2).holders == expected);
+}
+
+TEST_CASE("placement: a clique block that does not divide the machines is refused at the jump") {
+  // m J = 2 x 2 = 4 does not divide 6; m J = 2 x 4 = 8 exceeds 6.
+  CHECK_THROWS_WITH_AS((void)clique_placement(6, 2, 2), doctest::Contains("/strategy/replication_jump"), PlacementError);
+  CHECK_THROWS_AS((void)clique_placement(6, 2, 4), PlacementError);
+  CHECK_THROWS_AS((void)clique_placement(6, 2, 0), PlacementError);
 }
 
 TEST_CASE("placement: CPU memory is 2 buffers x shards stored x shard bytes") {

@@ -112,6 +112,8 @@ TEST_CASE("recovery: exact methods equal enumeration for every N <= 12, m <= 4, 
     for (int m = 1; m <= std::min(4, n); ++m) {
       std::vector<Placement> placements{ring_placement(n, m), mixed_placement(n, m)};
       if (n % m == 0) placements.push_back(group_placement(n, m));
+      for (int jump = 2; m * jump <= n; ++jump)
+        if (n % (m * jump) == 0) placements.push_back(clique_placement(n, m, jump));
       for (std::uint64_t seed : {1u, 2u, 3u}) placements.push_back(random_placement(n, m, seed));
       for (const auto& p : placements) {
         CAPTURE(n);

@@ -36,12 +36,19 @@ TEST_CASE("every named placement stores exactly m shards per machine (the loader
     const auto name = bound_name;  // a copy: clang 14 cannot capture a binding in CAPTURE
     for (int machines : {6, 7, 12}) {
       for (int replicas : {1, 2, 3}) {
-        if (is_group_placement(scheme) && machines % replicas != 0) continue;
-        CAPTURE(name);
-        CAPTURE(machines);
-        CAPTURE(replicas);
-        const Placement p = make_placement(scheme, machines, replicas, 5);
-        for (const auto& stored : p.stored_on()) CHECK(static_cast<int>(stored.size()) == replicas);
+        for (int jump : {1, 2}) {
+          // Cliques need m J | N, group placements m | N; only cliques read the jump.
+          const bool clique = scheme == PlacementScheme::clique;
+          if (!clique && jump > 1) continue;
+          const int block = clique ? replicas * jump : replicas;
+          if ((is_group_placement(scheme) || clique) && machines % block != 0) continue;
+          CAPTURE(name);
+          CAPTURE(machines);
+          CAPTURE(replicas);
+          CAPTURE(jump);
+          const Placement p = make_placement(scheme, machines, replicas, 5, jump);
+          for (const auto& stored : p.stored_on()) CHECK(static_cast<int>(stored.size()) == replicas);
+        }
       }
     }
   }

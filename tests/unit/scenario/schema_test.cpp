@@ -126,7 +126,7 @@ TEST_CASE("schema: every field of the parameter table is a property at its point
 TEST_CASE("schema: names, defaults, ranges and required fields") {
   const auto schema = scenario_schema();
   // The four placements of GEMINI §4 and the random one.
-  CHECK(property(schema, "/strategy/placement")["enum"] == nlohmann::ordered_json({"group", "ring", "mixed", "random", "group-spread"}));
+  CHECK(property(schema, "/strategy/placement")["enum"] == nlohmann::ordered_json({"group", "ring", "mixed", "random", "group-spread", "clique"}));
   // Defaults in input form: the paper's 3-hour persistent interval, 128 MiB buffer, 2 replicas.
   CHECK(property(schema, "/strategy/persistent_interval")["default"] == "3h");
   CHECK(property(schema, "/strategy/gpu_buffer")["default"] == "128MiB");

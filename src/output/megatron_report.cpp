@@ -87,14 +87,16 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
                      format_bytes(it.dp_sent_bytes_per_step));
 
   out << "stage layers  params/rank  forward/mb  backward/mb  schedule end  reduce exposed  step      bubble  "
-         "network idle (spans, longest)  memory/rank\n";
+         "network idle (spans, longest)  silent idle  memory/rank\n";
   for (const MegatronStage& st : it.stages) {
-    out << fmt::format("{:>5} {:>6}  {:>11.4g}  {:>10}  {:>11}  {:>12}  {:>14}  {:>8}  {:>5.1f}%  {:>10} ({}, {})  {:>8.2f} GiB\n",
+    out << fmt::format("{:>5} {:>6}  {:>11.4g}  {:>10}  {:>11}  {:>12}  {:>14}  {:>8}  {:>5.1f}%  {:>10} ({}, {})  {:>11}  {:>8.2f} GiB\n",
                        st.rank, st.layers, st.parameters, format_duration(st.forward), format_duration(st.backward),
                        format_duration(st.schedule_end), format_duration(st.grad_reduce_exposed), format_duration(st.step),
                        100 * st.bubble_fraction, format_duration(st.idle_time()), st.idle_spans.size(),
-                       format_duration(longest(st.idle_spans)), st.memory.total() / kGiB);
+                       format_duration(longest(st.idle_spans)), format_duration(st.silent_time()), st.memory.total() / kGiB);
   }
+  out << "(network idle: as GEMINI's profiler sees it, a bucketed gradient reduce busy from its first launch to its last "
+         "byte; silent idle: no training bytes on the NIC, the reduce's buckets only)\n";
   const auto peak = std::max_element(it.stages.begin(), it.stages.end(), [](const MegatronStage& a, const MegatronStage& b) {
     return a.memory.total() < b.memory.total();
   });
@@ -175,6 +177,7 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
                       {"optimizer_step_s", st.step.seconds()},
                       {"bubble_fraction", st.bubble_fraction},
                       {"network_idle_s", st.idle_time().seconds()},
+                      {"network_silent_s", st.silent_time().seconds()},
                       {"checkpoint_shard_bytes", st.checkpoint_shard},
                       {"parameter_copies", st.parameter_copies},
                       {"network_idle_spans", spans},

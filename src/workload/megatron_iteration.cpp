@@ -248,6 +248,12 @@ SimTime MegatronStage::idle_time() const {
   return sum;
 }
 
+SimTime MegatronStage::silent_time() const {
+  SimTime sum;
+  for (const PipelineSpan& i : silent_spans) sum += i.to - i.from;
+  return sum;
+}
+
 double MegatronIteration::bubble_fraction() const { return pipeline.bubble_fraction(0); }
 
 double MegatronIteration::mfu(double peak_flops) const {
@@ -305,19 +311,24 @@ EdgeCosts edge_costs(const Dims& d, const Clock& clk, SimTime tp_collective, Sim
 }
 
 /// The data-parallel reduce of one stage, in buckets that become ready evenly through its last
-/// backward (overlap) or all at its end; returns when the last bucket is reduced.
-SimTime reduce_finish(SimTime last_start, SimTime last_end, SimTime total, double parameters, double bucket, bool overlap) {
-  if (total <= SimTime::zero()) return last_end;
+/// backward (overlap) or all at its end: the interval each bucket's bytes move in, in order (a
+/// bucket starts when it is ready and the previous one is done). The last one ends the reduce.
+std::vector<PipelineSpan> reduce_buckets(SimTime last_start, SimTime last_end, SimTime total, double parameters,
+                                         double bucket, bool overlap) {
+  std::vector<PipelineSpan> out;
+  if (total <= SimTime::zero()) return out;
   const auto buckets = static_cast<std::int64_t>(std::max(1.0, std::ceil(parameters / bucket)));
   const SimTime each = SimTime::from_ns((total.ns() + buckets - 1) / buckets);
-  if (!overlap) return last_end + each * buckets;
-  SimTime at = SimTime::zero();
+  out.reserve(static_cast<std::size_t>(buckets));
+  SimTime at = overlap ? SimTime::zero() : last_end;
   const SimTime span = last_end - last_start;
   for (std::int64_t j = 0; j < buckets; ++j) {
-    const SimTime ready = last_start + SimTime::from_ns(span.ns() / buckets * (j + 1));
-    at = std::max(at, j + 1 == buckets ? last_end : ready) + each;
+    const SimTime ready = overlap ? last_start + SimTime::from_ns(span.ns() / buckets * (j + 1)) : last_end;
+    const SimTime start = std::max(at, j + 1 == buckets ? last_end : ready);
+    at = start + each;
+    out.push_back({start, at});
   }
-  return at;
+  return out;
 }
 
 MegatronCollective collective(std::string name, bool crosses, int group, double bytes, double sent, SimTime time,
@@ -424,6 +435,8 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.alpha, 2, "the embedding all-reduce") : SimTime::zero();
   SimTime synced, slowest_step, gather_exposed;
   it.stages.resize(static_cast<std::size_t>(P));
+  // Each stage's gradient reduce as the intervals its bytes move in (network-silent view).
+  std::vector<std::vector<PipelineSpan>> reduce_iv(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) {
     MegatronStage& st = it.stages[static_cast<std::size_t>(r)];
     st.rank = r;
@@ -444,8 +457,12 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
                            ring_time(experts * grad_word, expert_dp, dp_rate, links.alpha, factor, "the expert gradient reduce");
     const auto ru = static_cast<std::size_t>(r);
     st.schedule_end = it.pipeline.rank_end[ru];
-    const SimTime finish = reduce_finish(it.pipeline.last_backward_start[ru], st.schedule_end, reduce, st.parameters, bucket,
-                                         g.overlap_grad_reduce) + ((r == 0 || r == P - 1) ? tied_ar : SimTime::zero());
+    reduce_iv[ru] = reduce_buckets(it.pipeline.last_backward_start[ru], st.schedule_end, reduce, st.parameters, bucket,
+                                   g.overlap_grad_reduce);
+    const SimTime reduced = reduce_iv[ru].empty() ? st.schedule_end : reduce_iv[ru].back().to;
+    const SimTime synced_tied = (r == 0 || r == P - 1) ? tied_ar : SimTime::zero();
+    if (synced_tied > SimTime::zero()) reduce_iv[ru].push_back({reduced, reduced + synced_tied});
+    const SimTime finish = reduced + synced_tied;
     st.grad_reduce_exposed = finish - st.schedule_end;
     synced = std::max(synced, finish);
     if (r == 0) it.grad_reduce = reduce;
@@ -499,23 +516,34 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   it.param_gather_exposed = gather_exposed;
   it.iteration_time = synced + slowest_step + gather_exposed;
 
-  // Network-busy intervals of one rank per stage (the NIC of its GPU) and the idle spans between.
+  // Network-busy intervals of one rank per stage (the NIC of its GPU) and the idle spans between,
+  // in the two views of workload/profile.hpp. Profiler view (network_busy): the gradient reduce
+  // is one busy window from its first bucket's launch to the last bucket's end. Network-silent
+  // view (silent_busy): only the buckets' own intervals (reduce_buckets), so the gaps while a
+  // bucket waits for its gradients count as silent. Everything else is the same in both views:
+  // the model simulates no waits for peers or for the host.
   for (MegatronStage& st : it.stages) {
     const auto ru = static_cast<std::size_t>(st.rank);
+    const auto both = [&st](PipelineSpan iv) {
+      st.network_busy.push_back(iv);
+      st.silent_busy.push_back(iv);
+    };
     if (pp_cross)
-      for (const PipelineSpan& iv : it.pipeline.transfers[ru]) st.network_busy.push_back(iv);
+      for (const PipelineSpan& iv : it.pipeline.transfers[ru]) both(iv);
     if (tp_cross || (cp_cross && g.cp > 1) || (ep_cross && d.E > 1))
-      for (const TimedOp& op : it.pipeline.ranks[ru]) st.network_busy.push_back({op.start, op.end});
+      for (const TimedOp& op : it.pipeline.ranks[ru]) both({op.start, op.end});
     if (dp_cross && dc > 1) {
       const SimTime from = g.overlap_grad_reduce ? it.pipeline.last_backward_start[ru] : st.schedule_end;
       st.network_busy.push_back({from, st.schedule_end + st.grad_reduce_exposed});
+      st.silent_busy.insert(st.silent_busy.end(), reduce_iv[ru].begin(), reduce_iv[ru].end());
       if (g.distributed_optimizer) {
         // Under the next step's forward when overlapped (its place in this step: the start).
-        if (g.overlap_param_gather) st.network_busy.push_back({SimTime::zero(), it.param_gather});
-        else st.network_busy.push_back({synced + slowest_step, it.iteration_time});
+        if (g.overlap_param_gather) both({SimTime::zero(), it.param_gather});
+        else both({synced + slowest_step, it.iteration_time});
       }
     }
     st.idle_spans = gaps(st.network_busy, it.iteration_time);
+    st.silent_spans = gaps(st.silent_busy, it.iteration_time);
     st.bubble_fraction = it.pipeline.bubble_fraction(st.rank);
   }
 

@@ -39,13 +39,16 @@ class MegatronParallelism final : public ParallelismModel {
   }
   [[nodiscard]] std::vector<WorkEstimate> work(const Scenario& s) const override {
     std::vector<WorkEstimate> out = estimate_megatron_work(s);
-    // Every machine's copy of the shared spans (header): at most one more than the busy intervals
-    // of all stages, each stage at most 4·m·v transfers, 2·m·v operations and 3 collectives, so
-    // machines x (p·(6·m·v + 3) + 1) spans of 24 bytes.
+    // Every machine's copies of the shared spans in both views (header): at most one more than the
+    // busy intervals of all stages, each stage at most 4·m·v transfers, 2·m·v operations and 3
+    // collectives (the silent view's reduce in its buckets, at most one more per bucket of 4e7
+    // parameters), so 2 x machines x (p·(6·m·v + 3) + 1) spans of 24 bytes, plus the buckets.
     const MegatronSpec& g = s.training.megatron;
     const double spans = static_cast<double>(g.pp) * (6.0 * g.micro_batches * g.virtual_stages + 3) + 1;
+    const double buckets = std::max(0.0, s.model.parameters) / 4e7;
     out.push_back({"/cluster/machines x /training/megatron/pp x /training/megatron/virtual_stages x /training/megatron/micro_batches",
-                   "memory for every machine's idle spans", 24.0 * s.cluster.machines * spans, kMaxMemoryBytes, WorkUnit::bytes,
+                   "memory for every machine's idle spans", 24.0 * s.cluster.machines * (2 * spans + buckets), kMaxMemoryBytes,
+                   WorkUnit::bytes,
                    s.source_file, fmt::format("{} x {} x {} x {}", s.cluster.machines, g.pp, g.virtual_stages, g.micro_batches)});
     return out;
   }
@@ -58,10 +61,12 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   SimTime slowest_step;
   double shard = 0;
   std::vector<std::pair<SimTime, SimTime>> busy;
+  std::vector<std::pair<SimTime, SimTime>> silent;
   for (const MegatronStage& st : it.stages) {
     slowest_step = std::max(slowest_step, st.step);
     shard = std::max(shard, st.checkpoint_shard);
     for (const PipelineSpan& iv : st.network_busy) busy.emplace_back(iv.from, iv.to);
+    for (const PipelineSpan& iv : st.silent_busy) silent.emplace_back(iv.from, iv.to);
   }
   // iteration = every stage's reduce done + the slowest step + the exposed gather
   // (megatron_iteration.hpp): the step starts when the last reduce is done.
@@ -73,6 +78,9 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   m.checkpoint_shard_bytes = shard;
   m.profile.iteration_time = it.iteration_time;
   m.profile.machine_spans.assign(static_cast<std::size_t>(s.cluster.machines), spans_outside(std::move(busy), step));
+  // The network-silent view over the whole step (workload/profile.hpp): no schedule uses it.
+  m.profile.silent_spans.assign(static_cast<std::size_t>(s.cluster.machines),
+                                spans_outside(std::move(silent), it.iteration_time));
   return m;
 }
 

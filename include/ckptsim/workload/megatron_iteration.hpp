@@ -140,9 +140,12 @@ struct MegatronStage {
   /// Ranks holding the same 16-bit parameters as this one (d·c: its data group), the copies an
   /// in-memory recovery can read them back from; the distributed optimizer's states have one.
   int parameter_copies = 1;
-  std::vector<PipelineSpan> network_busy;  ///< intervals its inter-machine network carries training bytes
+  std::vector<PipelineSpan> network_busy;  ///< profiler view: its inter-machine collectives, launch to last byte
   std::vector<PipelineSpan> idle_spans;    ///< the gaps, within [0, iteration time]
+  std::vector<PipelineSpan> silent_busy;   ///< network-silent view: intervals training bytes cross its NIC
+  std::vector<PipelineSpan> silent_spans;  ///< the gaps of silent_busy, within [0, iteration time]
   [[nodiscard]] SimTime idle_time() const;
+  [[nodiscard]] SimTime silent_time() const;
 };
 
 struct MegatronIteration {

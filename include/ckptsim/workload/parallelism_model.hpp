@@ -25,7 +25,8 @@
 // machine is given the spans in which every machine of the job is idle: the gaps of the union of
 // all stages' busy intervals, cut at the optimizer step's start (a checkpoint of the states the
 // step starts from must be sent before they change; checkpoint_run.hpp). The network-silent view
-// is not modelled separately (no NCCL waits are simulated): silent_spans stay empty.
+// (silent_spans, over the whole step) differs from it only in the data-parallel reduce: its
+// buckets' own intervals instead of one window from the first launch (megatron_iteration.hpp).
 #include <string_view>
 #include <vector>
 

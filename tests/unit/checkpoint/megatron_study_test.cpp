@@ -128,14 +128,40 @@ TEST_CASE("megatron study: the checkpoint hides in the schedule's span or length
 }
 
 TEST_CASE("megatron study: the work estimate bounds every machine's spans") {
-  // 2 machines, p = 1, v = 1, m = 4: at most 1 x (6 x 4 x 1 + 3) + 1 = 28 spans per machine,
-  // 24 B each: 2 x 28 x 24 = 1,344 B; the megatron unit's two estimates (schedule, spans).
+  // 2 machines, p = 1, v = 1, m = 4: at most 1 x (6 x 4 x 1 + 3) + 1 = 28 spans per machine and
+  // view, plus one per gradient bucket (at most P / 4e7) in the silent view, 24 B each:
+  // 24 x 2 x (2 x 28 + P / 4e7) B; the megatron unit's two estimates (schedule, spans).
   const Scenario s = load_document(single_stage(12));
   const std::vector<WorkEstimate> e = parallelism_model(Parallelism::megatron).work(s);
   REQUIRE(e.size() == 2);
-  CHECK(e[1].amount == doctest::Approx(1344.0));
+  const double buckets = s.model.parameters / 4e7;
+  CHECK(e[1].amount == doctest::Approx(24.0 * 2 * (2 * 28 + buckets)));
   CHECK(e[1].amount < e[1].limit);
-  // The spans simulated are within it.
+  // The spans simulated are within it, in both views.
   const IterationModel m = simulate_parallelism(s);
   for (const auto& spans : m.profile.machine_spans) CHECK(spans.size() <= 28);
+  for (const auto& spans : m.profile.silent_spans) CHECK(static_cast<double>(spans.size()) <= 28 + buckets + 1);
+}
+
+TEST_CASE("megatron study: the network-silent view leaves out the wait of an overlapped reduce for its gradients") {
+  // single_stage with the gradient reduce overlapped: Φ_r = 1/8 of ~8.3e7 parameters is one
+  // bucket (buckets of max(4e7, 1e6 d) = 4e7 parameters), ready when the last backward ends. The
+  // profiler view counts the reduce from its launch at the start of the last backward (p = 1: the
+  // last micro-batch's backward, st.backward) to its last byte; the silent view only the bucket's
+  // own bytes after the schedule. Nothing else crosses the network in that window (t = 8 on
+  // NVLink, no pipeline), so silent idle = profiler idle + one micro-batch's backward.
+  json doc = single_stage(12);
+  doc["training"]["megatron"]["overlap_grad_reduce"] = true;
+  const Scenario s = load_document(doc);
+  const MegatronIteration it = simulate_megatron_iteration(s);
+  const MegatronStage& st = it.stages.front();
+  CHECK(st.silent_time() - st.idle_time() == st.backward);
+  // Without overlap the two views agree: the reduce starts when the schedule ends.
+  const MegatronIteration plain = simulate_megatron_iteration(load_document(single_stage(12)));
+  CHECK(plain.stages.front().silent_time() == plain.stages.front().idle_time());
+  // The study's profile carries the silent view for every machine: with one stage, its spans.
+  const IterationModel m = simulate_parallelism(s);
+  REQUIRE(m.profile.silent_spans.size() == 2);
+  CHECK(m.profile.silent_time(0) == st.silent_time());
+  CHECK(m.profile.silent_time(1) == st.silent_time());
 }

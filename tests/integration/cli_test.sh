@@ -195,6 +195,11 @@ check "placement --json: group N=4 m=2 k=2 recovers with probability 4/6" bash -
 check "placement --domain-size: N=8 m=2 racks of 2; group loses at 1 rack, group-spread P_2 = 1 - 2/C(4,2) = 2/3" bash -c "
   '$bin' placement --machines 8 --replicas 2 --domain-size 2 --scheme group --json > '$tmp/pd.json' &&
   python3 -c \"import json; d=json.load(open('$tmp/pd.json'))['schemes']; assert d['group']['probability'][1] == 0; assert abs(d['group-spread']['probability'][2] - 2/3) < 1e-12, d\""
+check "placement clique J=2: N=8 m=2 k=2 recovers with 1 - 4/C(8,2) = 6/7; across racks of 2, P_2 = 1 - 2/C(4,2) = 2/3" bash -c "
+  '$bin' placement --machines 8 --replicas 2 --failures 2 --scheme clique --replication-jump 2 --json > '$tmp/pc.json' &&
+  '$bin' placement --machines 8 --replicas 2 --domain-size 2 --scheme clique --replication-jump 2 --json > '$tmp/pcd.json' &&
+  python3 -c \"import json; d=json.load(open('$tmp/pc.json'))['schemes']['clique']; assert abs(d['probability'][0] - 6/7) < 1e-12, d; r=json.load(open('$tmp/pcd.json'))['schemes']['clique']; assert abs(r['probability'][2] - 2/3) < 1e-12, r\""
+check "placement --replication-jump 0 exits 2" exits_with 2 "$bin" placement --machines 8 --replicas 2 --scheme clique --replication-jump 0
 check "placement --domain-size 0 exits 2" exits_with 2 "$bin" placement --machines 8 --replicas 2 --domain-size 0
 check "placement with more replicas than machines exits 2" exits_with 2 "$bin" placement --machines 3 --replicas 4
 check "placement: a ring beyond the closed form's memory falls back to Monte Carlo (exit 0, method monte carlo)" bash -c "

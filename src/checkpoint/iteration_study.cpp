@@ -38,12 +38,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   const CheckpointLayout layout = checkpoint_layout(scenario.strategy.kind);
   const bool validated = layout == CheckpointLayout::replicas;
   const int m = study_holders(scenario);
-  const long long block = scenario.strategy.placement == PlacementScheme::clique
-                              ? static_cast<long long>(m) * scenario.strategy.replication_jump
-                              : m;
-  const bool group_fits = (!is_group_placement(scenario.strategy.placement) &&
-                           scenario.strategy.placement != PlacementScheme::clique) ||
-                          (block <= n && n % block == 0);
+  const bool group_fits = groups_tile(scenario.strategy.placement, n, m, scenario.strategy.replication_jump);
   if (layout == CheckpointLayout::erasure_code) {
     // Erasure-coded groups send p c per machine (checkpoint/erasure_code.hpp), planned as p
     // copies to the p next machines: the same bytes through every NIC as the real destinations,

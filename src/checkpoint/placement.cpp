@@ -145,9 +145,18 @@ Placement spread_group_placement(int machines, int replicas) {
   return p;
 }
 
+bool groups_tile(PlacementScheme scheme, int machines, int replicas, int jump) {
+  if (machines < 1 || replicas < 1) return false;
+  if (scheme == PlacementScheme::clique) {
+    const long long block = static_cast<long long>(replicas) * jump;
+    return jump >= 1 && block <= machines && machines % block == 0;
+  }
+  return !is_group_placement(scheme) || machines % replicas == 0;
+}
+
 Placement clique_placement(int machines, int replicas, int jump) {
   check_counts(machines, replicas);
-  if (jump < 1 || static_cast<long long>(replicas) * jump > machines || machines % (replicas * jump) != 0)
+  if (!groups_tile(PlacementScheme::clique, machines, replicas, jump))
     throw PlacementError("/strategy/replication_jump",
                          fmt::format("clique placement needs the block of {} replicas x jump {} to divide the machine "
                                      "count ({})",

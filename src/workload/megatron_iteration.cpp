@@ -242,17 +242,19 @@ std::vector<PipelineSpan> gaps(std::vector<PipelineSpan> busy, SimTime end) {
 
 }  // namespace
 
-SimTime MegatronStage::idle_time() const {
+namespace {
+
+SimTime total_length(const std::vector<PipelineSpan>& spans) {
   SimTime sum;
-  for (const PipelineSpan& i : idle_spans) sum += i.to - i.from;
+  for (const PipelineSpan& i : spans) sum += i.to - i.from;
   return sum;
 }
 
-SimTime MegatronStage::silent_time() const {
-  SimTime sum;
-  for (const PipelineSpan& i : silent_spans) sum += i.to - i.from;
-  return sum;
-}
+}  // namespace
+
+SimTime MegatronStage::idle_time() const { return total_length(idle_spans); }
+
+SimTime MegatronStage::silent_time() const { return total_length(silent_spans); }
 
 double MegatronIteration::bubble_fraction() const { return pipeline.bubble_fraction(0); }
 
@@ -435,8 +437,6 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.alpha, 2, "the embedding all-reduce") : SimTime::zero();
   SimTime synced, slowest_step, gather_exposed;
   it.stages.resize(static_cast<std::size_t>(P));
-  // Each stage's gradient reduce as the intervals its bytes move in (network-silent view).
-  std::vector<std::vector<PipelineSpan>> reduce_iv(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) {
     MegatronStage& st = it.stages[static_cast<std::size_t>(r)];
     st.rank = r;
@@ -457,12 +457,15 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
                            ring_time(experts * grad_word, expert_dp, dp_rate, links.alpha, factor, "the expert gradient reduce");
     const auto ru = static_cast<std::size_t>(r);
     st.schedule_end = it.pipeline.rank_end[ru];
-    reduce_iv[ru] = reduce_buckets(it.pipeline.last_backward_start[ru], st.schedule_end, reduce, st.parameters, bucket,
-                                   g.overlap_grad_reduce);
-    const SimTime reduced = reduce_iv[ru].empty() ? st.schedule_end : reduce_iv[ru].back().to;
+    // The reduce's buckets, and the embedding sync after them, are the silent view's network-busy
+    // intervals of the data-parallel reduce (kept only where it crosses machines, below).
+    std::vector<PipelineSpan> reduce_iv = reduce_buckets(it.pipeline.last_backward_start[ru], st.schedule_end, reduce,
+                                                         st.parameters, bucket, g.overlap_grad_reduce);
+    const SimTime reduced = reduce_iv.empty() ? st.schedule_end : reduce_iv.back().to;
     const SimTime synced_tied = (r == 0 || r == P - 1) ? tied_ar : SimTime::zero();
-    if (synced_tied > SimTime::zero()) reduce_iv[ru].push_back({reduced, reduced + synced_tied});
+    if (synced_tied > SimTime::zero()) reduce_iv.push_back({reduced, reduced + synced_tied});
     const SimTime finish = reduced + synced_tied;
+    if (dp_cross && dc > 1) st.silent_busy = std::move(reduce_iv);
     st.grad_reduce_exposed = finish - st.schedule_end;
     synced = std::max(synced, finish);
     if (r == 0) it.grad_reduce = reduce;
@@ -534,8 +537,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
       for (const TimedOp& op : it.pipeline.ranks[ru]) both({op.start, op.end});
     if (dp_cross && dc > 1) {
       const SimTime from = g.overlap_grad_reduce ? it.pipeline.last_backward_start[ru] : st.schedule_end;
-      st.network_busy.push_back({from, st.schedule_end + st.grad_reduce_exposed});
-      st.silent_busy.insert(st.silent_busy.end(), reduce_iv[ru].begin(), reduce_iv[ru].end());
+      st.network_busy.push_back({from, st.schedule_end + st.grad_reduce_exposed});  // silent view: its buckets, above
       if (g.distributed_optimizer) {
         // Under the next step's forward when overlapped (its place in this step: the start).
         if (g.overlap_param_gather) both({SimTime::zero(), it.param_gather});

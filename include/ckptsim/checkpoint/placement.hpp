@@ -78,6 +78,10 @@ class PlacementError : public ModelError {
 /// used by random schemes, `jump` (J) by clique.
 Placement make_placement(PlacementScheme scheme, int machines, int replicas, std::uint64_t seed = 0, int jump = 1);
 
+/// Whether a scheme's groups tile the machines: m | N for group and group-spread, m J | N for
+/// clique (J >= 1), always for the others. The one statement of the rule the builders enforce.
+[[nodiscard]] bool groups_tile(PlacementScheme scheme, int machines, int replicas, int jump = 1);
+
 Placement group_placement(int machines, int replicas);
 /// Groups of m machines N/m apart ("group-spread"); throws PlacementError unless m divides N.
 Placement spread_group_placement(int machines, int replicas);

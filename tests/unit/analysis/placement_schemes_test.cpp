@@ -64,6 +64,16 @@ TEST_CASE("placement: NVRx cliques, worked by hand") {
   CHECK(make_placement(PlacementScheme::clique, 8, 2, 0, 2).holders == expected);
 }
 
+TEST_CASE("placement: groups tile the machines when m (group) or m J (clique) divides N") {
+  CHECK(groups_tile(PlacementScheme::clique, 8, 2, 2));         // blocks of 4 in 8
+  CHECK_FALSE(groups_tile(PlacementScheme::clique, 6, 2, 2));   // 4 does not divide 6
+  CHECK_FALSE(groups_tile(PlacementScheme::clique, 6, 2, 4));   // a block of 8 > 6
+  CHECK_FALSE(groups_tile(PlacementScheme::clique, 8, 2, 0));   // no jump of 0
+  CHECK_FALSE(groups_tile(PlacementScheme::group, 7, 2));       // 2 does not divide 7
+  CHECK(groups_tile(PlacementScheme::group_spread, 12, 3));
+  CHECK(groups_tile(PlacementScheme::ring, 7, 2));              // no groups to tile
+}
+
 TEST_CASE("placement: a clique block that does not divide the machines is refused at the jump") {
   // m J = 2 x 2 = 4 does not divide 6; m J = 2 x 4 = 8 exceeds 6.
   CHECK_THROWS_WITH_AS((void)clique_placement(6, 2, 2), doctest::Contains("/strategy/replication_jump"), PlacementError);

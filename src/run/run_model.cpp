@@ -87,7 +87,8 @@ class ReplicaSimulation {
  public:
   ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const RunModel::HolderIndex* holders,
                     const std::vector<TraceRecord>* trace,
-                    const std::shared_ptr<const std::vector<FailureCause>>& causes, std::uint64_t replica)
+                    const std::shared_ptr<const std::vector<FailureCause>>& causes, SimTime pause,
+                    std::uint64_t replica)
       : s_(s),
         causes_(*causes),
         c_(c),
@@ -109,7 +110,7 @@ class ReplicaSimulation {
     pull_failure();
     standby_free_ = s.cluster.standby_machines;
     if (migration_modelled(s.failures)) {
-      migration_pause_ = migration_pause(s);
+      migration_pause_ = pause;
       result_.live_migration = true;
     }
     if (c.tier == CheckpointTier::just_in_time) {
@@ -851,8 +852,8 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
   check_trace_causes();
-  // The pause leaves the clock only for absurd inputs: refused here, before any replica.
-  if (migration_modelled(scenario_.failures)) (void)migration_pause(scenario_);
+  // Once for every replica; a pause beyond the clock is refused here, before any replica runs.
+  if (migration_modelled(scenario_.failures)) migration_pause_ = migration_pause(scenario_);
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
 }
 
@@ -870,11 +871,11 @@ void RunModel::check_trace_causes() const {
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
   const HolderIndex* h = has_placement_ ? &holder_index_ : nullptr;
   if (costs_.tier == CheckpointTier::multi_level) {
-    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
-    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
+    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
+    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
   }
-  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, replica).run();
+  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
 }
 
 }  // namespace ckptsim

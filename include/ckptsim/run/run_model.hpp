@@ -162,6 +162,7 @@ class RunModel {
   HolderIndex holder_index_;
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
+  SimTime migration_pause_;  ///< failure/migration.hpp's P (live migration modelled)
 };
 
 }  // namespace ckptsim

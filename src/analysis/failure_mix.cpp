@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/failure/fault_model.hpp"
+#include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
 #include "ckptsim/scenario/kinds.hpp"
@@ -249,6 +250,7 @@ std::vector<std::string> fault_model_terms_left_out(const FailureSpec& f) {
   if (f.misdiagnosis.fraction > 0) terms.emplace_back("misdiagnosis");
   if (silent_corruption_modelled(f)) terms.emplace_back("silent data corruption");
   if (migration_modelled(f)) terms.emplace_back("live migration (predicted failures averted by a standby)");
+  if (elastic_modelled(f)) terms.emplace_back("elastic restart (training at a smaller size while replacements arrive)");
   return terms;
 }
 

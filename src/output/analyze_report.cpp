@@ -45,6 +45,8 @@ constexpr AnalyzeMetric kMetrics[] = {
     {"time_breakdown_s.restart", "time: restart (s)", 0},
     {"migrations", "live migrations", 2},
     {"time_breakdown_s.migration", "time: migration (s)", 0},
+    {"elastic.shrinks", "elastic shrinks", 2},
+    {"elastic.grows", "elastic grows", 2},
 };
 
 /// One row per metric that has a closed form or a simulated value.

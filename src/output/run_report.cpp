@@ -167,6 +167,9 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   row("restarts: new job", "restarts.new_job", 2);
   // Live migration (failure/migration.hpp): only runs with it carry these metrics.
   row("migrations", "migrations", 2);
+  // Elastic restart (failure/elastic.hpp): only runs with it carry these metrics.
+  row("elastic: shrinks", "elastic.shrinks", 2);
+  row("elastic: grows", "elastic.grows", 2);
   // Per failure of the replicas that failed; with no failure in any replica it has no value (NA,
   // as in the CSV), not 0.
   const auto mean_of = [&](const char* key) {

@@ -108,6 +108,10 @@ std::vector<std::pair<std::string, double>> replica_metrics(const ReplicaResult&
     out.emplace_back("migrations", static_cast<double>(r.migrations));
     out.emplace_back("time_breakdown_s.migration", b.migration.seconds());
   }
+  if (r.elastic) {  // only runs with elastic restart carry these columns (failure/elastic.hpp)
+    out.emplace_back("elastic.shrinks", static_cast<double>(r.elastic_shrinks));
+    out.emplace_back("elastic.grows", static_cast<double>(r.elastic_grows));
+  }
   if (r.restart_tiers) {  // only runs with restart tiers carry these columns (restart_tiers.hpp)
     out.emplace_back("restarts.in_process", static_cast<double>(r.restarts_by_tier[0]));
     out.emplace_back("restarts.in_job", static_cast<double>(r.restarts_by_tier[1]));

@@ -16,6 +16,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/random.hpp"
+#include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
@@ -88,7 +89,7 @@ class ReplicaSimulation {
   ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const RunModel::HolderIndex* holders,
                     const std::vector<TraceRecord>* trace,
                     const std::shared_ptr<const std::vector<FailureCause>>& causes, SimTime pause,
-                    std::uint64_t replica)
+                    const ElasticPlan* elastic, std::uint64_t replica)
       : s_(s),
         causes_(*causes),
         c_(c),
@@ -96,6 +97,7 @@ class ReplicaSimulation {
         memory_health_(holders),
         replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)),
         slow_(s.failures, s.cluster.machines, s.run.seed, replica),
+        elastic_(elastic),
         tiers_(s.failures.restart_tiers.enabled ? &s.failures.restart_tiers : nullptr),
         in_job_hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)),
         hang_detection_(tiers_ != nullptr ? tiered_hang_detection(*tiers_, in_job_hang_detection_)
@@ -112,6 +114,10 @@ class ReplicaSimulation {
     if (migration_modelled(s.failures)) {
       migration_pause_ = pause;
       result_.live_migration = true;
+    }
+    if (elastic_ != nullptr) {
+      result_.elastic = true;
+      unit_out_.assign(elastic_->unit_machines.size(), 0);
     }
     if (c.tier == CheckpointTier::just_in_time) {
       result_.just_in_time = true;
@@ -150,15 +156,20 @@ class ReplicaSimulation {
       // at full speed stays out of reach.
       if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0) {
         const SimTime w = clock.time_to_complete(*s_.run.iterations - n0);
-        const SimTime wall = slow_.wall_after_work(t, w);
+        const SimTime wall = job_wall_after(t, w);
         if (wall <= end_time) {
           target_end = wall;
           target_work = w;
         }
       }
       skip_undone_detections(clock, t, lineage0);
+      if (machines_out_ > 0) {
+        const Resize g = grow(clock, t, n0, lineage0, end_time, target_end);
+        if (g == Resize::run_ended) break;
+        if (g == Resize::done) continue;
+      }
       if (!pending_failure_ || pending_failure_->time >= target_end) {
-        const SimTime e = target_work ? *target_work : slow_.work(t, target_end);
+        const SimTime e = target_work ? *target_work : job_work(t, target_end);
         register_onsets(clock, t, target_end, lineage0);
         result_.breakdown.degraded += (target_end - t) - e;
         const std::int64_t done = clock.completed(e);
@@ -180,7 +191,7 @@ class ReplicaSimulation {
       }
       // Train until the failure.
       const FailureEvent f = *pending_failure_;
-      const SimTime e = slow_.work(t, f.time);
+      const SimTime e = job_work(t, f.time);
       result_.breakdown.degraded += (f.time - t) - e;
       const SimTime stall = clock.stall(e);
       compute_ += e - stall;
@@ -433,9 +444,9 @@ class ReplicaSimulation {
   template <typename C>
   Migration migrate(const C& clock, const FailureEvent& f, SimTime& t, std::int64_t& n0, SimTime& lineage0,
                     SimTime end_time) {
-    const std::int64_t done = clock.completed(slow_.work(t, f.time));
+    const std::int64_t done = clock.completed(job_work(t, f.time));
     const SimTime e = clock.time_to_complete(done);
-    const SimTime boundary = std::min(f.time, slow_.wall_after_work(t, e));
+    const SimTime boundary = std::min(f.time, job_wall_after(t, e));
     if (!take_standby(boundary)) return Migration::not_possible;
     result_.breakdown.degraded += (boundary - t) - e;
     const SimTime stall = clock.stall(e);
@@ -457,6 +468,103 @@ class ReplicaSimulation {
     result_.wall_time = end_time;
     result_.finished = !s_.run.iterations;
     return Migration::run_ended;
+  }
+
+  /// Healthy-equivalent work over [from, to): stragglers' (fault_model.hpp), times (N - out) / N
+  /// while an elastic job is smaller (failure/elastic.hpp), rounded down to whole ns.
+  SimTime job_work(SimTime from, SimTime to) {
+    const SimTime w = slow_.work(from, to);
+    if (machines_out_ == 0) return w;
+    const long double n = s_.cluster.machines;
+    return SimTime::from_ns(static_cast<std::int64_t>(static_cast<long double>(w.ns()) * (n - machines_out_) / n));
+  }
+
+  /// The wall time at which `w` of healthy-equivalent work has been done from `from` (saturating).
+  SimTime job_wall_after(SimTime from, SimTime w) {
+    if (machines_out_ == 0) return slow_.wall_after_work(from, w);
+    const long double n = s_.cluster.machines;
+    const long double need = std::ceil(static_cast<long double>(w.ns()) * n / (n - machines_out_));
+    return slow_.wall_after_work(from, need < 9.2e18L ? SimTime::from_ns(static_cast<std::int64_t>(need)) : SimTime::max());
+  }
+
+  enum class Resize { not_yet, done, run_ended };
+
+  /// Elastic restart (failure/elastic.hpp): once every replacement of the units out has arrived,
+  /// the segment from t ends at the first iteration boundary at or after that; the job reshards
+  /// back to N machines and restarts (t, n0, lineage0 moved), nothing rolled back. Not yet when
+  /// a failure or the segment's end `target_end` comes first.
+  template <typename C>
+  Resize grow(const C& clock, SimTime& t, std::int64_t& n0, SimTime& lineage0, SimTime end_time, SimTime target_end) {
+    if (grow_at_ >= target_end || (pending_failure_ && pending_failure_->time <= grow_at_)) return Resize::not_yet;
+    std::int64_t done = 0;
+    SimTime e;
+    if (grow_at_ > t) {
+      const SimTime by_arrival = job_work(t, grow_at_);
+      done = clock.completed(by_arrival);
+      e = clock.time_to_complete(done);
+      if (e < by_arrival) e = clock.time_to_complete(++done);
+    }
+    const SimTime boundary = job_wall_after(t, e);
+    if (boundary >= target_end || (pending_failure_ && pending_failure_->time < boundary)) return Resize::not_yet;
+    result_.breakdown.degraded += (boundary - t) - e;
+    const SimTime stall = clock.stall(e);
+    compute_ += e - stall;
+    result_.breakdown.checkpoint_stall += stall;
+    register_onsets(clock, t, boundary, lineage0);
+    note_completed_checkpoints(clock, e, lineage0);
+    // The pause: the reshard back to N machines (retrieval), then the restart.
+    const SimTime resharded = std::min(end_time, saturating_add(boundary, reshard_time(s_, s_.cluster.machines)));
+    const SimTime resume = std::min(end_time, saturating_add(resharded, grow_restart_));
+    result_.breakdown.retrieval += resharded - boundary;
+    result_.breakdown.restart += resume - resharded;
+    cause_lost(shrink_cause_) += resume - boundary;
+    result_.lost_by_tier[static_cast<std::size_t>(shrink_tier_)] += resume - boundary;
+    ++result_.elastic_grows;
+    std::fill(unit_out_.begin(), unit_out_.end(), 0);
+    machines_out_ = 0;
+    grow_at_ = SimTime::zero();
+    grow_restart_ = SimTime::zero();
+    register_downtime_onsets(resume);
+    // A failure during the pause is taken at its end (as during a migration's).
+    not_before_ = std::max(not_before_, resume);
+    if (pending_failure_ && pending_failure_->time < resume) pending_failure_->time = resume;
+    n0 += done;
+    lineage0 = lineage0 + e;
+    t = resume;
+    if (resume < end_time) return Resize::done;
+    result_.iterations = n0;
+    result_.wall_time = end_time;
+    result_.finished = !s_.run.iterations;
+    return Resize::run_ended;
+  }
+
+  /// Elastic restart: the episode restarted without the units of its machines that found no
+  /// standby; the job grows back once every replacement of the units out has arrived.
+  void shrink(int machines_out, RecoveryTier tier, int cause) {
+    for (int j : episode_unplaced_) unit_out_[static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)])] = 1;
+    grow_at_ = std::max(grow_at_, replacements_ready_);
+    if (machines_out == machines_out_) return;  // every unit was out already
+    machines_out_ = machines_out;
+    grow_restart_ = std::max(grow_restart_, episode_restart_);
+    shrink_tier_ = tier;
+    shrink_cause_ = cause;
+    ++result_.elastic_shrinks;
+  }
+
+  /// Elastic restart: the machines out if the job restarted now without the units of this
+  /// episode's machines that found no standby (those already out count once).
+  int machines_out_if_shrunk() const {
+    int out = machines_out_;
+    std::vector<char> seen;
+    for (int j : episode_unplaced_) {
+      const auto u = static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)]);
+      if (unit_out_[u] != 0) continue;
+      if (seen.empty()) seen.assign(unit_out_.size(), 0);
+      if (seen[u] != 0) continue;
+      seen[u] = 1;
+      out += elastic_->unit_machines[u];
+    }
+    return out;
   }
 
   /// Standby machines whose replacement has arrived by `at` go back to the pool.
@@ -528,6 +636,7 @@ class ReplicaSimulation {
       return true;
     }
     replacements_ready_ = std::max(replacements_ready_, saturating_add(detected, delay));
+    if (elastic_ != nullptr) episode_unplaced_.push_back(j);
     return false;
   }
 
@@ -549,7 +658,7 @@ class ReplicaSimulation {
       c.id = onsets_seen_++;
       if (next_onset_ >= t) {
         c.valid = true;
-        const SimTime e = slow_.work(t, next_onset_);
+        const SimTime e = job_work(t, next_onset_);
         c.lineage = lineage0 + e;
         const auto version = [&](const std::optional<SegmentCheckpoint>& ck, const std::optional<Version>& before) {
           return ck ? std::optional<Version>(Version{ck->version, lineage0 + ck->captured_at}) : before;
@@ -703,6 +812,7 @@ class ReplicaSimulation {
     episode_restart_ = SimTime::zero();
     episode_tier_ = RestartTier::in_process;
     episode_corruption_.reset();
+    episode_unplaced_.clear();
     reset_jit_positions();
     ++result_.episodes;
     apply_failure(first);
@@ -720,8 +830,25 @@ class ReplicaSimulation {
       const SimTime saved = jit ? saturating_add(detected, c_.jit_save) : detected;
       // Saturating after a replacement that may never come (lognormal); the horizon check
       // (run_horizon.hpp) keeps every other sum of the episode within the clock.
-      const SimTime replaced = std::max(saved, replacements_ready_);
-      const SimTime retrieved = saturating_add(replaced, retrieval_time(tier));
+      // Elastic restart (failure/elastic.hpp): shrink instead of waiting, when allowed and shorter.
+      int shrunk_out = 0;
+      SimTime reshard;
+      if (elastic_ != nullptr && !episode_unplaced_.empty() && replacements_ready_ > saved) {
+        // Machines whose units are out already cost nothing more: the job is that size, and its
+        // grow waits for their replacements too.
+        const int out = machines_out_if_shrunk();
+        const int size = s_.cluster.machines - out;
+        if (out == machines_out_) {
+          shrunk_out = out;
+        } else if (size >= elastic_->min_machines) {
+          reshard = reshard_time(s_, size);
+          const SimTime cost = saturating_add(saturating_add(reshard, reshard_time(s_, s_.cluster.machines)), episode_restart_);
+          if (replacements_ready_ - saved > cost) shrunk_out = out;
+          else reshard = SimTime::zero();
+        }
+      }
+      const SimTime replaced = shrunk_out > 0 ? saved : std::max(saved, replacements_ready_);
+      const SimTime retrieved = saturating_add(replaced, saturating_add(retrieval_time(tier), reshard));
       const SimTime restarted = saturating_add(retrieved, episode_restart_);
       SimTime stop = restarted;
       bool interrupted = false;
@@ -752,6 +879,7 @@ class ReplicaSimulation {
       }
       ++result_.recoveries[static_cast<std::size_t>(tier)];
       if (tiers_ != nullptr) ++result_.restarts_by_tier[static_cast<std::size_t>(episode_tier_)];
+      if (shrunk_out > 0) shrink(shrunk_out, tier, first.cause);
       if (c_.tier == CheckpointTier::just_in_time) {
         ++(jit ? result_.jit_recoveries : result_.jit_fallbacks);
         if (jit) persistent_ = target;  // the save is in storage now: a later fallback's newest
@@ -799,6 +927,14 @@ class ReplicaSimulation {
   bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
   std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
   SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)
+  const ElasticPlan* elastic_;          ///< elastic restart (failure/elastic.hpp; nullptr: off)
+  std::vector<char> unit_out_;          ///< elastic: units out of the job, by unit index
+  int machines_out_ = 0;                ///< elastic: their machines (0: the job is whole)
+  SimTime grow_at_;                     ///< elastic: when every replacement of the units out has arrived
+  SimTime grow_restart_;                ///< elastic: the restart after the grow (the shrinks' longest)
+  RecoveryTier shrink_tier_ = RecoveryTier::scratch;  ///< elastic: the grow's pause counts to these
+  int shrink_cause_ = 0;
+  std::vector<int> episode_unplaced_;   ///< elastic: this episode's lost machines with no standby
   const RestartTierSpec* tiers_;        ///< restart tiers in force (nullptr: the causes' flat restart)
   SimTime in_job_hang_detection_;       ///< the heartbeat / watchdog rule (fault_model.hpp)
   SimTime hang_detection_;              ///< the rule in force (restart_tiers.hpp)
@@ -854,6 +990,14 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   check_trace_causes();
   // Once for every replica; a pause beyond the clock is refused here, before any replica runs.
   if (migration_modelled(scenario_.failures)) migration_pause_ = migration_pause(scenario_);
+  if (elastic_modelled(scenario_.failures)) {
+    // Per-step fault tolerance trains on without a failed group already (group_outages.hpp).
+    if (costs_.tier == CheckpointTier::per_step)
+      throw ModelError("/failures/elastic/min_machines",
+                       "absent under per-step fault tolerance, whose groups leave the quorum and train on without "
+                       "restarting (an elastic restart would restart the whole job)");
+    elastic_ = elastic_plan(scenario_);
+  }
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
 }
 
@@ -870,12 +1014,13 @@ void RunModel::check_trace_causes() const {
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
   const HolderIndex* h = has_placement_ ? &holder_index_ : nullptr;
+  const ElasticPlan* e = elastic_ ? &*elastic_ : nullptr;
   if (costs_.tier == CheckpointTier::multi_level) {
-    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
-    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
+    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
+    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
   }
-  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, replica).run();
+  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
+  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
 }
 
 }  // namespace ckptsim

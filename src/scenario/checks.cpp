@@ -217,6 +217,11 @@ void check_failures(const Scenario& s, CheckContext& ctx) {
     add(ctx, "/failures/migration/fraction",
         "0 without standby machines (a live migration moves the failing machine to a free standby: set "
         "/cluster/standby_machines to 1 or more)");
+  // An elastic job shrinks below its size (failure/elastic.hpp): a minimum of N or more never lets it.
+  if (!any_bad(ctx, {"/failures/elastic/min_machines", "/cluster/machines"}) && s.failures.elastic.min_machines &&
+      *s.failures.elastic.min_machines >= s.cluster.machines)
+    add(ctx, "/failures/elastic/min_machines",
+        fmt::format("fewer machines than /cluster/machines ({}): the job shrinks to at least this many", s.cluster.machines));
   // The in-process Wrapper refuses a monitor interval no shorter than its soft timeout
   // (enforce_value(monitor_process_interval < soft_timeout), nvidia-resiliency-ext inprocess/wrap.py).
   const RestartTierSpec& tiers = s.failures.restart_tiers;

@@ -369,6 +369,11 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.failures.migration.fraction; }},
     {"/failures/migration/pause", U::duration, C::positive, P::optional, "the job's pause per migration (default: the machine's checkpoint state sent at the achieved point-to-point rate, plus the in-process restart latency)",
      [](Scenario& s) -> FieldRef { return &s.failures.migration.pause; }},
+    // Elastic restart (failure/elastic.hpp, docs/models.md "Elastic restart").
+    {"/failures/elastic/min_machines", U::integer, C::at_least_one, P::optional, "restart without a lost machine's data-parallel replica when no standby is free, down to this many machines, and grow back when the replacement arrives (torchrun --nnodes MIN; absent = wait for the replacement)",
+     [](Scenario& s) -> FieldRef { return &s.failures.elastic.min_machines; }},
+    {"/failures/elastic/reshard", U::duration, C::positive, P::optional, "time of one resharding of the training state to a new machine count (default: a machine's new share of the checkpoint state received at the achieved point-to-point rate)",
+     [](Scenario& s) -> FieldRef { return &s.failures.elastic.reshard; }},
     // Restart tiers (failure/restart_tiers.hpp; nvidia-resiliency-ext defaults, docs/models.md).
     {"/failures/restart_tiers/enabled", U::boolean, C::none, P::defaulted, "restart through the NVIDIA Resiliency Extension's tiers (in-process, in-job, new job) instead of the cause's flat restart",
      [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.enabled; }, nullptr, {}, &restart_tiers_on},

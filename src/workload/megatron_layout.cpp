@@ -2,6 +2,7 @@
 #include "ckptsim/workload/megatron_layout.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <set>
 
 #include <fmt/format.h>
@@ -87,6 +88,39 @@ bool MegatronLayout::data_peer_machines(std::int64_t a, std::int64_t b) const {
     return out;
   };
   return slices(a) == slices(b);
+}
+
+std::vector<int> MegatronLayout::replica_units() const {
+  // Union-find over machines: every machine joins the first machine seen holding each of its
+  // replicas. The union is by smaller index, so a root is its unit's first machine.
+  const auto n = static_cast<std::size_t>(machines());
+  std::vector<std::size_t> parent(n);
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  const auto root = [&](std::size_t m) {
+    while (parent[m] != m) m = parent[m] = parent[parent[m]];
+    return m;
+  };
+  std::vector<std::int64_t> first_holder(static_cast<std::size_t>(dp_), -1);
+  for (std::size_t m = 0; m < n; ++m) {
+    for (std::int64_t r = static_cast<std::int64_t>(m) * gpm_; r < static_cast<std::int64_t>(m + 1) * gpm_; ++r) {
+      auto& holder = first_holder[static_cast<std::size_t>(coordinates(r).dp)];
+      if (holder < 0) {
+        holder = static_cast<std::int64_t>(m);
+        continue;
+      }
+      const std::size_t a = root(m), b = root(static_cast<std::size_t>(holder));
+      if (a != b) parent[std::max(a, b)] = std::min(a, b);
+    }
+  }
+  std::vector<int> unit(n, -1);
+  std::vector<int> index_of_root(n, -1);
+  int next = 0;
+  for (std::size_t m = 0; m < n; ++m) {
+    auto& id = index_of_root[root(m)];
+    if (id < 0) id = next++;
+    unit[m] = id;
+  }
+  return unit;
 }
 
 std::vector<int> virtual_stage_layers(const Scenario& s) {

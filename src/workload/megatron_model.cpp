@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/workload/megatron_iteration.hpp"
+#include "ckptsim/workload/megatron_layout.hpp"
 #include "parallelism_units.hpp"
 
 namespace ckptsim {
@@ -51,6 +52,9 @@ class MegatronParallelism final : public ParallelismModel {
                    WorkUnit::bytes,
                    s.source_file, fmt::format("{} x {} x {} x {}", s.cluster.machines, g.pp, g.virtual_stages, g.micro_batches)});
     return out;
+  }
+  [[nodiscard]] std::vector<int> data_parallel_units(const Scenario& s) const override {
+    return MegatronLayout::from(s).replica_units();
   }
 };
 

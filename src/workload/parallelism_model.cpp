@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <numeric>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -27,6 +28,11 @@ class Zero3Parallelism final : public ParallelismModel {
              fmt::format("{} x {} x {}", s.model.layers, s.cluster.machines, s.cluster.gpus_per_machine)},
             {"/model/layers", "the engine's program and task graph (about 100 operations per layer, 1 KiB each)",
              estimate_program_bytes(s), kMaxMemoryBytes, WorkUnit::bytes, s.source_file, fmt::format("{} layers", s.model.layers)}};
+  }
+  [[nodiscard]] std::vector<int> data_parallel_units(const Scenario& s) const override {
+    std::vector<int> units(static_cast<std::size_t>(std::max(0, s.cluster.machines)));
+    std::iota(units.begin(), units.end(), 0);
+    return units;
   }
 };
 

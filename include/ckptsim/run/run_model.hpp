@@ -33,6 +33,11 @@
 //             nothing rolled back and no CPU memory lost; the standby pool gets a machine back
 //             one replacement delay after the boundary. A failure during the pause is taken at
 //             its end. With no standby free the failure happens as any other.
+//   elastic   failures.elastic (failure/elastic.hpp): an episode whose lost machines find no
+//             standby may restart without their data-parallel units instead of waiting (the
+//             reshard counts as retrieval); until every replacement has arrived the job trains at
+//             (N - out)/N of its rate (the rest is degraded), then at the next iteration boundary
+//             it stops, reshards back and restarts (retrieval, restart), nothing rolled back.
 //   adaptive  strategy.adaptive_interval: before each segment the persistent period is set by
 //             the policy of interval_policy.hpp from the failures seen so far.
 // Accounting (all int64 ns, so the parts add up to the wall time exactly):
@@ -61,9 +66,11 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
@@ -101,6 +108,9 @@ struct ReplicaResult {
   std::int64_t machines_replaced = 0;         ///< machines that lost CPU memory (hardware, per machine)
   bool live_migration = false;                ///< failures.migration modelled (its columns are written)
   std::int64_t migrations = 0;                ///< predicted failures averted by a live migration
+  bool elastic = false;                       ///< failures.elastic modelled (its columns are written)
+  std::int64_t elastic_shrinks = 0;           ///< restarts at a smaller size instead of waiting (failure/elastic.hpp)
+  std::int64_t elastic_grows = 0;             ///< planned stops to grow back to N machines
   /// Recovery episodes begun (completed ones plus one the run's end cut short): MTTR's divisor.
   std::int64_t episodes = 0;
   std::array<std::int64_t, 4> recoveries{};  ///< by RecoveryTier
@@ -163,6 +173,7 @@ class RunModel {
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
   SimTime migration_pause_;  ///< failure/migration.hpp's P (live migration modelled)
+  std::optional<ElasticPlan> elastic_;  ///< failure/elastic.hpp (elastic restart modelled)
 };
 
 }  // namespace ckptsim

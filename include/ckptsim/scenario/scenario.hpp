@@ -255,6 +255,14 @@ struct MigrationSpec {
   std::optional<SimTime> pause;            ///< the job's pause per migration; nullopt = derived (failure/migration.hpp)
 };
 
+/// Elastic restart (failures/elastic; failure/elastic.hpp): a lost machine with no free standby
+/// takes its data-parallel replica out of the job, which restarts at the smaller size instead of
+/// waiting for the replacement, and grows back once the replacement has arrived.
+struct ElasticSpec {
+  std::optional<std::int64_t> min_machines;  ///< the smallest size the job may shrink to (torchrun --nnodes MIN); nullopt = off
+  std::optional<SimTime> reshard;            ///< time of one resharding; nullopt = derived (failure/elastic.hpp)
+};
+
 /// Restart tiers (failures/restart_tiers; failure/restart_tiers.hpp, docs/models.md "Restart
 /// tiers"): which tier restarts the job after each class of fault, and what each tier costs.
 /// Defaults: nvidia-resiliency-ext at commit d8686d9 (inprocess/wrap.py, Wrapper; the in-process
@@ -290,6 +298,7 @@ struct FailureSpec {
   MisdiagnosisSpec misdiagnosis;
   SilentCorruptionSpec silent_corruption;
   MigrationSpec migration;
+  ElasticSpec elastic;
   RestartTierSpec restart_tiers;
   [[nodiscard]] const DomainSpec& domain(DomainKind k) const { return domains[static_cast<std::size_t>(k)]; }
 };

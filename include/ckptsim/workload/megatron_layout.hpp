@@ -84,6 +84,11 @@ class MegatronLayout {
   /// the distributed optimizer's shards differ); a copy on any other machine holds state that
   /// machine's GPUs do not.
   [[nodiscard]] bool data_peer_machines(std::int64_t a, std::int64_t b) const;
+  /// For each machine, its unit: machines are in one unit when they hold ranks of a common model
+  /// replica, directly or through other machines (the sets a data-parallel shrink removes whole),
+  /// numbered 0, 1, ... in order of their first machine. With t·c ≥ G a unit is the t·c·p / G
+  /// machines of one replica; with t·c < G, the p machines of G / (t·c) replicas.
+  [[nodiscard]] std::vector<int> replica_units() const;
 
  private:
   int tp_ = 1, cp_ = 1;

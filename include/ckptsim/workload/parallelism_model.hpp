@@ -46,6 +46,12 @@ class ParallelismModel {
   [[nodiscard]] virtual IterationModel simulate(const Scenario& scenario) const = 0;
   /// Up-front estimates of what simulate() takes (core/work_limits.hpp, docs/limits.md).
   [[nodiscard]] virtual std::vector<WorkEstimate> work(const Scenario& scenario) const = 0;
+  /// The job's data-parallel units as an elastic restart sees them (failure/elastic.hpp): for
+  /// each machine, the index (0, 1, ... in machine order) of the set of machines that leaves the
+  /// job with it when it is lost and the job shrinks. zero3: each machine alone (a sharded
+  /// data-parallel job reshards its states over any machine count); megatron: the machines of
+  /// the model replicas its ranks belong to (megatron_layout.hpp).
+  [[nodiscard]] virtual std::vector<int> data_parallel_units(const Scenario& scenario) const = 0;
 };
 
 /// The unit of a kind (table order = Parallelism's).

@@ -397,3 +397,16 @@ TEST_CASE("megatron: the interleaved micro-batch group size is checked as Megatr
   doc["training"]["megatron"]["last_stage_layers"] = 7;
   CHECK(test::has_problem_at(test::scenario_problems(doc), "/training/megatron/microbatch_group_size"));
 }
+
+TEST_CASE("megatron layout: the units an elastic shrink removes are the machines of whole model replicas") {
+  // tp 2, pp 2, dp 4 on machines of 4 GPUs: rank n = i_t + 2 (i_d + 4 i_p), machine n div 4.
+  // Machine 0 holds replicas 0 and 1 of stage 0, machine 1 replicas 2 and 3 of stage 0, machine 2
+  // replicas 0 and 1 of stage 1, machine 3 replicas 2 and 3 of stage 1: units {0, 2} and {1, 3}.
+  CHECK(MegatronLayout(2, 1, 4, 2, 1, 1, 4, false).replica_units() == std::vector<int>{0, 1, 0, 1});
+  // tp 8 = G, pp 2, dp 2: machine m holds replica m mod 2 of stage m div 2: the same two units.
+  CHECK(MegatronLayout(8, 1, 2, 2, 1, 1, 8, false).replica_units() == std::vector<int>{0, 1, 0, 1});
+  // tp 4, pp 1, dp 4 on 8 GPUs: each machine holds two whole replicas, its own unit.
+  CHECK(MegatronLayout(4, 1, 4, 1, 1, 1, 8, false).replica_units() == std::vector<int>{0, 1});
+  // tp 8, cp 2 on 8 GPUs, pp 1, dp 2: a replica's 16 ranks span two machines: {0, 1}, {2, 3}.
+  CHECK(MegatronLayout(8, 2, 2, 1, 1, 1, 8, false).replica_units() == std::vector<int>{0, 0, 1, 1});
+}

@@ -26,6 +26,11 @@ ElasticPlan elastic_plan(const Scenario& s) {
     ++plan.unit_machines[static_cast<std::size_t>(u)];
   }
   plan.min_machines = static_cast<int>(s.failures.elastic.min_machines.value_or(s.cluster.machines));
+  if (s.cluster.machines - plan.smallest_unit() < 1)
+    throw ModelError("/failures/elastic/min_machines",
+                     fmt::format("absent: every data-parallel unit of this layout spans all {} machines (one model replica "
+                                 "holds parts on each), so the job cannot shrink",
+                                 s.cluster.machines));
   if (s.cluster.machines - plan.smallest_unit() < plan.min_machines)
     throw ModelError("/failures/elastic/min_machines",
                      fmt::format("at most {} (/cluster/machines {} less one data-parallel unit of {} machine(s)); with {} "

@@ -18,7 +18,7 @@ inline constexpr double kMaxMemoryBytes = 4.0 * 1024 * 1024 * 1024;  ///< 4 GiB 
 inline constexpr double kMaxSimulatedEvents = 1e9;                  ///< failures etc., all replicas
 inline constexpr double kMaxCombinations = 1e5;                     ///< optimize grid points
 
-/// What an estimate counts: bytes are printed in GiB, the others as a count of their name.
+/// What an estimate counts: bytes are printed in GiB (TiB from 1,000 GiB), the others as a count of their name.
 enum class WorkUnit { bytes, failure_events, flows, combinations, limb_operations };
 
 /// The unit's name in messages ("failure events").
@@ -49,7 +49,12 @@ struct WorkEstimate {
 inline constexpr const char* kForceRunsIt = "--force runs it anyway";
 
 inline std::string format_work_amount(double amount, WorkUnit unit) {
-  if (unit == WorkUnit::bytes) return fmt::format("{:.3g} GiB", amount / (1024.0 * 1024 * 1024));
+  // Bytes in GiB, or TiB from 1,000 GiB on (three significant digits never need an exponent
+  // below 1,000: "992 GiB", "1.02 TiB").
+  if (unit == WorkUnit::bytes) {
+    const double gib = amount / (1024.0 * 1024 * 1024);
+    return gib < 999.5 ? fmt::format("{:.3g} GiB", gib) : fmt::format("{:.3g} TiB", gib / 1024.0);
+  }
   return fmt::format("{:.3g} {}", amount, work_unit_name(unit));
 }
 

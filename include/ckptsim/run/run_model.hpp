@@ -107,8 +107,8 @@ struct ReplicaResult {
   std::int64_t hardware_failures = 0;
   std::int64_t machines_replaced = 0;         ///< machines that lost CPU memory (hardware, per machine)
   bool live_migration = false;                ///< failures.migration modelled (its columns are written)
-  std::int64_t migrations = 0;                ///< predicted failures averted by a live migration
   bool elastic = false;                       ///< failures.elastic modelled (its columns are written)
+  std::int64_t migrations = 0;                ///< predicted failures averted by a live migration
   std::int64_t elastic_shrinks = 0;           ///< restarts at a smaller size instead of waiting (failure/elastic.hpp)
   std::int64_t elastic_grows = 0;             ///< planned stops to grow back to N machines
   /// Recovery episodes begun (completed ones plus one the run's end cut short): MTTR's divisor.

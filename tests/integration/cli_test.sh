@@ -230,6 +230,13 @@ check "run with causes and racks: JSON has time lost by cause and by tier, and t
   '$bin' run scenarios/examples/llama3-405b-causes-racks.json --replicas 4 -o '$tmp/cr.json' >/dev/null"
 check "  ... the cause means add up to the tier means (same episodes, two bookkeepings)" json_has "$tmp/cr.json" \
   "abs(sum(v['mean'] for v in d['summary']['time_lost_by_cause_s'].values()) - sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values())) < 1e-6 * sum(v['mean'] for v in d['summary']['time_lost_by_tier_s'].values()) and 'rack' in d['summary']['failures_by_cause'] and d['scenario']['failures']['causes'][0]['name'] == 'faulty-gpu'"
+check "run with elastic restart: JSON has shrinks and grows, no replacement wait, and the lost time still adds up by cause and tier" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-megatron-16k-elastic.json --replicas 4 -o '$tmp/el.json' >/dev/null"
+check "  ... shrinks > 0, grows <= shrinks, replacement wait 0 (every shrink is worth it at 1-4 h against 253 s)" json_has "$tmp/el.json" \
+  "(lambda m: m['elastic']['shrinks']['mean'] > 0 and m['elastic']['grows']['mean'] <= m['elastic']['shrinks']['mean'] and m['time_breakdown_s']['replacement_wait']['mean'] == 0 and abs(sum(v['mean'] for v in m['time_lost_by_cause_s'].values()) - sum(v['mean'] for v in m['time_lost_by_tier_s'].values())) < 1e-6 * sum(v['mean'] for v in m['time_lost_by_tier_s'].values()))(d['summary'])"
+check "elastic restart under torchft is refused (exit 2, naming the field)" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/llama3-405b-16k-torchft.json')); s.pop('\\\$schema', None); s['failures']['elastic']={'min_machines': 1000}; json.dump(s, open('$tmp/elastic-torchft.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/elastic-torchft.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/failures/elastic/min_machines'* ]]"
 check "list failures names the domain kinds, lemon models and cause tables" bash -c "
   out=\$('$bin' list failures); for s in rack leaf power fraction gamma llama3-405b; do grep -q \"\$s\" <<<\"\$out\" || exit 1; done"
 

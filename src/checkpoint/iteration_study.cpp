@@ -21,7 +21,7 @@ int study_holders(const Scenario& scenario) {
 }
 
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported) {
-  IterationStudy s{scenario, simulate_parallelism(scenario), {}, {}, 0, {}};
+  IterationStudy s{scenario, simulate_parallelism(scenario), {}, {}, {}, 0, {}};
   if (imported) {
     s.model.profile = *imported;
     s.model.profile.imported = true;
@@ -51,7 +51,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   const double params = scenario.model.parameters > 0 ? scenario.model.parameters : s.model.workload.shape.parameters();
   s.input.spans = s.model.profile.common_spans();
   // The even split of the checkpoint, or the largest shard where the layout splits it unevenly
-  // (Megatron's pipeline stages: every machine runs the plan of the fullest).
+  // (Megatron's pipeline stages: every machine's plan moves the fullest stage's shard).
   s.input.shard_bytes = s.model.checkpoint_shard_bytes.value_or(params * scenario.training.checkpoint_bytes_per_parameter / n / g);
   s.input.copies = m - 1;
   s.input.buffer_bytes = scenario.strategy.gpu_buffer_bytes;
@@ -62,14 +62,68 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   // f·B_n/G, and no more than the GPU's PCIe link where sends are staged through host memory.
   s.input.bandwidth = p2p_gpu_send_bandwidth(scenario.cluster);
   s.free_gpu_memory = s.model.memory.free();
+  if (!imported && s.model.group_spans.size() > 1 && copies_stay_in_groups(s.placement, s.model.group_of)) {
+    for (const auto& spans : s.model.group_spans) {
+      s.group_inputs.push_back(s.input);
+      s.group_inputs.back().spans = spans;
+    }
+  }
   return s;
 }
 
+SimTime IterationStudy::planned_idle_time() const {
+  if (group_inputs.empty()) return model.profile.idle_time(0);
+  SimTime least = SimTime::max();
+  for (const ScheduleInput& input : group_inputs) {
+    SimTime total;
+    for (const IdleSpan& span : input.spans) total += span.length;
+    least = std::min(least, total);
+  }
+  return least;
+}
+
+bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& group_of) {
+  for (std::size_t j = 0; j < placement.holders.size(); ++j)
+    for (int h : placement.holders[j])
+      if (j >= group_of.size() || static_cast<std::size_t>(h) >= group_of.size() ||
+          group_of[static_cast<std::size_t>(h)] != group_of[j])
+        return false;
+  return true;
+}
+
 SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run) {
+  if (study.group_inputs.empty()) return evaluate_plan(study, study.input, scheduler, keep_run);
+  // One plan per span group; every machine waits for the slowest group (header).
+  SchedulerOutcome worst;
+  bool first = true;
+  for (const ScheduleInput& input : study.group_inputs) {
+    SchedulerOutcome o = evaluate_plan(study, input, scheduler, keep_run);
+    const int every = std::max(worst.min_every_iterations, o.min_every_iterations);
+    const double peak = std::max(worst.peak_buffer_bytes, o.peak_buffer_bytes);
+    const bool fits = worst.fits_in_one_iteration && o.fits_in_one_iteration;
+    const bool oom = worst.oom || o.oom;
+    const SimTime checkpoint = std::max(worst.checkpoint_time, o.checkpoint_time);
+    if (first || o.iteration_time_with_checkpoint > worst.iteration_time_with_checkpoint ||
+        (o.iteration_time_with_checkpoint == worst.iteration_time_with_checkpoint && o.checkpoint_time > worst.checkpoint_time))
+      worst = std::move(o);
+    if (!first) {
+      worst.min_every_iterations = every;
+      worst.peak_buffer_bytes = peak;
+      worst.fits_in_one_iteration = fits;
+      worst.oom = oom;
+      worst.checkpoint_time = checkpoint;
+    }
+    first = false;
+  }
+  return worst;
+}
+
+SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
+                               bool keep_run) {
   SchedulerOutcome o;
-  o.plan = make_plan(scheduler, study.input);
+  o.plan = make_plan(scheduler, input);
   const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
-  const SimTime alpha = study.input.alpha;
+  const SimTime alpha = input.alpha;
   const SendLinks links = SendLinks::of(study.scenario.cluster);
   if (!study.model.has_training_graph()) {
     // Measured spans or a closed-form parallelism model, no simulated training traffic: the
@@ -101,7 +155,7 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
   o.gpu_buffer_bytes = o.plan.buffer_bytes();
   o.oom = o.gpu_buffer_bytes > study.free_gpu_memory;
   o.fits_in_one_iteration = o.plan.blocks_training ? false : o.plan.leftover_bytes <= 0;
-  o.min_every_iterations = min_every_iterations(study.input, scheduler);
+  o.min_every_iterations = min_every_iterations(input, scheduler);
   return o;
 }
 

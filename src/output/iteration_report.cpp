@@ -38,7 +38,7 @@ std::string time_text(SimTime t) {
   return t >= seconds(1) ? fmt::format("{:.3f} s", t.seconds()) : fmt::format("{:.1f} ms", t.seconds() * 1e3);
 }
 
-void print_spans(std::ostream& out, const char* view, const std::vector<IdleSpan>& spans) {
+void print_spans(std::ostream& out, std::string_view view, const std::vector<IdleSpan>& spans) {
   const SpanDistribution d = span_distribution(spans);
   out << fmt::format("  {}: {} idle in {} spans, longest {}; by length: {}\n", view, time_text(d.total), d.count,
                      time_text(d.longest), span_histogram_text(d));
@@ -99,7 +99,7 @@ nlohmann::json scheduler_json(const IterationStudy& study, const SchedulerOutcom
       {"iteration_time_s", study.training_iteration.seconds()},
       {"iteration_time_with_checkpoint_s", o.iteration_time_with_checkpoint.seconds()},
       {"slowdown", slowdown(study, o)},
-      {"idle_time_s", study.model.profile.idle_time(0).seconds()},
+      {"idle_time_s", study.planned_idle_time().seconds()},
       {"checkpoint_time_s", o.checkpoint_time.seconds()},
       {"gpu_buffer_bytes", o.gpu_buffer_bytes},
       {"peak_gpu_buffer_bytes", o.peak_buffer_bytes},
@@ -133,6 +133,14 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
   out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
   if (study.model.has_training_graph()) print_breakdown(out, study);
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
+  if (!study.group_inputs.empty()) {
+    // Span groups (checkpoint/iteration_study.hpp): each group plans in its own spans.
+    out << fmt::format("  each of the {} span groups (the machines of one pipeline stage) plans in its own spans, its copies "
+                       "staying on its data-parallel peers:\n",
+                       study.group_inputs.size());
+    for (std::size_t k = 0; k < study.group_inputs.size(); ++k)
+      print_spans(out, fmt::format("  group {}", k), study.group_inputs[k].spans);
+  }
   if (!profile.imported && !profile.silent_spans.empty()) print_spans(out, "network-silent (no training bytes on the NIC)", profile.silent_spans.front());
   if (!profile.imported) print_gpu_memory(out, study.model.memory);
   out << fmt::format("  checkpoint shard {} per GPU, {} remote cop{}, GPU memory free after the model {}\n\n",
@@ -151,7 +159,7 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
                                                                              : std::to_string(o.min_every_iterations);
     out << fmt::format("{:<14} {:>11.3f} {:>11.3f} {:>8.2f}% {:>10.3f} {:>11.3f} {:>11} {:>4} {:>6}\n", r.name,
                        study.training_iteration.seconds(), o.iteration_time_with_checkpoint.seconds(),
-                       100.0 * slowdown(study, o), profile.idle_time(0).seconds(), o.checkpoint_time.seconds(),
+                       100.0 * slowdown(study, o), study.planned_idle_time().seconds(), o.checkpoint_time.seconds(),
                        format_bytes(o.gpu_buffer_bytes), o.oom ? "yes" : "no", min_k);
   }
   // One note per outcome, naming every scheduler it holds for (they usually share it).
@@ -188,8 +196,10 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   doc["engine"] = name_of(sc.training.engine);
   doc["parallelism"] = name_of(sc.training.parallelism);
   doc["iteration_time_s"] = study.training_iteration.seconds();
-  doc["idle_time_s"] = profile.idle_time(0).seconds();
+  doc["idle_time_s"] = study.planned_idle_time().seconds();
   doc["idle_spans"] = study.input.spans.size();
+  // Span groups planning in their own spans (0: one plan in the spans every machine shares).
+  doc["span_groups"] = study.group_inputs.size();
   doc["profile"] = profile.imported ? "imported" : "simulated";
   doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
   doc["remote_copies"] = study.input.copies;

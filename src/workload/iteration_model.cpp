@@ -144,7 +144,7 @@ IterationModel simulate_iteration(const Scenario& scenario) {
                      "the ZeRO-3 engines' iteration model cannot run a megatron layout (the megatron unit of "
                      "workload/parallelism_model.hpp runs it)");
   check_network(scenario);
-  IterationModel m{Topology::build(scenario.cluster), {}, {}, {}, {}, {}, {}};
+  IterationModel m{Topology::build(scenario.cluster), {}, {}, {}, {}, {}, {}, {}, {}};
   IterationWorkload& w = m.workload;
   w.engine = scenario.training.engine;
   w.shape = TransformerShape::from(scenario);

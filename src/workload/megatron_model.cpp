@@ -1,6 +1,7 @@
 // The megatron parallelism unit (parallelism_model.hpp): the megatron iteration model's step as
 // the iteration study sees it.
 #include <algorithm>
+#include <map>
 #include <utility>
 
 #include <fmt/format.h>
@@ -61,7 +62,7 @@ class MegatronParallelism final : public ParallelismModel {
 }  // namespace
 
 IterationModel megatron_iteration_model(const Scenario& s, const MegatronIteration& it) {
-  IterationModel m{Topology::build(s.cluster), {}, {}, {}, stage_memory(s, it), {}, {}};
+  IterationModel m{Topology::build(s.cluster), {}, {}, {}, stage_memory(s, it), {}, {}, {}, {}};
   SimTime slowest_step;
   double shard = 0;
   std::vector<std::pair<SimTime, SimTime>> busy;
@@ -82,6 +83,26 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   m.checkpoint_shard_bytes = shard;
   m.profile.iteration_time = it.iteration_time;
   m.profile.machine_spans.assign(static_cast<std::size_t>(s.cluster.machines), spans_outside(std::move(busy), step));
+  // Each machine's own spans: those of the pipeline stages its ranks belong to (a machine holds
+  // one stage when t·c·d >= G); machines holding the same stages form one span group.
+  std::map<std::vector<int>, int> group_index;
+  m.group_of.assign(static_cast<std::size_t>(s.cluster.machines), 0);
+  const int g = L.gpus_per_machine();
+  for (int machine = 0; machine < s.cluster.machines; ++machine) {
+    std::vector<int> held;
+    for (std::int64_t r = static_cast<std::int64_t>(machine) * g; r < static_cast<std::int64_t>(machine + 1) * g; ++r)
+      held.push_back(L.coordinates(r).pp);
+    std::sort(held.begin(), held.end());
+    held.erase(std::unique(held.begin(), held.end()), held.end());
+    const auto [it_group, added] = group_index.emplace(held, static_cast<int>(m.group_spans.size()));
+    if (added) {
+      std::vector<std::pair<SimTime, SimTime>> own;
+      for (int p : held)
+        for (const PipelineSpan& iv : it.stages[static_cast<std::size_t>(p)].network_busy) own.emplace_back(iv.from, iv.to);
+      m.group_spans.push_back(spans_outside(std::move(own), step));
+    }
+    m.group_of[static_cast<std::size_t>(machine)] = it_group->second;
+  }
   // The network-silent view over the whole step (workload/profile.hpp): no schedule uses it.
   m.profile.silent_spans.assign(static_cast<std::size_t>(s.cluster.machines),
                                 spans_outside(std::move(silent), it.iteration_time));

@@ -11,10 +11,17 @@
 // without GPUDirect RDMA no more than gpu_cpu_bandwidth, the PCIe link the sends are staged over).
 // Out of memory: the plan's GPU buffer exceeds the memory the model leaves free per GPU
 // (workload/gpu_memory.hpp, every term with its source).
+// Span groups (a parallelism model whose machines see different idle spans, e.g. Megatron's
+// pipeline stages, IterationModel::group_of): when every holder of each machine's copies is in
+// the machine's group (a data-parallel peer under group placement), senders and receivers share
+// their idle spans, so each group plans in its own spans; the outcome is the worst group's
+// (every machine waits for the slowest: the optimizer step is synchronous). Otherwise one plan
+// in the spans in which every machine is idle.
 // Smallest k: the least number of iterations whose idle spans (the iteration's spans repeated
 // k times) hold the whole checkpoint under the scheduler's partition with no leftover.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ckptsim/checkpoint/checkpoint_run.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
@@ -29,6 +36,12 @@ struct IterationStudy {
   IterationModel model;        ///< profile replaced by the imported one when given
   Placement placement;
   ScheduleInput input;         ///< spans, C, m-1, R, p, mu, alpha, B
+  /// One plan per span group (IterationModel::group_of; Megatron's pipeline stages) when every
+  /// machine's copies stay inside its group: `input` with the group's own spans. Empty: every
+  /// machine runs the plan of `input`, whose spans are those in which every machine is idle.
+  std::vector<ScheduleInput> group_inputs;
+  /// Idle time the plans can use: machine 0's spans, or with span groups the least of any group's.
+  [[nodiscard]] SimTime planned_idle_time() const;
   double free_gpu_memory = 0;  ///< bytes per GPU left by the model
   SimTime training_iteration;  ///< simulated (or imported) iteration time without checkpoint
 };
@@ -54,8 +67,15 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
 /// iteration_work.hpp counts the same copies.
 int study_holders(const Scenario& scenario);
 
-/// Plans and simulates one scheduler.
+/// Plans and simulates one scheduler: one plan, or one per span group (the worst group's outcome).
 SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run = false);
+
+/// Plans `input` (the study's, or one span group's) and simulates it on every machine.
+SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
+                               bool keep_run = false);
+
+/// True when every holder of each machine's copies is in the machine's span group.
+bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& group_of);
 
 /// Smallest k (1 <= k <= limit) whose k iterations of spans hide the checkpoint; limit + 1
 /// when none does. Blocking uses gemini's partition (it has no spans of its own).

@@ -50,6 +50,12 @@ struct IterationModel {
   /// share of the checkpoint where the layout does not split it evenly over the GPUs; bytes.
   std::optional<SimTime> step_start;
   std::optional<double> checkpoint_shard_bytes;
+  /// Set by a parallelism model whose machines see different idle spans (Megatron's pipeline
+  /// stages): machine j belongs to span group group_of[j], whose idle spans (the profiler's view,
+  /// cut at step_start) are group_spans[group_of[j]]. profile.machine_spans keeps the spans in
+  /// which every machine is idle. Empty: every machine sees profile.machine_spans.
+  std::vector<int> group_of;
+  std::vector<std::vector<IdleSpan>> group_spans;
   /// True when the checkpoint's chunks can be simulated with the training traffic (a simulated
   /// task graph); false for an imported profile or a closed-form parallelism model.
   [[nodiscard]] bool has_training_graph() const { return workload.graph().size() > 0 && !profile.imported; }

@@ -20,11 +20,13 @@
 //
 // Megatron's machine spans: machine n holds ranks [n·G, (n+1)·G), whose pipeline ranks follow
 // from the tp-cp-dp-pp order (megatron_layout.hpp); by group symmetry each stage's ranks do the
-// same work, so a machine's NIC is busy when any of its stages' ranks is. The iteration study
-// plans one plan that every machine runs (GEMINI's scheduler, iteration_study.hpp), so each
-// machine is given the spans in which every machine of the job is idle: the gaps of the union of
-// all stages' busy intervals, cut at the optimizer step's start (a checkpoint of the states the
-// step starts from must be sent before they change; checkpoint_run.hpp). The network-silent view
+// same work, so a machine's NIC is busy when any of its stages' ranks is. Machines holding the
+// same stages form a span group (IterationModel::group_of) with the gaps of those stages' busy
+// intervals (group_spans); profile.machine_spans gives every machine the spans in which every
+// machine of the job is idle, the gaps of the union of all stages' busy intervals (the plan the
+// iteration study runs when copies cross groups, iteration_study.hpp). Both are cut at the
+// optimizer step's start (a checkpoint of the states the step starts from must be sent before
+// they change; checkpoint_run.hpp). The network-silent view
 // (silent_spans, over the whole step) differs from it only in the data-parallel reduce: its
 // buckets' own intervals instead of one window from the first launch (megatron_iteration.hpp).
 #include <string_view>

@@ -8,6 +8,7 @@
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
@@ -164,4 +165,73 @@ TEST_CASE("megatron study: the network-silent view leaves out the wait of an ove
   REQUIRE(m.profile.silent_spans.size() == 2);
   CHECK(m.profile.silent_time(0) == st.silent_time());
   CHECK(m.profile.silent_time(1) == st.silent_time());
+}
+
+TEST_CASE("megatron study: each pipeline stage's machines form a span group and plan in their own spans") {
+  // t = 8 = G, p = 2, d = 2 on 4 DGX A100: machine m holds data-parallel index m mod 2 of stage
+  // m div 2 (rank n = i_t + 8 (i_d + 2 i_p)), so machines {0, 1} are stage 0 and {2, 3} stage 1.
+  json doc = single_stage(12);
+  doc["cluster"]["machines"] = 4;
+  doc["training"]["megatron"]["pp"] = 2;
+  const Scenario s = load_document(doc);
+  const MegatronIteration it = simulate_megatron_iteration(s);
+  const IterationModel m = simulate_parallelism(s);
+  CHECK(m.group_of == std::vector<int>{0, 0, 1, 1});
+  REQUIRE(m.group_spans.size() == 2);
+  // Each group's spans are the gaps of its own stage's busy intervals, cut at the step's start.
+  for (int p = 0; p < 2; ++p) {
+    std::vector<std::pair<SimTime, SimTime>> busy;
+    for (const PipelineSpan& iv : it.stages[static_cast<std::size_t>(p)].network_busy) busy.emplace_back(iv.from, iv.to);
+    const auto own = spans_outside(busy, *m.step_start);
+    REQUIRE(m.group_spans[static_cast<std::size_t>(p)].size() == own.size());
+    for (std::size_t k = 0; k < own.size(); ++k) {
+      CHECK(m.group_spans[static_cast<std::size_t>(p)][k].start == own[k].start);
+      CHECK(m.group_spans[static_cast<std::size_t>(p)][k].length == own[k].length);
+    }
+  }
+  // Group placement pairs {0, 1} and {2, 3}: data-parallel peers of one stage, so each stage plans
+  // alone. A ring (1 -> 2 crosses from stage 0 to stage 1) keeps one plan in the shared spans.
+  CHECK(prepare_iteration_study(s).group_inputs.size() == 2);
+  Scenario ring = s;
+  ring.strategy.placement = PlacementScheme::ring;
+  CHECK(prepare_iteration_study(ring).group_inputs.empty());
+}
+
+TEST_CASE("iteration study: span groups take the worst group's outcome; their shared spans may hold nothing") {
+  // By hand: 4 machines of 1 GPU, NIC 1 GB/s, PCIe and NVLink fast; no training graph, the step
+  // starts at 2 s. Group 0 (machines 0, 1) is idle over [0, 1) s, group 1 (2, 3) over [1, 2) s:
+  // no instant is idle on every machine. Each GPU sends its 0.4 GB shard to its pair's other
+  // machine at 1 GB/s: 0.4 s, within a span at safety 0.8 (0.8 s usable).
+  Scenario sc;
+  sc.cluster.machines = 4;
+  sc.cluster.gpus_per_machine = 1;
+  sc.cluster.network_bandwidth = 1e9;
+  sc.cluster.gpu_cpu_bandwidth = 1e12;
+  sc.cluster.nvlink_bandwidth = 1e12;
+  IterationModel model{Topology::build(sc.cluster), {}, {}, {}, {}, seconds(2), {}, {0, 0, 1, 1},
+                       {{IdleSpan{seconds(0), seconds(1), -1}}, {IdleSpan{seconds(1), seconds(1), -1}}}};
+  model.profile.iteration_time = seconds(2);
+  IterationStudy study{sc, model, group_placement(4, 2), {}, {}, 1e12, seconds(2)};
+  study.input.shard_bytes = 0.4e9;
+  study.input.copies = 1;
+  study.input.buffer_bytes = 1e9;
+  study.input.bandwidth = 1e9;
+  CHECK(copies_stay_in_groups(study.placement, model.group_of));
+  // One plan in the shared spans (none): everything is left over, the step waits for it.
+  const SchedulerOutcome shared = evaluate_scheduler(study, SchedulerKind::gemini);
+  CHECK_FALSE(shared.fits_in_one_iteration);
+  CHECK(shared.iteration_time_with_checkpoint > seconds(2));
+  // One plan per group: group 0 sends over [0, 0.4) s, group 1 over [1, 1.4) s; both end before
+  // the step at 2 s, so the iteration keeps its 2 s; the checkpoint is done when group 1's is.
+  for (const auto& spans : model.group_spans) {
+    study.group_inputs.push_back(study.input);
+    study.group_inputs.back().spans = spans;
+  }
+  const SchedulerOutcome grouped = evaluate_scheduler(study, SchedulerKind::gemini);
+  CHECK(grouped.fits_in_one_iteration);
+  CHECK(grouped.iteration_time_with_checkpoint == seconds(2));
+  CHECK(grouped.min_every_iterations == 1);
+  CHECK(grouped.checkpoint_time >= SimTime::from_seconds(1.4));
+  CHECK(grouped.checkpoint_time < seconds(2));
+  CHECK(study.planned_idle_time() == seconds(1));
 }

@@ -15,7 +15,7 @@ GpuWork busy_ms(double ms) { return {ComputePass::memory_bound, ComputePart::non
 // NICs, ring latency `latency` per step) and fills the model as simulate_iteration would.
 IterationModel model_of(StreamProgram p, SimTime latency) {
   const Scenario s = testing::tiny_scenario();
-  IterationModel m{Topology::build(s.cluster), {}, {}, {}, {}, {}, {}};
+  IterationModel m{Topology::build(s.cluster), {}, {}, {}, {}, {}, {}, {}, {}};
   ProgramCosts costs;
   costs.latency = latency;
   costs.hbm_bandwidth = 1e9;

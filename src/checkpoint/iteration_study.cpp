@@ -62,21 +62,51 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   // f·B_n/G, and no more than the GPU's PCIe link where sends are staged through host memory.
   s.input.bandwidth = p2p_gpu_send_bandwidth(scenario.cluster);
   s.free_gpu_memory = s.model.memory.free();
-  if (!imported && s.model.group_spans.size() > 1 && copies_stay_in_groups(s.placement, s.model.group_of)) {
-    for (const auto& spans : s.model.group_spans) {
-      s.group_inputs.push_back(s.input);
-      s.group_inputs.back().spans = spans;
-    }
-  }
+  if (!imported && s.model.group_spans.size() > 1 && copies_stay_in_groups(s.placement, s.model.group_of))
+    s.span_groups = make_span_groups(scenario, s.model, s.placement, s.input);
   return s;
 }
 
+std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const IterationModel& model, const Placement& placement,
+                                        const ScheduleInput& input) {
+  std::vector<SpanGroup> groups(model.group_spans.size());
+  std::vector<std::vector<int>> members(groups.size());
+  for (std::size_t j = 0; j < model.group_of.size(); ++j)
+    members[static_cast<std::size_t>(model.group_of[j])].push_back(static_cast<int>(j));
+  const NetworkSpec& net = scenario.cluster.network;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    SpanGroup& g = groups[k];
+    g.input = input;
+    g.input.spans = model.group_spans[k];
+    const std::vector<int>& m = members[k];
+    if (m.empty()) continue;
+    const int first = m.front();
+    const int count = static_cast<int>(m.size());
+    const bool block = m.back() - first + 1 == count;
+    const bool leaves_alike = net.topology == NetworkTopology::single_switch ||
+                              (net.machines_per_leaf > 0 && first % net.machines_per_leaf == 0);
+    if (!block || !leaves_alike) continue;
+    ClusterSpec alone = scenario.cluster;
+    alone.machines = count;
+    g.topology = Topology::build(alone);
+    g.placement.scheme = placement.scheme;
+    g.placement.machines = count;
+    g.placement.replicas = placement.replicas;
+    for (int j = first; j < first + count; ++j) {
+      std::vector<int> holders;
+      for (int h : placement.holders[static_cast<std::size_t>(j)]) holders.push_back(h - first);
+      g.placement.holders.push_back(std::move(holders));
+    }
+  }
+  return groups;
+}
+
 SimTime IterationStudy::planned_idle_time() const {
-  if (group_inputs.empty()) return model.profile.idle_time(0);
+  if (span_groups.empty()) return model.profile.idle_time(0);
   SimTime least = SimTime::max();
-  for (const ScheduleInput& input : group_inputs) {
+  for (const SpanGroup& group : span_groups) {
     SimTime total;
-    for (const IdleSpan& span : input.spans) total += span.length;
+    for (const IdleSpan& span : group.input.spans) total += span.length;
     least = std::min(least, total);
   }
   return least;
@@ -92,12 +122,15 @@ bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& g
 }
 
 SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run) {
-  if (study.group_inputs.empty()) return evaluate_plan(study, study.input, scheduler, keep_run);
+  if (study.span_groups.empty())
+    return evaluate_plan(study, study.input, scheduler, keep_run, study.model.topology, study.placement);
   // One plan per span group; every machine waits for the slowest group (header).
   SchedulerOutcome worst;
   bool first = true;
-  for (const ScheduleInput& input : study.group_inputs) {
-    SchedulerOutcome o = evaluate_plan(study, input, scheduler, keep_run);
+  for (const SpanGroup& group : study.span_groups) {
+    SchedulerOutcome o = group.topology ? evaluate_plan(study, group.input, scheduler, keep_run, *group.topology, group.placement)
+                                        : evaluate_plan(study, group.input, scheduler, keep_run, study.model.topology,
+                                                        study.placement);
     const int every = std::max(worst.min_every_iterations, o.min_every_iterations);
     const double peak = std::max(worst.peak_buffer_bytes, o.peak_buffer_bytes);
     const bool fits = worst.fits_in_one_iteration && o.fits_in_one_iteration;
@@ -119,7 +152,7 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
 }
 
 SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
-                               bool keep_run) {
+                               bool keep_run, const Topology& topology, const Placement& placement) {
   SchedulerOutcome o;
   o.plan = make_plan(scheduler, input);
   const int g = std::max(1, study.scenario.cluster.gpus_per_machine);
@@ -130,7 +163,7 @@ SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput&
     // chunks run at their planned clock times; the iteration lengthens only by checkpoint work
     // the optimizer must wait for (from the step's start when the model knows it, else from the
     // iteration's end).
-    CheckpointRun r = run_checkpoint_alone(study.model.topology, o.plan, study.placement, g, alpha, links);
+    CheckpointRun r = run_checkpoint_alone(topology, o.plan, placement, g, alpha, links);
     const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
     const SimTime done = std::max(r.sends_done, local);
     const SimTime step = study.model.step_start.value_or(study.training_iteration);

@@ -133,13 +133,13 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
   out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
   if (study.model.has_training_graph()) print_breakdown(out, study);
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
-  if (!study.group_inputs.empty()) {
+  if (!study.span_groups.empty()) {
     // Span groups (checkpoint/iteration_study.hpp): each group plans in its own spans.
     out << fmt::format("  each of the {} span groups (the machines of one pipeline stage) plans in its own spans, its copies "
                        "staying on its data-parallel peers:\n",
-                       study.group_inputs.size());
-    for (std::size_t k = 0; k < study.group_inputs.size(); ++k)
-      print_spans(out, fmt::format("  group {}", k), study.group_inputs[k].spans);
+                       study.span_groups.size());
+    for (std::size_t k = 0; k < study.span_groups.size(); ++k)
+      print_spans(out, fmt::format("  group {}", k), study.span_groups[k].input.spans);
   }
   if (!profile.imported && !profile.silent_spans.empty()) print_spans(out, "network-silent (no training bytes on the NIC)", profile.silent_spans.front());
   if (!profile.imported) print_gpu_memory(out, study.model.memory);
@@ -199,7 +199,7 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   doc["idle_time_s"] = study.planned_idle_time().seconds();
   doc["idle_spans"] = study.input.spans.size();
   // Span groups planning in their own spans (0: one plan in the spans every machine shares).
-  doc["span_groups"] = study.group_inputs.size();
+  doc["span_groups"] = study.span_groups.size();
   doc["profile"] = profile.imported ? "imported" : "simulated";
   doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
   doc["remote_copies"] = study.input.copies;

@@ -83,21 +83,20 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   m.checkpoint_shard_bytes = shard;
   m.profile.iteration_time = it.iteration_time;
   m.profile.machine_spans.assign(static_cast<std::size_t>(s.cluster.machines), spans_outside(std::move(busy), step));
-  // Each machine's own spans: those of the pipeline stages its ranks belong to (a machine holds
-  // one stage when t·c·d >= G); machines holding the same stages form one span group.
-  std::map<std::vector<int>, int> group_index;
+  // Each machine's own spans: those of the pipeline stages its ranks belong to. Pipeline ranks
+  // vary slowest (megatron_layout.hpp): rank n is in stage n div (t·c·d), so machine j's G ranks
+  // hold the stages from j·G div (t·c·d) to ((j + 1)·G - 1) div (t·c·d) (one when t·c·d >= G and
+  // the machine does not straddle a stage). Machines holding the same stages form a span group.
+  std::map<std::pair<std::int64_t, std::int64_t>, int> group_index;
   m.group_of.assign(static_cast<std::size_t>(s.cluster.machines), 0);
-  const int g = L.gpus_per_machine();
+  const std::int64_t g = L.gpus_per_machine();
+  const std::int64_t per_stage = static_cast<std::int64_t>(L.tp()) * L.cp() * L.dp();
   for (int machine = 0; machine < s.cluster.machines; ++machine) {
-    std::vector<int> held;
-    for (std::int64_t r = static_cast<std::int64_t>(machine) * g; r < static_cast<std::int64_t>(machine + 1) * g; ++r)
-      held.push_back(L.coordinates(r).pp);
-    std::sort(held.begin(), held.end());
-    held.erase(std::unique(held.begin(), held.end()), held.end());
+    const std::pair<std::int64_t, std::int64_t> held{machine * g / per_stage, ((machine + 1) * g - 1) / per_stage};
     const auto [it_group, added] = group_index.emplace(held, static_cast<int>(m.group_spans.size()));
     if (added) {
       std::vector<std::pair<SimTime, SimTime>> own;
-      for (int p : held)
+      for (std::int64_t p = held.first; p <= held.second; ++p)
         for (const PipelineSpan& iv : it.stages[static_cast<std::size_t>(p)].network_busy) own.emplace_back(iv.from, iv.to);
       m.group_spans.push_back(spans_outside(std::move(own), step));
     }

@@ -31,15 +31,25 @@
 
 namespace ckptsim {
 
+/// One span group's plan (the header's "Span groups"): its spans, and where its plan is simulated.
+struct SpanGroup {
+  ScheduleInput input;  ///< the study's input with the group's own spans
+  /// The group alone, when its machines are one block [first, first + count) that the network
+  /// splits as it splits the whole cluster (one switch, or a block that starts a leaf): a cluster
+  /// of `count` machines and the block's placement renumbered from 0. nullopt: every machine.
+  std::optional<Topology> topology;
+  Placement placement;
+};
+
 struct IterationStudy {
   Scenario scenario;
   IterationModel model;        ///< profile replaced by the imported one when given
   Placement placement;
   ScheduleInput input;         ///< spans, C, m-1, R, p, mu, alpha, B
   /// One plan per span group (IterationModel::group_of; Megatron's pipeline stages) when every
-  /// machine's copies stay inside its group: `input` with the group's own spans. Empty: every
-  /// machine runs the plan of `input`, whose spans are those in which every machine is idle.
-  std::vector<ScheduleInput> group_inputs;
+  /// machine's copies stay inside its group. Empty: every machine runs the plan of `input`, whose
+  /// spans are those in which every machine is idle.
+  std::vector<SpanGroup> span_groups;
   /// Idle time the plans can use: machine 0's spans, or with span groups the least of any group's.
   [[nodiscard]] SimTime planned_idle_time() const;
   double free_gpu_memory = 0;  ///< bytes per GPU left by the model
@@ -70,9 +80,14 @@ int study_holders(const Scenario& scenario);
 /// Plans and simulates one scheduler: one plan, or one per span group (the worst group's outcome).
 SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run = false);
 
-/// Plans `input` (the study's, or one span group's) and simulates it on every machine.
+/// Plans `input` (the study's, or one span group's) and simulates it on every machine of
+/// `topology` with `placement` (the study's, or a span group's own).
 SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
-                               bool keep_run = false);
+                               bool keep_run, const Topology& topology, const Placement& placement);
+
+/// The span groups of a study whose copies stay in their groups (prepare_iteration_study).
+std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const IterationModel& model, const Placement& placement,
+                                        const ScheduleInput& input);
 
 /// True when every holder of each machine's copies is in the machine's span group.
 bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& group_of);

@@ -191,10 +191,18 @@ TEST_CASE("megatron study: each pipeline stage's machines form a span group and 
   }
   // Group placement pairs {0, 1} and {2, 3}: data-parallel peers of one stage, so each stage plans
   // alone. A ring (1 -> 2 crosses from stage 0 to stage 1) keeps one plan in the shared spans.
-  CHECK(prepare_iteration_study(s).group_inputs.size() == 2);
+  const IterationStudy study = prepare_iteration_study(s);
+  REQUIRE(study.span_groups.size() == 2);
+  // Each stage is a block of two machines that starts a leaf (one switch here): simulated alone,
+  // its pair renumbered {0, 1}.
+  for (const SpanGroup& g : study.span_groups) {
+    REQUIRE(g.topology.has_value());
+    CHECK(g.topology->machines() == 2);
+    CHECK(g.placement.holders == std::vector<std::vector<int>>{{0, 1}, {0, 1}});
+  }
   Scenario ring = s;
   ring.strategy.placement = PlacementScheme::ring;
-  CHECK(prepare_iteration_study(ring).group_inputs.empty());
+  CHECK(prepare_iteration_study(ring).span_groups.empty());
 }
 
 TEST_CASE("iteration study: span groups take the worst group's outcome; their shared spans may hold nothing") {
@@ -223,11 +231,15 @@ TEST_CASE("iteration study: span groups take the worst group's outcome; their sh
   CHECK(shared.iteration_time_with_checkpoint > seconds(2));
   // One plan per group: group 0 sends over [0, 0.4) s, group 1 over [1, 1.4) s; both end before
   // the step at 2 s, so the iteration keeps its 2 s; the checkpoint is done when group 1's is.
-  for (const auto& spans : model.group_spans) {
-    study.group_inputs.push_back(study.input);
-    study.group_inputs.back().spans = spans;
-  }
+  study.span_groups = make_span_groups(sc, model, study.placement, study.input);
+  REQUIRE(study.span_groups.size() == 2);
   const SchedulerOutcome grouped = evaluate_scheduler(study, SchedulerKind::gemini);
+  // The same on every machine (no group alone): the pairs share no link, so nothing changes.
+  IterationStudy everywhere = study;
+  for (SpanGroup& g : everywhere.span_groups) g.topology.reset();
+  const SchedulerOutcome grouped_everywhere = evaluate_scheduler(everywhere, SchedulerKind::gemini);
+  CHECK(grouped_everywhere.iteration_time_with_checkpoint == grouped.iteration_time_with_checkpoint);
+  CHECK(grouped_everywhere.checkpoint_time == grouped.checkpoint_time);
   CHECK(grouped.fits_in_one_iteration);
   CHECK(grouped.iteration_time_with_checkpoint == seconds(2));
   CHECK(grouped.min_every_iterations == 1);

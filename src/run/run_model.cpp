@@ -430,7 +430,7 @@ class ReplicaSimulation {
     throw std::logic_error("replacement distribution outside its enum");
   }
 
-  /// The next failure of the source; one that falls in a migration pause is taken at its end.
+  /// The next failure of the source; one that falls in a planned stop's pause is taken at its end.
   void pull_failure() {
     pending_failure_ = failures_->next();
     if (pending_failure_ && pending_failure_->time < not_before_) pending_failure_->time = not_before_;
@@ -448,26 +448,42 @@ class ReplicaSimulation {
     const SimTime e = clock.time_to_complete(done);
     const SimTime boundary = std::min(f.time, job_wall_after(t, e));
     if (!take_standby(boundary)) return Migration::not_possible;
+    stop_at_boundary(clock, t, boundary, e, lineage0);
+    const SimTime resume = std::min(end_time, saturating_add(boundary, migration_pause_));
+    result_.breakdown.migration += resume - boundary;
+    ++result_.migrations;
+    pull_failure();  // the predicted failure was averted
+    return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Migration::done : Migration::run_ended;
+  }
+
+  /// A planned stop (a migration, an elastic grow): the segment from t ends at `boundary`, an
+  /// iteration boundary reached after work e; its training, stalls and checkpoints are counted.
+  template <typename C>
+  void stop_at_boundary(const C& clock, SimTime t, SimTime boundary, SimTime e, SimTime lineage0) {
     result_.breakdown.degraded += (boundary - t) - e;
     const SimTime stall = clock.stall(e);
     compute_ += e - stall;
     result_.breakdown.checkpoint_stall += stall;
     register_onsets(clock, t, boundary, lineage0);
     note_completed_checkpoints(clock, e, lineage0);
-    const SimTime resume = std::min(end_time, saturating_add(boundary, migration_pause_));
-    result_.breakdown.migration += resume - boundary;
-    ++result_.migrations;
+  }
+
+  /// After a planned stop's pause until `resume`: failures that fall in the pause are taken at its
+  /// end, and training resumes from the boundary (`done` more iterations, work e) with nothing
+  /// rolled back. False when the pause reaches the run's end (the result is then final).
+  bool resume_after_pause(SimTime resume, std::int64_t done, SimTime e, SimTime& t, std::int64_t& n0, SimTime& lineage0,
+                          SimTime end_time) {
     register_downtime_onsets(resume);
-    not_before_ = resume;
-    pull_failure();
+    not_before_ = std::max(not_before_, resume);
+    if (pending_failure_ && pending_failure_->time < resume) pending_failure_->time = resume;
     n0 += done;
     lineage0 = lineage0 + e;
     t = resume;
-    if (resume < end_time) return Migration::done;
+    if (resume < end_time) return true;
     result_.iterations = n0;
     result_.wall_time = end_time;
     result_.finished = !s_.run.iterations;
-    return Migration::run_ended;
+    return false;
   }
 
   /// Healthy-equivalent work over [from, to): stragglers' (fault_model.hpp), times (N - out) / N
@@ -506,12 +522,7 @@ class ReplicaSimulation {
     }
     const SimTime boundary = job_wall_after(t, e);
     if (boundary >= target_end || (pending_failure_ && pending_failure_->time < boundary)) return Resize::not_yet;
-    result_.breakdown.degraded += (boundary - t) - e;
-    const SimTime stall = clock.stall(e);
-    compute_ += e - stall;
-    result_.breakdown.checkpoint_stall += stall;
-    register_onsets(clock, t, boundary, lineage0);
-    note_completed_checkpoints(clock, e, lineage0);
+    stop_at_boundary(clock, t, boundary, e, lineage0);
     // The pause: the reshard back to N machines (retrieval), then the restart.
     const SimTime resharded = std::min(end_time, saturating_add(boundary, reshard_time(s_, s_.cluster.machines)));
     const SimTime resume = std::min(end_time, saturating_add(resharded, grow_restart_));
@@ -524,18 +535,7 @@ class ReplicaSimulation {
     machines_out_ = 0;
     grow_at_ = SimTime::zero();
     grow_restart_ = SimTime::zero();
-    register_downtime_onsets(resume);
-    // A failure during the pause is taken at its end (as during a migration's).
-    not_before_ = std::max(not_before_, resume);
-    if (pending_failure_ && pending_failure_->time < resume) pending_failure_->time = resume;
-    n0 += done;
-    lineage0 = lineage0 + e;
-    t = resume;
-    if (resume < end_time) return Resize::done;
-    result_.iterations = n0;
-    result_.wall_time = end_time;
-    result_.finished = !s_.run.iterations;
-    return Resize::run_ended;
+    return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Resize::done : Resize::run_ended;
   }
 
   /// Elastic restart: the episode restarted without the units of its machines that found no
@@ -911,7 +911,7 @@ class ReplicaSimulation {
   std::optional<FailureEvent> pending_failure_;
   int standby_free_ = 0;
   SimTime migration_pause_;  ///< P of failure/migration.hpp (live migration modelled)
-  SimTime not_before_;       ///< end of the latest migration pause: no failure is taken earlier
+  SimTime not_before_;       ///< end of the latest planned stop's pause: no failure is taken earlier
   std::vector<SimTime> standby_returns_;
   SimTime replacements_ready_;
   SimTime episode_restart_;

@@ -42,23 +42,42 @@ Topology Topology::build(const ClusterSpec& cluster) {
     t.graph_ = std::move(graph);
     break;
   }
-  case NetworkTopology::leaf_spine: {
+  case NetworkTopology::leaf_spine:
+  case NetworkTopology::fat_tree: {
     const int per_leaf = cluster.network.machines_per_leaf;
-    if (per_leaf < 1) throw ModelError("/cluster/network/machines_per_leaf", "a leaf-spine network needs at least 1");
+    if (per_leaf < 1) throw ModelError("/cluster/network/machines_per_leaf", "a leaf-spine or fat-tree network needs at least 1");
     if (cluster.network.oversubscription < 1.0)
-      throw ModelError("/cluster/network/oversubscription", "a leaf-spine network needs a ratio of at least 1");
+      throw ModelError("/cluster/network/oversubscription", "a leaf-spine or fat-tree network needs a ratio of at least 1");
+    const bool pods = t.kind_ == NetworkTopology::fat_tree;
+    const int per_pod = pods ? cluster.network.leaves_per_pod : 0;
+    if (pods && per_pod < 1) throw ModelError("/cluster/network/leaves_per_pod", "a fat-tree network needs at least 1");
+    if (pods && cluster.network.pod_oversubscription < 1.0)
+      throw ModelError("/cluster/network/pod_oversubscription", "a fat-tree network needs a ratio of at least 1");
     t.machines_per_leaf_ = per_leaf;
     t.leaves_ = (n + per_leaf - 1) / per_leaf;
-    const int spine = n + t.leaves_;
-    auto graph = std::make_shared<Graph>(static_cast<std::size_t>(spine + 1));
+    const int pod_count = pods ? (t.leaves_ + per_pod - 1) / per_pod : 1;
+    // Vertices: machines, leaves, one spine per pod (leaf-spine: one), then the core (fat-tree).
+    const int spine0 = n + t.leaves_;
+    const int core = spine0 + pod_count;
+    auto graph = std::make_shared<Graph>(static_cast<std::size_t>(core + (pods ? 1 : 0)));
     for (int l = 0; l < t.leaves_; ++l) {
       const int on_leaf = std::min(per_leaf, n - l * per_leaf);
       const double up = on_leaf * b / cluster.network.oversubscription;
       const int up_id = static_cast<int>(t.resources_.size());
+      const int spine = spine0 + (pods ? l / per_pod : 0);
       t.resources_.push_back({ResourceKind::leaf_up, l, up});
       t.resources_.push_back({ResourceKind::leaf_down, l, up});
       boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Link{up_id}, *graph);
       boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Link{up_id + 1}, *graph);
+    }
+    for (int p = 0; pods && p < pod_count; ++p) {
+      const int in_pod = std::min(per_pod * per_leaf, n - p * per_pod * per_leaf);
+      const double up = in_pod * b / (cluster.network.oversubscription * cluster.network.pod_oversubscription);
+      const int up_id = static_cast<int>(t.resources_.size());
+      t.resources_.push_back({ResourceKind::pod_up, p, up});
+      t.resources_.push_back({ResourceKind::pod_down, p, up});
+      boost::add_edge(static_cast<std::size_t>(spine0 + p), static_cast<std::size_t>(core), Link{up_id}, *graph);
+      boost::add_edge(static_cast<std::size_t>(core), static_cast<std::size_t>(spine0 + p), Link{up_id + 1}, *graph);
     }
     for (int i = 0; i < n; ++i) {
       const auto leaf = static_cast<std::size_t>(n + t.leaf_of(i));

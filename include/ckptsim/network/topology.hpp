@@ -11,6 +11,17 @@
 //                   the number of machines on leaf l and o the oversubscription ratio (o = 1: full
 //                   bisection). The spine layer is one vertex: ECMP over the spines is taken as
 //                   an ideal split, so a leaf's uplinks act as one aggregate link.
+//   fat-tree:       three tiers: leaves as in leaf-spine, NetworkSpec::leaves_per_pod consecutive
+//                   leaves under one pod spine (a vertex per pod, with the leaf uplinks above),
+//                   and per pod an uplink pod -> core and a downlink core -> pod of capacity
+//                   M_p·B / (o·o_p), M_p the machines in pod p, o_p the pod oversubscription
+//                   (NetworkSpec::pod_oversubscription). A route crosses the core only between
+//                   pods. E.g. Meta's Llama 3 cluster (Dubey et al. 2024, §3.3.1): 2 machines per
+//                   rack switch, 192 racks per pod at full bisection, pods joined by an
+//                   aggregation layer at 1:7.
+//   rail-optimized networks (each of a machine's G NICs on its own rail's leaf) are a leaf-spine
+//   or fat-tree here: every collective and checkpoint send of the models pairs local rank k with
+//   local rank k, so a group of machines' G rail leaves act as one leaf of G times the capacity.
 // B = ClusterSpec::network_bandwidth (per machine, each direction). Leaves hold
 // NetworkSpec::machines_per_leaf consecutive machines (the last leaf may hold fewer).
 // Inside each machine, two more resources per machine, outside the graph:
@@ -30,11 +41,11 @@
 
 namespace ckptsim {
 
-enum class ResourceKind { nic_send, nic_recv, leaf_up, leaf_down, nvlink, pcie };
+enum class ResourceKind { nic_send, nic_recv, leaf_up, leaf_down, nvlink, pcie, pod_up, pod_down };
 
 struct Resource {
   ResourceKind kind;
-  int index = 0;          ///< machine (nic/nvlink/pcie) or leaf (leaf_up/leaf_down)
+  int index = 0;          ///< machine (nic/nvlink/pcie), leaf (leaf_up/leaf_down) or pod (pod_up/pod_down)
   double capacity = 0;    ///< bytes/s
 };
 
@@ -56,7 +67,8 @@ class Topology {
   [[nodiscard]] int leaf_of(int machine) const;
 
   /// Resource indices of the network links from machine `src` to machine `dst` (src != dst),
-  /// in path order: NIC send, (uplink, downlink when leaves differ), NIC receive.
+  /// in path order: NIC send, (leaf uplink, (pod uplink, pod downlink when pods differ), leaf
+  /// downlink when leaves differ), NIC receive.
   [[nodiscard]] std::vector<int> route(int src, int dst) const;
 
   /// Machine index of a NIC resource, or -1 for any other resource.

@@ -17,7 +17,9 @@ struct NetworkSpec {
   NetworkTopology topology = NetworkTopology::single_switch;
   SimTime latency = microseconds(10);      ///< per message
   double oversubscription = 1.0;           ///< leaf-spine uplink oversubscription ratio (>= 1)
-  int machines_per_leaf = 16;              ///< leaf-spine only
+  int machines_per_leaf = 16;              ///< leaf-spine and fat-tree
+  int leaves_per_pod = 16;                 ///< fat-tree: leaves under one pod's spine switches
+  double pod_oversubscription = 1.0;       ///< fat-tree: a pod's uplinks to the core, ratio (>= 1)
   CollectiveAlgorithm collective = CollectiveAlgorithm::ring;  ///< iteration model (NCCL algorithm)
   /// Achieved fraction of network_bandwidth at each NIC (presets.hpp, "bandwidth factors"):
   /// collectives (NCCL all-gather / reduce-scatter) and point-to-point checkpoint sends. The

@@ -61,7 +61,7 @@ enum class CrossEntropyKind { megatron_fp32, torch, fused };
 enum class Parallelism { zero3, megatron };
 /// The network between the machines (cluster.network.topology; network/topology.hpp): every
 /// NIC on one switch, or leaves of machines_per_leaf machines under a spine.
-enum class NetworkTopology { single_switch, leaf_spine };
+enum class NetworkTopology { single_switch, leaf_spine, fat_tree };
 /// NCCL's collective algorithm in the iteration model (cluster.network.collective;
 /// network/collectives.hpp): one ring over every GPU, or rings within and across machines.
 enum class CollectiveAlgorithm { ring, hierarchical };
@@ -195,8 +195,9 @@ struct EnumNames<Recomputation> {
 
 template <>
 struct EnumNames<NetworkTopology> {
-  static constexpr std::array<EnumName<NetworkTopology>, 2> table{
-      {{NetworkTopology::single_switch, "single-switch"}, {NetworkTopology::leaf_spine, "leaf-spine"}}};
+  static constexpr std::array<EnumName<NetworkTopology>, 3> table{{{NetworkTopology::single_switch, "single-switch"},
+                                                                      {NetworkTopology::leaf_spine, "leaf-spine"},
+                                                                      {NetworkTopology::fat_tree, "fat-tree"}}};
 };
 
 template <>

@@ -44,6 +44,21 @@ TEST_CASE("oversubscribed leaf uplinks slow checkpoint traffic that crosses leav
   CHECK(blocking_send(g).seconds() == doctest::Approx(full.seconds()).epsilon(0.01));
 }
 
+TEST_CASE("an oversubscribed pod uplink of a fat tree slows checkpoint traffic that crosses pods") {
+  // Fat tree with one leaf of 2 machines per pod, leaves at full bisection: the pairs that cross
+  // leaves cross pods. Pod oversubscription 4: each pod uplink is 2B / (1 x 4) = B/2 for one
+  // machine's 8 GPU streams, so x = B/16 as for an oversubscribed leaf (above): twice the time.
+  const SimTime full = blocking_send(leaf_spine(1.0));
+  Scenario pods = leaf_spine(1.0);
+  pods.cluster.network.topology = NetworkTopology::fat_tree;
+  pods.cluster.network.leaves_per_pod = 1;
+  pods.cluster.network.pod_oversubscription = 4.0;
+  CHECK(blocking_send(pods).seconds() == doctest::Approx(2.0 * full.seconds()).epsilon(0.01));
+  // Pods of 4 leaves (8 machines, the whole cluster): nothing crosses the core.
+  pods.cluster.network.leaves_per_pod = 4;
+  CHECK(blocking_send(pods).seconds() == doctest::Approx(full.seconds()).epsilon(0.01));
+}
+
 TEST_CASE("three replicas send two copies; one replica sends nothing") {
   Scenario sc = testing::paper_scenario(6);
   sc.model.layers = 4;

@@ -53,3 +53,52 @@ TEST_CASE("topology names map to the enum in one table, and unknown names parse 
   CHECK(name_of(CollectiveAlgorithm::hierarchical) == "hierarchical");
   CHECK_FALSE(parse_name<CollectiveAlgorithm>("tree").has_value());
 }
+
+TEST_CASE("fat-tree: a route climbs to the pod spine between leaves and to the core between pods") {
+  // 10 machines, 2 per leaf (5 leaves), 2 leaves per pod (pods {0..3}, {4..7}, {8, 9}), B = 10,
+  // leaf oversubscription 1, pod oversubscription 4.
+  ClusterSpec c;
+  c.machines = 10;
+  c.network_bandwidth = 10.0;
+  c.network.topology = NetworkTopology::fat_tree;
+  c.network.machines_per_leaf = 2;
+  c.network.leaves_per_pod = 2;
+  c.network.pod_oversubscription = 4.0;
+  const Topology t = Topology::build(c);
+  CHECK(t.leaves() == 5);
+  CHECK(t.route(0, 1) == std::vector<int>{t.nic_send(0), t.nic_recv(1)});
+  // Same pod, other leaf: leaf 0 up, leaf 1 down, each 2 x 10 / 1 = 20.
+  const auto in_pod = t.route(0, 2);
+  REQUIRE(in_pod.size() == 4);
+  CHECK(t.resources()[static_cast<std::size_t>(in_pod[1])].kind == ResourceKind::leaf_up);
+  CHECK(t.capacities()[static_cast<std::size_t>(in_pod[1])] == doctest::Approx(20.0));
+  CHECK(t.resources()[static_cast<std::size_t>(in_pod[2])].kind == ResourceKind::leaf_down);
+  // Across pods: leaf 0 up, pod 0 up (4 machines x 10 / (1 x 4) = 10), pod 2 down (2 x 10 / 4 =
+  // 5), leaf 4 down.
+  const auto across = t.route(0, 9);
+  REQUIRE(across.size() == 6);
+  CHECK(across.front() == t.nic_send(0));
+  CHECK(across.back() == t.nic_recv(9));
+  CHECK(t.resources()[static_cast<std::size_t>(across[2])].kind == ResourceKind::pod_up);
+  CHECK(t.resources()[static_cast<std::size_t>(across[2])].index == 0);
+  CHECK(t.capacities()[static_cast<std::size_t>(across[2])] == doctest::Approx(10.0));
+  CHECK(t.resources()[static_cast<std::size_t>(across[3])].kind == ResourceKind::pod_down);
+  CHECK(t.resources()[static_cast<std::size_t>(across[3])].index == 2);
+  CHECK(t.capacities()[static_cast<std::size_t>(across[3])] == doctest::Approx(5.0));
+  CHECK(parse_name<NetworkTopology>("fat-tree") == NetworkTopology::fat_tree);
+}
+
+TEST_CASE("fat-tree: one pod holding every leaf routes as the leaf-spine network") {
+  ClusterSpec c;
+  c.machines = 10;
+  c.network_bandwidth = 10.0;
+  c.network.topology = NetworkTopology::leaf_spine;
+  c.network.machines_per_leaf = 4;
+  c.network.oversubscription = 2.0;
+  const Topology spine = Topology::build(c);
+  c.network.topology = NetworkTopology::fat_tree;
+  c.network.leaves_per_pod = 3;
+  const Topology tree = Topology::build(c);
+  CHECK(tree.route(1, 9) == spine.route(1, 9));
+  CHECK(tree.route(0, 5) == spine.route(0, 5));
+}

@@ -92,6 +92,17 @@ Topology Topology::build(const ClusterSpec& cluster) {
   return t;
 }
 
+double ring_tier_factor(const NetworkSpec& net, std::int64_t span) {
+  if (net.topology == NetworkTopology::single_switch || net.machines_per_leaf < 1) return 1.0;
+  const double o = std::max(1.0, net.oversubscription);
+  double factor = 1.0;
+  if (span > net.machines_per_leaf) factor = std::min(factor, net.machines_per_leaf / o);
+  const auto pod = static_cast<std::int64_t>(net.machines_per_leaf) * std::max(1, net.leaves_per_pod);
+  if (net.topology == NetworkTopology::fat_tree && span > pod)
+    factor = std::min(factor, static_cast<double>(pod) / (o * std::max(1.0, net.pod_oversubscription)));
+  return factor;
+}
+
 int Topology::leaf_of(int machine) const { return machine / machines_per_leaf_; }
 
 int Topology::machine_of_nic(int resource) const {

@@ -10,6 +10,7 @@
 
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/network/topology.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
@@ -429,7 +430,9 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const int dc = static_cast<int>(*g.dp) * g.cp;
   const int expert_dp = std::max(1, dc / std::max(1, g.ep));
   const bool dp_cross = L.data_group_machines() > 1;
-  const double dp_rate = links.rate(dp_cross);
+  // The data-parallel rings over their machines, slowed where they cross oversubscribed switch
+  // tiers (network/topology.hpp, ring_tier_factor).
+  const double dp_rate = links.rate(dp_cross) * (dp_cross ? ring_tier_factor(s.cluster.network, L.data_group_machines()) : 1.0);
   const double grad_word = g.grad_reduce_in_fp32 ? 4.0 : d.w;
   const double bucket = std::max(4e7, 1e6 * dc);
   const bool tied_pair = s.model.tied_embeddings && P > 1;

@@ -31,6 +31,7 @@
 //   pcie(i):   one GPU's GPU<->CPU path (gpu_cpu_bandwidth, device-to-host direction), same
 //              symmetry.
 // Routes between machines are shortest paths (breadth-first search) in the graph.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,15 @@ struct Resource {
   int index = 0;          ///< machine (nic/nvlink/pcie), leaf (leaf_up/leaf_down) or pod (pod_up/pod_down)
   double capacity = 0;    ///< bytes/s
 };
+
+/// The share of its NIC rate a ring collective over `span` consecutive machines keeps where it
+/// crosses switch tiers (for models that time collectives in closed form, e.g. Megatron's). A
+/// ring edge leaving a leaf carries one machine's streams over the leaf's uplink of L·B/o, one
+/// leaving a pod over the pod's of M_p·B/(o·o_p) (the flow model's capacities above), so
+///   factor = 1, times min(1, L/o) when span > L (leaf-spine, fat-tree), times
+///            min(1, M_p/(o·o_p)) when span > M_p = L·leaves_per_pod (fat-tree),
+/// for a group laid out from a leaf's first machine. Single switch: 1.
+double ring_tier_factor(const NetworkSpec& network, std::int64_t span);
 
 class Topology {
  public:

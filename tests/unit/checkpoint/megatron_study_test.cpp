@@ -247,3 +247,19 @@ TEST_CASE("iteration study: span groups take the worst group's outcome; their sh
   CHECK(grouped.checkpoint_time < seconds(2));
   CHECK(study.planned_idle_time() == seconds(1));
 }
+
+TEST_CASE("megatron study: a data-parallel ring across an oversubscribed pod uplink moves at its share") {
+  // t = 8, p = 1, d = 2 on 2 DGX A100: the gradient reduce is a ring over the 2 machines. In a fat
+  // tree with one machine per pod and pods at 1:4, its edges cross pod uplinks of B/4 with one
+  // machine's streams: the reduce's transfer takes 4 times as long (its per-step latency aside).
+  const Scenario flat = load_document(single_stage(12));
+  Scenario tree = flat;
+  tree.cluster.network.topology = NetworkTopology::fat_tree;
+  tree.cluster.network.machines_per_leaf = 1;
+  tree.cluster.network.leaves_per_pod = 1;
+  tree.cluster.network.pod_oversubscription = 4.0;
+  const MegatronIteration a = simulate_megatron_iteration(flat);
+  const MegatronIteration b = simulate_megatron_iteration(tree);
+  const double alpha = flat.cluster.network.latency.seconds();
+  CHECK((b.grad_reduce.seconds() - alpha) == doctest::Approx(4.0 * (a.grad_reduce.seconds() - alpha)).epsilon(0.01));
+}

@@ -102,3 +102,30 @@ TEST_CASE("fat-tree: one pod holding every leaf routes as the leaf-spine network
   CHECK(tree.route(1, 9) == spine.route(1, 9));
   CHECK(tree.route(0, 5) == spine.route(0, 5));
 }
+
+TEST_CASE("a ring crossing switch tiers keeps min(1, L/o) of its rate across leaves and M_p/(o o_p) across pods") {
+  NetworkSpec net;
+  // One switch: nothing to cross.
+  CHECK(ring_tier_factor(net, 1000) == 1.0);
+  // Leaf-spine, 4 machines per leaf, 1:8: a ring over 4 machines stays in its leaf (1); over 5 it
+  // crosses an uplink of 4B/8 = B/2 with one machine's streams: 1/2.
+  net.topology = NetworkTopology::leaf_spine;
+  net.machines_per_leaf = 4;
+  net.oversubscription = 8.0;
+  CHECK(ring_tier_factor(net, 4) == 1.0);
+  CHECK(ring_tier_factor(net, 5) == doctest::Approx(0.5));
+  // Fat tree, 2 per leaf at 1:1, 2 leaves per pod (M_p = 4), pods at 1:8: within a pod 1; across
+  // pods the pod uplink is 4B/8 = B/2: 1/2.
+  net.topology = NetworkTopology::fat_tree;
+  net.machines_per_leaf = 2;
+  net.oversubscription = 1.0;
+  net.leaves_per_pod = 2;
+  net.pod_oversubscription = 8.0;
+  CHECK(ring_tier_factor(net, 3) == 1.0);
+  CHECK(ring_tier_factor(net, 5) == doctest::Approx(0.5));
+  // Llama 3's cluster (2 per rack, 192 racks per pod, 1:7): a pod holds 384 machines, so even a
+  // ring across pods keeps its NIC rate (384 / 7 > 1).
+  net.leaves_per_pod = 192;
+  net.pod_oversubscription = 7.0;
+  CHECK(ring_tier_factor(net, 2048) == 1.0);
+}

@@ -83,8 +83,13 @@ std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const Iteratio
     const int first = m.front();
     const int count = static_cast<int>(m.size());
     const bool block = m.back() - first + 1 == count;
+    // The block alone splits into leaves (and pods) as in the cluster when it starts a leaf, and,
+    // in a fat tree, starts a pod or lies within one.
+    const int pod = net.machines_per_leaf * std::max(1, net.leaves_per_pod);
     const bool leaves_alike = net.topology == NetworkTopology::single_switch ||
-                              (net.machines_per_leaf > 0 && first % net.machines_per_leaf == 0);
+                              (net.machines_per_leaf > 0 && first % net.machines_per_leaf == 0 &&
+                               (net.topology != NetworkTopology::fat_tree || first % pod == 0 ||
+                                first / pod == (first + count - 1) / pod));
     if (!block || !leaves_alike) continue;
     ClusterSpec alone = scenario.cluster;
     alone.machines = count;

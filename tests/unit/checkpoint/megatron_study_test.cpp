@@ -263,3 +263,26 @@ TEST_CASE("megatron study: a data-parallel ring across an oversubscribed pod upl
   const double alpha = flat.cluster.network.latency.seconds();
   CHECK((b.grad_reduce.seconds() - alpha) == doctest::Approx(4.0 * (a.grad_reduce.seconds() - alpha)).epsilon(0.01));
 }
+
+TEST_CASE("span groups: a block is simulated alone only where the network splits it as it splits the cluster") {
+  // Fat tree of 8 machines, 2 per leaf, 2 leaves per pod (pods {0..3}, {4..7}). Group 0 = {0, 1}
+  // starts a leaf inside pod 0: alone. Group 1 = {2..5} starts a leaf but crosses from pod 0 to
+  // pod 1 away from a pod's start: alone it would be one pod, so it runs on every machine.
+  // Group 2 = {6, 7} lies within pod 1: alone.
+  Scenario sc;
+  sc.cluster.machines = 8;
+  sc.cluster.gpus_per_machine = 1;
+  sc.cluster.network_bandwidth = 1e9;
+  sc.cluster.network.topology = NetworkTopology::fat_tree;
+  sc.cluster.network.machines_per_leaf = 2;
+  sc.cluster.network.leaves_per_pod = 2;
+  IterationModel model{Topology::build(sc.cluster), {}, {}, {}, {}, seconds(2), {}, {0, 0, 1, 1, 1, 1, 2, 2},
+                       {{}, {}, {}}};
+  const auto groups = make_span_groups(sc, model, group_placement(8, 2), ScheduleInput{});
+  REQUIRE(groups.size() == 3);
+  REQUIRE(groups[0].topology.has_value());
+  CHECK(groups[0].topology->machines() == 2);
+  CHECK_FALSE(groups[1].topology.has_value());
+  REQUIRE(groups[2].topology.has_value());
+  CHECK(groups[2].placement.holders == std::vector<std::vector<int>>{{0, 1}, {0, 1}});
+}

@@ -38,6 +38,7 @@ ElasticPlan elastic_plan(const Scenario& s) {
                                  s.cluster.machines - plan.smallest_unit(), s.cluster.machines, plan.smallest_unit(),
                                  plan.min_machines));
   (void)reshard_time(s, plan.min_machines);  // the longest reshard: refused here if beyond the clock
+  plan.grow_reshard = reshard_time(s, s.cluster.machines);
   return plan;
 }
 

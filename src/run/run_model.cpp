@@ -524,7 +524,7 @@ class ReplicaSimulation {
     if (boundary >= target_end || (pending_failure_ && pending_failure_->time < boundary)) return Resize::not_yet;
     stop_at_boundary(clock, t, boundary, e, lineage0);
     // The pause: the reshard back to N machines (retrieval), then the restart.
-    const SimTime resharded = std::min(end_time, saturating_add(boundary, reshard_time(s_, s_.cluster.machines)));
+    const SimTime resharded = std::min(end_time, saturating_add(boundary, elastic_->grow_reshard));
     const SimTime resume = std::min(end_time, saturating_add(resharded, grow_restart_));
     result_.breakdown.retrieval += resharded - boundary;
     result_.breakdown.restart += resume - resharded;
@@ -842,7 +842,7 @@ class ReplicaSimulation {
           shrunk_out = out;
         } else if (size >= elastic_->min_machines) {
           reshard = reshard_time(s_, size);
-          const SimTime cost = saturating_add(saturating_add(reshard, reshard_time(s_, s_.cluster.machines)), episode_restart_);
+          const SimTime cost = saturating_add(saturating_add(reshard, elastic_->grow_reshard), episode_restart_);
           if (replacements_ready_ - saved > cost) shrunk_out = out;
           else reshard = SimTime::zero();
         }

@@ -56,6 +56,7 @@ struct ElasticPlan {
   std::vector<int> unit_of;          ///< machine -> unit index (ParallelismModel::data_parallel_units)
   std::vector<int> unit_machines;    ///< machines per unit
   int min_machines = 0;
+  SimTime grow_reshard;              ///< X(N): every shrink's cost and every grow's pause reshard back to N machines
   /// Machines of the smallest unit: a scenario whose minimum leaves no room for one is refused.
   [[nodiscard]] int smallest_unit() const;
 };

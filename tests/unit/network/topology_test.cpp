@@ -8,6 +8,20 @@
 
 using namespace ckptsim;
 
+namespace {
+
+/// 10 machines at B = 10 bytes/s under `topology`, `per_leaf` machines per leaf.
+ClusterSpec ten_machines(NetworkTopology topology, int per_leaf) {
+  ClusterSpec c;
+  c.machines = 10;
+  c.network_bandwidth = 10.0;
+  c.network.topology = topology;
+  c.network.machines_per_leaf = per_leaf;
+  return c;
+}
+
+}  // namespace
+
 TEST_CASE("single switch: a route is the sender's NIC send then the receiver's NIC receive") {
   ClusterSpec c;
   c.machines = 4;
@@ -24,11 +38,7 @@ TEST_CASE("single switch: a route is the sender's NIC send then the receiver's N
 }
 
 TEST_CASE("leaf-spine: crossing leaves adds the uplink and downlink, of capacity L*B/o") {
-  ClusterSpec c;
-  c.machines = 10;
-  c.network_bandwidth = 10.0;
-  c.network.topology = NetworkTopology::leaf_spine;
-  c.network.machines_per_leaf = 4;
+  ClusterSpec c = ten_machines(NetworkTopology::leaf_spine, 4);
   c.network.oversubscription = 2.0;
   const Topology t = Topology::build(c);
   CHECK(t.leaves() == 3);  // 4 + 4 + 2 machines
@@ -57,11 +67,7 @@ TEST_CASE("topology names map to the enum in one table, and unknown names parse 
 TEST_CASE("fat-tree: a route climbs to the pod spine between leaves and to the core between pods") {
   // 10 machines, 2 per leaf (5 leaves), 2 leaves per pod (pods {0..3}, {4..7}, {8, 9}), B = 10,
   // leaf oversubscription 1, pod oversubscription 4.
-  ClusterSpec c;
-  c.machines = 10;
-  c.network_bandwidth = 10.0;
-  c.network.topology = NetworkTopology::fat_tree;
-  c.network.machines_per_leaf = 2;
+  ClusterSpec c = ten_machines(NetworkTopology::fat_tree, 2);
   c.network.leaves_per_pod = 2;
   c.network.pod_oversubscription = 4.0;
   const Topology t = Topology::build(c);
@@ -89,11 +95,7 @@ TEST_CASE("fat-tree: a route climbs to the pod spine between leaves and to the c
 }
 
 TEST_CASE("fat-tree: one pod holding every leaf routes as the leaf-spine network") {
-  ClusterSpec c;
-  c.machines = 10;
-  c.network_bandwidth = 10.0;
-  c.network.topology = NetworkTopology::leaf_spine;
-  c.network.machines_per_leaf = 4;
+  ClusterSpec c = ten_machines(NetworkTopology::leaf_spine, 4);
   c.network.oversubscription = 2.0;
   const Topology spine = Topology::build(c);
   c.network.topology = NetworkTopology::fat_tree;

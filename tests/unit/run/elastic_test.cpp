@@ -129,6 +129,8 @@ TEST_CASE("elastic: the default reshard receives a machine's new share at the po
   CHECK(reshard_time(s, 15) == SimTime::from_seconds(0.8));
   CHECK(reshard_time(s, 16) == SimTime::from_seconds(0.75));
   CHECK(reshard_time(s, 8) == SimTime::from_seconds(1.5));
+  // The plan keeps X(N), the reshard back to all 16 machines, for every shrink and grow.
+  CHECK(elastic_plan(s).grow_reshard == SimTime::from_seconds(0.75));
   s.failures.elastic.reshard = seconds(7);
   CHECK(reshard_time(s, 8) == seconds(7));
 }

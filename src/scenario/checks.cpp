@@ -360,6 +360,10 @@ void check_megatron(const Scenario& s, CheckContext& ctx) {
       (s.training.sequence_length / g.cp) % g.tp != 0)
     add(ctx, "/training/megatron/sequence_parallel",
         fmt::format("a sequence whose per-context-rank part ({} tokens) splits over tp ({})", s.training.sequence_length / g.cp, g.tp));
+  if (s.training.gelu != GeluKind::fused && !any_bad(ctx, {"/training/gelu"}))
+    add(ctx, "/training/gelu",
+        "\"fused\" under training.parallelism \"megatron\" (Megatron-LM's layer always runs its fused bias + GeLU kernel; "
+        "\"unfused\" describes Hugging Face's GPT-2 under a ZeRO-3 engine)");
   if (g.overlap_param_gather && !g.distributed_optimizer && !any_bad(ctx, {"/training/megatron/overlap_param_gather"}))
     add(ctx, "/training/megatron/overlap_param_gather",
         "false without /training/megatron/distributed_optimizer (only the distributed optimizer gathers parameters)");

@@ -27,11 +27,13 @@ std::vector<std::string> fsdp_sharding_names() { return names_of<FsdpSharding>()
 std::vector<std::string> fsdp_backward_prefetch_names() { return names_of<FsdpBackwardPrefetch>(); }
 std::vector<std::string> attention_names() { return names_of<AttentionKind>(); }
 std::vector<std::string> cross_entropy_names() { return names_of<CrossEntropyKind>(); }
+std::vector<std::string> gelu_names() { return names_of<GeluKind>(); }
 
 namespace {
 
 /// The fields only the megatron model reads are written into the effective scenario only there.
 bool megatron_only(const Scenario& s) { return s.training.parallelism == Parallelism::megatron; }
+bool zero3_only(const Scenario& s) { return s.training.parallelism == Parallelism::zero3; }
 /// The restart-tier fields likewise only when the tiers are on (scenarios without them keep their hash).
 bool restart_tiers_on(const Scenario& s) { return s.failures.restart_tiers.enabled; }
 
@@ -151,6 +153,8 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.attention; }, &attention_names},
     {"/training/cross_entropy", U::name, C::none, P::defaulted, "the loss: Megatron-LM's over fp32 logits (GPT-2 under DeepSpeed), PyTorch's cross_entropy on the 16-bit logits (Hugging Face models), or flash-attn's fused kernel (llm-foundry's MPT)",
      [](Scenario& s) -> FieldRef { return &s.training.cross_entropy; }, &cross_entropy_names},
+    {"/training/gelu", U::name, C::none, P::defaulted, "the GeLU after FC1: one fused kernel that keeps its input (Megatron-LM, PyTorch's F.gelu), or the tanh approximation as eight PyTorch operations that keep four more FFN-wide tensors (Hugging Face's NewGELUActivation, GPT-2's gelu_new); zero3 only",
+     [](Scenario& s) -> FieldRef { return &s.training.gelu; }, &gelu_names, {}, &zero3_only},
     {"/training/activation_recomputation", U::boolean, C::none, P::defaulted, "recompute activations in backward",
      [](Scenario& s) -> FieldRef { return &s.training.activation_recomputation; }},
     {"/training/mixed_precision", U::boolean, C::none, P::defaulted, "16-bit compute with fp32 master weights",

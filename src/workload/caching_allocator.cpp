@@ -147,12 +147,15 @@ class Trace {
 // Korthikanti et al. Section 4.1 in creation order. X = s·b·h·w, A = a·s²·b·w, masks 1 byte per
 // element. With FlashAttention the s² tensors are never materialized: the kernel keeps its
 // output and the softmax statistics (logsumexp, fp32, b·a·s) for its backward. Without dropout
-// (p = 0 returns the input) no mask is kept and the dropout's output is its input. `grad`
+// (p = 0 returns the input) no mask is kept and the dropout's output is its input. With the
+// unfused GeLU (training.gelu, Hugging Face's NewGELUActivation) three more tensors of 4X are
+// kept (0.5x, tanh(...), 1 + tanh(...)) and its backward allocates as autograd runs it. `grad`
 // keeps what the backward needs; otherwise each tensor is freed after its last forward use.
 // Returns what is kept (ids, -1 for none) and the output.
 struct LayerSaved {
   int ln1 = -1, qkv = -1, probs = -1, mask_a = -1, probs_d = -1, lse = -1, ctx = -1, mask_1 = -1, ln2 = -1,
       fc1 = -1, gelu = -1, mask_2 = -1, h1 = -1;
+  int gelu_half = -1, gelu_tanh = -1, gelu_one_plus = -1;  ///< unfused GeLU: 0.5x, tanh(...), 1 + tanh(...)
   int output = -1;
 };
 
@@ -165,6 +168,7 @@ struct Sizes {
   double dq_accum = 0;///< FlashAttention-2's backward dQ accumulator, fp32: 4·s·b·h
   bool flash = false;
   bool dropout = false;
+  bool unfused_gelu = false;
 };
 
 Sizes sizes(const TransformerShape& s) {
@@ -178,6 +182,7 @@ Sizes sizes(const TransformerShape& s) {
   z.dq_accum = 4 * s.sequence * s.micro_batch * s.hidden;
   z.flash = s.attention == AttentionKind::flash;
   z.dropout = s.dropout > 0;
+  z.unfused_gelu = s.gelu == GeluKind::unfused;
   return z;
 }
 
@@ -220,7 +225,30 @@ LayerSaved layer_forward(Trace& t, const TransformerShape& s, bool grad, bool ou
   const int ln2 = t.alloc(z.x);
   const int fc1 = t.alloc(4 * z.x);
   keep(k.ln2, ln2);
-  const int gelu = t.alloc(4 * z.x);
+  int gelu = -1;
+  if (z.unfused_gelu) {
+    // Hugging Face's NewGELUActivation, 0.5·x·(1 + tanh(c·(x + 0.044715·x³))), in evaluation
+    // order: 0.5x is kept for the product's backward, x³ and the sums feeding tanh are freed as
+    // they are consumed, tanh's output is kept for its backward and 1 + tanh for the product's;
+    // x (FC1's output) is kept by x³'s backward.
+    const int half = t.alloc(4 * z.x);
+    const int cube = t.alloc(4 * z.x);
+    const int scaled = t.alloc(4 * z.x);
+    t.free(cube);
+    const int sum = t.alloc(4 * z.x);
+    t.free(scaled);
+    const int inner = t.alloc(4 * z.x);
+    t.free(sum);
+    const int tanh = t.alloc(4 * z.x);
+    t.free(inner);
+    const int one_plus = t.alloc(4 * z.x);
+    gelu = t.alloc(4 * z.x);
+    keep(k.gelu_half, half);
+    keep(k.gelu_tanh, tanh);
+    keep(k.gelu_one_plus, one_plus);
+  } else {
+    gelu = t.alloc(4 * z.x);
+  }
   keep(k.fc1, fc1);
   const int fc2 = t.alloc(z.x);
   keep(k.gelu, gelu);
@@ -262,8 +290,37 @@ int layer_backward(Trace& t, const TransformerShape& s, const LayerSaved& k, int
   parameter_gradient();
   drop(g_fc2_own);
   drop(k.gelu);
-  const int g_fc1 = t.alloc(4 * z.x);  // GeLU backward
-  t.free(g_gelu);
+  int g_fc1 = -1;
+  if (z.unfused_gelu) {
+    // Autograd's order (last operation first): the product's two gradients, tanh's backward,
+    // the scaling by c; the sum passes its gradient to x (the first of x's three) and to
+    // 0.044715·x³; x³'s backward (x², 3x², g·3x²) is accumulated into x's gradient in place;
+    // then the half's gradient (0.5·g), accumulated the same way.
+    const int g_half = t.alloc(4 * z.x);      // g·(1 + tanh)
+    const int g_one_plus = t.alloc(4 * z.x);  // g·0.5x
+    t.free(g_gelu);
+    drop(k.gelu_half);
+    drop(k.gelu_one_plus);
+    const int g_inner = t.alloc(4 * z.x);  // tanh backward
+    t.free(g_one_plus);
+    drop(k.gelu_tanh);
+    g_fc1 = t.alloc(4 * z.x);  // c·g: x's first gradient
+    t.free(g_inner);
+    const int g_cube = t.alloc(4 * z.x);  // 0.044715·g
+    const int square = t.alloc(4 * z.x);  // x²
+    const int thrice = t.alloc(4 * z.x);  // 3x²
+    t.free(square);
+    const int g_x_cube = t.alloc(4 * z.x);  // g·3x²
+    t.free(thrice);
+    t.free(g_cube);
+    t.free(g_x_cube);  // accumulated into g_fc1
+    const int g_x_half = t.alloc(4 * z.x);  // 0.5·g
+    t.free(g_half);
+    t.free(g_x_half);  // accumulated into g_fc1
+  } else {
+    g_fc1 = t.alloc(4 * z.x);  // GeLU backward
+    t.free(g_gelu);
+  }
   drop(k.fc1);
   const int g_ln2 = t.alloc(z.x);  // FC1 backward
   parameter_gradient();

@@ -14,13 +14,14 @@ struct Symbols {
   AttentionKind attention;
   bool dropout;    ///< model.dropout > 0: dropout kernels and their masks
   CrossEntropyKind loss;
+  GeluKind gelu;
 };
 
 Symbols symbols(const TransformerShape& x) {
   const double T = x.micro_batch * x.sequence;
   return {x.micro_batch, x.sequence, T,       x.hidden,    x.ffn,     x.heads,
           x.hidden / x.heads, x.vocabulary, x.word_bytes(), x.micro_batch * x.heads * x.sequence * x.sequence,
-          x.causal, x.attention, x.dropout > 0, x.cross_entropy};
+          x.causal, x.attention, x.dropout > 0, x.cross_entropy, x.gelu};
 }
 
 Kernel gemm(std::string_view name, double m, double n, double k, double batch = 1,
@@ -99,6 +100,41 @@ void attention_backward(std::vector<Kernel>& out, const Symbols& y) {
   out.push_back(gemm("scores backward dK = dS^T Q", y.s, y.d, y.s, y.b * y.a, KernelClass::attention));
 }
 
+/// The GeLU after FC1 (training.gelu). Fused: one kernel reading and writing T·f elements.
+/// Unfused (Hugging Face's NewGELUActivation, 0.5·x·(1 + tanh(sqrt(2/pi)·(x + 0.044715·x³)))):
+/// its eight operations in evaluation order, each reading its operands and writing its result;
+/// FC1's bias is added by its GEMM (Conv1D's addmm).
+void gelu_forward(std::vector<Kernel>& out, const Symbols& y) {
+  const double E = y.T * y.f * y.w;  // one tensor of the FFN's width
+  if (y.gelu == GeluKind::fused) {
+    out.push_back(memory("bias + GeLU", KernelClass::elementwise, 2 * E));
+    return;
+  }
+  for (const auto& [name, tensors] : {std::pair{"GeLU: 0.5 x", 2.0}, {"GeLU: x^3", 2.0}, {"GeLU: 0.044715 x^3", 2.0},
+                                      {"GeLU: x + 0.044715 x^3", 3.0}, {"GeLU: sqrt(2/pi) (...)", 2.0},
+                                      {"GeLU: tanh", 2.0}, {"GeLU: 1 + tanh", 2.0}, {"GeLU: 0.5 x (1 + tanh)", 3.0}})
+    out.push_back(memory(name, KernelClass::elementwise, tensors * E));
+}
+
+/// The GeLU's backward. Fused: one kernel reading the gradient and the kept input, writing the
+/// input's gradient. Unfused: autograd's kernels for the eight operations, last first: the
+/// product's two gradients (g·(1 + tanh), g·0.5x), tanh's backward g·(1 - t²), the two
+/// constant scalings, x³'s backward (x², 3x², g·3x²), the half's scaling, and two adds that
+/// accumulate x's three gradients.
+void gelu_backward(std::vector<Kernel>& out, const Symbols& y) {
+  const double E = y.T * y.f * y.w;
+  if (y.gelu == GeluKind::fused) {
+    out.push_back(memory("bias + GeLU backward", KernelClass::elementwise, 3 * E));
+    return;
+  }
+  for (const auto& [name, tensors] :
+       {std::pair{"GeLU backward: g (1 + tanh)", 3.0}, {"GeLU backward: g 0.5 x", 3.0}, {"GeLU backward: tanh", 3.0},
+        {"GeLU backward: sqrt(2/pi) g", 2.0}, {"GeLU backward: 0.044715 g", 2.0}, {"GeLU backward: x^2", 2.0},
+        {"GeLU backward: 3 x^2", 2.0}, {"GeLU backward: g 3 x^2", 3.0}, {"GeLU backward: gradient accumulate", 3.0},
+        {"GeLU backward: 0.5 g", 2.0}, {"GeLU backward: gradient accumulate", 3.0}})
+    out.push_back(memory(name, KernelClass::elementwise, tensors * E));
+}
+
 void layer_norm_backward(std::vector<Kernel>& out, const Symbols& y, std::string_view name,
                          std::string_view weight_name) {
   out.push_back(memory(name, KernelClass::layer_norm, 3 * y.T * y.h * y.w));
@@ -126,7 +162,7 @@ std::vector<Kernel> forward(const Symbols& y, ComputeUse use) {
     case ComputeUse::fc1:
       out.push_back(memory("LayerNorm 2", KernelClass::layer_norm, 2 * Thw + 8 * y.T));
       out.push_back(gemm("FC1 GEMM", y.T, y.f, y.h));
-      out.push_back(memory("bias + GeLU", KernelClass::elementwise, 2 * y.T * y.f * y.w));
+      gelu_forward(out, y);
       break;
     case ComputeUse::fc2:
       out.push_back(gemm("FC2 GEMM", y.T, y.h, y.f));
@@ -191,7 +227,7 @@ std::vector<Kernel> backward(const Symbols& y, ComputeUse use) {
       linear_backward(out, y, y.f, y.h, "FC2 dgrad", "FC2 wgrad");
       break;
     case ComputeUse::fc1:
-      out.push_back(memory("bias + GeLU backward", KernelClass::elementwise, 3 * y.T * y.f * y.w));
+      gelu_backward(out, y);
       out.push_back(memory("FC1 bias gradient", KernelClass::elementwise, y.T * y.f * y.w));
       linear_backward(out, y, y.h, y.f, "FC1 dgrad", "FC1 wgrad");
       layer_norm_backward(out, y, "LayerNorm 2 backward", "LayerNorm 2 weight gradient");

@@ -25,6 +25,7 @@ TransformerShape TransformerShape::from(const Scenario& scenario) {
   s.attention = scenario.training.attention;
   s.dropout = scenario.model.dropout;
   s.cross_entropy = scenario.training.cross_entropy;
+  s.gelu = scenario.training.gelu;
   return s;
 }
 

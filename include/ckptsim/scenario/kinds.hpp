@@ -55,6 +55,12 @@ enum class AttentionKind { unfused, flash };
 /// Megatron-LM's over fp32 logits, PyTorch's cross_entropy on the 16-bit logits (log_softmax and
 /// nll_loss), or flash-attn's fused cross-entropy kernel.
 enum class CrossEntropyKind { megatron_fp32, torch, fused };
+/// How the GeLU after FC1 is computed (training.gelu; workload/kernels.hpp, caching_allocator.hpp):
+/// one fused kernel that keeps its input for the backward (Megatron-LM's bias_gelu, PyTorch's
+/// F.gelu), or the tanh approximation written as eight PyTorch operations (Hugging Face's
+/// NewGELUActivation, "gelu_new", GPT-2's activation in transformers), which keep four more
+/// tensors of the FFN's width for the backward.
+enum class GeluKind { fused, unfused };
 /// How the model is split over the GPUs (training.parallelism): ZeRO-3 sharded data parallelism
 /// (training.engine runs it), or Megatron-LM's tensor, pipeline, data, context and expert
 /// parallelism (training.megatron; workload/megatron_layout.hpp).
@@ -179,6 +185,11 @@ template <>
 struct EnumNames<CrossEntropyKind> {
   static constexpr std::array<EnumName<CrossEntropyKind>, 3> table{
       {{CrossEntropyKind::megatron_fp32, "megatron-fp32"}, {CrossEntropyKind::torch, "torch"}, {CrossEntropyKind::fused, "fused"}}};
+};
+
+template <>
+struct EnumNames<GeluKind> {
+  static constexpr std::array<EnumName<GeluKind>, 2> table{{{GeluKind::fused, "fused"}, {GeluKind::unfused, "unfused"}}};
 };
 
 template <>

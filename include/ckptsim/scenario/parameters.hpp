@@ -68,7 +68,7 @@ enum class Presence {
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
-                               ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, FailureCauseTable*, EngineKind*,
+                               ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, GeluKind*, FailureCauseTable*, EngineKind*,
                                Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*,
                                NetworkTopology*, CollectiveAlgorithm*>;
 
@@ -111,6 +111,7 @@ std::vector<std::string> fsdp_sharding_names();
 std::vector<std::string> fsdp_backward_prefetch_names();
 std::vector<std::string> attention_names();
 std::vector<std::string> cross_entropy_names();
+std::vector<std::string> gelu_names();
 std::vector<std::string> recomputation_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),

@@ -103,6 +103,7 @@ struct TrainingSpec {
   std::optional<double> compute_efficiency;
   AttentionKind attention = AttentionKind::unfused;  ///< workload/kernels.hpp
   CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< workload/kernels.hpp
+  GeluKind gelu = GeluKind::fused;  ///< workload/kernels.hpp, caching_allocator.hpp (zero3 only)
   bool activation_recomputation = true;
   bool mixed_precision = true;
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model

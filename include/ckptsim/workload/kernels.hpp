@@ -60,6 +60,13 @@
 //   flash_attn/losses/cross_entropy.py, llm-foundry's MPT default): forward one kernel reading
 //   the logits and writing the loss and the log-sum-exp, TVw + 16T; backward one kernel reading
 //   the logits, the log-sum-exp and the targets and writing the logits' gradient, 2TVw + 12T.
+// GeLU (training.gelu): "fused" as above (bias + GeLU 2Tfw, backward 3Tfw). "unfused" (Hugging
+//   Face's NewGELUActivation, transformers/activations.py, 0.5·x·(1 + tanh(sqrt(2/pi)·(x +
+//   0.044715·x³))), GPT-2's gelu_new; FC1's bias added by its GEMM): forward eight elementwise
+//   kernels, 0.5x 2, x³ 2, 0.044715x³ 2, x + · 3, sqrt(2/pi)· 2, tanh 2, 1 + · 2, product 3
+//   (in Tfw, 18 in all); backward autograd's eleven: the product's two gradients 3 + 3, tanh
+//   backward 3, two constant scalings 2 + 2, x³'s backward x² 2, 3x² 2, g·3x² 3, the half's
+//   scaling 2, two gradient accumulations 3 + 3 (28 in all).
 // Without dropout (model.dropout 0) the dropout kernels are not launched (PyTorch's dropout
 // returns its input when p = 0) and the fused bias + dropout + residual add writes no mask:
 // 3Thw.

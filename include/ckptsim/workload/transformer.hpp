@@ -31,6 +31,7 @@ struct TransformerShape {
   AttentionKind attention = AttentionKind::unfused;  ///< training.attention (kernels.hpp)
   double dropout = 0.1;                              ///< model.dropout (0: no dropout kernels or masks)
   CrossEntropyKind cross_entropy = CrossEntropyKind::megatron_fp32;  ///< training.cross_entropy
+  GeluKind gelu = GeluKind::fused;                                   ///< training.gelu
 
   static TransformerShape from(const Scenario& scenario);
 

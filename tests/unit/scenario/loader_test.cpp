@@ -131,6 +131,15 @@ TEST_CASE("loader: model.dropout comes from the preset unless written; cross_ent
   CHECK(s.training.cross_entropy == CrossEntropyKind::fused);
 }
 
+TEST_CASE("loader: training.gelu defaults to the fused kernel; unfused is read, another name refused") {
+  json doc = test::minimal_scenario_document();
+  CHECK(load_scenario_json(doc, "x.json", ".").training.gelu == GeluKind::fused);
+  doc["training"]["gelu"] = "unfused";
+  CHECK(load_scenario_json(doc, "x.json", ".").training.gelu == GeluKind::unfused);
+  doc["training"]["gelu"] = "relu";
+  CHECK_THROWS_WITH_AS(load_scenario_json(doc, "x.json", "."), doctest::Contains("/training/gelu"), InputError);
+}
+
 TEST_CASE("loader: a strategy of just its kind takes the paper's defaults") {
   json doc = test::minimal_scenario_document();
   doc["strategy"] = {{"kind", "remote-highfreq"}};

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
@@ -286,6 +287,29 @@ TEST_CASE("kernel lists: no dropout kernels without dropout; the loss as each cr
   REQUIRE(torch_forward.size() == 4);
   CHECK(torch_forward[2].bytes == 6144000.0);
   CHECK(torch_forward[3].bytes == 10240.0);
+}
+
+TEST_CASE("kernel lists: the fused GeLU is one kernel, Hugging Face's unfused one eight forward and eleven backward") {
+  // toy shape: T = 1024 tokens, f = 4096, w = 2: one FFN-wide tensor is Tfw = 8,388,608 B.
+  // Fused: 2Tfw forward (read, write), 3Tfw backward. Unfused (kernels.hpp): forward 0.5x 2,
+  // x³ 2, 0.044715x³ 2, x + · 3, sqrt(2/pi)· 2, tanh 2, 1 + · 2, product 3 = 18 Tfw =
+  // 150,994,944 B in 8 kernels; backward 3 + 3 + 3 + 2 + 2 + 2 + 2 + 3 + 3 + 2 + 3 = 28 Tfw =
+  // 234,881,024 B in 11 kernels.
+  TransformerShape s = toy_shape(AttentionKind::unfused);
+  auto gelu = [&](Pass pass) {
+    std::pair<int, double> count_bytes{0, 0.0};
+    for (const Kernel& k : use_kernels(s, ComputeUse::fc1, pass))
+      if (k.name.find("GeLU") != std::string::npos) {
+        ++count_bytes.first;
+        count_bytes.second += k.bytes;
+      }
+    return count_bytes;
+  };
+  CHECK(gelu(Pass::forward) == std::pair{1, 16777216.0});
+  CHECK(gelu(Pass::backward) == std::pair{1, 25165824.0});
+  s.gelu = GeluKind::unfused;
+  CHECK(gelu(Pass::forward) == std::pair{8, 150994944.0});
+  CHECK(gelu(Pass::backward) == std::pair{11, 234881024.0});
 }
 
 TEST_CASE("DeepSpeed's step in the iteration: one compute operation per phase, in the phases' order") {

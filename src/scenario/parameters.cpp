@@ -153,7 +153,7 @@ std::vector<Field> make_fields() {
      [](Scenario& s) -> FieldRef { return &s.training.attention; }, &attention_names},
     {"/training/cross_entropy", U::name, C::none, P::defaulted, "the loss: Megatron-LM's over fp32 logits (GPT-2 under DeepSpeed), PyTorch's cross_entropy on the 16-bit logits (Hugging Face models), or flash-attn's fused kernel (llm-foundry's MPT)",
      [](Scenario& s) -> FieldRef { return &s.training.cross_entropy; }, &cross_entropy_names},
-    {"/training/gelu", U::name, C::none, P::defaulted, "the GeLU after FC1: one fused kernel that keeps its input (Megatron-LM, PyTorch's F.gelu), or the tanh approximation as eight PyTorch operations that keep four more FFN-wide tensors (Hugging Face's NewGELUActivation, GPT-2's gelu_new); zero3 only",
+    {"/training/gelu", U::name, C::none, P::defaulted, "the GeLU after FC1: one fused kernel that keeps its input (Megatron-LM, PyTorch's F.gelu), or the tanh approximation as eight PyTorch operations that keep three more FFN-wide tensors (Hugging Face's NewGELUActivation, GPT-2's gelu_new); zero3 only",
      [](Scenario& s) -> FieldRef { return &s.training.gelu; }, &gelu_names, {}, &zero3_only},
     {"/training/activation_recomputation", U::boolean, C::none, P::defaulted, "recompute activations in backward",
      [](Scenario& s) -> FieldRef { return &s.training.activation_recomputation; }},

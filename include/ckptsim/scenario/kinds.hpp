@@ -58,7 +58,7 @@ enum class CrossEntropyKind { megatron_fp32, torch, fused };
 /// How the GeLU after FC1 is computed (training.gelu; workload/kernels.hpp, caching_allocator.hpp):
 /// one fused kernel that keeps its input for the backward (Megatron-LM's bias_gelu, PyTorch's
 /// F.gelu), or the tanh approximation written as eight PyTorch operations (Hugging Face's
-/// NewGELUActivation, "gelu_new", GPT-2's activation in transformers), which keep four more
+/// NewGELUActivation, "gelu_new", GPT-2's activation in transformers), which keep three more
 /// tensors of the FFN's width for the backward.
 enum class GeluKind { fused, unfused };
 /// How the model is split over the GPUs (training.parallelism): ZeRO-3 sharded data parallelism

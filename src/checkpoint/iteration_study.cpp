@@ -5,8 +5,10 @@
 
 #include "ckptsim/checkpoint/partition.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
+#include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/workload/parallelism_model.hpp"
+#include "ckptsim/workload/profile.hpp"
 
 namespace ckptsim {
 
@@ -73,7 +75,6 @@ std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const Iteratio
   std::vector<std::vector<int>> members(groups.size());
   for (std::size_t j = 0; j < model.group_of.size(); ++j)
     members[static_cast<std::size_t>(model.group_of[j])].push_back(static_cast<int>(j));
-  const NetworkSpec& net = scenario.cluster.network;
   for (std::size_t k = 0; k < groups.size(); ++k) {
     SpanGroup& g = groups[k];
     g.input = input;
@@ -83,14 +84,7 @@ std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const Iteratio
     const int first = m.front();
     const int count = static_cast<int>(m.size());
     const bool block = m.back() - first + 1 == count;
-    // The block alone splits into leaves (and pods) as in the cluster when it starts a leaf, and,
-    // in a fat tree, starts a pod or lies within one.
-    const int pod = net.machines_per_leaf * std::max(1, net.leaves_per_pod);
-    const bool leaves_alike = net.topology == NetworkTopology::single_switch ||
-                              (net.machines_per_leaf > 0 && first % net.machines_per_leaf == 0 &&
-                               (net.topology != NetworkTopology::fat_tree || first % pod == 0 ||
-                                first / pod == (first + count - 1) / pod));
-    if (!block || !leaves_alike) continue;
+    if (!block || !block_splits_as_cluster(scenario.cluster.network, first, count)) continue;
     ClusterSpec alone = scenario.cluster;
     alone.machines = count;
     g.topology = Topology::build(alone);
@@ -110,9 +104,7 @@ SimTime IterationStudy::planned_idle_time() const {
   if (span_groups.empty()) return model.profile.idle_time(0);
   SimTime least = SimTime::max();
   for (const SpanGroup& group : span_groups) {
-    SimTime total;
-    for (const IdleSpan& span : group.input.spans) total += span.length;
-    least = std::min(least, total);
+    least = std::min(least, total_length(group.input.spans));
   }
   return least;
 }
@@ -133,9 +125,9 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
   SchedulerOutcome worst;
   bool first = true;
   for (const SpanGroup& group : study.span_groups) {
-    SchedulerOutcome o = group.topology ? evaluate_plan(study, group.input, scheduler, keep_run, *group.topology, group.placement)
-                                        : evaluate_plan(study, group.input, scheduler, keep_run, study.model.topology,
-                                                        study.placement);
+    const bool alone = group.topology.has_value();
+    SchedulerOutcome o = evaluate_plan(study, group.input, scheduler, keep_run, alone ? *group.topology : study.model.topology,
+                                       alone ? group.placement : study.placement);
     const int every = std::max(worst.min_every_iterations, o.min_every_iterations);
     const double peak = std::max(worst.peak_buffer_bytes, o.peak_buffer_bytes);
     const bool fits = worst.fits_in_one_iteration && o.fits_in_one_iteration;

@@ -103,6 +103,14 @@ double ring_tier_factor(const NetworkSpec& net, std::int64_t span) {
   return factor;
 }
 
+bool block_splits_as_cluster(const NetworkSpec& net, int first, int count) {
+  if (net.topology == NetworkTopology::single_switch) return true;
+  if (net.machines_per_leaf < 1 || first % net.machines_per_leaf != 0) return false;
+  if (net.topology != NetworkTopology::fat_tree) return true;
+  const int pod = net.machines_per_leaf * std::max(1, net.leaves_per_pod);
+  return first % pod == 0 || first / pod == (first + count - 1) / pod;
+}
+
 int Topology::leaf_of(int machine) const { return machine / machines_per_leaf_; }
 
 int Topology::machine_of_nic(int resource) const {

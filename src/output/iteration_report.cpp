@@ -135,8 +135,8 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
   if (!study.span_groups.empty()) {
     // Span groups (checkpoint/iteration_study.hpp): each group plans in its own spans.
-    out << fmt::format("  each of the {} span groups (the machines of one pipeline stage) plans in its own spans, its copies "
-                       "staying on its data-parallel peers:\n",
+    out << fmt::format("  each of the {} span groups (machines that see the same idle spans) plans in its own spans, its "
+                       "copies staying inside the group:\n",
                        study.span_groups.size());
     for (std::size_t k = 0; k < study.span_groups.size(); ++k)
       print_spans(out, fmt::format("  group {}", k), study.span_groups[k].input.spans);

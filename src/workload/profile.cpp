@@ -12,11 +12,13 @@
 
 namespace ckptsim {
 
-SimTime IterationProfile::idle_time(int machine) const {
+SimTime total_length(const std::vector<IdleSpan>& spans) {
   SimTime total;
-  for (const IdleSpan& s : machine_spans.at(static_cast<std::size_t>(machine))) total += s.length;
+  for (const IdleSpan& s : spans) total += s.length;
   return total;
 }
+
+SimTime IterationProfile::idle_time(int machine) const { return total_length(machine_spans.at(static_cast<std::size_t>(machine))); }
 
 std::vector<IdleSpan> IterationProfile::common_spans() const {
   if (machine_spans.empty()) return {};
@@ -35,10 +37,8 @@ std::vector<IdleSpan> IterationProfile::common_spans() const {
 }
 
 SimTime IterationProfile::silent_time(int machine) const {
-  SimTime total;
-  if (silent_spans.empty()) return total;
-  for (const IdleSpan& s : silent_spans.at(static_cast<std::size_t>(machine))) total += s.length;
-  return total;
+  if (silent_spans.empty()) return SimTime::zero();
+  return total_length(silent_spans.at(static_cast<std::size_t>(machine)));
 }
 
 std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, const Topology& topology,

@@ -35,9 +35,8 @@ namespace ckptsim {
 struct SpanGroup {
   ScheduleInput input;  ///< the study's input with the group's own spans
   /// The group alone, when its machines are one block [first, first + count) that the network
-  /// splits as it splits the whole cluster (one switch, or a block that starts a leaf and, in a
-  /// fat tree, starts a pod or lies within one): a cluster
-  /// of `count` machines and the block's placement renumbered from 0. nullopt: every machine.
+  /// splits as it splits the whole cluster (network/topology.hpp, block_splits_as_cluster): a
+  /// cluster of `count` machines and the block's placement renumbered from 0. nullopt: every machine.
   std::optional<Topology> topology;
   Placement placement;
 };

@@ -54,10 +54,17 @@ struct Resource {
 /// crosses switch tiers (for models that time collectives in closed form, e.g. Megatron's). A
 /// ring edge leaving a leaf carries one machine's streams over the leaf's uplink of L·B/o, one
 /// leaving a pod over the pod's of M_p·B/(o·o_p) (the flow model's capacities above), so
-///   factor = 1, times min(1, L/o) when span > L (leaf-spine, fat-tree), times
-///            min(1, M_p/(o·o_p)) when span > M_p = L·leaves_per_pod (fat-tree),
+/// the ring's rate is that of its narrowest crossing:
+///   factor = 1, at most L/o when span > L (leaf-spine, fat-tree), and at most M_p/(o·o_p)
+///            when span > M_p = L·leaves_per_pod (fat-tree),
 /// for a group laid out from a leaf's first machine. Single switch: 1.
 double ring_tier_factor(const NetworkSpec& network, std::int64_t span);
+
+/// True when the block of `count` machines from `first` splits into leaves (and pods) as a
+/// cluster of `count` machines built alone would: any block on one switch; in a leaf-spine a
+/// block that starts a leaf; in a fat tree one that also starts a pod or lies within one. Such
+/// a block can be simulated on its own topology (checkpoint/iteration_study.hpp, span groups).
+bool block_splits_as_cluster(const NetworkSpec& network, int first, int count);
 
 class Topology {
  public:

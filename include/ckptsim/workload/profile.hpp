@@ -34,6 +34,9 @@ struct IdleSpan {
   int anchor = -1;  ///< task whose end opened the span, -1 when none (imported, or at time 0)
 };
 
+/// The summed length of `spans`.
+SimTime total_length(const std::vector<IdleSpan>& spans);
+
 struct IterationProfile {
   SimTime iteration_time;
   std::vector<std::vector<IdleSpan>> machine_spans;  ///< [machine][span], the profiler's view

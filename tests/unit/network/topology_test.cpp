@@ -131,3 +131,23 @@ TEST_CASE("a ring crossing switch tiers keeps min(1, L/o) of its rate across lea
   net.pod_oversubscription = 7.0;
   CHECK(ring_tier_factor(net, 2048) == 1.0);
 }
+
+TEST_CASE("a block of machines splits as a cluster of its own size when it starts a leaf (and a pod, or lies in one)") {
+  NetworkSpec net;
+  // One switch: every block, wherever it starts.
+  CHECK(block_splits_as_cluster(net, 3, 5));
+  // Leaf-spine, 4 per leaf: machines 4..11 fill leaves 1 and 2, as 0..7 fill a cluster of 8's
+  // leaves 0 and 1; machines 2..5 straddle leaves 0 and 1, where a cluster of 4 has one leaf.
+  net.topology = NetworkTopology::leaf_spine;
+  net.machines_per_leaf = 4;
+  CHECK(block_splits_as_cluster(net, 4, 8));
+  CHECK_FALSE(block_splits_as_cluster(net, 2, 4));
+  // Fat tree, 2 per leaf, 2 leaves per pod (4 machines): 2..3 start a leaf inside pod 0; 4..11
+  // start pod 1; 2..5 start a leaf but cross from pod 0 into pod 1, where a cluster of 4 has one pod.
+  net.topology = NetworkTopology::fat_tree;
+  net.machines_per_leaf = 2;
+  net.leaves_per_pod = 2;
+  CHECK(block_splits_as_cluster(net, 2, 2));
+  CHECK(block_splits_as_cluster(net, 4, 8));
+  CHECK_FALSE(block_splits_as_cluster(net, 2, 4));
+}

@@ -71,8 +71,7 @@ Quarantine::Quarantine(const LemonSpec& spec, int machines)
   if (k_ > 0) recent_.resize(static_cast<std::size_t>(machines));
 }
 
-bool Quarantine::record(int machine, SimTime t) {
-  if (k_ <= 0) return false;
+bool Quarantine::record_enabled(int machine, SimTime t) {
   auto& times = recent_[static_cast<std::size_t>(machine)];
   std::erase_if(times, [&](SimTime past) { return t - past >= window_; });
   times.push_back(t);

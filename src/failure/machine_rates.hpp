@@ -35,11 +35,13 @@ class WeightTree {
 class Quarantine {
  public:
   Quarantine(const LemonSpec& spec, int machines);
-  /// Records a failure of `machine` at `t`; true when it triggers the quarantine.
-  bool record(int machine, SimTime t);
+  /// Records a failure of `machine` at `t`; true when it triggers the quarantine. Inline for
+  /// the common case without a quarantine rule, which the run model asks at every failure.
+  bool record(int machine, SimTime t) { return enabled() && record_enabled(machine, t); }
   [[nodiscard]] bool enabled() const { return k_ > 0; }
 
  private:
+  bool record_enabled(int machine, SimTime t);
   int k_;
   SimTime window_;
   std::vector<std::vector<SimTime>> recent_;

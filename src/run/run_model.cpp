@@ -47,8 +47,10 @@ class MemoryHealth {
       lost_holders_.assign(index_->loss_limit.size(), 0);
     }
   }
-  /// A new checkpoint completed: every holder has every replica again.
+  /// A new checkpoint completed: every holder has every replica again. (The early return is
+  /// the common case: the run model asks at every failure, and most find no machine replaced.)
   void refill() {
+    if (touched_.empty()) return;  // lose() marks a set damaged only with its machine touched
     for (int j : touched_) empty_[static_cast<std::size_t>(j)] = 0;
     for (int i : damaged_) lost_holders_[static_cast<std::size_t>(i)] = 0;
     touched_.clear();
@@ -653,6 +655,13 @@ class ReplicaSimulation {
   /// completed by the onset; memory_ / persistent_ still hold the segment's starting values).
   template <typename C>
   void register_onsets(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
+    // Inline for the common case (no onset before `until`; none at all without silent
+    // corruption): the run model asks at every failure.
+    if (next_onset_ < until) register_onsets_before(clock, t, until, lineage0);
+  }
+
+  template <typename C>
+  void register_onsets_before(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
     while (next_onset_ < until) {
       Corruption c;
       c.id = onsets_seen_++;

@@ -809,13 +809,6 @@ class ReplicaSimulation {
     return SimTime::zero();
   }
 
-  /// Adds the part of [from, until) that falls into [a, b) to `bucket`.
-  static void account(SimTime& bucket, SimTime from, SimTime until, SimTime a, SimTime b) {
-    const SimTime lo = std::max(from, a);
-    const SimTime hi = std::min(until, b);
-    if (hi > lo) bucket += hi - lo;
-  }
-
   Outcome recover(const FailureEvent& first, SimTime end_time) {
     replacements_ready_ = SimTime::zero();
     episode_restart_ = SimTime::zero();
@@ -868,14 +861,17 @@ class ReplicaSimulation {
       }
       const bool ends_run = end_time < stop;
       if (ends_run) stop = end_time;
-      account(b.detection, start, stop, start, detected);
-      account(b.checkpoint_stall, start, stop, detected, saved);
-      account(b.replacement_wait, start, stop, saved, replaced);
-      SimTime r;
-      account(r, start, stop, replaced, retrieved);
+      // The episode's phases follow one another from its start, start <= detected <= saved <=
+      // replaced <= retrieved <= restarted, and stop >= start: each phase's part before stop is
+      // the difference of its two ends cut at stop.
+      const auto before_stop = [stop](SimTime from, SimTime to) { return std::min(to, stop) - std::min(from, stop); };
+      b.detection += before_stop(start, detected);
+      b.checkpoint_stall += before_stop(detected, saved);
+      b.replacement_wait += before_stop(saved, replaced);
+      const SimTime r = before_stop(replaced, retrieved);
       b.retrieval += r;
       retrieval_spent += r;
-      account(b.restart, start, stop, retrieved, restarted);
+      b.restart += before_stop(retrieved, restarted);
       cause_lost(cause) += stop - start;
       if (ends_run) return Outcome{target, retrieval_spent, stop, true, tier, stop - first.time};
       if (interrupted) {

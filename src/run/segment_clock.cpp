@@ -20,62 +20,6 @@ SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) {
   return p;
 }
 
-// ---- closed form ----
-
-SimTime SegmentClock::time_to_complete(std::int64_t j) const {
-  if (j <= 0) return SimTime::zero();
-  return p_.iteration * j + p_.stall * ((j - 1) / p_.every);
-}
-
-std::int64_t SegmentClock::completed(SimTime e) const {
-  const SimTime t = p_.iteration;
-  const SimTime first_block = t * p_.every;
-  if (e < first_block) return e / t;
-  const SimTime block = first_block + p_.stall;
-  const SimTime rest = e - first_block;
-  const std::int64_t b = rest / block;
-  const SimTime r = rest % block;
-  const std::int64_t extra = r < p_.stall ? 0 : (r - p_.stall) / t;
-  return p_.every + b * p_.every + extra;
-}
-
-SimTime SegmentClock::stall(SimTime e) const {
-  const SimTime first_block = p_.iteration * p_.every;
-  if (e < first_block || p_.stall == SimTime::zero()) return SimTime::zero();
-  const SimTime block = first_block + p_.stall;
-  const SimTime rest = e - first_block;
-  return p_.stall * (rest / block) + std::min(rest % block, p_.stall);
-}
-
-SimTime SegmentClock::block_start(std::int64_t b) const {
-  return p_.iteration * p_.every + (p_.iteration * p_.every + p_.stall) * (b - 1);
-}
-
-std::int64_t SegmentClock::last_block_done(SimTime e, SimTime offset) const {
-  const SimTime first = p_.iteration * p_.every + offset;
-  if (e < first) return 0;
-  return (e - first) / (p_.iteration * p_.every + p_.stall) + 1;
-}
-
-std::optional<SegmentCheckpoint> SegmentClock::latest_checkpoint(SimTime e) const {
-  if (!p_.checkpoints) return std::nullopt;
-  const std::int64_t b = last_block_done(e, p_.completion);
-  if (b < 1) return std::nullopt;
-  return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
-}
-
-std::optional<SegmentCheckpoint> SegmentClock::latest_persistent(SimTime e) const {
-  if (!p_.checkpoints || p_.persistent_every <= 0) return std::nullopt;
-  const std::int64_t b_max = last_block_done(e, p_.completion + p_.upload);
-  if (b_max < 1) return std::nullopt;
-  // Checkpoint every iteration (k = 1, GEMINI's default) needs no division by k: the run model
-  // asks at every failure.
-  const std::int64_t q = p_.every == 1 ? p_.persistent_every : p_.persistent_every / p_.every;
-  const std::int64_t b = b_max - (((p_.every == 1 ? n0_ : n0_ / p_.every) + b_max) % q);
-  if (b < 1) return std::nullopt;
-  return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
-}
-
 // ---- iteration by iteration ----
 
 bool SteppedClock::carrying(std::int64_t i) const {

@@ -107,17 +107,32 @@ SimTime LevelClock::stall(SimTime e) const {
   return stall_sum(b - 1) + std::min(e - block_start(b), block_stall(b));
 }
 
-std::optional<SegmentCheckpoint> LevelClock::latest_at_level(SimTime e, CheckpointLevel level) const {
+std::optional<SegmentCheckpoint> LevelClock::at_level(std::int64_t done, CheckpointLevel level) const {
   const std::int64_t q = period_blocks(level);
-  if (!p_.checkpoints || q <= 0) return std::nullopt;
-  const std::int64_t done = last_block(e, true);
-  if (done < 1) return std::nullopt;
+  if (q <= 0 || done < 1) return std::nullopt;
   const std::int64_t b = done - (a0_ + done) % q;
   if (b < 1) return std::nullopt;
   return SegmentCheckpoint{n0_ + b * p_.every, block_start(b)};
 }
 
+std::optional<SegmentCheckpoint> LevelClock::latest_at_level(SimTime e, CheckpointLevel level) const {
+  if (!p_.checkpoints || period_blocks(level) <= 0) return std::nullopt;
+  return at_level(last_block(e, true), level);
+}
+
+LatestByLevel LevelClock::latest_by_level(SimTime e) const {
+  if (!p_.checkpoints) return {};
+  const std::int64_t done = last_block(e, true);
+  return {at_level(done, CheckpointLevel::local), at_level(done, CheckpointLevel::partner),
+          at_level(done, CheckpointLevel::persistent)};
+}
+
 // ---- iteration by iteration ----
+
+LatestByLevel SteppedLevelClock::latest_by_level(SimTime e) const {
+  return {latest_at_level(e, CheckpointLevel::local), latest_at_level(e, CheckpointLevel::partner),
+          latest_at_level(e, CheckpointLevel::persistent)};
+}
 
 int SteppedLevelClock::level_of(std::int64_t version) const {
   if (p_.persistent_every > 0 && version % p_.persistent_every == 0) return 3;

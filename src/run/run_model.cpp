@@ -398,17 +398,17 @@ class ReplicaSimulation {
   /// level-1 (or higher) completion restores every machine's local copy; a level-2 (or higher)
   /// completion refills the partner copies.
   void note_completed_levels(const Clock& clock, SimTime e, SimTime lineage0) {
-    if constexpr (requires { clock.latest_at_level(e, CheckpointLevel::partner); }) {
-      if (auto ck = clock.latest_at_level(e, CheckpointLevel::local)) {
+    if constexpr (requires { clock.latest_by_level(e); }) {
+      const LatestByLevel latest = clock.latest_by_level(e);
+      if (const auto& ck = latest[0]) {
         memory_ = Version{ck->version, lineage0 + ck->captured_at};
         local_lost_ = false;
       }
-      if (auto ck = clock.latest_at_level(e, CheckpointLevel::partner)) {
+      if (const auto& ck = latest[1]) {
         partner_ = Version{ck->version, lineage0 + ck->captured_at};
         memory_health_.refill();
       }
-      if (auto ck = clock.latest_at_level(e, CheckpointLevel::persistent))
-        persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+      if (const auto& ck = latest[2]) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
     }
   }
 

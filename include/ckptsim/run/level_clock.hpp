@@ -17,6 +17,7 @@
 //                         of q_L k_1, B_done(e) = max{ b : block_start(b) + S_level(b) <= e }.
 // Integer nanoseconds throughout: the two clocks agree exactly (tests/unit/run). The binary
 // searches probe blocks beyond the segment: their times are compared in 128 bits.
+#include <array>
 #include <cstdint>
 #include <optional>
 
@@ -26,6 +27,9 @@ namespace ckptsim {
 
 /// Checkpoint levels of multi-level checkpointing.
 enum class CheckpointLevel { local = 1, partner = 2, persistent = 3 };
+
+/// The latest checkpoint of level >= 1, >= 2 and >= 3 usable at some moment (index level - 1).
+using LatestByLevel = std::array<std::optional<SegmentCheckpoint>, 3>;
 
 class LevelClock {
  public:
@@ -41,8 +45,13 @@ class LevelClock {
   [[nodiscard]] std::optional<SegmentCheckpoint> latest_persistent(SimTime e) const {
     return latest_at_level(e, CheckpointLevel::persistent);
   }
+  /// latest_at_level for levels 1, 2 and 3 (in that order) from one search: the run model asks
+  /// for all three at every failure.
+  [[nodiscard]] LatestByLevel latest_by_level(SimTime elapsed) const;
 
  private:
+  /// The latest block b <= done whose state is a multiple of the level's period.
+  [[nodiscard]] std::optional<SegmentCheckpoint> at_level(std::int64_t done, CheckpointLevel level) const;
   [[nodiscard]] std::int64_t count(std::int64_t q, std::int64_t blocks) const;
   [[nodiscard]] SimTime stall_sum(std::int64_t blocks) const;
   [[nodiscard]] SimTime block_stall(std::int64_t b) const;
@@ -73,6 +82,7 @@ class SteppedLevelClock {
   [[nodiscard]] std::optional<SegmentCheckpoint> latest_persistent(SimTime e) const {
     return latest_at_level(e, CheckpointLevel::persistent);
   }
+  [[nodiscard]] LatestByLevel latest_by_level(SimTime elapsed) const;
 
  private:
   [[nodiscard]] bool carrying(std::int64_t i) const;  // iteration i >= 1 of the segment

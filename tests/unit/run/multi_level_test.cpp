@@ -87,13 +87,20 @@ TEST_CASE("level clock: closed form equals iteration-by-iteration stepping") {
       CAPTURE(q);
       REQUIRE(fast.completed(e) == slow.completed(e));
       REQUIRE(fast.stall(e) == slow.stall(e));
+      // The three levels from one search (latest_by_level, index level - 1) answer as the
+      // per-level queries of the stepping clock.
+      const LatestByLevel by_level = fast.latest_by_level(e);
       for (const auto level : {CheckpointLevel::local, CheckpointLevel::partner, CheckpointLevel::persistent}) {
         const auto a = fast.latest_at_level(e, level);
         const auto b = slow.latest_at_level(e, level);
+        const auto& c = by_level[static_cast<std::size_t>(level) - 1];
         REQUIRE(a.has_value() == b.has_value());
+        REQUIRE(c.has_value() == b.has_value());
         if (a) {
           REQUIRE(a->version == b->version);
           REQUIRE(a->captured_at == b->captured_at);
+          REQUIRE(c->version == b->version);
+          REQUIRE(c->captured_at == b->captured_at);
         }
       }
     }

@@ -8,13 +8,16 @@ namespace ckptsim {
 
 LevelClock::LevelClock(const SegmentPattern& p, std::int64_t n0) : p_(p), n0_(n0), a0_(n0 / std::max<std::int64_t>(1, p.every)) {
   p_.every = std::max<std::int64_t>(1, p_.every);
+  // Once per segment, not at every probe of the searches.
+  partner_blocks_ = p_.partner_every / p_.every;
+  persistent_blocks_ = p_.persistent_every / p_.every;
 }
 
 std::int64_t LevelClock::period_blocks(CheckpointLevel level) const {
   switch (level) {
     case CheckpointLevel::local: return 1;
-    case CheckpointLevel::partner: return p_.partner_every / p_.every;
-    case CheckpointLevel::persistent: return p_.persistent_every / p_.every;
+    case CheckpointLevel::partner: return partner_blocks_;
+    case CheckpointLevel::persistent: return persistent_blocks_;
   }
   return 0;
 }

@@ -67,6 +67,8 @@ class LevelClock {
   SegmentPattern p_;
   std::int64_t n0_;
   std::int64_t a0_;
+  std::int64_t partner_blocks_ = 0;     ///< k_2 / k_1 (0: no level 2)
+  std::int64_t persistent_blocks_ = 0;  ///< kp / k_1 (0: no level 3)
 };
 
 class SteppedLevelClock {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <utility>
 
 #include "ckptsim/run/interval_policy.hpp"
 #include "ckptsim/run/level_clock.hpp"
@@ -75,36 +76,45 @@ TEST_CASE("level clock: hand-computed block starts, stalls and latest checkpoint
 }
 
 TEST_CASE("level clock: closed form equals iteration-by-iteration stepping") {
-  // The same queries, from states of each level, at every 0.25 s over 600 s.
-  SegmentPattern p = hand_pattern();
-  p.stall = SimTime::from_seconds(0.5);
-  for (const std::int64_t n0 : {0, 2, 4, 6, 8, 14}) {
-    const LevelClock fast(p, n0);
-    const SteppedLevelClock slow(p, n0);
-    for (int q = 0; q <= 2400; ++q) {
-      const SimTime e = SimTime::from_seconds(0.25 * q);
-      CAPTURE(n0);
-      CAPTURE(q);
-      REQUIRE(fast.completed(e) == slow.completed(e));
-      REQUIRE(fast.stall(e) == slow.stall(e));
-      // The three levels from one search (latest_by_level, index level - 1) answer as the
-      // per-level queries of the stepping clock.
-      const LatestByLevel by_level = fast.latest_by_level(e);
-      for (const auto level : {CheckpointLevel::local, CheckpointLevel::partner, CheckpointLevel::persistent}) {
-        const auto a = fast.latest_at_level(e, level);
-        const auto b = slow.latest_at_level(e, level);
-        const auto& c = by_level[static_cast<std::size_t>(level) - 1];
-        REQUIRE(a.has_value() == b.has_value());
-        REQUIRE(c.has_value() == b.has_value());
-        if (a) {
-          REQUIRE(a->version == b->version);
-          REQUIRE(a->captured_at == b->captured_at);
-          REQUIRE(c->version == b->version);
-          REQUIRE(c->captured_at == b->captured_at);
+  // The same queries, from states of each level, at every 0.25 s over 600 s; with all three
+  // levels, without level 2 and without level 3 (a level without a period has no checkpoint).
+  for (const auto& periods : {std::pair{4, 8}, std::pair{0, 8}, std::pair{4, 0}}) {
+    const int partner_every = periods.first;
+    const int persistent_every = periods.second;
+    SegmentPattern p = hand_pattern();
+    p.stall = SimTime::from_seconds(0.5);
+    p.partner_every = partner_every;
+    p.persistent_every = persistent_every;
+    CAPTURE(partner_every);
+    CAPTURE(persistent_every);
+    for (const std::int64_t n0 : {0, 2, 4, 6, 8, 14}) {
+      const LevelClock fast(p, n0);
+      const SteppedLevelClock slow(p, n0);
+      for (int q = 0; q <= 2400; ++q) {
+        const SimTime e = SimTime::from_seconds(0.25 * q);
+        CAPTURE(n0);
+        CAPTURE(q);
+        REQUIRE(fast.completed(e) == slow.completed(e));
+        REQUIRE(fast.stall(e) == slow.stall(e));
+        // The three levels from one search (latest_by_level, index level - 1) answer as the
+        // per-level queries of the stepping clock.
+        const LatestByLevel by_level = fast.latest_by_level(e);
+        for (const auto level : {CheckpointLevel::local, CheckpointLevel::partner, CheckpointLevel::persistent}) {
+          const auto a = fast.latest_at_level(e, level);
+          const auto b = slow.latest_at_level(e, level);
+          const auto& c = by_level[static_cast<std::size_t>(level) - 1];
+          REQUIRE(a.has_value() == b.has_value());
+          REQUIRE(c.has_value() == b.has_value());
+          if (a) {
+            REQUIRE(a->version == b->version);
+            REQUIRE(a->captured_at == b->captured_at);
+            REQUIRE(c->version == b->version);
+            REQUIRE(c->captured_at == b->captured_at);
+          }
         }
       }
+      for (std::int64_t j = 0; j < 60; ++j) REQUIRE(fast.time_to_complete(j) == slow.time_to_complete(j));
     }
-    for (std::int64_t j = 0; j < 60; ++j) REQUIRE(fast.time_to_complete(j) == slow.time_to_complete(j));
   }
 }
 

@@ -16,6 +16,11 @@
 //
 // Compute: cublasGemmEx on BF16 inputs with FP32 accumulation (the tensor-core path the model's
 // peak FLOP/s refers to), n x n x n blocks of 2 n^3 FLOPs plus an n x k x n remainder.
+//
+// Built as its own shared module (libckptsim-replay-nccl.so), which ckptsim-replay loads only
+// when a run asks for --backend nccl (backend.cpp): the CUDA libraries it links (cuBLAS alone is
+// several hundred MB) are then neither loaded by every mpi-backend rank nor needed on machines
+// without them.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -329,8 +334,11 @@ class NcclBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_nccl_backend(const BackendOptions& options, MPI_Comm world) {
-  return std::make_unique<NcclBackend>(options, world);
-}
-
 }  // namespace ckptsim::replay
+
+// The module's one entry point (backend.cpp loads this module with dlopen and looks it up by
+// this name; see the header comment there): a new backend the caller owns.
+extern "C" __attribute__((visibility("default"))) ckptsim::replay::Backend* ckptsim_replay_make_nccl_backend(const ckptsim::replay::BackendOptions* options,
+                                                                      MPI_Comm world) {
+  return new ckptsim::replay::NcclBackend(*options, world);
+}

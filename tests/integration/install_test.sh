@@ -29,6 +29,15 @@ check "installed: scripts/plot.py as bin/ckptsim-plot, executable" bash -c "
   test -x '$(found 'bin/ckptsim-plot')' && cmp '$(found 'bin/ckptsim-plot')' scripts/plot.py"
 if [[ $replay_built == yes ]]; then
   check "installed: bin/ckptsim-replay (built with MPI)" test -x "$(found 'bin/ckptsim-replay')"
+  if "$(found 'bin/ckptsim-replay')" --help 2>/dev/null | grep -q "nccl (CUDA + NCCL"; then
+    # The nccl backend is a module the executable loads from LIBDIR/ckptsim/ relative to itself
+    # (replay/backend.cpp): the installed copy must find it, so without a GPU it gets as far as
+    # asking for one (exit 2), not to "could not be loaded".
+    check "installed: the nccl backend module, found by the installed ckptsim-replay" bash -c "
+      test -n '$(found 'ckptsim/libckptsim-replay-nccl.so')' &&
+      ! '$(found 'bin/ckptsim-replay')' --microbench --backend nccl -o '$tmp/mb.json' 2>'$tmp/nccl.err';
+      cat '$tmp/nccl.err'; ! grep -q 'could not be loaded' '$tmp/nccl.err'"
+  fi
 fi
 if [[ $python_built == yes ]]; then
   check "installed: the Python module ckptsim*.so under a python3 folder" \

@@ -88,6 +88,17 @@ if "$replay" --help | grep -q "nccl (CUDA + NCCL"; then
     check "--microbench --backend nccl without a GPU exits 2 too" \
       exits_with 2 "${mpi[@]}" "$replay" --microbench --backend nccl -o "$tmp/x.json"
   fi
+  # The backend is a module beside the executable (or in the installed layout), loaded only for
+  # --backend nccl (replay/backend.cpp): the mpi backend's ranks do not load the CUDA libraries.
+  check "the executable does not link the CUDA libraries (the nccl module does)" bash -c "
+    ! readelf -d '$replay' | grep -q -E 'libcublas|libnccl|libcudart' &&
+    readelf -d '$(dirname "$replay")/libckptsim-replay-nccl.so' | grep -q 'libnccl'"
+  mkdir -p "$tmp/alone" && cp "$replay" "$tmp/alone/"
+  check "a copy without its nccl module still runs the mpi backend" \
+    exits_with 0 "${mpi[@]}" "$tmp/alone/ckptsim-replay" "$tmp/gemini.plan.json" --iterations 1 -o "$tmp/alone/m.json"
+  check "... and --backend nccl there exits 2 naming the module and where it looked" bash -c "
+    '$tmp/alone/ckptsim-replay' --microbench --backend nccl -o '$tmp/alone/x.json' 2>'$tmp/err'; rc=\$?; cat '$tmp/err'
+    [[ \$rc -eq 2 ]] && grep -q 'libckptsim-replay-nccl.so could not be loaded' '$tmp/err' && grep -q '$tmp/alone/libckptsim-replay-nccl.so' '$tmp/err'"
 else
   check "--backend nccl in a build without CUDA/NCCL exits 2" \
     exits_with 2 "${mpi[@]}" "$replay" "$tmp/gemini.plan.json" --backend nccl -o "$tmp/x.json"

@@ -3,12 +3,22 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/visitors.hpp>
 
 #include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
+
+struct Topology::Graph {
+  struct Link {
+    int resource = 0;  ///< the link's index in resources()
+  };
+  using Type = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Link>;
+  explicit Graph(std::size_t vertices) : g(vertices) {}
+  Type g;
+};
 
 Topology Topology::build(const ClusterSpec& cluster) {
   if (cluster.machines < 1) throw ModelError("/cluster/machines", "the network topology needs at least 1 machine");
@@ -36,8 +46,8 @@ Topology Topology::build(const ClusterSpec& cluster) {
     t.machines_per_leaf_ = n;
     auto graph = std::make_shared<Graph>(static_cast<std::size_t>(n + 1));
     for (int i = 0; i < n; ++i) {
-      boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(n), Link{t.nic_send(i)}, *graph);
-      boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
+      boost::add_edge(static_cast<std::size_t>(i), static_cast<std::size_t>(n), Graph::Link{t.nic_send(i)}, graph->g);
+      boost::add_edge(static_cast<std::size_t>(n), static_cast<std::size_t>(i), Graph::Link{t.nic_recv(i)}, graph->g);
     }
     t.graph_ = std::move(graph);
     break;
@@ -67,8 +77,8 @@ Topology Topology::build(const ClusterSpec& cluster) {
       const int spine = spine0 + (pods ? l / per_pod : 0);
       t.resources_.push_back({ResourceKind::leaf_up, l, up});
       t.resources_.push_back({ResourceKind::leaf_down, l, up});
-      boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Link{up_id}, *graph);
-      boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Link{up_id + 1}, *graph);
+      boost::add_edge(static_cast<std::size_t>(n + l), static_cast<std::size_t>(spine), Graph::Link{up_id}, graph->g);
+      boost::add_edge(static_cast<std::size_t>(spine), static_cast<std::size_t>(n + l), Graph::Link{up_id + 1}, graph->g);
     }
     for (int p = 0; pods && p < pod_count; ++p) {
       const int in_pod = std::min(per_pod * per_leaf, n - p * per_pod * per_leaf);
@@ -76,13 +86,13 @@ Topology Topology::build(const ClusterSpec& cluster) {
       const int up_id = static_cast<int>(t.resources_.size());
       t.resources_.push_back({ResourceKind::pod_up, p, up});
       t.resources_.push_back({ResourceKind::pod_down, p, up});
-      boost::add_edge(static_cast<std::size_t>(spine0 + p), static_cast<std::size_t>(core), Link{up_id}, *graph);
-      boost::add_edge(static_cast<std::size_t>(core), static_cast<std::size_t>(spine0 + p), Link{up_id + 1}, *graph);
+      boost::add_edge(static_cast<std::size_t>(spine0 + p), static_cast<std::size_t>(core), Graph::Link{up_id}, graph->g);
+      boost::add_edge(static_cast<std::size_t>(core), static_cast<std::size_t>(spine0 + p), Graph::Link{up_id + 1}, graph->g);
     }
     for (int i = 0; i < n; ++i) {
       const auto leaf = static_cast<std::size_t>(n + t.leaf_of(i));
-      boost::add_edge(static_cast<std::size_t>(i), leaf, Link{t.nic_send(i)}, *graph);
-      boost::add_edge(leaf, static_cast<std::size_t>(i), Link{t.nic_recv(i)}, *graph);
+      boost::add_edge(static_cast<std::size_t>(i), leaf, Graph::Link{t.nic_send(i)}, graph->g);
+      boost::add_edge(leaf, static_cast<std::size_t>(i), Graph::Link{t.nic_recv(i)}, graph->g);
     }
     t.graph_ = std::move(graph);
     break;
@@ -123,8 +133,8 @@ std::vector<int> Topology::route(int src, int dst) const {
   if (src == dst || src < 0 || dst < 0 || src >= machines_ || dst >= machines_) {
     throw std::logic_error("topology: route needs two different machines in range");
   }
-  using Vertex = Graph::vertex_descriptor;
-  const Graph& graph = *graph_;
+  using Vertex = Graph::Type::vertex_descriptor;
+  const Graph::Type& graph = graph_->g;
   std::vector<Vertex> predecessor(boost::num_vertices(graph));
   for (std::size_t v = 0; v < predecessor.size(); ++v) predecessor[v] = v;
   boost::breadth_first_search(

@@ -36,8 +36,6 @@
 #include <string>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
-
 #include "ckptsim/scenario/cluster.hpp"
 
 namespace ckptsim {
@@ -101,10 +99,9 @@ class Topology {
   int machine_base_ = 0;
   std::vector<Resource> resources_;
   std::vector<double> capacities_;
-  struct Link {
-    int resource = 0;
-  };
-  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, boost::no_property, Link>;
+  // The Boost.Graph directed graph, defined in topology.cpp so that the many files including
+  // this header do not parse Boost.Graph.
+  struct Graph;
   std::shared_ptr<const Graph> graph_;  // immutable once built; copies of a Topology share it
 };
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/resolve_costs.hpp"

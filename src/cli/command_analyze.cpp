@@ -2,6 +2,7 @@
 // Monte Carlo estimates, with every disagreement beyond the confidence interval flagged.
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"

@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"

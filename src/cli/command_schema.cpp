@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include <boost/program_options.hpp>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/options.hpp"

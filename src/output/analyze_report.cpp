@@ -9,6 +9,7 @@
 #include "ckptsim/analysis/eq1_by_tier.hpp"
 #include "ckptsim/analysis/failure_mix.hpp"
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/core/printable.hpp"
 #include "ckptsim/output/manifest.hpp"

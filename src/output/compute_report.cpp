@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/workload/deepspeed_zero3.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/erasure_recovery.hpp"
 #include "ckptsim/scenario/units.hpp"

@@ -1,5 +1,7 @@
 #include "ckptsim/output/manifest.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include "ckptsim/scenario/scenario_json.hpp"
 
 namespace ckptsim {

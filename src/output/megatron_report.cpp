@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/placement.hpp"

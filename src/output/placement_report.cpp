@@ -3,6 +3,7 @@
 #include "ckptsim/output/numbers.hpp"
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/output/manifest.hpp"
 

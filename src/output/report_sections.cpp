@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/output/erasure_summary.hpp"

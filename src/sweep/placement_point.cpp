@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/erasure_recovery.hpp"
 #include "ckptsim/analysis/placement_work.hpp"

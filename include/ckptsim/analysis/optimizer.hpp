@@ -32,7 +32,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/run/monte_carlo.hpp"

@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/rate_fit.hpp"

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/analysis/standby_sizing.hpp"

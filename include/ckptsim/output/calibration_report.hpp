@@ -9,7 +9,7 @@
 // written). JSON: the same, with every sample's residual.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/calibration/calibrate.hpp"
 

@@ -4,7 +4,7 @@
 // analysis/erasure_recovery.hpp): the table lines and the "erasure_code" member of its JSON.
 #include <ostream>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"

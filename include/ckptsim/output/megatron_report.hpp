@@ -12,7 +12,7 @@
 #include <iosfwd>
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"

@@ -12,7 +12,7 @@
 // to the same scenario and hash.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace ckptsim {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/run/strategy.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/strategy_costs.hpp"

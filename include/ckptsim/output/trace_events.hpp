@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/calibration/measured_timeline.hpp"
 #include "ckptsim/calibration/plan_file.hpp"

@@ -8,7 +8,7 @@
 // [{iteration, measured_s, predicted_s, error}], pass}; stats = {samples, median, median_abs, p90_abs}.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/calibration/validation.hpp"
 

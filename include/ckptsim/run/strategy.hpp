@@ -36,7 +36,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/core/registry.hpp"
 #include "ckptsim/run/strategy_costs.hpp"

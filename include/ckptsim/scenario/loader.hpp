@@ -15,7 +15,7 @@
 // absolute path, so the effective scenario reloads from anywhere.
 #include <string>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/scenario/scenario.hpp"
 

@@ -13,7 +13,7 @@
 // trace file exists. `ckptsim schema` prints it; docs/scenario.schema.json is the committed copy.
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 namespace ckptsim {
 

@@ -11,7 +11,7 @@
 //   any checkpoint is lost); CPU memory per machine = 2 x max shards per machine x shard bytes.
 // Work is estimated first, as `ckptsim placement` estimates it (analysis/placement_work.hpp); a
 // point beyond docs/limits.md is an invalid point (LimitError), never a hang.
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/scenario/scenario.hpp"
 

@@ -21,6 +21,7 @@
 //              rare, since JIT recovers almost every failure).
 // Closed form: analysis/just_in_time_model.hpp.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common.hpp"
 #include "strategies.hpp"

@@ -3,6 +3,7 @@
 // level 3 the write to storage, each with its own interval; a failure recovers from the cheapest
 // level that survived. Formulas: run/strategy_costs.hpp, "multi-level".
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common.hpp"
 #include "strategies.hpp"

@@ -21,6 +21,7 @@
 //   no checkpoint stall, no retrieval, no lost progress beyond the step in flight.
 // Closed form: analysis/per_step_model.hpp.
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "strategies.hpp"
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/analysis/failure_mix.hpp"

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/analysis/placement_study.hpp"
 #include "ckptsim/core/error.hpp"

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/report_sections.hpp"

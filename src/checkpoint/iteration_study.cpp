@@ -27,7 +27,7 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
   if (imported) {
     s.model.profile = *imported;
     s.model.profile.imported = true;
-    s.model.profile.machine_spans.resize(static_cast<std::size_t>(scenario.cluster.machines),
+    s.model.profile.machine_spans.resize(scenario.cluster.machines,
                                          imported->machine_spans.empty() ? std::vector<IdleSpan>{} : imported->machine_spans.front());
   }
   s.training_iteration = s.model.profile.iteration_time;

@@ -176,9 +176,8 @@ IterationModel simulate_iteration(const Scenario& scenario) {
   // (checkpoint_run.hpp): a span that opens after the update starts (DeepSpeed's _post_step
   // gathers, then the step end) belongs to the next checkpoint's window, and is left out.
   const SimTime update = m.run.timing[static_cast<std::size_t>(w.optimizer_task)].start;
-  for (auto& spans : m.profile.machine_spans) {
-    std::erase_if(spans, [&](const IdleSpan& x) { return x.start > update; });
-  }
+  m.profile.machine_spans.for_each_list(
+      [&](std::vector<IdleSpan>& spans) { std::erase_if(spans, [&](const IdleSpan& x) { return x.start > update; }); });
   m.profile.silent_spans = machine_idle_spans(w.graph(), m.topology, silent_busy(w, m.run), m.run.makespan);
   std::vector<GpuMemoryTerm> terms = w.program.memory.terms;
   for (GpuMemoryTerm& t : buffer_terms(w.program)) terms.push_back(std::move(t));

@@ -82,7 +82,7 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
   m.step_start = step;
   m.checkpoint_shard_bytes = shard;
   m.profile.iteration_time = it.iteration_time;
-  m.profile.machine_spans.assign(static_cast<std::size_t>(s.cluster.machines), spans_outside(std::move(busy), step));
+  m.profile.machine_spans.assign(s.cluster.machines, spans_outside(std::move(busy), step));
   // Each machine's own spans: those of the pipeline stages its ranks belong to. Pipeline ranks
   // vary slowest (megatron_layout.hpp): rank n is in stage n div (t·c·d), so machine j's G ranks
   // hold the stages from j·G div (t·c·d) to ((j + 1)·G - 1) div (t·c·d) (one when t·c·d >= G and
@@ -103,7 +103,7 @@ IterationModel megatron_iteration_model(const Scenario& s, const MegatronIterati
     m.group_of[static_cast<std::size_t>(machine)] = it_group->second;
   }
   // The network-silent view over the whole step (workload/profile.hpp): no schedule uses it.
-  m.profile.silent_spans.assign(static_cast<std::size_t>(s.cluster.machines),
+  m.profile.silent_spans.assign(s.cluster.machines,
                                 spans_outside(std::move(silent), it.iteration_time));
   return m;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -18,15 +19,43 @@ SimTime total_length(const std::vector<IdleSpan>& spans) {
   return total;
 }
 
+SpansByMachine::SpansByMachine(std::vector<std::vector<IdleSpan>> per_machine) : lists_(std::move(per_machine)) {
+  list_of_.resize(lists_.size());
+  for (std::size_t m = 0; m < list_of_.size(); ++m) list_of_[m] = m;
+}
+
+void SpansByMachine::assign(int machines, std::vector<IdleSpan> spans) {
+  lists_.assign(1, std::move(spans));
+  list_of_.assign(static_cast<std::size_t>(std::max(0, machines)), 0);
+}
+
+void SpansByMachine::resize(int machines, const std::vector<IdleSpan>& spans) {
+  const auto n = static_cast<std::size_t>(std::max(0, machines));
+  if (n > list_of_.size()) {
+    lists_.push_back(spans);
+    list_of_.resize(n, lists_.size() - 1);
+  } else {
+    list_of_.resize(n);
+  }
+}
+
+const std::vector<IdleSpan>& SpansByMachine::at(std::size_t machine) const {
+  if (machine >= list_of_.size()) throw std::out_of_range("SpansByMachine::at: no such machine");
+  return (*this)[machine];
+}
+
 SimTime IterationProfile::idle_time(int machine) const { return total_length(machine_spans.at(static_cast<std::size_t>(machine))); }
 
 std::vector<IdleSpan> IterationProfile::common_spans() const {
   if (machine_spans.empty()) return {};
+  // Over the distinct lists: a list shared by several machines gives the same latest start and
+  // shortest length once as often.
+  const auto& lists = machine_spans.distinct();
   std::vector<IdleSpan> out = machine_spans.front();
-  for (const auto& spans : machine_spans) {
+  for (const auto& spans : lists) {
     if (spans.size() != out.size()) return machine_spans.front();
   }
-  for (const auto& spans : machine_spans) {
+  for (const auto& spans : lists) {
     for (std::size_t k = 0; k < out.size(); ++k) {
       const SimTime end = std::min(out[k].start + out[k].length, spans[k].start + spans[k].length);
       out[k].start = std::max(out[k].start, spans[k].start);
@@ -41,33 +70,35 @@ SimTime IterationProfile::silent_time(int machine) const {
   return total_length(silent_spans.at(static_cast<std::size_t>(machine)));
 }
 
-std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, const Topology& topology,
+SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology,
                                                       std::vector<BusyInterval> busy, SimTime iteration_time) {
   const int machines = topology.machines();
   // Intervals touching every machine (the usual case: collectives span all of them) are kept
   // once; the others per machine.
   std::vector<BusyInterval> everywhere;
   std::vector<std::vector<BusyInterval>> per_machine(static_cast<std::size_t>(machines));
-  std::vector<char> touched(static_cast<std::size_t>(machines));
+  // The machines an interval touches, each once: a mark per machine, cleared after each
+  // interval through the list of those it set (an interval of a small group then costs its own
+  // NICs, not one pass over every machine).
+  std::vector<char> marked(static_cast<std::size_t>(machines));
+  std::vector<int> touched;
   for (const BusyInterval& b : busy) {
     const Task& t = graph.task(b.uses_task);
     if (t.uses < 0) continue;
-    std::fill(touched.begin(), touched.end(), 0);
-    int count = 0;
+    touched.clear();
     for (const ResourceUse& u : graph.uses(t.uses)) {
       const int m = topology.machine_of_nic(u.resource);
-      if (m >= 0 && !touched[static_cast<std::size_t>(m)]) {
-        touched[static_cast<std::size_t>(m)] = 1;
-        ++count;
+      if (m >= 0 && !marked[static_cast<std::size_t>(m)]) {
+        marked[static_cast<std::size_t>(m)] = 1;
+        touched.push_back(m);
       }
     }
-    if (count == machines) {
+    if (static_cast<int>(touched.size()) == machines) {
       everywhere.push_back(b);
     } else {
-      for (int m = 0; m < machines; ++m) {
-        if (touched[static_cast<std::size_t>(m)]) per_machine[static_cast<std::size_t>(m)].push_back(b);
-      }
+      for (int m : touched) per_machine[static_cast<std::size_t>(m)].push_back(b);
     }
+    for (int m : touched) marked[static_cast<std::size_t>(m)] = 0;
   }
   auto spans_of = [&](std::vector<BusyInterval> list) {
     std::sort(list.begin(), list.end(), [](const BusyInterval& a, const BusyInterval& b) {
@@ -86,19 +117,15 @@ std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, co
     if (iteration_time > cursor) spans.push_back({cursor, iteration_time - cursor, anchor});
     return spans;
   };
-  std::vector<std::vector<IdleSpan>> out(static_cast<std::size_t>(machines));
   const bool symmetric = std::all_of(per_machine.begin(), per_machine.end(), [](const auto& v) { return v.empty(); });
-  if (symmetric) {
-    const auto spans = spans_of(everywhere);
-    for (auto& s : out) s = spans;
-  } else {
-    for (int m = 0; m < machines; ++m) {
-      std::vector<BusyInterval> list = everywhere;
-      list.insert(list.end(), per_machine[static_cast<std::size_t>(m)].begin(), per_machine[static_cast<std::size_t>(m)].end());
-      out[static_cast<std::size_t>(m)] = spans_of(std::move(list));
-    }
+  if (symmetric) return SpansByMachine(machines, spans_of(everywhere));
+  std::vector<std::vector<IdleSpan>> out(static_cast<std::size_t>(machines));
+  for (int m = 0; m < machines; ++m) {
+    std::vector<BusyInterval> list = everywhere;
+    list.insert(list.end(), per_machine[static_cast<std::size_t>(m)].begin(), per_machine[static_cast<std::size_t>(m)].end());
+    out[static_cast<std::size_t>(m)] = spans_of(std::move(list));
   }
-  return out;
+  return SpansByMachine(std::move(out));
 }
 
 namespace {
@@ -204,7 +231,7 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
       spans[k].length = std::max(SimTime::zero(), end - spans[k].start);
     }
   }
-  p.machine_spans.assign(static_cast<std::size_t>(std::max(1, machines)), spans);
+  p.machine_spans.assign(std::max(1, machines), spans);
   return p;
 }
 

@@ -17,6 +17,7 @@
 // checkpoint plan can be replayed relative to the training operations rather than to clock
 // times. Spans can instead be imported from a measured profile (docs/profile-format.md);
 // such spans have no anchors and no silent view.
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -37,10 +38,63 @@ struct IdleSpan {
 /// The summed length of `spans`.
 SimTime total_length(const std::vector<IdleSpan>& spans);
 
+/// Each machine's idle spans, stored once per distinct list: in the usual case every collective
+/// crosses every machine's NIC and all machines share one list, so a cluster of M machines with
+/// S spans holds S spans, not M x S (2,048 machines x 2,151 silent spans were 106 MB of copies).
+/// Read like a vector of lists, one per machine (size, [], at, front, range-for); change the
+/// lists through assign or for_each_list.
+class SpansByMachine {
+ public:
+  SpansByMachine() = default;
+  /// `machines` machines sharing `spans`.
+  SpansByMachine(int machines, std::vector<IdleSpan> spans) { assign(machines, std::move(spans)); }
+  /// One list per machine, kept as given.
+  explicit SpansByMachine(std::vector<std::vector<IdleSpan>> per_machine);
+
+  void assign(int machines, std::vector<IdleSpan> spans);
+  /// Grows or shrinks to `machines`; new machines get `spans`.
+  void resize(int machines, const std::vector<IdleSpan>& spans);
+  /// Applies `edit` to every distinct list once (so to every machine's spans).
+  template <class Edit>
+  void for_each_list(Edit edit) {
+    for (auto& list : lists_) edit(list);
+  }
+
+  [[nodiscard]] std::size_t size() const { return list_of_.size(); }
+  [[nodiscard]] bool empty() const { return list_of_.empty(); }
+  [[nodiscard]] const std::vector<IdleSpan>& operator[](std::size_t machine) const { return lists_[list_of_[machine]]; }
+  /// Throws std::out_of_range for a machine beyond size().
+  [[nodiscard]] const std::vector<IdleSpan>& at(std::size_t machine) const;
+  [[nodiscard]] const std::vector<IdleSpan>& front() const { return (*this)[0]; }
+  /// The distinct lists (each machine's list is one of them).
+  [[nodiscard]] const std::vector<std::vector<IdleSpan>>& distinct() const { return lists_; }
+
+  class Iterator {
+   public:
+    Iterator(const SpansByMachine* owner, std::size_t machine) : owner_(owner), machine_(machine) {}
+    const std::vector<IdleSpan>& operator*() const { return (*owner_)[machine_]; }
+    Iterator& operator++() {
+      ++machine_;
+      return *this;
+    }
+    bool operator==(const Iterator& o) const { return machine_ == o.machine_; }
+
+   private:
+    const SpansByMachine* owner_;
+    std::size_t machine_;
+  };
+  [[nodiscard]] Iterator begin() const { return {this, 0}; }
+  [[nodiscard]] Iterator end() const { return {this, size()}; }
+
+ private:
+  std::vector<std::vector<IdleSpan>> lists_;
+  std::vector<std::size_t> list_of_;  ///< machine -> its list in lists_
+};
+
 struct IterationProfile {
   SimTime iteration_time;
-  std::vector<std::vector<IdleSpan>> machine_spans;  ///< [machine][span], the profiler's view
-  std::vector<std::vector<IdleSpan>> silent_spans;   ///< [machine][span], network-silent (simulated only)
+  SpansByMachine machine_spans;  ///< [machine][span], the profiler's view
+  SpansByMachine silent_spans;   ///< [machine][span], network-silent (simulated only)
   bool imported = false;
 
   /// Total idle time of one machine (the profiler's view).
@@ -62,9 +116,10 @@ struct BusyInterval {
   int uses_task = -1;
 };
 
-/// Every machine's idle spans in [0, iteration_time] around `busy`.
-/// Complexity: O(B log B + B·U) for B intervals crossing U resources each.
-std::vector<std::vector<IdleSpan>> machine_idle_spans(const TaskGraph& graph, const Topology& topology,
+/// Every machine's idle spans in [0, iteration_time] around `busy`; one shared list when every
+/// interval crosses every machine. Complexity: O(B log B + B·U) for B intervals crossing U
+/// resources each, times the machines that some interval leaves out.
+SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology,
                                                       std::vector<BusyInterval> busy, SimTime iteration_time);
 
 /// Reads a measured profile (docs/profile-format.md). Per span index, the part common to every

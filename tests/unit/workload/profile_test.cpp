@@ -95,3 +95,51 @@ TEST_CASE("a profile of three 100-year iterations averages without overflow") {
     ]})");
   CHECK(parse_profile(doc, "p.json", 1).iteration_time.ns() == 3'155'760'000'000'000'000);
 }
+
+TEST_CASE("spans by machine: one shared list or one per machine, read the same way") {
+  const std::vector<IdleSpan> a{{seconds(1), seconds(2), 3}};
+  const std::vector<IdleSpan> b{{seconds(5), seconds(1), -1}, {seconds(7), seconds(1), -1}};
+  // Shared: four machines, one stored list; every machine reads it.
+  SpansByMachine shared(4, a);
+  CHECK(shared.size() == 4);
+  CHECK(shared.distinct().size() == 1);
+  int seen = 0;
+  for (const auto& spans : shared) {
+    CHECK(spans.size() == 1);
+    CHECK(spans[0].anchor == 3);
+    ++seen;
+  }
+  CHECK(seen == 4);
+  CHECK_THROWS_AS((void)shared.at(4), std::out_of_range);
+  // One edit of the shared list changes every machine's spans.
+  shared.for_each_list([](std::vector<IdleSpan>& s) { s.push_back({seconds(9), seconds(1), -1}); });
+  CHECK(shared[3].size() == 2);
+  CHECK(shared[0].size() == 2);
+  // Growing: the new machines get the given list, the old ones keep theirs.
+  shared.resize(6, b);
+  CHECK(shared.size() == 6);
+  CHECK(shared[3].size() == 2);
+  CHECK(shared[3][0].start == seconds(1));
+  CHECK(shared[4][0].start == seconds(5));
+  CHECK(shared.at(5)[1].start == seconds(7));
+  shared.resize(2, b);
+  CHECK(shared.size() == 2);
+  // Per machine, kept as given.
+  const SpansByMachine own(std::vector<std::vector<IdleSpan>>{a, b, {}});
+  CHECK(own.size() == 3);
+  CHECK(own[1].size() == 2);
+  CHECK(own[2].empty());
+}
+
+TEST_CASE("common spans: a list shared by many machines counts as one machine with that list") {
+  // Machine lists [1, 3) and [2, 5): the common span runs from the later start, 2 s, to the
+  // earlier end, 3 s: 1 s long (hand-worked); 100 machines holding the first list change nothing.
+  IterationProfile p;
+  std::vector<std::vector<IdleSpan>> lists(101, std::vector<IdleSpan>{{seconds(1), seconds(2), -1}});
+  lists[100] = {{seconds(2), seconds(3), -1}};
+  p.machine_spans = SpansByMachine(std::move(lists));
+  const auto common = p.common_spans();
+  REQUIRE(common.size() == 1);
+  CHECK(common[0].start == seconds(2));
+  CHECK(common[0].length == seconds(1));
+}

@@ -1,11 +1,10 @@
 #include "ckptsim/network/topology.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 
 #include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/breadth_first_search.hpp>
-#include <boost/graph/visitors.hpp>
 
 #include "ckptsim/core/error.hpp"
 
@@ -135,15 +134,31 @@ std::vector<int> Topology::route(int src, int dst) const {
   }
   using Vertex = Graph::Type::vertex_descriptor;
   const Graph::Type& graph = graph_->g;
-  std::vector<Vertex> predecessor(boost::num_vertices(graph));
-  for (std::size_t v = 0; v < predecessor.size(); ++v) predecessor[v] = v;
-  boost::breadth_first_search(
-      graph, static_cast<Vertex>(src),
-      boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(predecessor.data(), boost::on_tree_edge()))));
+  // Breadth-first search from src that stops once dst is discovered: the search records each
+  // vertex's predecessor when it first reaches it (the tree edge, as boost::breadth_first_search
+  // with record_predecessors does, in the same out-edge order), and a vertex's predecessor never
+  // changes after that, so the path to dst is complete at its discovery. Searching on would only
+  // visit the rest of the cluster (a route on 2,048 machines visited every one of them).
+  const auto none = static_cast<Vertex>(-1);
+  std::vector<Vertex> predecessor(boost::num_vertices(graph), none);
+  std::deque<Vertex> queue{static_cast<Vertex>(src)};
+  predecessor[static_cast<std::size_t>(src)] = static_cast<Vertex>(src);
+  const auto target = static_cast<Vertex>(dst);
+  while (!queue.empty() && predecessor[target] == none) {
+    const Vertex u = queue.front();
+    queue.pop_front();
+    for (auto [e, end] = boost::out_edges(u, graph); e != end; ++e) {
+      const Vertex v = boost::target(*e, graph);
+      if (predecessor[v] != none) continue;
+      predecessor[v] = u;
+      if (v == target) break;
+      queue.push_back(v);
+    }
+  }
+  if (predecessor[target] == none) throw std::logic_error("topology: machines are not connected");
   std::vector<int> path;
-  for (auto v = static_cast<Vertex>(dst); v != static_cast<Vertex>(src); v = predecessor[v]) {
+  for (Vertex v = target; v != static_cast<Vertex>(src); v = predecessor[v]) {
     const Vertex u = predecessor[v];
-    if (u == v) throw std::logic_error("topology: machines are not connected");
     const auto edge = boost::edge(u, v, graph);
     path.push_back(graph[edge.first].resource);
   }

@@ -30,7 +30,8 @@
 //              into one resource that each GPU's stream crosses with weight 1.
 //   pcie(i):   one GPU's GPU<->CPU path (gpu_cpu_bandwidth, device-to-host direction), same
 //              symmetry.
-// Routes between machines are shortest paths (breadth-first search) in the graph.
+// Routes between machines are shortest paths (breadth-first search from the sender, stopped
+// once the receiver is reached) in the graph.
 #include <cstdint>
 #include <memory>
 #include <string>

@@ -36,6 +36,18 @@ void SpansByMachine::resize(int machines, const std::vector<IdleSpan>& spans) {
     list_of_.resize(n, lists_.size() - 1);
   } else {
     list_of_.resize(n);
+    // Keep only the lists some remaining machine reads, so that distinct() (common_spans) and
+    // for_each_list never see a list no machine has.
+    std::vector<std::size_t> renumber(lists_.size(), lists_.size());
+    std::vector<std::vector<IdleSpan>> kept;
+    for (std::size_t& list : list_of_) {
+      if (renumber[list] == lists_.size()) {
+        renumber[list] = kept.size();
+        kept.push_back(std::move(lists_[list]));
+      }
+      list = renumber[list];
+    }
+    lists_ = std::move(kept);
   }
 }
 
@@ -48,8 +60,8 @@ SimTime IterationProfile::idle_time(int machine) const { return total_length(mac
 
 std::vector<IdleSpan> IterationProfile::common_spans() const {
   if (machine_spans.empty()) return {};
-  // Over the distinct lists: a list shared by several machines gives the same latest start and
-  // shortest length once as often.
+  // Over the distinct lists: the latest start and earliest end per span index are the same
+  // whether a list shared by several machines is read once or once per machine.
   const auto& lists = machine_spans.distinct();
   std::vector<IdleSpan> out = machine_spans.front();
   for (const auto& spans : lists) {
@@ -70,8 +82,8 @@ SimTime IterationProfile::silent_time(int machine) const {
   return total_length(silent_spans.at(static_cast<std::size_t>(machine)));
 }
 
-SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology,
-                                                      std::vector<BusyInterval> busy, SimTime iteration_time) {
+SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology, std::vector<BusyInterval> busy,
+                                  SimTime iteration_time) {
   const int machines = topology.machines();
   // Intervals touching every machine (the usual case: collectives span all of them) are kept
   // once; the others per machine.

@@ -52,7 +52,8 @@ class SpansByMachine {
   explicit SpansByMachine(std::vector<std::vector<IdleSpan>> per_machine);
 
   void assign(int machines, std::vector<IdleSpan> spans);
-  /// Grows or shrinks to `machines`; new machines get `spans`.
+  /// Grows or shrinks to `machines`; new machines get `spans`, and a list that no remaining
+  /// machine reads is dropped.
   void resize(int machines, const std::vector<IdleSpan>& spans);
   /// Applies `edit` to every distinct list once (so to every machine's spans).
   template <class Edit>
@@ -119,8 +120,8 @@ struct BusyInterval {
 /// Every machine's idle spans in [0, iteration_time] around `busy`; one shared list when every
 /// interval crosses every machine. Complexity: O(B log B + B·U) for B intervals crossing U
 /// resources each, times the machines that some interval leaves out.
-SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology,
-                                                      std::vector<BusyInterval> busy, SimTime iteration_time);
+SpansByMachine machine_idle_spans(const TaskGraph& graph, const Topology& topology, std::vector<BusyInterval> busy,
+                                  SimTime iteration_time);
 
 /// Reads a measured profile (docs/profile-format.md). Per span index, the part common to every
 /// iteration: from the latest start to the earliest end (GEMINI's artifact keeps the minimum

@@ -124,6 +124,10 @@ TEST_CASE("spans by machine: one shared list or one per machine, read the same w
   CHECK(shared.at(5)[1].start == seconds(7));
   shared.resize(2, b);
   CHECK(shared.size() == 2);
+  // Shrunk back to the first list's machines: the grown machines' list is gone, so common spans
+  // and edits see only the list machines 0 and 1 read.
+  CHECK(shared.distinct().size() == 1);
+  CHECK(shared[1][0].start == seconds(1));
   // Per machine, kept as given.
   const SpansByMachine own(std::vector<std::vector<IdleSpan>>{a, b, {}});
   CHECK(own.size() == 3);

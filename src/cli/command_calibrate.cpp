@@ -78,6 +78,7 @@ int command_calibrate(const CommandContext& ctx) {
   std::vector<std::string> inputs = files;
   if (!base_path.empty()) inputs.push_back(base_path);
   refuse_output_over_inputs("-o", output, inputs);
+  check_output_writable(output);
   MeasurementSet set;
   for (const std::string& f : files) with_json_file_context(f, "a measured timeline or microbenchmark", [&] { add_measurement_file(f, set); });
   CalibrationBase base;

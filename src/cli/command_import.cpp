@@ -68,6 +68,7 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
   std::vector<std::string> inputs = files;
   if (!base_path.empty()) inputs.push_back(base_path);
   refuse_output_over_inputs("-o", output, inputs);
+  check_output_writable(output);
   MeasurementSet set;
   for (const std::string& f : files) {
     for (NcclTestsRun& run : parse_nccl_tests(read_input_file(f, "nccl-tests output"), f, o)) {

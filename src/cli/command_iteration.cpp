@@ -117,6 +117,8 @@ int command_iteration(const CommandContext& ctx) {
   refuse_outputs_sharing_a_file({{"--trace", trace}, {"--write-profile", write_profile}});
   const Scenario scenario = load_scenario_file(scenario_path);
   if (scenario.training.parallelism == Parallelism::megatron) return megatron_iteration(ctx, scenario, vm, chosen);
+  for (const std::string& output : {trace, write_profile})
+    if (!output.empty()) check_output_writable(output);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);

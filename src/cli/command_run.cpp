@@ -58,6 +58,7 @@ int command_run(const CommandContext& ctx) {
   refuse_output_over_inputs("--output", output, {scenario_path});
   Scenario scenario = load_scenario_file(scenario_path);
   refuse_output_over_inputs("--output", output, {scenario.failures.trace_file});
+  if (!output.empty()) check_output_writable(output);
   if (vm.count("replicas")) scenario.run.replicas = replicas;
   if (vm.count("seed")) scenario.run.seed = static_cast<std::uint64_t>(seed);
   jobs = resolve_jobs(jobs);

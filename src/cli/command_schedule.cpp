@@ -179,7 +179,10 @@ int command_schedule(const CommandContext& ctx) {
   if (!scheduler.empty() && !chosen) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
-  if (output != "-") refuse_output_over_inputs("--output", output, {scenario_path, profile});
+  if (output != "-") {
+    refuse_output_over_inputs("--output", output, {scenario_path, profile});
+    check_output_writable(output);
+  }
   const Scenario scenario = load_scenario_file(scenario_path);
   refuse_without_replica_plan(scenario);
   enforce_work_limits(estimate_iteration_work(scenario), parsed->count("force") > 0);

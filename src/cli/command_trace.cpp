@@ -66,6 +66,7 @@ int trace_synth(const CommandContext& ctx) {
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
   const SimTime duration = parse_duration_option("--duration", duration_text);
   const TraceSynthesisSpec spec = parse_trace_spec(spec_text);
+  check_output_writable(output);
   const auto records = synthesize_trace(spec.failures, machines, duration, static_cast<std::uint64_t>(seed));
   std::vector<std::string> header{fmt::format("ckptsim trace synth {}", spec_text)};
   header.insert(header.end(), spec.provenance.begin(), spec.provenance.end());

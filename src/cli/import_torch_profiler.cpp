@@ -102,6 +102,8 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
     refuse_repeated_inputs("-o and --kernels", {output, kernels});
     if (kernels == output) throw UsageError("-o and --kernels name the same file");
   }
+  check_output_writable(output);
+  if (!kernels.empty()) check_output_writable(kernels);
   const std::size_t limit = vm.count("force") ? kForcedTraceLimit : kTraceLimit;
   std::vector<ProfiledRank> ranks;
   std::set<int> seen;

@@ -144,6 +144,20 @@ void write_output_file(const std::string& path, std::string_view contents) {
   replace_atomically(final_target(path), contents, &st);
 }
 
+void check_output_writable(const std::string& path) {
+  if (path.empty()) fail("\"\"", ENOENT);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT) fail(path, errno);
+  } else if (S_ISDIR(st.st_mode)) {
+    fail(path, EISDIR);
+  } else if (!S_ISREG(st.st_mode) || standard_stream_for(st) >= 0) {
+    return;  // written in place or through the stream, as write_output_file does
+  }
+  // The first step of replace_atomically; the probe is removed when it goes out of scope.
+  const TemporaryFile probe(final_target(path));
+}
+
 void refuse_output_over_inputs(const std::string& option, const std::string& output,
                                const std::vector<std::string>& inputs) {
   struct stat out {};

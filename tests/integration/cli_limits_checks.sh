@@ -67,6 +67,15 @@ check "failure events of one replica: the limit names the file, /failures/rate a
   '$bin' run '$tmp/events.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
   grep -qF 'events.json: /failures/rate x /cluster/machines x /run/duration' '$tmp/e' &&
   grep -qF '1000 per machine-day x 16' '$tmp/e' && grep -qF -- '--force runs it anyway' '$tmp/e'"
+# An output that cannot be written is refused before the work (output/output_file.hpp,
+# check_output_writable): on these scenarios the work limit would refuse first (exit 2) if the
+# output were only tried at the end.
+check "run -o into a missing folder exits 1 before any estimate or replica, naming the folder" bash -c "
+  '$bin' run '$tmp/events.json' -o '$tmp/missing/r.json' 2>'$tmp/e' >/dev/null; test \$? -eq 1 &&
+  grep -qF 'cannot create a temporary file in $tmp/missing: No such file or directory' '$tmp/e'"
+check "iteration --trace naming a folder exits 1 before the iteration model, naming it" bash -c "
+  '$bin' iteration '$tmp/gpus.json' --trace '$tmp' 2>'$tmp/e' >/dev/null; test \$? -eq 1 &&
+  grep -qF 'cannot write $tmp: Is a directory' '$tmp/e'"
 # --force, cheaply: 6e7 iterations of 1 ms without stalls take 6e4 s failure-free, so the run's
 # end is 100 x that, 6e6 s, over which 16 machines x 0.12/s draw 1.15e7 failures, above the 1e7
 # limit. Forced, the replica finishes after about 1.15e5 of them (recoveries cost microseconds).

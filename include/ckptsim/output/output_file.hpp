@@ -23,6 +23,13 @@ namespace ckptsim {
 
 void write_output_file(const std::string& path, std::string_view contents);
 
+/// Throws the IoError write_output_file(path, ...) would throw for want of a place to write: a
+/// directory, a folder that does not exist or refuses a new file (it creates and removes a
+/// temporary file there, the way the write begins). Commands call it before their work, so a
+/// long run or study never ends in "cannot write". Something that is not a regular file
+/// (/dev/full, a FIFO) is not probed: only its write can tell.
+void check_output_writable(const std::string& path);
+
 /// Throws InputError (file "<command line>", pointer `option`) when `output` is the same file
 /// (device and inode) as one of `inputs`: writing it would destroy an input. Paths that do not
 /// exist (yet) never match.

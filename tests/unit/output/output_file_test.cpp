@@ -1,5 +1,6 @@
-// write_output_file / refuse_output_over_inputs: atomic replacement, devices written in place,
-// symlinks never followed at the temporary name, errors with the errno text, no temporary left.
+// write_output_file / check_output_writable / refuse_output_over_inputs: atomic replacement,
+// devices written in place, symlinks never followed at the temporary name, errors with the errno
+// text, no temporary left, the write's refusals known before the work.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -125,6 +126,44 @@ TEST_CASE("write_output_file refuses a directory and a folder that cannot exist"
   put(dir.at("plain"), "");
   CHECK(io_error_of(dir.at("plain/out.json"), "x") == "cannot write " + dir.at("plain/out.json") + ": Not a directory");
   CHECK(dir.names() == std::vector<std::string>{"plain"});
+}
+
+namespace {
+
+/// The IoError message of check_output_writable(path), or "" when it did not throw.
+std::string probe_error_of(const std::string& path) {
+  try {
+    check_output_writable(path);
+  } catch (const IoError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("check_output_writable refuses, before any work, what the write would refuse, with its message") {
+  // Each refusal is compared with the error the write itself gives for the same path.
+  ScratchFolder dir;
+  put(dir.at("plain"), "");
+  for (const std::string& path : {dir.path.string(), dir.at("plain/out.json"), dir.at("missing/out.json")}) {
+    CAPTURE(path);
+    const std::string expected = io_error_of(path, "x");
+    REQUIRE(!expected.empty());
+    CHECK(probe_error_of(path) == expected);
+  }
+  CHECK(dir.names() == std::vector<std::string>{"plain"});
+}
+
+TEST_CASE("check_output_writable accepts a new file, an existing one and a device, and leaves each as it was") {
+  ScratchFolder dir;
+  put(dir.at("old.json"), "the previous report");
+  CHECK(probe_error_of(dir.at("new.json")).empty());
+  CHECK(probe_error_of(dir.at("old.json")).empty());
+  CHECK(probe_error_of("/dev/null").empty());
+  // The probe's temporary file is gone, no new file exists and the old one kept its bytes.
+  CHECK(dir.names() == std::vector<std::string>{"old.json"});
+  CHECK(read_all(dir.at("old.json")) == "the previous report");
 }
 
 TEST_CASE("write_output_file removes its temporary file and keeps the old target when a write fails") {

@@ -57,11 +57,15 @@ UsePools add_use_pools(TaskGraph& graph, const Topology& topology, const Placeme
   return pools;
 }
 
+/// The tasks add_plan_tasks adds: a send and a copy per chunk, and the local copy.
+std::size_t plan_task_count(const CheckpointPlan& plan) { return 2 * plan.chunks.size() + 1; }
+
 // Adds the plan's tasks to `run.graph`. `anchors_of_span[k]` is the task opening span k
 // (-1: none, use the planned clock time). `leftover_anchor`/`leftover_delay` place span d.
 void add_plan_tasks(CheckpointRun& run, const Topology& topology, const CheckpointPlan& plan, const Placement& placement,
                     int g, SimTime alpha, bool anchored, SendLinks links) {
   TaskGraph& graph = run.graph;
+  graph.reserve(graph.size() + plan_task_count(plan));
   const UsePools pools = add_use_pools(graph, topology, placement, plan.copies, g, links);
   const int d = static_cast<int>(plan.spans.size());
   const int p = std::max(1, plan.sub_buffers);
@@ -139,6 +143,9 @@ void measure(CheckpointRun& r) {
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
                                   int gpus_per_machine, SimTime alpha, SendLinks links) {
   CheckpointRun r;
+  // Sized for the plan's tasks before the training graph is copied in, so that adding them does
+  // not move the copy (its thousands of tasks) into new memory.
+  r.graph.reserve(model.workload.graph().size() + plan_task_count(plan));
   r.graph = model.workload.graph();
   add_plan_tasks(r, model.topology, plan, placement, gpus_per_machine, alpha, !model.profile.imported, links);
   const int optimizer = model.workload.optimizer_task;

@@ -182,6 +182,13 @@ std::vector<int> dependencies(const ProgramOp& op, const std::array<int, kStream
 
 BuiltProgram build_program(const StreamProgram& program, const Topology& topology, const ProgramCosts& costs) {
   BuiltProgram b;
+  // One task per operation (a collective's phases may add more); sized once, so that the
+  // growing vectors are neither moved nor their fresh pages touched twice.
+  const std::size_t n = program.size() + 1;
+  b.graph.reserve(n);
+  b.task_op.reserve(n);
+  b.op_stream_prev.reserve(n);
+  b.op_host_task.reserve(n);
   Templates templates(b.graph, topology, costs);
   Task start;
   start.category = TaskCategory::marker;

@@ -98,6 +98,8 @@ class StreamProgram {
   [[nodiscard]] const std::vector<ProgramOp>& ops() const { return ops_; }
   [[nodiscard]] const ProgramOp& op(int i) const { return ops_[static_cast<std::size_t>(i)]; }
   [[nodiscard]] std::size_t size() const { return ops_.size(); }
+  /// Room for `ops` operations in all, so that adding them moves none (a hint: more may be added).
+  void reserve(std::size_t ops) { ops_.reserve(ops); }
 
   // Shorthands for the engines.
   int host_wait(int event, Cause cause, TaskCategory category = TaskCategory::host);

@@ -64,6 +64,8 @@ class TaskGraph {
   /// Adds a use list to the pool; returns its index.
   int add_uses(std::vector<ResourceUse> uses);
   void add_dependency(int task, int dependency);
+  /// Room for `tasks` tasks in all, so that adding them moves none (a hint: more may be added).
+  void reserve(std::size_t tasks) { tasks_.reserve(tasks); }
 
   [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
   [[nodiscard]] const Task& task(int i) const { return tasks_[static_cast<std::size_t>(i)]; }

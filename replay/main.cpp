@@ -219,7 +219,7 @@ void write_results(const Args& a, const PlanFile& plan, const EngineOptions& eng
   const nlohmann::json doc = measured_timeline_json(header, ranks);
   const MeasuredTimeline timeline = parse_measured_timeline(doc, a.output);
   write_output_file(a.output, doc.dump(1) + "\n");
-  if (!a.trace.empty()) write_output_file(a.trace, measured_trace_json(plan, timeline).dump() + "\n");
+  if (!a.trace.empty()) write_output_file(a.trace, measured_trace(plan, timeline) + "\n");
   double sum = 0;
   for (const MeasuredIteration& it : timeline.ranks[0].iterations) sum += it.iteration_time_s;
   std::cerr << fmt::format("ckptsim-replay: {} plan on {} ranks, {} iterations (mean {:.4f} s on rank 0; plan predicts {:.4f} s), "

@@ -138,7 +138,8 @@ int command_iteration(const CommandContext& ctx) {
     // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
     auto it = std::find_if(rows.begin(), rows.end(), [&](const SchedulerRow& r) { return r.name == name_of(traced); });
     const int shown = std::min(trace_machines, scenario.cluster.machines);
-    write_file(trace, iteration_trace_json(study, it->name, it->outcome, shown, ctx.command_line));
+    enforce_work_limits({estimate_trace_work(it->outcome, shown)}, vm.count("force") > 0);
+    write_output_file(trace, iteration_trace(study, it->name, it->outcome, shown, ctx.command_line) + '\n');
   }
   if (vm.count("json")) {
     ctx.out << iteration_report_json(study, rows, ctx.command_line).dump(2) << '\n';

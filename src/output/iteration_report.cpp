@@ -225,10 +225,35 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   return tidy_numbers(std::move(doc));
 }
 
-nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
-                                    int machines_shown, const std::string& command_line) {
+WorkEstimate estimate_trace_work(const SchedulerOutcome& outcome, int machines_shown) {
+  double tasks = 0;
+  double transfers = 0;
+  if (outcome.run) {
+    for (const Task& t : outcome.run->graph.tasks()) {
+      tasks += 1;
+      transfers += t.kind == TaskKind::transfer ? 1 : 0;
+    }
+  }
+  const double chunks = static_cast<double>(outcome.plan.chunks.size());
+  const double per_machine = 13 + tasks + 2 * transfers + 4 * chunks;
+  return WorkEstimate{"--trace-machines",
+                      "the trace (--trace) of the machines shown",
+                      static_cast<double>(machines_shown) * per_machine * kTraceEventBytes,
+                      kMaxMemoryBytes,
+                      WorkUnit::bytes,
+                      {},
+                      fmt::format("{}", machines_shown)};
+}
+
+std::string iteration_trace(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
+                            int machines_shown, const std::string& command_line) {
   const CheckpointRun& run = *outcome.run;
-  auto events = nlohmann::json::array();
+  TraceEvents events({{"source", "predicted"},
+                      {"scheduler", scheduler},
+                      {"engine", name_of(study.scenario.training.engine)},
+                      {"machines", study.scenario.cluster.machines},
+                      {"machines_shown", machines_shown},
+                      {"manifest", make_manifest(study.scenario, command_line)}});
   for (int m = 0; m < machines_shown; ++m) add_trace_process(events, m, fmt::format("machine {}", m));
   const IterationWorkload& w = study.model.workload;
   const auto peers = ordered_peers(study.placement);
@@ -236,7 +261,7 @@ nlohmann::json iteration_trace_json(const IterationStudy& study, const std::stri
   const double iteration = run.iteration_time.seconds();
   std::vector<std::vector<std::pair<std::pair<double, double>, double>>> nic(static_cast<std::size_t>(machines_shown)), buffers(nic.size());
   for (int m = 0; m < machines_shown; ++m) {
-    events.push_back(trace_slice(m, TraceTrack::iterations, "iteration 0", "iteration", 0.0, iteration,
+    events.add(trace_slice(m, TraceTrack::iterations, "iteration 0", "iteration", 0.0, iteration,
                                  {{"iteration", 0}, {"checkpoint_time_s", run.checkpoint_time.seconds()}}));
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
@@ -280,7 +305,7 @@ nlohmann::json iteration_trace_json(const IterationStudy& study, const std::stri
         a["span"] = c.span;
         a["sub_buffer"] = c.sub_buffer;
       }
-      events.push_back(trace_slice(m, track, name, to_string(task.category), start, end, std::move(a)));
+      events.add(trace_slice(m, track, name, to_string(task.category), start, end, std::move(a)));
       if (task.kind == TaskKind::transfer && end > start && task.category != TaskCategory::checkpoint_copy &&
           task.category != TaskCategory::local_copy && task.category != TaskCategory::copy) {
         nic[static_cast<std::size_t>(m)].push_back({{start, end}, task.bytes / (end - start)});
@@ -308,16 +333,7 @@ nlohmann::json iteration_trace_json(const IterationStudy& study, const std::stri
     add_trace_counter(events, m, "NIC send rate (B/s)", nic[static_cast<std::size_t>(m)]);
     add_trace_counter(events, m, "receive sub-buffers in use", buffers[static_cast<std::size_t>(m)]);
   }
-  nlohmann::json doc;
-  doc["traceEvents"] = std::move(events);
-  doc["displayTimeUnit"] = "ms";
-  doc["otherData"] = {{"source", "predicted"},
-                      {"scheduler", scheduler},
-                      {"engine", name_of(study.scenario.training.engine)},
-                      {"machines", study.scenario.cluster.machines},
-                      {"machines_shown", machines_shown},
-                      {"manifest", make_manifest(study.scenario, command_line)}};
-  return doc;
+  return std::move(events).finish();
 }
 
 }  // namespace ckptsim

@@ -4,6 +4,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace ckptsim {
 
@@ -50,10 +51,28 @@ std::string task_slice_name(const IterationWorkload& w, int task) {
   return name;
 }
 
-void add_trace_process(nlohmann::json& events, int pid, const std::string& name) {
-  events.push_back({{"ph", "M"}, {"pid", pid}, {"name", "process_name"}, {"args", {{"name", name}}}});
+TraceEvents::TraceEvents(const nlohmann::json& other_data) {
+  // nlohmann::json orders an object's keys: displayTimeUnit, otherData, traceEvents.
+  text_ = R"({"displayTimeUnit":"ms","otherData":)";
+  text_ += other_data.dump();
+  text_ += R"(,"traceEvents":[)";
+}
+
+void TraceEvents::add(const nlohmann::json& event) {
+  if (count_ > 0) text_ += ',';
+  text_ += event.dump();
+  ++count_;
+}
+
+std::string TraceEvents::finish() && {
+  text_ += "]}";
+  return std::move(text_);
+}
+
+void add_trace_process(TraceEvents& events, int pid, const std::string& name) {
+  events.add({{"ph", "M"}, {"pid", pid}, {"name", "process_name"}, {"args", {{"name", name}}}});
   for (int t = 0; t < kTraceTracks; ++t) {
-    events.push_back({{"ph", "M"}, {"pid", pid}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", trace_track_name(static_cast<TraceTrack>(t))}}}});
+    events.add({{"ph", "M"}, {"pid", pid}, {"tid", t}, {"name", "thread_name"}, {"args", {{"name", trace_track_name(static_cast<TraceTrack>(t))}}}});
   }
 }
 
@@ -63,15 +82,15 @@ nlohmann::json trace_slice(int pid, TraceTrack track, const std::string& name, c
           {"ts", start_s * 1e6}, {"dur", std::max(0.0, end_s - start_s) * 1e6}, {"args", std::move(args)}};
 }
 
-void add_trace_flow(nlohmann::json& events, long long id, int from_pid, TraceTrack from_track, double from_s, int to_pid,
+void add_trace_flow(TraceEvents& events, long long id, int from_pid, TraceTrack from_track, double from_s, int to_pid,
                     TraceTrack to_track, double to_s) {
-  events.push_back({{"ph", "s"}, {"id", id}, {"pid", from_pid}, {"tid", static_cast<int>(from_track)}, {"ts", from_s * 1e6},
+  events.add({{"ph", "s"}, {"id", id}, {"pid", from_pid}, {"tid", static_cast<int>(from_track)}, {"ts", from_s * 1e6},
                     {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
-  events.push_back({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", to_pid}, {"tid", static_cast<int>(to_track)}, {"ts", to_s * 1e6},
+  events.add({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", to_pid}, {"tid", static_cast<int>(to_track)}, {"ts", to_s * 1e6},
                     {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
 }
 
-void add_trace_counter(nlohmann::json& events, int pid, const std::string& name,
+void add_trace_counter(TraceEvents& events, int pid, const std::string& name,
                        const std::vector<std::pair<std::pair<double, double>, double>>& intervals) {
   std::map<double, double> delta;
   for (const auto& [span, value] : intervals) {
@@ -83,12 +102,12 @@ void add_trace_counter(nlohmann::json& events, int pid, const std::string& name,
   for (const auto& [t, d] : delta) {
     level += d;
     if (std::abs(level) < 1e-9 * std::max(1.0, std::abs(d))) level = 0;  // sums of opposite terms
-    events.push_back({{"ph", "C"}, {"pid", pid}, {"name", name}, {"ts", t * 1e6}, {"args", {{"value", level}}}});
+    events.add({{"ph", "C"}, {"pid", pid}, {"name", name}, {"ts", t * 1e6}, {"args", {{"value", level}}}});
   }
 }
 
-nlohmann::json measured_trace_json(const PlanFile& plan, const MeasuredTimeline& t) {
-  auto events = nlohmann::json::array();
+std::string measured_trace(const PlanFile& plan, const MeasuredTimeline& t) {
+  TraceEvents events({{"source", "measured"}, {"backend", t.backend}, {"plan_hash", t.plan_hash}, {"scheduler", t.plan_scheduler}});
   // Iterations laid end to end, each from the same offset on every rank (the longest rank's
   // iteration or checkpoint), so a chunk's flow from sender to receiver stays in one iteration.
   std::vector<double> base(t.ranks.front().iterations.size() + 1, 0.0);
@@ -103,25 +122,25 @@ nlohmann::json measured_trace_json(const PlanFile& plan, const MeasuredTimeline&
     for (std::size_t i = 0; i < r.iterations.size(); ++i) {
       const MeasuredIteration& it = r.iterations[i];
       const double b = base[i];
-      events.push_back(trace_slice(r.rank, TraceTrack::iterations, fmt::format("iteration {}", it.iteration), "iteration", b,
+      events.add(trace_slice(r.rank, TraceTrack::iterations, fmt::format("iteration {}", it.iteration), "iteration", b,
                                    b + it.iteration_time_s, {{"iteration", it.iteration}, {"checkpoint_time_s", it.checkpoint_time_s}}));
       for (const MeasuredOp& op : it.operations) {
         const PlanOp& p = plan.ops[static_cast<std::size_t>(op.id)];
         const TraceTrack track = p.kind == OpKind::compute ? TraceTrack::compute : p.kind == OpKind::all_gather ? TraceTrack::gather : TraceTrack::reduce;
         nlohmann::json args = p.kind == OpKind::compute ? nlohmann::json{{"flops", p.flops}} : nlohmann::json{{"bytes", p.bytes}};
-        events.push_back(trace_slice(r.rank, track, p.name, p.category, b + op.span.start_s, b + op.span.end_s, std::move(args)));
+        events.add(trace_slice(r.rank, track, p.name, p.category, b + op.span.start_s, b + op.span.end_s, std::move(args)));
         if (p.kind != OpKind::compute && op.span.length() > 0) nic.push_back({{b + op.span.start_s, b + op.span.end_s}, p.bytes / op.span.length()});
       }
       const auto& chunks = plan.rank_plans[static_cast<std::size_t>(r.rank)].chunks;
       for (std::size_t k = 0; k < it.sends.size(); ++k) {
         const MeasuredSend& s = it.sends[k];
         const PlanChunk& c = chunks[std::min(k, chunks.size() - 1)];
-        events.push_back(trace_slice(r.rank, TraceTrack::chunks_sent, chunk_slice_name(s.index, s.copy), "checkpoint_send", b + s.span.start_s,
+        events.add(trace_slice(r.rank, TraceTrack::chunks_sent, chunk_slice_name(s.index, s.copy), "checkpoint_send", b + s.span.start_s,
                                      b + s.span.end_s, {{"bytes", s.bytes}, {"peer", s.peer}, {"span", c.span}, {"sub_buffer", c.sub_buffer}}));
         if (s.span.length() > 0) nic.push_back({{b + s.span.start_s, b + s.span.end_s}, s.bytes / s.span.length()});
       }
       for (const MeasuredCopy& c : it.copies) {
-        events.push_back(trace_slice(r.rank, TraceTrack::copies_received, copy_slice_name(c.index), "checkpoint_copy", b + c.copy.start_s,
+        events.add(trace_slice(r.rank, TraceTrack::copies_received, copy_slice_name(c.index), "checkpoint_copy", b + c.copy.start_s,
                                      b + c.copy.end_s, {{"bytes", c.bytes}, {"from", c.from}}));
         buffers.push_back({{b + c.received.end_s, b + c.copy.end_s}, 1.0});
         // The flow: from the end of the sender's send of this chunk to the start of this copy.
@@ -133,14 +152,13 @@ nlohmann::json measured_trace_json(const PlanFile& plan, const MeasuredTimeline&
                          TraceTrack::copies_received, b + c.copy.start_s);
         }
       }
-      events.push_back(trace_slice(r.rank, TraceTrack::local_copy, "local replica", "local_copy", b + it.local_copy.start_s, b + it.local_copy.end_s,
+      events.add(trace_slice(r.rank, TraceTrack::local_copy, "local replica", "local_copy", b + it.local_copy.start_s, b + it.local_copy.end_s,
                                    {{"bytes", plan.shard_bytes}}));
     }
     add_trace_counter(events, r.rank, "NIC send rate (B/s)", nic);
     add_trace_counter(events, r.rank, "receive sub-buffers in use", buffers);
   }
-  return {{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"},
-          {"otherData", {{"source", "measured"}, {"backend", t.backend}, {"plan_hash", t.plan_hash}, {"scheduler", t.plan_scheduler}}}};
+  return std::move(events).finish();
 }
 
 }  // namespace ckptsim

@@ -16,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/core/work_limits.hpp"
 
 namespace ckptsim {
 
@@ -34,11 +35,18 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
 /// One span view as JSON: {count, total_s, longest_s, histogram [{below_s, count}]}.
 nlohmann::json span_distribution_json(const std::vector<IdleSpan>& spans);
 
-/// Chrome trace-event JSON in the convention of output/trace_events.hpp (shared with
-/// ckptsim-replay --trace): one process per machine shown, one track per engine stream, the
+/// Chrome trace-event JSON (the file's text) in the convention of output/trace_events.hpp (shared
+/// with ckptsim-replay --trace): one process per machine shown, one track per engine stream, the
 /// checkpoint chunks (args peer, span, sub-buffer), GPU-to-CPU copies, flows from each chunk's
 /// send to its copy, and counters for NIC send rate and receive sub-buffers in use.
-nlohmann::json iteration_trace_json(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
-                                    int machines_shown, const std::string& command_line);
+std::string iteration_trace(const IterationStudy& study, const std::string& scheduler, const SchedulerOutcome& outcome,
+                            int machines_shown, const std::string& command_line);
+
+/// The text iteration_trace will hold, from above: per machine shown, its process and track names
+/// and iteration slice (13 events), a slice per task of the traced run, two NIC counter changes
+/// per transfer, a flow pair and two sub-buffer counter changes per checkpoint chunk, at
+/// kTraceEventBytes each. Checked against the memory limit before the trace is built
+/// (docs/limits.md; `--trace-machines` is the factor a user sets).
+WorkEstimate estimate_trace_work(const SchedulerOutcome& outcome, int machines_shown);
 
 }  // namespace ckptsim

@@ -59,23 +59,46 @@ std::string task_slice_name(const IterationWorkload& workload, int task);
 std::string chunk_slice_name(int index, int copy);
 std::string copy_slice_name(int index);
 
+/// The events of one trace file, serialized as they are added, so that a trace costs its text and
+/// not a JSON tree many times its size (a 20 MB trace took 216 MB as a tree; an out-of-memory
+/// error while a tree is alive cannot even be reported, since freeing the tree allocates).
+/// The text is exactly what nlohmann::json's dump() gives for
+/// {"traceEvents": [...], "displayTimeUnit": "ms", "otherData": other_data}.
+class TraceEvents {
+ public:
+  explicit TraceEvents(const nlohmann::json& other_data);
+  void add(const nlohmann::json& event);
+  [[nodiscard]] std::size_t size() const { return count_; }
+  /// The whole file, without a final newline (the events' text is moved out, not copied).
+  [[nodiscard]] std::string finish() &&;
+
+ private:
+  std::string text_;
+  std::size_t count_ = 0;
+};
+
+/// Serialized bytes per event that trace size estimates assume: the largest events, slices with
+/// their arguments, take up to about 190 (GPT-2 100B's trace averages 144 over every kind).
+inline constexpr double kTraceEventBytes = 192;
+
 /// Appends the process and track names of one process.
-void add_trace_process(nlohmann::json& events, int pid, const std::string& name);
+void add_trace_process(TraceEvents& events, int pid, const std::string& name);
 
 /// A complete slice; seconds in, microseconds out.
 nlohmann::json trace_slice(int pid, TraceTrack track, const std::string& name, const std::string& category, double start_s,
                            double end_s, nlohmann::json args);
 
 /// The two ends of a flow arrow (inside the slices they start and end in).
-void add_trace_flow(nlohmann::json& events, long long id, int from_pid, TraceTrack from_track, double from_s, int to_pid,
+void add_trace_flow(TraceEvents& events, long long id, int from_pid, TraceTrack from_track, double from_s, int to_pid,
                     TraceTrack to_track, double to_s);
 
 /// A counter track from intervals [start, end) each adding `value` while alive: one "C" event
 /// per change of the sum.
-void add_trace_counter(nlohmann::json& events, int pid, const std::string& name,
+void add_trace_counter(TraceEvents& events, int pid, const std::string& name,
                        const std::vector<std::pair<std::pair<double, double>, double>>& intervals);
 
-/// The measured timeline of a replay of `plan` as a trace (iterations laid end to end on each rank).
-nlohmann::json measured_trace_json(const PlanFile& plan, const MeasuredTimeline& timeline);
+/// The measured timeline of a replay of `plan` as a trace file's text (iterations laid end to end
+/// on each rank).
+std::string measured_trace(const PlanFile& plan, const MeasuredTimeline& timeline);
 
 }  // namespace ckptsim

@@ -262,7 +262,7 @@ std::string iteration_trace(const IterationStudy& study, const std::string& sche
   std::vector<std::vector<std::pair<std::pair<double, double>, double>>> nic(static_cast<std::size_t>(machines_shown)), buffers(nic.size());
   for (int m = 0; m < machines_shown; ++m) {
     events.add(trace_slice(m, TraceTrack::iterations, "iteration 0", "iteration", 0.0, iteration,
-                                 {{"iteration", 0}, {"checkpoint_time_s", run.checkpoint_time.seconds()}}));
+                           {{"iteration", 0}, {"checkpoint_time_s", run.checkpoint_time.seconds()}}));
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
     const Task& task = tasks[i];

@@ -123,7 +123,7 @@ std::string measured_trace(const PlanFile& plan, const MeasuredTimeline& t) {
       const MeasuredIteration& it = r.iterations[i];
       const double b = base[i];
       events.add(trace_slice(r.rank, TraceTrack::iterations, fmt::format("iteration {}", it.iteration), "iteration", b,
-                                   b + it.iteration_time_s, {{"iteration", it.iteration}, {"checkpoint_time_s", it.checkpoint_time_s}}));
+                             b + it.iteration_time_s, {{"iteration", it.iteration}, {"checkpoint_time_s", it.checkpoint_time_s}}));
       for (const MeasuredOp& op : it.operations) {
         const PlanOp& p = plan.ops[static_cast<std::size_t>(op.id)];
         const TraceTrack track = p.kind == OpKind::compute ? TraceTrack::compute : p.kind == OpKind::all_gather ? TraceTrack::gather : TraceTrack::reduce;
@@ -136,12 +136,12 @@ std::string measured_trace(const PlanFile& plan, const MeasuredTimeline& t) {
         const MeasuredSend& s = it.sends[k];
         const PlanChunk& c = chunks[std::min(k, chunks.size() - 1)];
         events.add(trace_slice(r.rank, TraceTrack::chunks_sent, chunk_slice_name(s.index, s.copy), "checkpoint_send", b + s.span.start_s,
-                                     b + s.span.end_s, {{"bytes", s.bytes}, {"peer", s.peer}, {"span", c.span}, {"sub_buffer", c.sub_buffer}}));
+                               b + s.span.end_s, {{"bytes", s.bytes}, {"peer", s.peer}, {"span", c.span}, {"sub_buffer", c.sub_buffer}}));
         if (s.span.length() > 0) nic.push_back({{b + s.span.start_s, b + s.span.end_s}, s.bytes / s.span.length()});
       }
       for (const MeasuredCopy& c : it.copies) {
         events.add(trace_slice(r.rank, TraceTrack::copies_received, copy_slice_name(c.index), "checkpoint_copy", b + c.copy.start_s,
-                                     b + c.copy.end_s, {{"bytes", c.bytes}, {"from", c.from}}));
+                               b + c.copy.end_s, {{"bytes", c.bytes}, {"from", c.from}}));
         buffers.push_back({{b + c.received.end_s, b + c.copy.end_s}, 1.0});
         // The flow: from the end of the sender's send of this chunk to the start of this copy.
         const MeasuredIteration& sender = t.ranks[static_cast<std::size_t>(c.from)].iterations[i];
@@ -153,7 +153,7 @@ std::string measured_trace(const PlanFile& plan, const MeasuredTimeline& t) {
         }
       }
       events.add(trace_slice(r.rank, TraceTrack::local_copy, "local replica", "local_copy", b + it.local_copy.start_s, b + it.local_copy.end_s,
-                                   {{"bytes", plan.shard_bytes}}));
+                             {{"bytes", plan.shard_bytes}}));
     }
     add_trace_counter(events, r.rank, "NIC send rate (B/s)", nic);
     add_trace_counter(events, r.rank, "receive sub-buffers in use", buffers);

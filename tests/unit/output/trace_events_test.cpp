@@ -1,5 +1,6 @@
 // TraceEvents (output/trace_events.hpp): a trace serialized event by event is the text
-// nlohmann::json's own dump() gives for the whole document, so streaming changes no byte.
+// nlohmann::json's own dump() gives for the whole document, so streaming changes no byte; and
+// estimate_trace_work (output/iteration_report.hpp) bounds the trace it guards.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -7,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/checkpoint/iteration_study.hpp"
+#include "ckptsim/output/iteration_report.hpp"
 #include "ckptsim/output/trace_events.hpp"
+#include "../workload/paper_scenario.hpp"
 
 using namespace ckptsim;
 
@@ -46,4 +50,28 @@ TEST_CASE("a trace without events is still a valid document") {
   const std::string text = std::move(events).finish();
   CHECK(text == R"({"displayTimeUnit":"ms","otherData":{},"traceEvents":[]})");
   CHECK(nlohmann::json::parse(text)["traceEvents"].empty());
+}
+
+TEST_CASE("the trace's size estimate bounds the trace written, in events and in bytes") {
+  // The limit check (docs/limits.md) relies on estimate_trace_work erring large: the trace of
+  // the paper's machines (4 of them, 12 layers) has at most estimate / kTraceEventBytes events
+  // and at most the estimated bytes, for a scheduler with chunks in spans and one without.
+  Scenario s = testing::paper_scenario(4);
+  s.model.layers = 12;
+  s.model.parameters = 0;  // from the shape
+  const IterationStudy study = prepare_iteration_study(s);
+  for (const SchedulerKind kind : {SchedulerKind::gemini, SchedulerKind::blocking}) {
+    CAPTURE(name_of(kind));
+    const SchedulerOutcome outcome = evaluate_scheduler(study, kind, true);
+    for (const int shown : {1, 4}) {
+      CAPTURE(shown);
+      const WorkEstimate e = estimate_trace_work(outcome, shown);
+      const std::string text = iteration_trace(study, std::string(name_of(kind)), outcome, shown, "test");
+      const auto events = nlohmann::json::parse(text)["traceEvents"].size();
+      CHECK(static_cast<double>(events) <= e.amount / kTraceEventBytes);
+      CHECK(static_cast<double>(text.size()) <= e.amount);
+      // Not vacuous: the estimate is within a small factor of the real size.
+      CHECK(e.amount <= 4 * static_cast<double>(text.size()));
+    }
+  }
 }

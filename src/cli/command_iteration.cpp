@@ -124,23 +124,22 @@ int command_iteration(const CommandContext& ctx) {
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);
 
-  if (!write_profile.empty()) {
-    write_file(write_profile, profile_to_json(study.model.profile, 0,
-                                              fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
-  }
-
   const std::vector<SchedulerKind> kinds = scheduler_kinds(chosen);
   const SchedulerKind traced = chosen.value_or(scenario.strategy.scheduler);
   std::vector<SchedulerRow> rows;
   for (const SchedulerKind kind : kinds)
     rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind, !trace.empty() && kind == traced)});
-  if (!trace.empty()) {
-    // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
-    auto it = std::find_if(rows.begin(), rows.end(), [&](const SchedulerRow& r) { return r.name == name_of(traced); });
-    const int shown = std::min(trace_machines, scenario.cluster.machines);
-    enforce_work_limits({estimate_trace_work(it->outcome, shown)}, vm.count("force") > 0);
-    write_output_file(trace, iteration_trace(study, it->name, it->outcome, shown, ctx.command_line) + '\n');
+  // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
+  const auto traced_row = std::find_if(rows.begin(), rows.end(), [&](const SchedulerRow& r) { return r.name == name_of(traced); });
+  const int shown = std::min(trace_machines, scenario.cluster.machines);
+  // The trace's limit before either output is written, so a refused trace leaves no file behind.
+  if (!trace.empty()) enforce_work_limits({estimate_trace_work(traced_row->outcome, shown)}, vm.count("force") > 0);
+  if (!write_profile.empty()) {
+    write_file(write_profile, profile_to_json(study.model.profile, 0,
+                                              fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
   }
+  if (!trace.empty())
+    write_output_file(trace, iteration_trace(study, traced_row->name, traced_row->outcome, shown, ctx.command_line) + '\n');
   if (vm.count("json")) {
     ctx.out << iteration_report_json(study, rows, ctx.command_line).dump(2) << '\n';
   } else {

@@ -85,9 +85,9 @@ nlohmann::json trace_slice(int pid, TraceTrack track, const std::string& name, c
 void add_trace_flow(TraceEvents& events, long long id, int from_pid, TraceTrack from_track, double from_s, int to_pid,
                     TraceTrack to_track, double to_s) {
   events.add({{"ph", "s"}, {"id", id}, {"pid", from_pid}, {"tid", static_cast<int>(from_track)}, {"ts", from_s * 1e6},
-                    {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
+              {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
   events.add({{"ph", "f"}, {"bp", "e"}, {"id", id}, {"pid", to_pid}, {"tid", static_cast<int>(to_track)}, {"ts", to_s * 1e6},
-                    {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
+              {"name", "chunk to CPU memory"}, {"cat", "checkpoint"}});
 }
 
 void add_trace_counter(TraceEvents& events, int pid, const std::string& name,

@@ -110,8 +110,8 @@ class Writer {
     group_tensors_.assign(plan.gathers.size(), 0);
     waited_.assign(plan.gathers.size(), 0);
     module_buffer_.assign(layout.modules.size(), -1);
-    // About 7 operations per use and gather (GPT-2 100B: 10,693 for 1,492 uses and 997 gathers);
-    // a reservation only, which the program may exceed.
+    // About 7 operations per use (GPT-2 100B: 10,693 for 1,492 uses and 997 gathers, so this
+    // reserves 15,924); a reservation only, which the program may exceed.
     p_.reserve(8 * layout.uses.size() + 4 * plan.gathers.size() + 64);
   }
 

@@ -71,9 +71,11 @@ check "failure events of one replica: the limit names the file, /failures/rate a
 # process, a slice per task, two NIC counter changes per transfer, the chunks' flows, at 192
 # bytes an event) is above the 4 GiB limit, so it is refused before the trace is built (the
 # trace of 64 machines is 98 MB: about 3.1 GB for 2,048), naming --trace-machines.
-check "iteration --trace of 2,048 machines: the limit names --trace-machines and its value, and nothing is written" bash -c "
-  '$bin' iteration scenarios/examples/llama3-405b-16k-hot-spares.json --scheduler gemini --trace '$tmp/wide.trace.json' --trace-machines 2048 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
-  grep -qF -- '--trace-machines = 2048: the trace (--trace) of the machines shown needs about' '$tmp/e' && test ! -e '$tmp/wide.trace.json'"
+check "iteration --trace of 2,048 machines: the limit names --trace-machines and its value, and neither output is written" bash -c "
+  '$bin' iteration scenarios/examples/llama3-405b-16k-hot-spares.json --scheduler gemini --trace '$tmp/wide.trace.json' --trace-machines 2048 \\
+    --write-profile '$tmp/wide.profile.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -qF -- '--trace-machines = 2048: the trace (--trace) of the machines shown needs about' '$tmp/e' &&
+  test ! -e '$tmp/wide.trace.json' && test ! -e '$tmp/wide.profile.json'"
 # An output that cannot be written is refused before the work (output/output_file.hpp,
 # check_output_writable): on these scenarios the work limit would refuse first (exit 2) if the
 # output were only tried at the end.

@@ -54,14 +54,25 @@ std::string read_all(const std::string& path) {
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-/// The IoError message of write_output_file(path, text), or "" when it did not throw.
-std::string io_error_of(const std::string& path, const std::string& text) {
+/// The IoError message `action` throws, or "" when it does not throw.
+template <class Action>
+std::string io_error_in(Action&& action) {
   try {
-    write_output_file(path, text);
+    action();
   } catch (const IoError& e) {
     return e.what();
   }
   return "";
+}
+
+/// The IoError message of write_output_file(path, text), or "" when it did not throw.
+std::string io_error_of(const std::string& path, const std::string& text) {
+  return io_error_in([&] { write_output_file(path, text); });
+}
+
+/// The IoError message of check_output_writable(path), or "" when it did not throw.
+std::string probe_error_of(const std::string& path) {
+  return io_error_in([&] { check_output_writable(path); });
 }
 
 }  // namespace
@@ -127,20 +138,6 @@ TEST_CASE("write_output_file refuses a directory and a folder that cannot exist"
   CHECK(io_error_of(dir.at("plain/out.json"), "x") == "cannot write " + dir.at("plain/out.json") + ": Not a directory");
   CHECK(dir.names() == std::vector<std::string>{"plain"});
 }
-
-namespace {
-
-/// The IoError message of check_output_writable(path), or "" when it did not throw.
-std::string probe_error_of(const std::string& path) {
-  try {
-    check_output_writable(path);
-  } catch (const IoError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
 
 TEST_CASE("check_output_writable refuses, before any work, what the write would refuse, with its message") {
   // Each refusal is compared with the error the write itself gives for the same path.

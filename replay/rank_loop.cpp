@@ -127,6 +127,7 @@ class RankLoop {
   bool step_compute();
   double ready_time(const PlanOp& op, double stream_free) const;
   bool step_collective(Stream& stream);
+  bool poll_op(Stream& stream, const PlanOp& op);
   bool step_markers();
   bool step_credits();
   bool step_sends();
@@ -274,6 +275,21 @@ double RankLoop::ready_time(const PlanOp& op, double stream_free) const {
   return t;
 }
 
+// The stream's operation in flight: when it has ended, its span is recorded (from when it was
+// ready, or when it started if the backend started it earlier) and the stream moves to its next
+// operation. True when something progressed.
+bool RankLoop::poll_op(Stream& st, const PlanOp& op) {
+  Span m;
+  const Progress p = backend_.poll(st.handle, m);
+  if (p != Progress::done) return p == Progress::working;
+  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(st.ready, m.start_s), m.end_s};
+  st.free = m.end_s;
+  done_[static_cast<std::size_t>(op.id)] = 1;
+  st.active = false;
+  ++st.cursor;
+  return true;
+}
+
 bool RankLoop::step_compute() {
   Stream& st = compute_;
   if (st.done()) return false;
@@ -284,15 +300,7 @@ bool RankLoop::step_compute() {
     st.handle = backend_.compute(op.flops);
     st.active = true;
   }
-  Span m;
-  const Progress p = backend_.poll(st.handle, m);
-  if (p != Progress::done) return p == Progress::working;
-  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(st.ready, m.start_s), m.end_s};
-  st.free = m.end_s;
-  done_[static_cast<std::size_t>(op.id)] = 1;
-  st.active = false;
-  ++st.cursor;
-  return true;
+  return poll_op(st, op);
 }
 
 bool RankLoop::step_collective(Stream& st) {
@@ -306,15 +314,7 @@ bool RankLoop::step_collective(Stream& st) {
     issued(item);
     st.active = true;
   }
-  Span m;
-  const Progress p = backend_.poll(st.handle, m);
-  if (p != Progress::done) return p == Progress::working;
-  rec_.ops[static_cast<std::size_t>(op.id)] = {std::min(st.ready, m.start_s), m.end_s};
-  st.free = m.end_s;
-  done_[static_cast<std::size_t>(op.id)] = 1;
-  st.active = false;
-  ++st.cursor;
-  return true;
+  return poll_op(st, op);
 }
 
 bool RankLoop::step_markers() {

@@ -18,6 +18,8 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
   c.gpu_buffer_bytes = chosen.gpu_buffer_bytes;
   c.oom = chosen.oom;
   c.min_every_iterations = chosen.min_every_iterations;
+  c.gpu_memory_used = study.model.memory.used();
+  c.gpu_memory_capacity = study.model.memory.capacity;
   // In-memory-blocking's stall: every copy sent while training waits (network otherwise idle).
   const CheckpointPlan blocking = make_plan(SchedulerKind::blocking, study.input);
   const CheckpointRun alone = run_checkpoint_alone(study.model.topology, blocking, study.placement,
@@ -28,6 +30,10 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
 }
 
 std::optional<std::string> gpu_fit_problem(const Scenario& scenario, const IterationCosts& costs) {
+  if (costs.gpu_memory_used > costs.gpu_memory_capacity)
+    return fmt::format("training does not fit its GPUs: it needs {} per GPU at its peak, more than the {} of "
+                       "/cluster/gpu_memory (the iteration model's GPU memory, every term in `ckptsim iteration`)",
+                       format_bytes(costs.gpu_memory_used), format_bytes(costs.gpu_memory_capacity));
   if (!keeps_checkpoints_in_memory(checkpoint_layout(scenario.strategy.kind)) || !costs.oom) return std::nullopt;
   return fmt::format("the {} scheduler needs a {} GPU buffer beside the training state (iteration model)",
                      name_of(scenario.strategy.scheduler), format_bytes(costs.gpu_buffer_bytes));

@@ -13,6 +13,7 @@
 
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/run/unread_fields.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
@@ -20,6 +21,7 @@
 #include "ckptsim/output/megatron_report.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/output/output_file.hpp"
+#include "ckptsim/output/warnings.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -59,11 +61,13 @@ int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, cons
     doc["schedulers"] = checkpoint["schedulers"];
     doc["shared_idle_spans"] = checkpoint["idle_span_views"]["profiler"];
     doc["shard_bytes_per_gpu"] = checkpoint["shard_bytes_per_gpu"];
+    add_warnings(doc, unread_field_messages(scenario, UnreadFor::iteration));
     ctx.out << doc.dump(2) << '\n';
   } else {
     print_megatron_report(ctx.out, scenario, it);
     ctx.out << '\n';
     print_iteration_report(ctx.out, study, rows);
+    print_warning_lines(ctx.out, unread_field_messages(scenario, UnreadFor::iteration));
   }
   return 0;
 }
@@ -141,9 +145,12 @@ int command_iteration(const CommandContext& ctx) {
   if (!trace.empty())
     write_output_file(trace, iteration_trace(study, traced_row->name, traced_row->outcome, shown, ctx.command_line) + '\n');
   if (vm.count("json")) {
-    ctx.out << iteration_report_json(study, rows, ctx.command_line).dump(2) << '\n';
+    nlohmann::json doc = iteration_report_json(study, rows, ctx.command_line);
+    add_warnings(doc, unread_field_messages(scenario, UnreadFor::iteration));
+    ctx.out << doc.dump(2) << '\n';
   } else {
     print_iteration_report(ctx.out, study, rows);
+    print_warning_lines(ctx.out, unread_field_messages(scenario, UnreadFor::iteration));
   }
   return 0;
 }

@@ -104,21 +104,25 @@ void print_cause_presets(std::ostream& out) {
 }
 
 void print_parameters(std::ostream& out) {
-  out << "scenario parameters (JSON pointer, unit, default)\n";
+  out << "scenario parameters, by the unit that declares them (JSON pointer, unit, default; [the models that read it])\n";
   // The pointer column is as wide as the longest pointer; units and defaults get fixed columns,
   // and a row whose unit or default is wider (a long list of names) puts its description on the
   // next line, at the description column, so that no row shifts the columns of the others.
+  const std::vector<ParameterDoc> rows = scenario_parameters();
   std::size_t pointer = 0;
-  for (const auto& p : scenario_parameters()) pointer = std::max(pointer, p.pointer.size());
+  for (const auto& p : rows) pointer = std::max(pointer, p.pointer.size());
   constexpr std::size_t unit = 14, fallback = 22;
   const std::string indent(2 + pointer + 1 + unit + 1 + fallback + 1, ' ');
-  for (const auto& p : scenario_parameters()) {
+  std::string owner;
+  for (const auto& p : rows) {
+    if (p.owner != owner) out << fmt::format(" {}\n", owner = p.owner);
+    const std::string description = fmt::format("{} [{}]", p.description, p.read_by);
     if (p.unit.size() <= unit && p.default_text.size() <= fallback) {
       out << fmt::format("  {:<{}} {:<{}} {:<{}} {}\n", p.pointer, pointer, p.unit, unit, p.default_text, fallback,
-                         p.description);
+                         description);
     } else {
       out << fmt::format("  {:<{}} {} (default {})\n{}{}\n", p.pointer, pointer, p.unit, p.default_text, indent,
-                         p.description);
+                         description);
     }
   }
   out << '\n';

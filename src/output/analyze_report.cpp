@@ -15,6 +15,7 @@
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/report_sections.hpp"
 #include "ckptsim/output/run_report.hpp"
+#include "ckptsim/output/warnings.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
@@ -116,6 +117,7 @@ void print_header_lines(std::ostream& out, const Scenario& scenario, const Strat
                      format_duration(costs.completion));
   const std::vector<ReportSection> sections = strategy_of(costs.strategy).report_sections();
   for (const ReportSection section : sections) report_section(section).print_after_costs(out, scenario, costs);
+  print_warning_lines(out, costs.warnings);
   if (!p.available) {
     out << fmt::format("closed form: not available — {}\n", p.reason);
   } else {

@@ -1,5 +1,6 @@
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/output/numbers.hpp"
+#include "ckptsim/output/warnings.hpp"
 
 #include "ckptsim/output/assumptions_report.hpp"
 
@@ -100,6 +101,7 @@ nlohmann::json costs_json(const StrategyCosts& c) {
                      {"retrieval_storage_s", c.retrieval_storage.seconds()}};
   strategy_of(c.strategy).add_costs_json(c, out);
   if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
+  add_warnings(out, c.warnings);
   return out;
 }
 
@@ -134,6 +136,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
   print_assumptions(out, s, every_default);
+  print_warning_lines(out, c.warnings);
   out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);
 
   auto row = [&](const std::string& label, const std::string& key, int precision) {

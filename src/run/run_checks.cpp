@@ -2,6 +2,7 @@
 #include "ckptsim/run/run_checks.hpp"
 
 #include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/run/work_estimate.hpp"
 
 namespace ckptsim {
@@ -11,7 +12,17 @@ StrategyCosts checked_strategy_costs(const Scenario& s, const RunChecks& checks,
   if (s.training.iteration_time) return compute_strategy_costs(s, nullptr);
   enforce_work_limits(estimate_iteration_work(s), checks.force, checks.way_out);
   const IterationCosts iteration = model ? model(s) : compute_iteration_costs(s);
-  return compute_strategy_costs(s, &iteration);
+  StrategyCosts costs = compute_strategy_costs(s, &iteration);
+  // A job that does not fit its GPUs does not run: it has no ETTR to report (the GPU-fit rule,
+  // checkpoint/iteration_costs.hpp, as `optimize` and `iteration` apply it).
+  if (const auto problem = gpu_fit_problem(s, iteration)) {
+    if (!checks.force)
+      throw ModelError((s.source_file.empty() ? "" : s.source_file + ": ") + "/cluster/gpu_memory",
+                       *problem + "; change the parallelism, the micro-batch or the GPU, or give training.iteration_time "
+                                  "if the job is known to run (" + checks.way_out + ")");
+    costs.warnings.push_back("priced although it does not fit (--force): " + *problem);
+  }
+  return costs;
 }
 
 RunModel checked_run_model(const Scenario& s, const StrategyCosts& costs, int replicas, const RunChecks& checks) {

@@ -16,6 +16,7 @@
 #include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/strategy.hpp"
+#include "ckptsim/run/unread_fields.hpp"
 #include "strategies/strategies.hpp"
 
 namespace ckptsim {
@@ -127,11 +128,12 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
   c.replication_jump = s.strategy.replication_jump;
-  c.adaptive_interval = s.strategy.adaptive_interval;
-  c.adaptive_prior_mtbf = s.strategy.adaptive_prior_mtbf;
 
   strategy_of(s.strategy.kind).costs(in, c);
-  if (s.strategy.checkpoint_duration) c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
+  // An explicit completion time, for the strategies that take checkpoints (none and torchft take
+  // none: they do not read it).
+  if (s.strategy.checkpoint_duration && takes_checkpoints(c.tier))
+    c.completion = std::max(c.stall, *s.strategy.checkpoint_duration);
   check_run_length(s, c);
   check_run_horizon(s, c, strategy_of(s.strategy.kind).period_field(s));  // every term together: what a replica can add up (run_horizon.hpp)
   return c;
@@ -141,7 +143,9 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
 
 StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
   try {
-    return strategy_costs_in_range(s, iteration);
+    StrategyCosts c = strategy_costs_in_range(s, iteration);
+    c.warnings = unread_field_messages(s);
+    return c;
   } catch (const ModelError& e) {
     // Name the file as well as the field when the scenario came from one.
     if (s.source_file.empty()) throw;

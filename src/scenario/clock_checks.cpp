@@ -23,6 +23,9 @@
 //   latency      6 x layers x machines x gpus_per_machine x latency   (ring steps per iteration)
 //   launches     100 x layers x gpu_kernel_launch   (about 60 kernels per layer in forward,
 //                recomputation and backward, and the optimizer step's per-tensor norms)
+//   hooks        100 x layers x hook_host_time   (DeepSpeed ZeRO-3 calls 2 hooks per submodule
+//                use, about 12 uses per layer in forward and backward (GPT-2 100B: 1,492 uses
+//                for 124 layers), more with recomputation; FSDP 4 per unit, one unit per layer)
 //   run          iterations x iteration_time, every_iterations x iteration_time (explicit time)
 #include <algorithm>
 #include <cmath>
@@ -131,6 +134,9 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
                    {{"/model/parameters", p, 1e11, 1}, {"/cluster/nvlink_bandwidth", s.cluster.nvlink_bandwidth, 300e9, -1}});
     check_estimate(ctx, "one iteration's kernel launches", 100.0,
                    {{"/cluster/gpu_kernel_launch", s.cluster.kernels.launch_overhead.seconds(), 3e-6, 1},
+                    {"/model/layers", double(s.model.layers), 100, 1}});
+    check_estimate(ctx, "one iteration's host hook time", 100.0,
+                   {{"/training/hook_host_time", s.training.hook_host_time.seconds(), 1e-4, 1},
                     {"/model/layers", double(s.model.layers), 100, 1}});
     check_estimate(ctx, "one iteration's message latency", 6.0,
                    {{"/cluster/network/latency", s.cluster.network.latency.seconds(), 1e-5, 1},

@@ -325,6 +325,15 @@ class Reader {
     // Name: the file name without its extension when not given.
     if (!present_.count("/name")) s_.name = std::filesystem::path(label_).stem().string();
     s_.source_file = label_;
+    for (const std::string& p : present_) {
+      const Field* f = find_field(p);
+      if (f != nullptr && f->presence == Presence::alias) {
+        if (!present_.count("/run/seed")) s_.written.push_back("/run/seed");
+      } else {
+        s_.written.push_back(p);
+      }
+    }
+    std::sort(s_.written.begin(), s_.written.end());
 
     // Seed in one place only.
     if (present_.count("/seed") && present_.count("/run/seed"))

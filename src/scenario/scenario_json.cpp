@@ -23,6 +23,17 @@ nlohmann::json effective_scenario_json(const Scenario& s) {
   return out;
 }
 
+std::string iteration_fields_key(const Scenario& s) {
+  Scenario copy = s;  // as above: only read
+  std::string key;
+  for (const Field& f : scenario_fields()) {
+    if (f.presence == Presence::alias || !iteration_reads(f, s)) continue;
+    const std::string value = f.iteration_value != nullptr ? f.iteration_value(s) : format_field(f, copy).dump();
+    key.append(f.pointer).append("=").append(value).append("\n");
+  }
+  return key;
+}
+
 void rebase_relative_paths(nlohmann::json& doc, const std::filesystem::path& from_dir, const std::filesystem::path& to_dir) {
   namespace fs = std::filesystem;
   const fs::path from = fs::absolute(from_dir.empty() ? fs::path(".") : from_dir).lexically_normal();

@@ -254,7 +254,7 @@ nlohmann::ordered_json scenario_schema() {
   // /failures/replacement may also be a bare duration: a fixed replacement time.
   schema_json& failures = root["properties"]["failures"];
   schema_json object_form = failures["properties"]["replacement"];
-  Field fixed{"/failures/replacement", Unit::duration, Check::non_negative, Presence::optional, "", nullptr};
+  Field fixed{"/failures/replacement", Unit::duration, Check::non_negative, Presence::optional, ReadBy::run, "", nullptr};
   failures["properties"]["replacement"] = {
       {"description", "machine replacement time: a duration (fixed) or an object naming a distribution"},
       {"anyOf", {value_schema(fixed), object_form}}};

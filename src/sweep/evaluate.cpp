@@ -14,11 +14,12 @@
 #include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/run_report.hpp"
+#include "ckptsim/output/warnings.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
-#include "ckptsim/scenario/checkpoint_layout.hpp"
+#include "ckptsim/run/unread_fields.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/placement_point.hpp"
@@ -89,6 +90,7 @@ nlohmann::json iteration_point(const Scenario& scenario, CostCache& cache) {
   enforce_work_limits(estimate_iteration_work(scenario), false, kSweepWayOut);
   nlohmann::json result = scenario_part(scenario);
   result["costs"] = iteration_costs_json(cache.get(scenario));
+  add_warnings(result, unread_field_messages(scenario, UnreadFor::iteration));  // as `ckptsim iteration` prints them
   return result;
 }
 
@@ -141,47 +143,7 @@ std::int64_t CostCache::misses() const {
   return misses_;
 }
 
-std::string iteration_cost_key(const Scenario& s) {
-  const auto& c = s.cluster;
-  const auto& m = s.model;
-  const auto& t = s.training;
-  const auto& k = s.strategy;
-  std::string key = fmt::format("c{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", c.machines, c.gpus_per_machine, c.gpu_memory_bytes,
-                                c.cpu_memory_bytes, c.network_bandwidth, c.gpu_cpu_bandwidth, c.nvlink_bandwidth,
-                                c.gpu_peak_flops, name_of(c.network.topology), c.network.latency.ns(), c.network.oversubscription,
-                                c.network.machines_per_leaf, name_of(c.network.collective));
-  key += fmt::format("|e{}|{}|{}|{}", c.network.collective_efficiency, c.network.p2p_efficiency, c.gpudirect_rdma,
-                     c.gpu_memory_bandwidth);
-  const GpuKernelSpec& g = c.kernels;
-  key += fmt::format("|g{}|{}|{}|{}|{}|{}|{}x{}", c.gpu, g.sms, g.gemm_efficiency, g.memory_efficiency,
-                     g.flash_efficiency.value_or(-1), g.launch_overhead.ns(), g.tile_m, g.tile_n);
-  key += fmt::format("|m{}|{}|{}|{}|{}|{}|{}|{}|{}", m.preset, m.parameters, m.layers, m.hidden, m.ffn, m.heads,
-                     m.vocabulary, m.causal, m.dropout);
-  key += fmt::format("|t{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", name_of(t.parallelism), t.micro_batch, t.sequence_length,
-                     t.checkpoint_bytes_per_parameter, t.serialization_bandwidth, t.compute_efficiency.value_or(-1),
-                     name_of(t.attention), name_of(t.cross_entropy), t.activation_recomputation, t.mixed_precision);
-  const auto& z = t.zero3;
-  key += fmt::format("|z{}|{}|{}|{}|{}|{}|{}|{}", name_of(t.engine), z.prefetch_bucket_size, z.param_persistence_threshold,
-                     z.max_live_parameters, z.max_reuse_distance, z.reduce_bucket_size, z.sub_group_size, name_of(z.trace));
-  const auto& f = t.fsdp;
-  key += fmt::format("|f{}|{}|{}|{}", name_of(f.sharding_strategy), name_of(f.backward_prefetch), f.forward_prefetch,
-                     f.limit_all_gathers);
-  key += fmt::format("|s{}|{}|{}|{}|{}|{}|{}", k.replicas, name_of(k.placement), k.every_iterations, k.gpu_buffer_bytes,
-                     k.sub_buffers, k.span_safety, name_of(k.scheduler));
-  if (t.parallelism == Parallelism::megatron) {
-    const MegatronSpec& g = t.megatron;
-    key += fmt::format("|mg{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", g.tp, g.pp, g.dp.value_or(-1), g.cp, g.ep,
-                       g.virtual_stages, g.micro_batches, g.first_stage_layers.value_or(-1),
-                       g.last_stage_layers.value_or(-1), g.sequence_parallel, name_of(g.recomputation),
-                       g.distributed_optimizer, g.overlap_grad_reduce, g.overlap_param_gather, g.grad_reduce_in_fp32,
-                       g.tp_across_machines, m.kv_heads);
-    key += fmt::format("|mm{}|{}|{}|{}", m.gated_ffn, m.tied_embeddings, m.experts, m.experts_per_token);
-  }
-  if (k.placement == PlacementScheme::random) key += fmt::format("|seed{}", s.run.seed);
-  // Erasure-coded traffic is planned as p copies (iteration_study.cpp), whatever the replicas.
-  if (checkpoint_layout(k.kind) == CheckpointLayout::erasure_code) key += fmt::format("|ec{}", k.parity);
-  return key;
-}
+std::string iteration_cost_key(const Scenario& s) { return iteration_fields_key(s); }
 
 PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache& cache) {
   PointRecord record;

@@ -16,7 +16,8 @@ namespace ckptsim {
 /// {"mean", "std", "ci95"} objects nested by the dotted metric names of RunSummary.
 nlohmann::json summary_json(const RunSummary& summary);
 
-/// The strategy's derived costs in seconds (iteration time, stall, completion, retrievals...).
+/// The strategy's derived costs in seconds (iteration time, stall, completion, retrievals...),
+/// and "warnings" (StrategyCosts::warnings) when there are any.
 nlohmann::json costs_json(const StrategyCosts& costs);
 
 /// {"manifest", "scenario", "costs", "summary"}.
@@ -24,7 +25,7 @@ nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& co
                                const std::string& command_line);
 
 /// The summary table; under its header the key assumptions (output/assumptions_report.hpp), or
-/// with every_default every parameter the scenario file does not write.
+/// with every_default every parameter the scenario file does not write, then the costs' warnings.
 void print_run_table(std::ostream& out, const Scenario& scenario, const StrategyCosts& costs,
                      const RunSummary& summary, bool every_default = false);
 

@@ -5,10 +5,13 @@
 //   1. the iteration model's work (checkpoint/iteration_work.hpp), for scenarios without an
 //      explicit training.iteration_time;
 //   2. the strategy's costs (strategy_costs.hpp): every derived duration within the clock's
-//      range, and the run's worst-case horizon within the clock (run_horizon.hpp);
+//      range, and the run's worst-case horizon within the clock (run_horizon.hpp); and the
+//      GPU-fit rule (checkpoint/iteration_costs.hpp): a job that does not fit its GPUs is
+//      refused (ModelError at /cluster/gpu_memory), or with `force` priced with a warning in
+//      StrategyCosts::warnings;
 //   3. the run's memory and failure events for its replicas (work_estimate.hpp), and the
 //      memory of the closed forms where a command computes them (analyze, optimize).
-// Work limits (1 and 3) give way to `force`; the clock checks (2) never do.
+// Work limits (1 and 3) and the GPU-fit rule give way to `force`; the clock checks (2) never do.
 #include <functional>
 
 #include "ckptsim/checkpoint/iteration_costs.hpp"
@@ -21,7 +24,7 @@ namespace ckptsim {
 
 struct RunChecks {
   int jobs = 1;                          ///< replicas simulated at once (memory in flight)
-  bool force = false;                    ///< --force: skip the work limits
+  bool force = false;                    ///< --force: skip the work limits, price a job that does not fit
   const char* way_out = kForceRunsIt;    ///< what a LimitError tells the user to do
 };
 

@@ -69,6 +69,7 @@
 // completion; training.iteration_time overrides T.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/scenario.hpp"
@@ -133,6 +134,11 @@ struct StrategyCosts {
   /// background phase that follows it.
   SimTime staging;
   SimTime background;
+  /// What qualifies these costs, one sentence each, for every report that prints them (run,
+  /// analyze, sweep points, Python): fields the scenario writes that nothing reads
+  /// (run/unread_fields.hpp), a job priced although it does not fit its GPUs (--force). Empty
+  /// for most scenarios; the JSON writers add "warnings" only when it is not.
+  std::vector<std::string> warnings;
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 

@@ -314,6 +314,10 @@ struct RunSpec {
 struct Scenario {
   std::string name;
   std::string source_file;                 ///< where it was loaded from ("" if built in code)
+  /// The table pointers the loaded document writes, sorted (the top-level "seed" as /run/seed);
+  /// empty for a scenario built in code. What the user said, as against defaults and presets:
+  /// the warnings about fields nothing reads name only these (run/unread_fields.hpp).
+  std::vector<std::string> written;
   ClusterSpec cluster;
   StorageSpec storage;
   ModelSpec model;

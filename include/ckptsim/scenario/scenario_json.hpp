@@ -25,6 +25,14 @@ nlohmann::json effective_scenario_json(const Scenario& s);
 /// absolute paths are kept; so is everything else in the document.
 void rebase_relative_paths(nlohmann::json& doc, const std::filesystem::path& from_dir, const std::filesystem::path& to_dir);
 
+/// The value of every field the iteration model reads for `s` (each row whose ReadBy holds
+/// `iteration`, under its condition: parameters.hpp), one "pointer=value" line each in table
+/// order, the values written as effective_scenario_json() writes them (exact) and unset ones as
+/// null. Two scenarios with equal keys get the same iteration costs: the key of the sweep's cost
+/// cache (sweep/evaluate.hpp), derived from the table so that no hand-written list can forget a
+/// field.
+std::string iteration_fields_key(const Scenario& s);
+
 /// 64-bit FNV-1a (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
 std::uint64_t fnv1a_64(std::string_view bytes);
 

@@ -69,10 +69,8 @@ class CostCache {
   std::int64_t misses_ = 0;
 };
 
-/// Every scenario field the iteration model reads (cluster hardware and network, model shape,
-/// training settings including the ZeRO-3 knobs, the strategy's replicas, placement, buffer, sub-buffers, span safety and
-/// scheduler, and the seed when the placement is random), written with full precision. Fields
-/// it does not read (failures, run length, replicas, storage, strategy kind...) are left out.
+/// The cache key: iteration_fields_key() (scenario_json.hpp), every field whose parameter row
+/// says the iteration model reads it, derived from the table.
 std::string iteration_cost_key(const Scenario& scenario);
 
 PointRecord evaluate_point(const SweepSpec& spec, std::int64_t index, CostCache& cache);

@@ -26,6 +26,11 @@ std::int64_t nested_period(SimTime interval, SimTime unit_time, std::int64_t uni
   return out;
 }
 
+void adaptive_interval_costs(const CostInputs& in, StrategyCosts& c) {
+  c.adaptive_interval = in.s.strategy.adaptive_interval;
+  c.adaptive_prior_mtbf = in.s.strategy.adaptive_prior_mtbf;
+}
+
 void in_memory_common(const CostInputs& in, StrategyCosts& c) {
   c.tier = CheckpointTier::memory;
   c.every_iterations = in.s.strategy.every_iterations;

@@ -26,6 +26,10 @@ std::int64_t nested_period(SimTime interval, SimTime unit_time, std::int64_t uni
 /// Memory tier, checkpoint every strategy.every_iterations.
 void in_memory_common(const CostInputs& in, StrategyCosts& c);
 
+/// strategy.adaptive_interval and adaptive_prior_mtbf, for the strategies whose persistent period
+/// follows Daly's interval (remote-periodic, remote-highfreq, multi-level): only they read them.
+void adaptive_interval_costs(const CostInputs& in, StrategyCosts& c);
+
 /// The persistent track of an in-memory strategy (strategy.persistent_interval): uploads every
 /// kp iterations, kp a multiple of k, never sooner than the previous upload can have finished.
 void persistent_track(const CostInputs& in, StrategyCosts& c);

@@ -26,6 +26,7 @@ class MultiLevel final : public Strategy {
             "/strategy/adaptive_prior_mtbf", "/strategy/checkpoint_stall", "/strategy/checkpoint_duration"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
+    adaptive_interval_costs(in, c);
     c.tier = CheckpointTier::multi_level;
     const auto& st = in.s.strategy;
     // strategy.checkpoint_stall replaces S_1; the levels above add their copies to it.

@@ -22,6 +22,7 @@ class RemoteHighfreq final : public Strategy {
             "/strategy/checkpoint_duration"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
+    adaptive_interval_costs(in, c);
     c.tier = CheckpointTier::storage;
     c.stall = in.load;
     if (in.s.strategy.checkpoint_stall) c.stall = *in.s.strategy.checkpoint_stall;

@@ -19,6 +19,7 @@ class RemotePeriodic final : public Strategy {
             "/strategy/checkpoint_stall", "/strategy/checkpoint_duration"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
+    adaptive_interval_costs(in, c);
     c.tier = CheckpointTier::storage;
     c.every_iterations = periods_nearest(in.s.strategy.interval, in.t);
     c.stall = std::max(in.storage_transfer, in.load);

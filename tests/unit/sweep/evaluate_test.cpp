@@ -61,9 +61,24 @@ TEST_CASE("evaluate: points that differ only where the iteration model does not 
       "spec.json", ".");
   CostCache cache;
   for (std::int64_t i = 0; i < 6; ++i) CHECK(evaluate_point(spec, i, cache).status == PointStatus::ok);
-  // Failure rate and strategy kind are not read by the iteration model: one computation, five hits.
+  // The failure rate is not read by the iteration model; the strategy kind is, through its
+  // checkpoint layout only (gemini: replicas the scheduler plans; remote-periodic: none), so one
+  // computation per kind and four hits.
+  CHECK(cache.misses() == 2);
+  CHECK(cache.hits() == 4);
+}
+
+TEST_CASE("evaluate: strategies of one checkpoint layout share the iteration costs") {
+  // gemini and in-memory-blocking both keep m replicas that the traffic scheduler plans: the
+  // iteration model reads the same thing of either kind.
+  const auto spec = load_sweep_spec_json(
+      {{"base", small_paper_base()},
+       {"axes", {{{"pointer", "/strategy/kind"}, {"values", {"gemini", "in-memory-blocking"}}}}}},
+      "spec.json", ".");
+  CostCache cache;
+  for (std::int64_t i = 0; i < 2; ++i) CHECK(evaluate_point(spec, i, cache).status == PointStatus::ok);
   CHECK(cache.misses() == 1);
-  CHECK(cache.hits() == 5);
+  CHECK(cache.hits() == 1);
 }
 
 TEST_CASE("evaluate: the cost key changes with what the iteration model reads, not with the rest") {

@@ -1,0 +1,40 @@
+// Parameters owned by GPU type: the GPU: memory, peak rates, and the kernel compute model's per-GPU
+// efficiencies (a GPU type fills them). Read by scenario/gpu_types.hpp, workload/kernel_time.hpp. Rows
+// of the parameter table (parameters.hpp): each says which models read it.
+#include "parameter_blocks.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
+
+namespace ckptsim {
+
+ParameterBlock gpu_parameters() {
+  using U = Unit;
+  using C = Check;
+  using P = Presence;
+  using R = ReadBy;
+  // clang-format off
+  return {"GPU type", {
+    {"/cluster/gpu", U::name, C::none, P::optional, R::iteration | R::costs, "GPU type filling the GPU fields below (default: the instance preset's)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu; }, &gpu_type_names},
+    {"/cluster/gpu_memory", U::bytes, C::positive, P::from_gpu, R::iteration | R::costs, "memory per GPU",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bytes; }},
+    {"/cluster/nvlink_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU-to-GPU bandwidth inside a machine per GPU, each direction",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
+    {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_gpu, R::iteration | R::costs, "peak dense FLOP rate per GPU at the training precision (data sheet)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
+    {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU memory (HBM) bandwidth per GPU (data sheet)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bandwidth; }},
+    {"/cluster/gpu_sms", U::integer, C::at_least_one, P::gpu_kernel, R::iteration | R::costs, "streaming multiprocessors (compute units) per GPU: the GEMM wave size",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.sms; }},
+    {"/cluster/gpu_gemm_efficiency", U::number, C::unit_interval, P::gpu_kernel, R::iteration | R::costs, "achieved fraction of gpu_peak_flops inside full GEMM waves (large-GEMM benchmark)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.gemm_efficiency; }},
+    {"/cluster/gpu_memory_efficiency", U::number, C::unit_interval, P::gpu_kernel, R::iteration | R::costs, "achieved fraction of gpu_memory_bandwidth for memory-bound kernels (STREAM triad)",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.memory_efficiency; }},
+    {"/cluster/gpu_flash_attention_efficiency", U::number, C::unit_interval, P::gpu_kernel, R::iteration | R::costs, "achieved fraction of gpu_peak_flops of the fused attention kernel (FlashAttention-2, forward + backward); needed by training.attention \"flash\"",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.flash_efficiency; }},
+    {"/cluster/gpu_kernel_launch", U::duration, C::non_negative, P::gpu_kernel, R::iteration | R::costs, "time per kernel launch on top of its work",
+     [](Scenario& s) -> FieldRef { return &s.cluster.kernels.launch_overhead; }},
+  }};
+  // clang-format on
+}
+
+}  // namespace ckptsim

@@ -1,0 +1,57 @@
+// Parameters owned by megatron: Megatron-LM's tensor, pipeline, data, context and expert parallelism.
+// Read by workload/megatron_layout.hpp, workload/megatron_iteration.hpp. Rows of the parameter table
+// (parameters.hpp): each says which models read it.
+#include "parameter_blocks.hpp"
+
+namespace ckptsim {
+
+ParameterBlock megatron_parameters() {
+  using U = Unit;
+  using C = Check;
+  using P = Presence;
+  using R = ReadBy;
+  // clang-format off
+  ParameterBlock block{"megatron", {
+    {"/training/megatron/tp", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: tensor-parallel size (--tensor-model-parallel-size); a tensor group stays inside a machine's NVLink domain unless tp_across_machines",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.tp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/pp", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: pipeline-parallel size (--pipeline-model-parallel-size)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.pp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/dp", U::integer, C::at_least_one, P::optional, R::iteration, "megatron: data-parallel size; tp x cp x dp x pp must equal the GPU count (default: GPUs / (tp x cp x pp))",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.dp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/cp", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: context-parallel size (--context-parallel-size): the sequence split over cp ranks, keys and values passed round a ring",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.cp; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/ep", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: expert-parallel size (--expert-model-parallel-size): the experts split over ep of the dp x cp ranks; must divide dp x cp and /model/experts",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.ep; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/virtual_stages", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: model chunks per pipeline rank; more than 1 runs the interleaved 1F1B schedule (micro_batches mod microbatch_group_size 0 or >= pp)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.virtual_stages; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/micro_batches", U::integer, C::at_least_one, P::defaulted, R::iteration, "megatron: micro-batches of training.micro_batch sequences per pipeline per step (global batch / (micro batch x dp))",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.micro_batches; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/microbatch_group_size", U::integer, C::at_least_one, P::optional, R::iteration, "megatron: contiguous micro-batches per model chunk in the interleaved schedule (--microbatch-group-size-per-virtual-pipeline-stage), in [pp, micro_batches]; micro_batches mod it 0 or >= pp (default: pp)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.microbatch_group_size; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/deallocate_pipeline_outputs", U::boolean, C::none, P::defaulted, R::iteration, "megatron: free a stage's output tensor once it is sent to the next stage, keeping only its grad_fn (schedules.py deallocate_output_tensor; Megatron's training arguments set it); false holds it until the backward",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.deallocate_pipeline_outputs; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/first_stage_layers", U::integer, C::non_negative, P::optional, R::iteration, "megatron: layers of the first (virtual) pipeline stage (--decoder-first-pipeline-num-layers); the rest split evenly",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.first_stage_layers; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/last_stage_layers", U::integer, C::non_negative, P::optional, R::iteration, "megatron: layers of the last (virtual) pipeline stage (--decoder-last-pipeline-num-layers); the rest split evenly",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.last_stage_layers; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/sequence_parallel", U::boolean, C::none, P::defaulted, R::iteration, "megatron: sequence parallelism (--sequence-parallel): reduce-scatter + all-gather instead of all-reduce, norms and dropout on s/tp tokens",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.sequence_parallel; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/recomputation", U::name, C::none, P::defaulted, R::iteration, "megatron: activation recomputation (--recompute-granularity): none, selective (the attention core) or full (every layer)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.recomputation; }, &recomputation_names, {}, &megatron_only},
+    {"/training/megatron/distributed_optimizer", U::boolean, C::none, P::defaulted, R::iteration, "megatron: shard the fp32 main parameters and Adam moments over the data-parallel group (--use-distributed-optimizer): gradients reduce-scattered, parameters all-gathered",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.distributed_optimizer; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/overlap_grad_reduce", U::boolean, C::none, P::defaulted, R::iteration, "megatron: run the data-parallel gradient reduce in buckets during the last micro-batch's backward (--overlap-grad-reduce)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.overlap_grad_reduce; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/overlap_param_gather", U::boolean, C::none, P::defaulted, R::iteration, "megatron: distributed optimizer's parameter all-gather under the next step's first forward (--overlap-param-gather)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.overlap_param_gather; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/grad_reduce_in_fp32", U::boolean, C::none, P::defaulted, R::iteration, "megatron: accumulate and reduce gradients in fp32 (--accumulate-allreduce-grads-in-fp32); else in the 16-bit training type",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.grad_reduce_in_fp32; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/tp_across_machines", U::boolean, C::none, P::defaulted, R::iteration, "megatron: allow a tensor group to span machines (its all-reduces then cross the network)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.tp_across_machines; }, nullptr, {}, &megatron_only},
+  }};
+  // clang-format on
+  read_only_when(block, kReadUnderMegatron);
+  return block;
+}
+
+}  // namespace ckptsim

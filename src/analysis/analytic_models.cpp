@@ -55,16 +55,19 @@ double erlang_b(int servers, double offered_load) {
 
 namespace {
 
-/// One possible "service time" of a failure (section 3a): its length, probability and the
-/// retrieval it ends with.
+/// One possible "service time" of a failure (section 3a): its length, probability, the
+/// retrieval it ends with and its restart beyond the mean restart (section 3b: a new job's
+/// overhead, restart tiers without a free standby).
 struct Atom {
   double length = 0;
   double probability = 0;
   double retrieval = 0;
+  double extra_restart = 0;
 };
 
 /// E[e^{-Lambda V} w(V)] under the stationary law of section 3b, where w is e^{Lambda rho*} raised
-/// to `power` (0 or 1). Atoms are sorted and merged by length first.
+/// to `power` (0 or 1), times e^{Lambda delta*} when `extra` (delta* the extra restart of the
+/// failure that set the end). Atoms are sorted and merged by length first.
 class ResidualLaw {
  public:
   ResidualLaw(std::vector<Atom> atoms, double lambda) : lambda_(lambda) {
@@ -74,6 +77,8 @@ class ResidualLaw {
       if (!atoms_.empty() && atoms_.back().length == a.length) {
         auto& last = atoms_.back();
         last.retrieval = (last.retrieval * last.probability + a.retrieval * a.probability) / (last.probability + a.probability);
+        last.extra_restart =
+            (last.extra_restart * last.probability + a.extra_restart * a.probability) / (last.probability + a.probability);
         last.probability += a.probability;
       } else {
         atoms_.push_back(a);
@@ -93,16 +98,18 @@ class ResidualLaw {
     return v;
   }
 
-  [[nodiscard]] double expect(int power) const {
+  [[nodiscard]] double expect(int power, bool extra = false) const {
     const double lam = lambda_;
-    auto weight = [&](double rho) { return power == 0 ? 1.0 : std::exp(lam * rho); };
+    auto weight = [&](const Atom& a) {
+      return (extra ? std::exp(lam * a.extra_restart) : 1.0) * (power == 0 ? 1.0 : std::exp(lam * a.retrieval));
+    };
     double total = 0;
     const std::size_t n = atoms_.size();
     for (std::size_t j = 0; j < n; ++j) {
       // Residual mass above atoms_[j].length: sum_{i > j} pi_i (l_i - l_j).
       double above = 0;
       for (std::size_t i = j + 1; i < n; ++i) above += atoms_[i].probability * (atoms_[i].length - atoms_[j].length);
-      total += atoms_[j].probability * weight(atoms_[j].retrieval) * std::exp(-lam * (atoms_[j].length + above));
+      total += atoms_[j].probability * weight(atoms_[j]) * std::exp(-lam * (atoms_[j].length + above));
       if (j + 1 == n) break;
       // The piece (l_j, l_{j+1}): V set by a residual of a longer service.
       double f = 0;
@@ -113,7 +120,7 @@ class ResidualLaw {
       for (std::size_t i = j + 1; i < n; ++i) {
         b += atoms_[i].probability;
         a += atoms_[i].probability * atoms_[i].length;
-        w += atoms_[i].probability * weight(atoms_[i].retrieval);
+        w += atoms_[i].probability * weight(atoms_[i]);
       }
       if (b <= 0) continue;
       w /= b;
@@ -301,9 +308,12 @@ Episodes episodes_of(const Scenario& s, const CycleInputs& in, AnalyticPredictio
     const double blocked = standby > 0 ? standby_blocking(standby, offered, fc.machines) : 1.0;
     // Without a free standby the restart may be another tier's (restart tiers: a new job).
     const double base_blocked = fc.detection_s + fc.restart_no_standby_s();
+    // ... which the breakdown counts as restart (section 3b), as the run model does.
+    const double extra_restart = fc.restart_no_standby_s() - fc.restart_s;
     atoms.push_back({base + in.rho_hw, share * (1.0 - blocked), in.rho_hw});
     for (double d : delay.values)
-      atoms.push_back({base_blocked + d + in.rho_hw, share * blocked / static_cast<double>(delay.values.size()), in.rho_hw});
+      atoms.push_back({base_blocked + d + in.rho_hw, share * blocked / static_cast<double>(delay.values.size()), in.rho_hw,
+                       extra_restart});
     hardware_mass += share;
     hardware_length += share * ((1.0 - blocked) * base + blocked * base_blocked + in.rho_hw + blocked * delay.mean);
   }
@@ -329,8 +339,11 @@ struct PhasesPerFailure {
 
 PhasesPerFailure phases_per_failure(const CycleInputs& in, const Episodes& e) {
   const double lam = in.lam;
+  // E[e^{-Lambda V}], and with the extra restart delta* (0 but for a new job's overhead, where
+  // ed1 equals ev1 exactly): E[e^{-Lambda V} e^{Lambda delta*}], E[e^{-Lambda V} e^{Lambda (delta* + rho*)}].
   const double ev1 = e.law.expect(0);
-  const double evr = e.law.expect(1);
+  const double ed1 = e.law.expect(0, true);
+  const double edr = e.law.expect(1, true);
   PhasesPerFailure out;
   // Detection by class (each failure's own D_c), then the mean of e^{-Lambda D}.
   double e_det = 0;
@@ -338,9 +351,9 @@ PhasesPerFailure phases_per_failure(const CycleInputs& in, const Episodes& e) {
     out.detection += fc.rate / lam * -std::expm1(-lam * fc.detection_s) / lam;
     e_det += fc.rate / lam * std::exp(-lam * fc.detection_s);
   }
-  out.restart = std::expm1(lam * in.t_restart) / lam * ev1;
-  out.retrieval = std::exp(lam * in.t_restart) * (evr - ev1) / lam;
-  out.replacement = std::max(0.0, (e_det - std::exp(lam * in.t_restart) * evr) / lam);
+  out.restart = std::expm1(lam * in.t_restart) / lam * ev1 + std::exp(lam * in.t_restart) * (ed1 - ev1) / lam;
+  out.retrieval = std::exp(lam * in.t_restart) * (edr - ed1) / lam;
+  out.replacement = std::max(0.0, (e_det - std::exp(lam * in.t_restart) * edr) / lam);
   return out;
 }
 

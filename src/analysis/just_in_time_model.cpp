@@ -17,6 +17,9 @@ AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts&
                                                 "fallback to the periodic checkpoint and failures during an episode are left out");
   if (!p.available) return p;
   const FailureSpec& f = s.failures;
+  // Listed, so that `optimize` ranks by Monte Carlo: where fallbacks are frequent they decide
+  // the best fallback interval, which this form (no rollback past the minibatch) cannot see.
+  if (mix.total_rate > 0) p.omitted_terms.emplace_back(kJitFallbackOmitted);
   for (std::string& term : fault_model_terms_left_out(f)) p.omitted_terms.push_back(std::move(term));
 
   const double t = c.iteration_time.seconds();

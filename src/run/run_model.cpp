@@ -125,6 +125,7 @@ class ReplicaSimulation {
       result_.just_in_time = true;
       jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c.replica_groups));
       jit_failed_.assign(static_cast<std::size_t>(jit_positions_), 0);
+      jit_holder_lost_.assign(static_cast<std::size_t>(s.cluster.machines), 0);
     }
     result_.restart_tiers = tiers_ != nullptr;
     result_.causes = causes;
@@ -760,18 +761,24 @@ class ReplicaSimulation {
   bool jit_recovery() const { return c_.tier == CheckpointTier::just_in_time && jit_ && !jit_lost_ && !episode_corruption_; }
 
   /// Just-in-time: machine j holds shard position j mod (N / G); the position is lost once all G
-  /// of its holders failed in this episode (their GPU state is gone).
+  /// of its holders, G distinct machines, failed in this episode (their GPU state is gone). A
+  /// machine that fails again within the episode is a holder already lost: counted once.
   void mark_jit_positions(const FailureEvent& f) {
     if (c_.tier != CheckpointTier::just_in_time) return;
     for (int j = f.machine; j < f.machine + f.machines; ++j) {
-      auto& failed = jit_failed_[static_cast<std::size_t>(j % jit_positions_)];
-      if (failed == 0) jit_touched_.push_back(j % jit_positions_);
-      if (++failed >= c_.replica_groups) jit_lost_ = true;
+      auto& lost = jit_holder_lost_[static_cast<std::size_t>(j)];
+      if (lost != 0) continue;
+      lost = 1;
+      jit_touched_.push_back(j);
+      if (++jit_failed_[static_cast<std::size_t>(j % jit_positions_)] >= c_.replica_groups) jit_lost_ = true;
     }
   }
 
   void reset_jit_positions() {
-    for (int p : jit_touched_) jit_failed_[static_cast<std::size_t>(p)] = 0;
+    for (int j : jit_touched_) {
+      jit_holder_lost_[static_cast<std::size_t>(j)] = 0;
+      jit_failed_[static_cast<std::size_t>(j % jit_positions_)] = 0;
+    }
     jit_touched_.clear();
     jit_lost_ = false;
   }
@@ -927,8 +934,9 @@ class ReplicaSimulation {
   bool local_lost_ = false;           ///< multi-level: a machine lost its memory since level 1 completed
   std::optional<Version> jit_;        ///< just-in-time: the interrupted minibatch's starting state
   int jit_positions_ = 1;             ///< just-in-time: shard positions N / G
-  std::vector<int> jit_failed_;       ///< just-in-time: holders failed in this episode, by position
-  std::vector<int> jit_touched_;
+  std::vector<int> jit_failed_;       ///< just-in-time: distinct holders failed in this episode, by position
+  std::vector<char> jit_holder_lost_; ///< just-in-time: machine failed in this episode, by machine
+  std::vector<int> jit_touched_;      ///< just-in-time: the machines marked in jit_holder_lost_
   bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
   std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
   SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)

@@ -87,8 +87,17 @@ std::vector<std::string> written_pointers(const nlohmann::json& doc) {
     }
     if (node != nullptr) out.emplace_back(f.pointer);
   }
-  // The top-level "seed" is another spelling of run.seed.
+  // The top-level "seed" is another spelling of run.seed; a bare duration for the replacement
+  // time writes a fixed one (the loader's rule).
   if (doc.contains("seed")) out.emplace_back("/run/seed");
+  const auto failures = doc.find("failures");
+  if (failures != doc.end() && failures->is_object()) {
+    const auto replacement = failures->find("replacement");
+    if (replacement != failures->end() && (replacement->is_string() || replacement->is_number())) {
+      out.emplace_back("/failures/replacement/distribution");
+      out.emplace_back("/failures/replacement/value");
+    }
+  }
   return out;
 }
 
@@ -124,10 +133,43 @@ const std::vector<std::string_view>& key_assumption_pointers() {
   return pointers;
 }
 
+bool hardware_failures_possible(const FailureSpec& f) {
+  const bool machine_failures = f.process == FailureProcessKind::weibull || f.process == FailureProcessKind::trace ||
+                                (f.process == FailureProcessKind::exponential && f.rate > 0);
+  if (machine_failures) {
+    if (f.process == FailureProcessKind::trace) return true;  // its rows say, and it is not read here
+    if (f.lemons.quarantine_failures > 0) return true;         // a quarantined machine is replaced
+    const bool hardware = f.causes.causes.empty()
+                              ? f.hardware_fraction > 0
+                              : std::any_of(f.causes.causes.begin(), f.causes.causes.end(),
+                                            [](const FailureCauseSpec& c) { return c.hardware; });
+    if (hardware) return true;
+  }
+  for (const DomainSpec& d : f.domains)
+    if (d.machines > 0 && d.rate > 0 && d.hardware_fraction > 0) return true;
+  // An evicted straggler and a machine found corrupting data are replaced too.
+  if (f.stragglers.rate > 0 && f.stragglers.speed < 1.0 && f.stragglers.eviction) return true;
+  return f.silent_corruption.rate > 0;
+}
+
+std::vector<std::string_view> replacement_assumption_pointers(const FailureSpec& f) {
+  if (!hardware_failures_possible(f)) return {};
+  switch (f.replacement.distribution) {
+    case ReplacementDistribution::fixed: return {"/failures/replacement/distribution", "/failures/replacement/value"};
+    case ReplacementDistribution::uniform:
+      return {"/failures/replacement/distribution", "/failures/replacement/low", "/failures/replacement/high"};
+    case ReplacementDistribution::lognormal:
+      return {"/failures/replacement/distribution", "/failures/replacement/median", "/failures/replacement/sigma"};
+  }
+  return {"/failures/replacement/distribution"};
+}
+
 std::vector<Assumption> key_assumptions(const Scenario& s) {
   const std::vector<Assumption> all = scenario_assumptions(s);
   std::vector<Assumption> out;
-  for (std::string_view p : key_assumption_pointers()) {
+  std::vector<std::string_view> pointers = key_assumption_pointers();
+  for (std::string_view p : replacement_assumption_pointers(s.failures)) pointers.push_back(p);
+  for (std::string_view p : pointers) {
     const auto it = std::find_if(all.begin(), all.end(), [&](const Assumption& a) { return a.pointer == p; });
     if (it != all.end()) out.push_back(*it);
   }

@@ -40,17 +40,20 @@
 //   after a hardware one in the same episode retrieves from a peer in the model, here local.
 // (b) Phases. Let V = (episode end - s) just after a failure at s. PASTA and the M/G/inf
 //   structure give its stationary law P(V <= v) = F_L(v) exp(-Lambda E[(L - v)^+]); the failure's
-//   phases are detection [0, D), replacement [D, V - rho* - t_restart), retrieval, restart
-//   [V - t_restart, V),
-//   cut by the next failure, an independent Exp(Lambda) gap. Expected time per failure:
+//   phases are detection [0, D), replacement [D, V - rho* - r*), retrieval, restart [V - r*, V),
+//   r* = t_restart + delta*, cut by the next failure, an independent Exp(Lambda) gap. Expected
+//   time per failure:
 //     detection   (1 - e^{-Lambda D}) / Lambda
-//     replacement (e^{-Lambda D} - e^{Lambda t_restart} E[e^{-Lambda V} e^{Lambda rho*}]) / Lambda
-//     retrieval   e^{Lambda t_restart} E[e^{-Lambda V} (e^{Lambda rho*} - 1)] / Lambda
-//     restart     (e^{Lambda t_restart} - 1) E[e^{-Lambda V}] / Lambda
-//   (sum (1 - E[e^{-Lambda V}]) / Lambda; E[e^{-Lambda V}] = e^{-Lambda Lbar} exactly). rho* is the
-//   retrieval of the failure that set the end; the expectations are sums of exponentials over
-//   the atoms of L and the pieces between them (exact; uniform and lognormal replacement delays
-//   are replaced by 64 equal-probability atoms). Failures over a run of W: Lambda W exactly.
+//     replacement (e^{-Lambda D} - e^{Lambda t_restart} E[e^{-Lambda V} e^{Lambda (delta* + rho*)}]) / Lambda
+//     retrieval   e^{Lambda t_restart} E[e^{-Lambda V} e^{Lambda delta*} (e^{Lambda rho*} - 1)] / Lambda
+//     restart     ((e^{Lambda t_restart} - 1) E[e^{-Lambda V}] + e^{Lambda t_restart} E[e^{-Lambda V} (e^{Lambda delta*} - 1)]) / Lambda
+//   (sum (1 - E[e^{-Lambda V}]) / Lambda; E[e^{-Lambda V}] = e^{-Lambda Lbar} exactly). rho* and
+//   delta* are the retrieval and the extra restart of the failure that set the end: delta* = 0
+//   but for a hardware failure that found no free standby under restart tiers, which restarts in
+//   a new job, delta* = its new-job restart - its class's restart (new_job_overhead; the run
+//   model counts that overhead in the restart too, failure/restart_tiers.hpp). The expectations
+//   are sums of exponentials over the atoms of L and the pieces between them (exact; uniform and
+//   lognormal replacement delays are replaced by 64 equal-probability atoms). Failures over a run of W: Lambda W exactly.
 //   Standby pool: a hardware failure holds a standby for D + P; with s standby machines a failure
 //   finds none free with the Erlang loss probability B(s, h Lambda (D + E[P])) (insensitive to
 //   the law of P), so L mixes P_eff = P (prob. B) and 0. Approximate only in that the pool's

@@ -19,14 +19,26 @@
 // E[(W - J)^+]: fixed W: (W - J)^+; uniform on [a, b]: the integral of (w - J)^+ over [a, b] /
 // (b - a); lognormal(mu = ln median, sigma): e^{mu + sigma^2/2} Phi(d1) - J Phi(d1 - sigma),
 // d1 = (mu + sigma^2 - ln J) / sigma.
-// Left out: the fallback to the periodic checkpoint (every holder of a shard position failing
-// within one episode, order lambda L / G per failure), failures during an episode (order
-// lambda L), and the fault model beyond fail-stop (listed in omitted_terms when present).
+// Left out: the fallback to the periodic checkpoint (all G holders of some shard position, G
+// distinct machines, failing within one episode: about (lambda L)^(G-1) per failure, lambda the
+// per-machine rate and L the episode, more once episodes overlap), failures during an episode
+// (order Lambda L), and the fault model beyond fail-stop. The fallback is listed in omitted_terms
+// whenever failures occur (kJitFallbackOmitted), as is each fault-model feature in force, so
+// `optimize` ranks just-in-time candidates by Monte Carlo. Listed rather than modelled: where
+// fallbacks are rare they hardly matter, and where they are frequent (long replacement waits,
+// Lambda L of order one, where a first-order form is off anyway) they decide the fallback
+// interval, each costing the rollback to the latest periodic checkpoint, which this form does not
+// see: it always prefers the longest interval (tests/unit/analysis/optimize_test.cpp: at
+// 100 %/machine/day with 2 h replacements it picks 8 h, the run model 1 h).
 #include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+/// The omitted term naming the fallback to the periodic checkpoint.
+inline constexpr const char* kJitFallbackOmitted =
+    "just-in-time fallback to the periodic checkpoint (every holder of a shard failing in one episode)";
 
 /// The closed form above for `costs.tier == CheckpointTier::just_in_time`.
 AnalyticPrediction just_in_time_analytic(const Scenario& scenario, const StrategyCosts& costs);

@@ -41,7 +41,18 @@ std::vector<std::string> written_pointers(const nlohmann::json& doc);
 /// written: batch shape, compute and network efficiencies, failure and recovery times.
 const std::vector<std::string_view>& key_assumption_pointers();
 
-/// The key assumptions of scenario_assumptions(s), in key_assumption_pointers() order.
+/// Whether the failure model can replace a machine: a hardware share of the machine failures (or
+/// a hardware cause, or a lemon quarantine), a trace (its rows are not read here), a failure
+/// domain with a hardware share, straggler eviction or silent data corruption.
+bool hardware_failures_possible(const FailureSpec& failures);
+
+/// The replacement delay's fields in force (its distribution and that distribution's
+/// parameters) when hardware_failures_possible, else none: the delay decides the replacement
+/// waits, and so whether standby machines pay off.
+std::vector<std::string_view> replacement_assumption_pointers(const FailureSpec& failures);
+
+/// The key assumptions of scenario_assumptions(s): key_assumption_pointers(), then
+/// replacement_assumption_pointers(s.failures), in that order.
 std::vector<Assumption> key_assumptions(const Scenario& s);
 
 }  // namespace ckptsim

@@ -261,6 +261,32 @@ TEST_CASE("closed form under restart tiers: ETTR against the run model, new jobs
   CHECK(none.closed.ettr < c.closed.ettr);
 }
 
+TEST_CASE("closed form under restart tiers: a new job's overhead is restart time, where the run model counts it") {
+  // Issue 38, item 5: the closed form's breakdown put the new-job overhead into replacement_wait;
+  // the run model counts it in the restart (run_model.cpp: the episode's restart, retrieved ->
+  // restarted, is the tier's latency, failure/restart_tiers.hpp). 16 machines at 1.5 % per
+  // machine-day for 30 days: Lambda W = 7.2 failures, 3.6 hardware. No standby, so every hardware
+  // failure restarts in a new job: in-job (the cause's R = 60 s) + 30 min = 1860 s, after its
+  // 5 min replacement; a crash restarts in-process, 2.5 s + T = 62.5 s. Per failure the job is
+  // down at most 15 + 300 + 1.5 + 1860 s, so Lambda L < 0.007 and episodes barely overlap:
+  //   restart          3.6 x 62.5 + 3.6 x 1860 = 6921 s
+  //   replacement wait 3.6 x 300               = 1080 s
+  // (before the fix: restart 7.2 x the mean 61.25 s = 441 s, replacement wait 3.6 x 2100 s).
+  Scenario s = quiet(30);
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.015 / kDay;
+  s.failures.restart_tiers.enabled = true;
+  s.failures.restart_tiers.new_job_overhead = minutes(30);
+  s.run.seed = 11;
+  const Compared c = compare_mix(s, 2000);
+  CHECK(c.closed.metrics.at("time_breakdown_s.restart") == doctest::Approx(6921.0).epsilon(0.01));
+  CHECK(c.closed.metrics.at("time_breakdown_s.replacement_wait") == doctest::Approx(1080.0).epsilon(0.01));
+  // And the closed form's categories against the run model's (2000 replicas, a 95 % interval).
+  check_within(c, "time_breakdown_s.restart", 1.0);
+  check_within(c, "time_breakdown_s.replacement_wait", 1.0);
+  check_within(c, "time_breakdown_s.retrieval", 1.0);
+}
+
 TEST_CASE("optimize ranks by Monte Carlo when the closed form leaves a term out") {
   // Lemons with a quarantine: the closed form cannot include it, says so, and optimize ranks by
   // the run model's replicas (the scenario's run.replicas when --replicas is not given).

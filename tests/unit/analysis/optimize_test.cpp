@@ -1,15 +1,22 @@
 // The optimizer (analysis/optimizer.hpp) and `ckptsim optimize`.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include "ckptsim/analysis/just_in_time_model.hpp"
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/run/monte_carlo.hpp"
+#include "ckptsim/run/resolve_costs.hpp"
+#include "ckptsim/run/run_model.hpp"
+#include "ckptsim/scenario/loader.hpp"
 
 namespace ckptsim {
 namespace {
@@ -178,6 +185,68 @@ TEST_CASE("optimize: standby pool sizing by goodput per machine-hour") {
   CHECK(r.candidates[*r.runner_up].standby == 1);
   CHECK(r.why_runner_up_lost.find("standby") != std::string::npos);
   CHECK(r.ranking.find("goodput per machine-hour") != std::string::npos);
+}
+
+TEST_CASE("optimize: just-in-time with frequent fallbacks ranks by Monte Carlo, which picks the shortest interval") {
+  // Issue 38, item 5: the just-in-time closed form leaves out the fallback to the periodic
+  // checkpoint; with nothing listed in omitted_terms, optimize ranked by that form, which sees
+  // only the periodic stalls and so always prefers the longest interval (8 h here).
+  // The case (the small scenario of tests/unit/common/test_scenarios.hpp as a document): 16
+  // machines, G = 2 (machines j and j + 8 hold one shard), T = 60 s, C = 12 GB, storage 100 MB/s:
+  // stall S = 120 s per periodic checkpoint, save J = 120 s, retrieval 120.75 s. Failures 100 %
+  // per machine per day (lambda = 1/day, Lambda = 16/day: segments Exp with mean 5400 s), all
+  // hardware, 2 h replacements, no standby: each failure keeps the job down
+  // L = 15 + max(J, 7200) + 120.75 + 60 = 7395.75 s, Lambda L = 1.37, so episodes hold about
+  // e^1.37 = 3.9 failures, and the other holder of a failed machine's shard fails within one L
+  // with probability 1 - e^{-7395.75/86400} = 0.082 per failure: fallbacks are frequent.
+  // A fallback rolls back to the latest periodic checkpoint of the segment before the episode,
+  // else to the segment's start (the previous recovery's state, in storage). Interval 8 h: a
+  // segment reaches its first checkpoint with probability e^{-28800/5400} = 0.005, so the whole
+  // segment is lost, 5400 s on average. Interval 1 h: checkpoints every D = 3600 + 120 s of
+  // segment time, rollback E[X mod D] = 5400 - D q / (1 - q), q = e^{-D/5400} = 0.502: 1649 s,
+  // about 3750 s less per fallback; its price is e^{-3600/5400} / (1 - q) = 1.03 stalls, 124 s,
+  // per segment. So 1 h beats 8 h once more than 124 / 3750 = 3.3 % of episodes fall back.
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "cluster": {"machines": 16, "gpus_per_machine": 8, "gpu_memory": "40GB", "cpu_memory": "1TB",
+                "gpu_peak_flops": "312TFLOPS", "gpu_memory_bandwidth": "1555GB/s", "gpu_cpu_bandwidth": "25GB/s",
+                "nvlink_bandwidth": "300GB/s", "network_bandwidth": "8Gbps"},
+    "storage": {"bandwidth": "100MB/s"},
+    "model": {"parameters": 1e9, "layers": 24, "hidden": 2048, "ffn": 8192, "heads": 16, "vocabulary": 50257},
+    "training": {"serialization_bandwidth": "1GB/s", "iteration_time": "60s"},
+    "strategy": {"kind": "just-in-time", "replica_groups": 2, "interval": "3h"},
+    "failures": {"process": "exponential", "rate": "100%/machine/day", "hardware_fraction": 1.0,
+                 "detection": "15s", "restart": "60s", "replacement": "2h"},
+    "run": {"duration": "10d", "replicas": 200, "seed": 7}
+  })");
+  const VaryAxis intervals = parse_vary_axis("/strategy/interval=1h,2h,4h,8h");
+  const OptimizeResult r = optimize(doc, "fallbacks.json", "", {intervals}, OptimizeOptions{});
+  REQUIRE(r.candidates.size() == 4);
+  // The closed form names the fallback, so every candidate is simulated (its run.replicas).
+  CHECK(r.ranking.find("Monte Carlo mean (200 replicas)") == 0);
+  CHECK(std::find(r.closed_form_omits.begin(), r.closed_form_omits.end(), kJitFallbackOmitted) !=
+        r.closed_form_omits.end());
+  // The run model on its own, interval by interval: the best is optimize's best, and it is 1 h,
+  // clear of 8 h beyond both intervals, with the fallback share the argument above needs.
+  std::vector<Summary> ettr;
+  for (const nlohmann::json& interval : intervals.values) {
+    nlohmann::json edited = doc;
+    edited["strategy"]["interval"] = interval;
+    const Scenario s = load_scenario_json(edited, "fallbacks.json", "");
+    MonteCarloOptions mc;
+    mc.replicas = s.run.replicas;
+    const RunSummary summary = summarize(run_replicas(RunModel(s, resolve_strategy_costs(s)), mc));
+    ettr.push_back(summary.metrics.at("ettr"));
+    if (interval == "1h")
+      CHECK(summary.metrics.at("recoveries.jit_fallback").mean > 0.033 * summary.metrics.at("episodes").mean);
+  }
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < ettr.size(); ++i)
+    if (ettr[i].mean > ettr[best].mean) best = i;
+  CHECK(best == 0);
+  CHECK(ettr[0].mean - ettr[3].mean > ettr[0].ci95 + ettr[3].ci95);
+  REQUIRE(r.best.has_value());
+  CHECK(*r.best == best);
+  CHECK(r.candidates[*r.best].ettr == doctest::Approx(ettr[best].mean).epsilon(1e-12));
 }
 
 }  // namespace ckptsim

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/just_in_time_model.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
@@ -53,8 +55,14 @@ TEST_CASE("strategy contract: every closed form agrees with its Monte Carlo on a
     s.run.seed = 11;
     const auto [costs, closed, simulated] = test::closed_form_and_monte_carlo(s, 1000);
     REQUIRE(closed.available);
-    // The failure model is exponential and homogeneous: nothing left out.
-    CHECK(closed.omitted_terms.empty());
+    // The failure model is exponential and homogeneous: nothing left out, but for just-in-time's
+    // fallback to its periodic checkpoint, which its closed form does not model
+    // (just_in_time_model.hpp; about lambda L = 0.015 / day x 7 min per failure here, 1e-4).
+    if (costs.tier == CheckpointTier::just_in_time) {
+      CHECK(closed.omitted_terms == std::vector<std::string>{kJitFallbackOmitted});
+    } else {
+      CHECK(closed.omitted_terms.empty());
+    }
     const Summary& ettr = simulated.at("ettr");
     MESSAGE(entry.name << ": closed " << closed.ettr << ", simulated " << ettr.mean << " +- " << ettr.ci95);
     const double first_order =

@@ -101,6 +101,42 @@ TEST_CASE("just-in-time: every replica of a shard lost falls back to the periodi
   CHECK(late.wasted_time == SimTime::from_seconds(1230 + 120.75));
 }
 
+TEST_CASE("just-in-time: one machine failing twice in one episode is one holder lost, not every holder") {
+  // Machines 3 and 11 hold shard position 3. Only machine 3 fails, twice within one episode
+  // (software, at 12868.6 s and 12878.6 s): machine 11's replica is intact, so the survivors'
+  // save still recovers the interrupted minibatch (issue 38, item 5: the run model counted
+  // failures per position, so the second failure of machine 3 made it fall back).
+  // Timeline: states 1..180 by 10800 s, the periodic checkpoint of state 180 stalls to 10920 s;
+  // 12868.6 - 10920 = 1948.6 s = 32 iterations (states 181..212, done by 12840 s) + 28.6 s into
+  // iteration 213. Just in time: state 212 is saved, lost progress 28.6 s (a fallback to state
+  // 180 would lose the whole 1948.6 s). Episode: detection 12868.6-12878.6 (cut by the second
+  // failure) and 12878.6-12893.6, 25 s; save 120 s to 13013.6; no replacement (software);
+  // retrieval 120.75 s to 13134.35; restart 60 s to 13194.35. Periodic checkpoints count from the
+  // restart: stalls at 13194.35 + 10800 = 23994.35 and 23994.35 + 10920 = 34914.35 (its 120 s end
+  // before 36000 s). Stall 120 (state 180) + 120 (save) + 2 x 120 = 480 s. Iterations: 212, then
+  // 36000 - 13194.35 - 240 = 22565.65 s = 376 iterations + 5.65 s: 588.
+  const ReplicaResult r = run_jit_trace(jit_scenario(), "12868.6,3,software\n12878.6,3,software\n");
+  CHECK(r.episodes == 1);
+  CHECK(r.jit_recoveries == 1);
+  CHECK(r.jit_fallbacks == 0);
+  CHECK(r.recoveries[static_cast<std::size_t>(RecoveryTier::storage)] == 1);
+  CHECK(r.breakdown.lost_progress == SimTime::from_seconds(28.6));
+  CHECK(r.breakdown.detection == seconds(25));
+  CHECK(r.breakdown.checkpoint_stall == seconds(480));
+  CHECK(r.breakdown.replacement_wait == SimTime::zero());
+  CHECK(r.iterations == 588);
+  CHECK(r.breakdown.total() == r.wall_time);
+  // The same machine failing twice, hardware then software (its replacement failing during the
+  // retrieval), is still one holder: failures at 12868.6 s (hardware: the replacement arrives at
+  // 12868.6 + 15 + 300 = 13183.6 s, the save ended at 13003.6 s) and at 13200 s (software,
+  // during the retrieval to 13304.35 s) recover just in time, 28.6 s lost.
+  const ReplicaResult again = run_jit_trace(jit_scenario(), "12868.6,3,hardware\n13200,3,software\n");
+  CHECK(again.episodes == 1);
+  CHECK(again.jit_recoveries == 1);
+  CHECK(again.jit_fallbacks == 0);
+  CHECK(again.breakdown.lost_progress == SimTime::from_seconds(28.6));
+}
+
 TEST_CASE("just-in-time: the closed form adds each failure's downtime and half a minibatch") {
   // Lambda = 1 / 2 h, half hardware. Down per failure: detection 15 + save 120 + the
   // replacement's excess over the save 0.5 x (300 - 120) + retrieval 120.75 + restart 60 =

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -87,9 +89,62 @@ TEST_CASE("key_assumptions: the key pointers in their order, whatever the file w
   for (const auto& a : key) pointers.push_back(a.pointer);
   std::vector<std::string> expected;
   for (auto p : key_assumption_pointers()) expected.emplace_back(p);
-  // compute_efficiency is unset (the kernel model times compute), so it is left out.
+  // compute_efficiency is unset (the kernel model times compute), so it is left out. Half the
+  // failures are hardware (the table's default fraction), so the replacement delay follows: the
+  // default, a fixed time.
   expected.erase(std::remove(expected.begin(), expected.end(), "/training/compute_efficiency"), expected.end());
+  expected.emplace_back("/failures/replacement/distribution");
+  expected.emplace_back("/failures/replacement/value");
   CHECK(pointers == expected);
+}
+
+TEST_CASE("key_assumptions: the replacement delay, with its distribution's parameters, when a machine can be replaced") {
+  // Issue 38, item 7: the delay decides the replacement waits and whether standbys pay off.
+  const auto shown = [](const json& doc) {
+    const ScenarioFile file(doc);
+    std::vector<std::string> out;
+    for (const auto& a : key_assumptions(file.load()))
+      if (a.pointer.rfind("/failures/replacement", 0) == 0) out.push_back(a.pointer + " = " + a.value + " (" + a.source + ")");
+    return out;
+  };
+  json doc = test::minimal_scenario_document();
+  // Uniform, written in the file: its bounds, not the fixed value nor the lognormal's parameters.
+  doc["failures"]["replacement"] = {{"distribution", "uniform"}, {"low", "4min"}, {"high", "7min"}};
+  CHECK(shown(doc) == std::vector<std::string>{"/failures/replacement/distribution = uniform (scenario file)",
+                                               "/failures/replacement/low = 4min (scenario file)",
+                                               "/failures/replacement/high = 7min (scenario file)"});
+  // Lognormal with the table's default shape, 0.25.
+  doc["failures"]["replacement"] = {{"distribution", "lognormal"}, {"median", "2h"}};
+  CHECK(shown(doc) == std::vector<std::string>{"/failures/replacement/distribution = lognormal (scenario file)",
+                                               "/failures/replacement/median = 2h (scenario file)",
+                                               "/failures/replacement/sigma = 0.25 (default)"});
+  // A bare duration is a fixed time the file wrote (the loader's rule), not a default.
+  doc["failures"]["replacement"] = "9min";
+  CHECK(shown(doc) == std::vector<std::string>{"/failures/replacement/distribution = fixed (scenario file)",
+                                               "/failures/replacement/value = 9min (scenario file)"});
+  // No failure replaces a machine: every failure software, or none at all.
+  doc["failures"]["hardware_fraction"] = 0;
+  CHECK(shown(doc).empty());
+  json none = test::minimal_scenario_document();
+  none["failures"] = {{"process", "none"}};
+  CHECK(shown(none).empty());
+  // ... unless a rack failure does (its hardware share defaults to 1), or a cause of the table.
+  doc["failures"]["domains"] = {{"rack", {{"machines", 4}, {"rate", "1%/day"}}}};
+  CHECK(shown(doc).size() == 2);
+  json causes = test::minimal_scenario_document();
+  causes["failures"]["causes"] = json::array({{{"name", "gpu"}, {"share", 1}, {"outcome", "hardware"}}});
+  CHECK(shown(causes).size() == 2);
+  causes["failures"]["causes"][0]["outcome"] = "software";
+  CHECK(shown(causes).empty());
+}
+
+TEST_CASE("written_pointers: a bare replacement duration writes the fixed distribution and its value") {
+  json doc = test::minimal_scenario_document();
+  doc["failures"]["replacement"] = "9min";
+  const auto written = written_pointers(doc);
+  CHECK(std::find(written.begin(), written.end(), "/failures/replacement/distribution") != written.end());
+  CHECK(std::find(written.begin(), written.end(), "/failures/replacement/value") != written.end());
+  CHECK(std::find(written.begin(), written.end(), "/failures/replacement/low") == written.end());
 }
 
 TEST_CASE("scenario_assumptions: a scenario built in code has nothing written") {

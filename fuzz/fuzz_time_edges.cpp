@@ -1,9 +1,12 @@
 // libFuzzer harness: several time fields of one scenario at the edges of their ranges at once
 // (the class of issue 21's "sums that leave the clock": each value passes its own check, their
 // sum does not). The input's bytes choose a strategy, a failure process, a run length and, for
-// each of the time fields below, nothing or one value from its edges (zero, one nanosecond,
-// typical, days, the 100-year maximum as a string and as a JSON number of seconds, just beyond
-// it), and the kernel launch overhead when the iteration time is derived (a 2-layer model); then
+// each duration of the parameter table (every row of unit duration, taken from the table), nothing
+// or one value from its edges (zero, one nanosecond, typical, days, the 100-year maximum as a
+// string and as a JSON number of seconds, just beyond it), with the mechanisms whose times are
+// read only while they are on switched on or off (restart tiers, hangs, stragglers,
+// misdiagnosis, silent corruption, live migration, elastic restart), and the iteration time
+// derived by the model of a 2-layer transformer or given; then
 // the scenario goes through what `ckptsim run -r 1` and `ckptsim analyze -r 1` do:
 // the loader, the run's checks (run/run_checks.hpp: clock ranges, the worst-case horizon, the
 // work limits), one replica, and the closed forms.
@@ -32,6 +35,7 @@
 #include "ckptsim/run/run_checks.hpp"
 #include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/parameters.hpp"
 
 namespace {
 
@@ -97,13 +101,27 @@ json fuzzed_scenario(FuzzedDataProvider& in) {
   } else {
     doc["run"]["duration"] = pick(in, duration_edges());
   }
-  for (const char* pointer :
-       {"/training/iteration_time", "/failures/detection", "/failures/restart", "/strategy/persistent_interval",
-        "/strategy/interval", "/strategy/local_interval", "/strategy/partner_interval", "/strategy/checkpoint_stall",
-        "/strategy/checkpoint_duration", "/strategy/adaptive_prior_mtbf", "/failures/scale",
-        "/failures/lemons/quarantine_window", "/strategy/step_timeout", "/strategy/heartbeat_timeout"})
-    maybe_set(in, doc, pointer);
+  // Every duration of the parameter table (its rows, not a list written here: a duration added
+  // later is fuzzed too), but the run's length and the replacement time, set below.
+  for (const ckptsim::Field& f : ckptsim::scenario_fields()) {
+    if (f.presence == ckptsim::Presence::alias || f.pointer == "/run/duration" ||
+        f.pointer.substr(0, 22) == "/failures/replacement/" ||
+        (f.unit != ckptsim::Unit::duration && f.unit != ckptsim::Unit::duration_or_never))
+      continue;
+    maybe_set(in, doc, std::string(f.pointer));
+  }
   if (in.ConsumeBool()) doc["strategy"]["adaptive_interval"] = true;
+  // The mechanisms whose times are read only while they are on (parameters/*.cpp, read_when).
+  if (in.ConsumeBool()) doc["failures"]["restart_tiers"]["enabled"] = true;
+  if (in.ConsumeBool()) doc["failures"]["hangs"]["fraction"] = 0.5;
+  if (in.ConsumeBool()) doc["failures"]["stragglers"]["rate"] = "10%/machine/day";
+  if (in.ConsumeBool()) doc["failures"]["misdiagnosis"]["fraction"] = 0.5;
+  if (in.ConsumeBool()) doc["failures"]["silent_corruption"]["rate"] = "1%/machine/day";
+  if (in.ConsumeBool()) {
+    doc["cluster"]["standby_machines"] = 2;
+    doc["failures"]["migration"]["fraction"] = 0.5;
+  }
+  if (in.ConsumeBool()) doc["failures"]["elastic"]["min_machines"] = 8;
   if (in.ConsumeBool()) {
     static const std::vector<json> every{1, 2, 1000, 1000000, 2147483647};
     doc["strategy"]["every_iterations"] = pick(in, every);

@@ -268,6 +268,8 @@ int command_optimize(const CommandContext& ctx) {
     if (!s.training.iteration_time) enforce_work_limits(estimate_iteration_work(s), force);
     iteration = iteration_costs_for(s);
     if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
+    // A job known to run is ranked (run and analyze price it with the verdict as a warning).
+    if (s.training.known_to_run) return std::nullopt;
     return gpu_fit_problem(s, *iteration);
   };
   args->options.costs = [&iteration](const Scenario& s) {

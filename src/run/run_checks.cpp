@@ -16,11 +16,15 @@ StrategyCosts checked_strategy_costs(const Scenario& s, const RunChecks& checks,
   // A job that does not fit its GPUs does not run: it has no ETTR to report (the GPU-fit rule,
   // checkpoint/iteration_costs.hpp, as `optimize` and `iteration` apply it).
   if (const auto problem = gpu_fit_problem(s, iteration)) {
-    if (!checks.force)
+    if (s.training.known_to_run) {
+      costs.warnings.push_back("GPU memory: " + *problem + "; priced because training.known_to_run says the job runs");
+    } else if (checks.force) {
+      costs.warnings.push_back("priced although it does not fit (--force): " + *problem);
+    } else {
       throw ModelError((s.source_file.empty() ? "" : s.source_file + ": ") + "/cluster/gpu_memory",
-                       *problem + "; change the parallelism, the micro-batch or the GPU, or give training.iteration_time "
-                                  "if the job is known to run (" + checks.way_out + ")");
-    costs.warnings.push_back("priced although it does not fit (--force): " + *problem);
+                       *problem + "; change the parallelism, the micro-batch or the GPU, or set training.known_to_run "
+                                  "if the job is known to run on these GPUs (" + checks.way_out + ")");
+    }
   }
   return costs;
 }

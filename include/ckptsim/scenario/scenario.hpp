@@ -111,6 +111,10 @@ struct TrainingSpec {
   /// backward hooks, FSDP's pre/post forward and backward hooks per unit. 0: not modelled (no
   /// published per-hook figure, docs/models.md).
   SimTime hook_host_time;
+  /// The job is known to run on these GPUs (a measured run): where the iteration model's GPU
+  /// memory says it does not fit, results carry that verdict as a warning instead of refusing
+  /// the scenario (run/run_checks.hpp).
+  bool known_to_run = false;
   Zero3Spec zero3;
   FsdpSpec fsdp;
   MegatronSpec megatron;                   ///< parallelism megatron only

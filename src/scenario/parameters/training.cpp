@@ -40,6 +40,8 @@ ParameterBlock training_parameters() {
      [](Scenario& s) -> FieldRef { return &s.training.hook_host_time; }},
     {"/training/iteration_time", U::duration, C::positive, P::optional, R::iteration | R::costs, "explicit iteration time; overrides the iteration model",
      [](Scenario& s) -> FieldRef { return &s.training.iteration_time; }},
+    {"/training/known_to_run", U::boolean, C::none, P::defaulted, R::costs, "the job is known to run on these GPUs (a measured run): where the iteration model's GPU memory says it does not fit, results carry that verdict as a warning instead of the scenario being refused",
+     [](Scenario& s) -> FieldRef { return &s.training.known_to_run; }},
   }};
   // clang-format on
   for (const char* pointer : {"/training/engine", "/training/gelu", "/training/hook_host_time"})

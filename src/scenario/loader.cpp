@@ -13,6 +13,7 @@
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/scenario/schema.hpp"
@@ -168,20 +169,7 @@ class Reader {
     if (bad_.count("/cluster/instance")) inherit_problem({Presence::from_instance, Presence::from_gpu, Presence::gpu_kernel});
     if (bad_.count("/cluster/gpu")) inherit_problem({Presence::from_gpu, Presence::gpu_kernel});
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
-      const ModelPreset* p = find_model_preset(s_.model.preset);
-      s_.model.layers = p->layers;
-      s_.model.hidden = p->hidden;
-      s_.model.ffn = p->ffn;
-      s_.model.heads = p->heads;
-      s_.model.vocabulary = p->vocabulary;
-      s_.model.causal = p->causal;
-      s_.model.dropout = p->dropout;
-      s_.model.kv_heads = p->kv_heads.value_or(p->heads);
-      s_.model.gated_ffn = p->gated_ffn;
-      s_.model.tied_embeddings = p->tied_embeddings;
-      s_.model.experts = p->experts;
-      s_.model.experts_per_token = p->experts_per_token;
-      s_.model.parameters = preset_parameters(*p);
+      s_.model = preset_model(*find_model_preset(s_.model.preset));
     }
     if (bad_.count("/model/preset")) {
       inherit_problem({Presence::from_model});
@@ -337,25 +325,23 @@ class Reader {
       if (store(fixed, *r)) s_.failures.replacement.distribution = ReplacementDistribution::fixed;
     }
 
-    // Parameters: explicit, else the preset's published count when the architecture is the
-    // preset's, else counted from the architecture.
-    if (!present_.count("/model/parameters")) {
-      bool architecture_edited = false;
-      for (auto p : {"/model/layers", "/model/hidden", "/model/ffn", "/model/heads", "/model/vocabulary"})
-        architecture_edited = architecture_edited || present_.count(p) > 0;
-      const ModelPreset* preset = find_model_preset(s_.model.preset);
-      if (preset == nullptr || preset->published_parameters == std::nullopt || architecture_edited) {
-        const ModelSpec& m = s_.model;
-        if (m.layers > 0 && m.hidden > 0 && m.ffn > 0 && m.vocabulary > 0)
-          s_.model.parameters = transformer_parameters(m.layers, m.hidden, m.ffn, m.vocabulary);
-      }
-    }
-
     // Key/value heads: the preset's, else one per head (no grouped-query attention).
     // (A preset without grouped-query attention has one per head, whatever heads are written.)
     if (const ModelPreset* preset = find_model_preset(s_.model.preset);
         !present_.count("/model/kv_heads") && (preset == nullptr || !preset->kv_heads))
       s_.model.kv_heads = s_.model.heads;
+    // Parameters: explicit; else the preset's (its published count) while the architecture is
+    // the preset's; else the one count of the architecture as it stands (parameter_count.hpp),
+    // whichever field was edited.
+    if (!present_.count("/model/parameters")) {
+      const ModelPreset* preset = find_model_preset(s_.model.preset);
+      if (preset != nullptr && has_preset_architecture(s_.model, *preset)) {
+        s_.model.parameters = preset_parameters(*preset);
+      } else if (const auto count = transformer_parameter_count(s_.model)) {
+        s_.model.parameters = count->total();
+      }
+    }
+
     // The data-parallel size: what the GPUs leave over tensor, context and pipeline groups
     // (checked, with a written one, by the cross-field checks).
     if (!present_.count("/training/megatron/dp")) {

@@ -12,6 +12,7 @@
 #include "cause_table.hpp"
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/parameters.hpp"
@@ -325,6 +326,8 @@ class Reader {
       if (store(fixed, *r)) s_.failures.replacement.distribution = ReplacementDistribution::fixed;
     }
 
+    spread_cluster_rates();
+
     // Key/value heads: the preset's, else one per head (no grouped-query attention).
     // (A preset without grouped-query attention has one per head, whatever heads are written.)
     if (const ModelPreset* preset = find_model_preset(s_.model.preset);
@@ -369,6 +372,30 @@ class Reader {
       std::filesystem::path p(s_.failures.trace_file);
       if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
       s_.failures.trace_file = std::filesystem::absolute(p).lexically_normal().string();
+    }
+  }
+
+  /// Rates written per cluster ("2/cluster/day") become the rates the models read: per machine,
+  /// divided among this scenario's machines, or per domain, among its ⌈N / s⌉ domains of the kind
+  /// (failure_rate_fields.hpp). The effective scenario then states them per machine (per domain).
+  void spread_cluster_rates() {
+    for (const Field& f : scenario_fields()) {
+      if (f.unit != Unit::failure_rate || bad_.count(std::string(f.pointer))) continue;
+      const json* v = find(f.pointer);
+      if (v == nullptr || !v->is_string()) continue;
+      // Read once already (store): it parses.
+      if (read_failure_rate(v->get<std::string>(), failure_rate_scope(f)).subject != RateSubject::cluster) continue;
+      if (const std::optional<std::int64_t> divisor = cluster_rate_divisor(f, s_)) {
+        *std::get<double*>(f.bind(s_)) /= static_cast<double>(*divisor);
+        continue;
+      }
+      // No count to divide by: the machines are reported already, or the domain kind is off.
+      const std::string size = parent_of(f.pointer) + "/machines";
+      if (bad_.count("/cluster/machines") || s_.cluster.machines < 1 || bad_.count(size)) continue;
+      problem(f.pointer,
+              "a rate per domain such as \"0.06%/domain/day\", or a domain size at " + size +
+                  " (a rate per cluster is shared among the cluster's domains, and a size of 0 makes none)",
+              shown_value(*v));
     }
   }
 

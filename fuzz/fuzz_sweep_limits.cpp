@@ -70,7 +70,7 @@ const std::vector<AxisChoice>& axis_choices() {
       {"/strategy/kind", {"gemini", "erasure-coded", "multi-level", "remote-periodic", "none"}},
       {"/strategy/placement", {"group", "ring", "random", "mixed"}},
       {"/failures/domains/rack/machines", {1, 2, 1000000}},
-      {"/failures/domains/rack/rate", {"1%/day", "1e9%/day"}},
+      {"/failures/domains/rack/rate", {"1%/domain/day", "1e9%/domain/day"}},
   };
   return axes;
 }

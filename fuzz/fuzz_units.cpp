@@ -42,6 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)format_bandwidth(b);
   });
   try_parse(text, parse_failure_rate, [](double r) { require(std::isfinite(r) && r >= 0); });
+  // A rate that names no subject is a zero; a scope's rate names one of its own subjects.
+  for (const RateScope scope : {RateScope::machine, RateScope::domain})
+    try_parse(text, [scope](std::string_view t) { return read_failure_rate(t, scope); }, [scope](const FailureRate& r) {
+      require(std::isfinite(r.per_second) && r.per_second >= 0);
+      require(r.subject != RateSubject::none || r.per_second == 0);
+      require(r.subject != (scope == RateScope::machine ? RateSubject::domain : RateSubject::machine));
+    });
   try_parse(text, parse_flop_rate, [](double f) { require(std::isfinite(f) && f > 0); });
   try_parse(text, parse_fraction, [](double f) { require(f >= 0 && f <= 1); });
   return 0;

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/presets.hpp"
 #include "field_format.hpp"
 
 namespace ckptsim {
@@ -30,6 +31,19 @@ std::string table_default(std::string_view pointer) {
   return {};
 }
 
+/// Whether an unwritten model field holds the model preset's value (the loader's rules): every
+/// field of the architecture the preset fills, whatever its presence (the instance fills none of
+/// them); the parameter count while the architecture is the preset's (else it is counted anew);
+/// the key/value heads unless the preset has no grouped-query attention and the heads are
+/// written (then one per written head).
+bool from_model_preset(const Field& f, const Scenario& s, const std::vector<std::string>& fields) {
+  const ModelPreset* preset = find_model_preset(s.model.preset);
+  if (preset == nullptr || f.pointer.substr(0, 7) != "/model/" || f.pointer == "/model/preset") return false;
+  if (f.pointer == "/model/parameters") return has_preset_architecture(s.model, *preset);
+  if (f.pointer == "/model/kv_heads") return preset->kv_heads || !written(fields, "/model/heads");
+  return true;
+}
+
 /// Where an unwritten field's value came from (the same rule as the loader's error messages).
 void set_origin(const Field& f, const Scenario& s, const std::vector<std::string>& fields, Assumption& a) {
   if (written(fields, f.pointer)) {
@@ -40,6 +54,9 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
   if (f.pointer == "/name") {  // the loader's rule: the file name without its extension
     a.origin = ValueOrigin::computed;
     a.source = "file name";
+  } else if (from_model_preset(f, s, fields)) {
+    a.origin = ValueOrigin::preset;
+    a.source = "model preset \"" + s.model.preset + "\"";
   } else if ((f.presence == Presence::from_instance || f.pointer == "/cluster/gpu" ||
               f.pointer == "/cluster/gpudirect_rdma") &&
              !s.cluster.instance.empty()) {
@@ -51,13 +68,12 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
   } else if ((f.presence == Presence::from_gpu || f.presence == Presence::gpu_kernel) && !s.cluster.gpu.empty()) {
     a.origin = ValueOrigin::preset;
     a.source = "GPU type \"" + s.cluster.gpu + "\"";
-  } else if (f.presence == Presence::from_model && !s.model.preset.empty()) {
-    a.origin = ValueOrigin::preset;
-    a.source = "model preset \"" + s.model.preset + "\"";
-  } else if (f.presence == Presence::defaulted && !s.cluster.instance.empty() && !a.value.empty() &&
-             a.value != table_default(f.pointer)) {
+  } else if (f.presence == Presence::defaulted && !s.cluster.instance.empty() && f.pointer.substr(0, 9) == "/cluster/" &&
+             !a.value.empty() && a.value != table_default(f.pointer)) {
     // A table default the instance preset overrides (its measured network factors, its GPU
     // type): the parameter table states these as "default: the instance preset's, else ...".
+    // An instance fills cluster fields only: a model field that differs from the table's
+    // default was filled by the model preset or the loader (one key/value head per head).
     a.origin = ValueOrigin::preset;
     a.source = "instance \"" + s.cluster.instance + "\"";
   } else if (f.presence == Presence::computed) {

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cause_table.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -92,15 +93,22 @@ std::string format_bandwidth_exact(double bytes_per_second) {
   return exact(bytes_per_second, c, [](const std::string& s) { return parse_bandwidth(s); }, "B/s");
 }
 
-std::string format_failure_rate_exact(double rate) {
-  // Zero without "machine": the same text reads right for the per-domain rates
-  // (failures.domains.*.rate), whose unit is per rack, leaf or power domain.
+std::string format_failure_rate_exact(double rate, RateScope scope) {
+  // Zero without a subject: it means the same per machine, per domain and per cluster.
   if (rate == 0) return "0/day";
-  // Percent per machine per day is how the literature states it (GEMINI §6: 1.5%/day).
+  // Percent per machine per day is how the literature states it (GEMINI §6: 1.5%/day). A rate
+  // written per cluster is stored per machine (per domain), and written back so.
+  const auto parse = [scope](const std::string& s) { return read_failure_rate(s, scope).per_second; };
+  if (scope == RateScope::domain) {
+    constexpr std::array<UnitCandidate, 3> c{{{"%/domain/day", 0.01 / 86400.0},
+                                         {"/domain/day", 1.0 / 86400.0},
+                                         {"/domain/h", 1.0 / 3600.0}}};
+    return exact(rate, c, parse, "/domain/s");
+  }
   constexpr std::array<UnitCandidate, 3> c{{{"%/machine/day", 0.01 / 86400.0},
                                        {"/machine/day", 1.0 / 86400.0},
                                        {"/machine/h", 1.0 / 3600.0}}};
-  return exact(rate, c, [](const std::string& s) { return parse_failure_rate(s); }, "/machine/s");
+  return exact(rate, c, parse, "/machine/s");
 }
 
 std::string format_flop_rate_exact(double flops) {
@@ -112,11 +120,11 @@ namespace {
 
 /// A double-valued quantity as the scenario writes it: a unit string for bytes, bandwidths,
 /// failure and FLOP rates, so that the loader reads it back to the same value; else the number.
-nlohmann::json quantity_json(Unit unit, double value) {
-  switch (unit) {
+nlohmann::json quantity_json(const Field& field, double value) {
+  switch (field.unit) {
     case Unit::bytes: return format_bytes_exact(value);
     case Unit::bandwidth: return format_bandwidth_exact(value);
-    case Unit::failure_rate: return format_failure_rate_exact(value);
+    case Unit::failure_rate: return format_failure_rate_exact(value, failure_rate_scope(field));
     case Unit::flop_rate: return format_flop_rate_exact(value);
     default: return value;
   }
@@ -142,7 +150,7 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
           return *p;
         } else if constexpr (std::is_same_v<T, double>) {
           if (field.presence == Presence::gpu_kernel && *p == 0) return nullptr;  // unknown: no GPU type
-          return quantity_json(field.unit, *p);
+          return quantity_json(field, *p);
         } else if constexpr (std::is_same_v<T, SimTime>) {
           return format_duration_exact(*p);
         } else if constexpr (std::is_same_v<T, std::optional<SimTime>>) {
@@ -152,7 +160,7 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
           // With its unit, as the double fields: a bare number is refused by the loader for a
           // bandwidth (an optional strategy.heal_bandwidth or local_bandwidth written back).
           if (!*p) return nullptr;
-          return quantity_json(field.unit, **p);
+          return quantity_json(field, **p);
         } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
           return format_cause_table(*p);
         } else {

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 
@@ -17,7 +18,8 @@ nlohmann::json format_field(const Field& field, Scenario& s);
 std::string format_duration_exact(SimTime t);
 std::string format_bytes_exact(double bytes);
 std::string format_bandwidth_exact(double bytes_per_second);
-std::string format_failure_rate_exact(double per_machine_per_second);
+/// Per machine ("1.5%/machine/day") or, for a failure domain's rate, per domain ("/domain/day").
+std::string format_failure_rate_exact(double per_subject_per_second, RateScope scope);
 std::string format_flop_rate_exact(double flops);
 
 }  // namespace ckptsim

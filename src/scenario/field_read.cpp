@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "cause_table.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -133,7 +134,9 @@ bool read_quantity(const Field& f, const json& v, Scenario& s) {
     switch (f.unit) {
       case Unit::bytes: x = parse_bytes(text); break;
       case Unit::bandwidth: x = parse_bandwidth(text); break;
-      case Unit::failure_rate: x = parse_failure_rate(text); break;
+      // Per machine or per domain as written; a rate per cluster is shared out by the loader
+      // once the counts are known (loader.cpp, spread_cluster_rates).
+      case Unit::failure_rate: x = read_failure_rate(text, failure_rate_scope(f)).per_second; break;
       case Unit::flop_rate: x = parse_flop_rate(text); break;
       default: return false;
     }
@@ -252,7 +255,7 @@ std::string escape_pointer_token(const std::string& key) {
 
 std::string field_expectation(const Field& f) {
   if (f.unit == Unit::name) return "one of " + quoted_names(f.choices());
-  std::string text = unit_expectation(f.unit);
+  std::string text = f.unit == Unit::failure_rate ? failure_rate_expectation(failure_rate_scope(f)) : unit_expectation(f.unit);
   if (f.check != Check::none) text += ", " + check_text(f.check);
   if (f.unit == Unit::integer) text += ", at most " + std::to_string(integer_field_maximum(f));
   return text;

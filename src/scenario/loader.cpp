@@ -12,7 +12,9 @@
 #include "cause_table.hpp"
 #include "checks.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/gpu_types.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/scenario/schema.hpp"
@@ -168,20 +170,7 @@ class Reader {
     if (bad_.count("/cluster/instance")) inherit_problem({Presence::from_instance, Presence::from_gpu, Presence::gpu_kernel});
     if (bad_.count("/cluster/gpu")) inherit_problem({Presence::from_gpu, Presence::gpu_kernel});
     if (const Field* f = find_field("/model/preset"); read_field(*f) && !s_.model.preset.empty()) {
-      const ModelPreset* p = find_model_preset(s_.model.preset);
-      s_.model.layers = p->layers;
-      s_.model.hidden = p->hidden;
-      s_.model.ffn = p->ffn;
-      s_.model.heads = p->heads;
-      s_.model.vocabulary = p->vocabulary;
-      s_.model.causal = p->causal;
-      s_.model.dropout = p->dropout;
-      s_.model.kv_heads = p->kv_heads.value_or(p->heads);
-      s_.model.gated_ffn = p->gated_ffn;
-      s_.model.tied_embeddings = p->tied_embeddings;
-      s_.model.experts = p->experts;
-      s_.model.experts_per_token = p->experts_per_token;
-      s_.model.parameters = preset_parameters(*p);
+      s_.model = preset_model(*find_model_preset(s_.model.preset));
     }
     if (bad_.count("/model/preset")) {
       inherit_problem({Presence::from_model});
@@ -346,25 +335,25 @@ class Reader {
       if (store(fixed, *r)) s_.failures.replacement.distribution = ReplacementDistribution::fixed;
     }
 
-    // Parameters: explicit, else the preset's published count when the architecture is the
-    // preset's, else counted from the architecture.
-    if (!present_.count("/model/parameters")) {
-      bool architecture_edited = false;
-      for (auto p : {"/model/layers", "/model/hidden", "/model/ffn", "/model/heads", "/model/vocabulary"})
-        architecture_edited = architecture_edited || present_.count(p) > 0;
-      const ModelPreset* preset = find_model_preset(s_.model.preset);
-      if (preset == nullptr || preset->published_parameters == std::nullopt || architecture_edited) {
-        const ModelSpec& m = s_.model;
-        if (m.layers > 0 && m.hidden > 0 && m.ffn > 0 && m.vocabulary > 0)
-          s_.model.parameters = transformer_parameters(m.layers, m.hidden, m.ffn, m.vocabulary);
-      }
-    }
+    spread_cluster_rates();
 
     // Key/value heads: the preset's, else one per head (no grouped-query attention).
     // (A preset without grouped-query attention has one per head, whatever heads are written.)
     if (const ModelPreset* preset = find_model_preset(s_.model.preset);
         !present_.count("/model/kv_heads") && (preset == nullptr || !preset->kv_heads))
       s_.model.kv_heads = s_.model.heads;
+    // Parameters: explicit; else the preset's (its published count) while the architecture is
+    // the preset's; else the one count of the architecture as it stands (parameter_count.hpp),
+    // whichever field was edited.
+    if (!present_.count("/model/parameters")) {
+      const ModelPreset* preset = find_model_preset(s_.model.preset);
+      if (preset != nullptr && has_preset_architecture(s_.model, *preset)) {
+        s_.model.parameters = preset_parameters(*preset);
+      } else if (const auto count = transformer_parameter_count(s_.model)) {
+        s_.model.parameters = count->total();
+      }
+    }
+
     // The data-parallel size: what the GPUs leave over tensor, context and pipeline groups
     // (checked, with a written one, by the cross-field checks).
     if (!present_.count("/training/megatron/dp")) {
@@ -392,6 +381,30 @@ class Reader {
       std::filesystem::path p(s_.failures.trace_file);
       if (p.is_relative()) p = std::filesystem::path(base_dir_) / p;
       s_.failures.trace_file = std::filesystem::absolute(p).lexically_normal().string();
+    }
+  }
+
+  /// Rates written per cluster ("2/cluster/day") become the rates the models read: per machine,
+  /// divided among this scenario's machines, or per domain, among its ⌈N / s⌉ domains of the kind
+  /// (failure_rate_fields.hpp). The effective scenario then states them per machine (per domain).
+  void spread_cluster_rates() {
+    for (const Field& f : scenario_fields()) {
+      if (f.unit != Unit::failure_rate || bad_.count(std::string(f.pointer))) continue;
+      const json* v = find(f.pointer);
+      if (v == nullptr || !v->is_string()) continue;
+      // Read once already (store): it parses.
+      if (read_failure_rate(v->get<std::string>(), failure_rate_scope(f)).subject != RateSubject::cluster) continue;
+      if (const std::optional<std::int64_t> divisor = cluster_rate_divisor(f, s_)) {
+        *std::get<double*>(f.bind(s_)) /= static_cast<double>(*divisor);
+        continue;
+      }
+      // No count to divide by: the machines are reported already, or the domain kind is off.
+      const std::string size = parent_of(f.pointer) + "/machines";
+      if (bad_.count("/cluster/machines") || s_.cluster.machines < 1 || bad_.count(size)) continue;
+      problem(f.pointer,
+              "a rate per domain such as \"0.06%/domain/day\", or a domain size at " + size +
+                  " (a rate per cluster is shared among the cluster's domains, and a size of 0 makes none)",
+              shown_value(*v));
     }
   }
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "ckptsim/core/byte_units.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 
 namespace ckptsim {
 namespace {
@@ -176,8 +177,8 @@ std::vector<InstancePreset> make_instances() {
 std::vector<ModelPreset> make_models() {
   std::vector<ModelPreset> out;
   // GEMINI §6, Table 2: hidden / FFN / layers / heads; vocabulary 50265 for every model.
-  // Note: the 10B shape as given (2560 / 10240 / 46 / 40) counts ~3.75e9 parameters with
-  // transformer_parameters(); the reference notes list it so, and it is kept as listed.
+  // Note: the 10B shape as given (2560 / 10240 / 46 / 40) counts ~3.75e9 parameters
+  // (parameter_count.hpp); the reference notes list it so, and it is kept as listed.
   constexpr int kPaperVocabulary = 50265;
   struct Shape {
     const char* suffix;
@@ -285,16 +286,36 @@ const ModelPreset* find_model_preset(std::string_view name) { return find_by_nam
 std::vector<std::string> instance_preset_names() { return names_of(instance_presets()); }
 std::vector<std::string> model_preset_names() { return names_of(model_presets()); }
 
-double transformer_parameters(int layers, int hidden, int ffn, int vocabulary) {
-  const double h = hidden;
-  const double f = ffn;
-  const double per_layer = 4 * h * h + 2 * h * f + 9 * h + f;
-  return layers * per_layer + vocabulary * h + 2 * h;
+ModelSpec preset_model(const ModelPreset& preset) {
+  ModelSpec m;
+  m.preset = preset.name;
+  m.layers = preset.layers;
+  m.hidden = preset.hidden;
+  m.ffn = preset.ffn;
+  m.heads = preset.heads;
+  m.vocabulary = preset.vocabulary;
+  m.causal = preset.causal;
+  m.dropout = preset.dropout;
+  m.kv_heads = preset.kv_heads.value_or(preset.heads);
+  m.gated_ffn = preset.gated_ffn;
+  m.tied_embeddings = preset.tied_embeddings;
+  m.experts = preset.experts;
+  m.experts_per_token = preset.experts_per_token;
+  if (preset.published_parameters) {
+    m.parameters = *preset.published_parameters;
+  } else if (const auto count = transformer_parameter_count(m)) {
+    m.parameters = count->total();
+  }
+  return m;
 }
 
-double preset_parameters(const ModelPreset& preset) {
-  if (preset.published_parameters) return *preset.published_parameters;
-  return transformer_parameters(preset.layers, preset.hidden, preset.ffn, preset.vocabulary);
+double preset_parameters(const ModelPreset& preset) { return preset_model(preset).parameters; }
+
+bool has_preset_architecture(const ModelSpec& model, const ModelPreset& preset) {
+  const ModelSpec p = preset_model(preset);
+  return model.layers == p.layers && model.hidden == p.hidden && model.ffn == p.ffn && model.heads == p.heads &&
+         model.kv_heads == p.kv_heads && model.vocabulary == p.vocabulary && model.gated_ffn == p.gated_ffn &&
+         model.tied_embeddings == p.tied_embeddings && model.experts == p.experts;
 }
 
 }  // namespace ckptsim

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ckptsim/scenario/cause_presets.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
 #include "ckptsim/core/checked_time.hpp"
@@ -57,11 +58,22 @@ schema_json unit_string(const std::vector<std::string_view>& suffixes, bool posi
   return pattern_of({std::string(positive ? kPositiveNumber : kNumber), alternatives(suffixes)});
 }
 
-/// "1.5%/machine/day": a number, an optional percent sign, "/", an optional "machine/", a time unit.
-schema_json failure_rate_string() {
-  std::string per("/(?:machine/)?");
-  per.append(alternatives(per_time_suffixes()));
-  return pattern_of({std::string(kNumber), "%?", per});
+/// A zero as std::from_chars reads it ("0", "0.0", ".0", "0e5"): a rate that may leave out its subject.
+constexpr std::string_view kZero = R"((?:0+(?:\.0*)?|\.0+)(?:[eE][+-]?[0-9]+)?)";
+
+/// "1.5%/machine/day", "2/cluster/day" (or "0.06%/domain/day" for a domain's rate): a number, an
+/// optional percent sign, "/", a subject word of the field's scope and "/", a time unit; or a zero
+/// with no subject ("0/day"). The same words and units as read_failure_rate (units.cpp).
+schema_json failure_rate_string(RateScope scope) {
+  const std::string units = alternatives(per_time_suffixes());
+  std::string named(kNumber);
+  named.append(kSpace).append("%?").append(kSpace).append("/").append(alternatives(rate_subject_words(scope)));
+  named.append("/").append(units);
+  std::string zero(kZero);
+  zero.append(kSpace).append("%?").append(kSpace).append("/").append(units);
+  std::string either("(?:");
+  either.append(named).append("|").append(zero).append(")");
+  return pattern_of({either});
 }
 
 /// The range check as JSON Schema keywords on a number.
@@ -137,7 +149,7 @@ schema_json value_schema(const Field& f) {
       return {{"anyOf", {number, unit_string(byte_suffixes(), positive)}}};
     }
     case Unit::bandwidth: return unit_string(bandwidth_suffixes(), true);
-    case Unit::failure_rate: return failure_rate_string();
+    case Unit::failure_rate: return failure_rate_string(failure_rate_scope(f));
     case Unit::flop_rate: return unit_string(flop_rate_suffixes(), true);
     case Unit::cause_table: return cause_table_schema();
   }
@@ -147,7 +159,9 @@ schema_json value_schema(const Field& f) {
 schema_json property_schema(const Field& f) {
   schema_json schema = value_schema(f);
   std::string description(f.description);
-  if (f.unit != Unit::name && f.unit != Unit::boolean && f.unit != Unit::text)
+  if (f.unit == Unit::failure_rate)
+    description += " — " + failure_rate_expectation(failure_rate_scope(f));
+  else if (f.unit != Unit::name && f.unit != Unit::boolean && f.unit != Unit::text)
     description += " — " + unit_expectation(f.unit);
   schema["description"] = description;
   if (f.presence == Presence::defaulted && f.pointer != "/name") {

@@ -4,12 +4,15 @@
 #include <string_view>
 #include <vector>
 
+#include "ckptsim/scenario/units.hpp"
+
 namespace ckptsim {
 
 std::vector<std::string_view> duration_suffixes();   ///< "ns" ... "d"
 std::vector<std::string_view> byte_suffixes();       ///< "B", "KB" ... "PiB"
 std::vector<std::string_view> bandwidth_suffixes();  ///< "bps" ... "TiB/s"
 std::vector<std::string_view> flop_rate_suffixes();  ///< "FLOPS" ... "PFLOPS"
-std::vector<std::string_view> per_time_suffixes();   ///< the time units after "/" (or "/machine/") of a failure rate
+std::vector<std::string_view> per_time_suffixes();   ///< the time units that end a failure rate ("day")
+std::vector<std::string_view> rate_subject_words(RateScope scope);  ///< "machine", "cluster", "job" (or "domain", ...)
 
 }  // namespace ckptsim

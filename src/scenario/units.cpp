@@ -152,12 +152,58 @@ double parse_bandwidth(std::string_view text) {
   return bw;
 }
 
-double parse_failure_rate(std::string_view text) {
-  const std::string expected =
-      "a failure rate such as \"1.5%/machine/day\", \"1.5%/day\" or \"0.02/machine/h\" (per machine; s min h d "
-      "week year)";
+namespace {
+
+/// The time units after the subject, for messages: "s min h d day week year".
+std::string per_time_units() {
+  std::string out;
+  for (const auto& s : kPerTimeSuffixes) {
+    if (!out.empty()) out += ' ';
+    out += s.text;
+  }
+  return out;
+}
+
+struct SubjectWord {
+  std::string_view word;
+  RateSubject subject;
+};
+constexpr std::array<SubjectWord, 4> kRateSubjects{{{"machine", RateSubject::machine},
+                                                   {"cluster", RateSubject::cluster},
+                                                   {"job", RateSubject::cluster},
+                                                   {"domain", RateSubject::domain}}};
+
+bool subject_allowed(RateSubject subject, RateScope scope) {
+  switch (subject) {
+    case RateSubject::none: return false;  // a zero only (read_failure_rate)
+    case RateSubject::machine: return scope == RateScope::machine;
+    case RateSubject::cluster: return true;
+    case RateSubject::domain: return scope == RateScope::domain;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<std::string_view> rate_subject_words(RateScope scope) {
+  std::vector<std::string_view> out;
+  for (const auto& s : kRateSubjects)
+    if (subject_allowed(s.subject, scope)) out.push_back(s.word);
+  return out;
+}
+
+std::string failure_rate_expectation(RateScope scope) {
+  const std::string units = " (time units: " + per_time_units() + ")";
+  if (scope == RateScope::domain)
+    return "a failure rate per domain or per cluster, such as \"0.06%/domain/day\" (each domain) or \"2/cluster/day\" "
+           "(all the domains together)" + units;
+  return "a failure rate per machine or per cluster, such as \"1.5%/machine/day\" or \"2/cluster/day\"" + units;
+}
+
+FailureRate read_failure_rate(std::string_view text, RateScope scope) {
+  const std::string expected = failure_rate_expectation(scope);
   auto [value, rest] = split_number(text, expected);
-  if (value < 0) throw UnitError(expected);
+  if (value < 0 || std::signbit(value)) throw UnitError(expected);
   if (!rest.empty() && rest.front() == '%') {
     value /= 100.0;
     rest.remove_prefix(1);
@@ -165,11 +211,40 @@ double parse_failure_rate(std::string_view text) {
   rest = trim(rest);
   if (rest.empty() || rest.front() != '/') throw UnitError(expected);
   rest.remove_prefix(1);
-  constexpr std::string_view kMachine = "machine/";
-  if (rest.substr(0, kMachine.size()) == kMachine) rest.remove_prefix(kMachine.size());
+  FailureRate rate;
+  for (const auto& s : kRateSubjects) {
+    if (rest.substr(0, s.word.size()) != s.word || rest.substr(s.word.size(), 1) != "/") continue;
+    rate.subject = s.subject;
+    rest.remove_prefix(s.word.size() + 1);
+    break;
+  }
+  if (rate.subject == RateSubject::none && value != 0) throw UnitError(expected);
+  if (rate.subject != RateSubject::none && !subject_allowed(rate.subject, scope)) {
+    // The one word that does not fit: say why.
+    if (rate.subject == RateSubject::machine)
+      throw UnitError(expected + "; a domain's failure takes all its machines at once, so a rate per machine does not "
+                                 "say how often it fails");
+    throw UnitError(expected + "; this process strikes one machine at a time, not a failure domain");
+  }
   for (const auto& s : kPerTimeSuffixes)
-    if (s.text == rest) return value / s.factor;
+    if (s.text == rest) {
+      rate.per_second = value / s.factor;
+      return rate;
+    }
   throw UnitError(expected);
+}
+
+double parse_failure_rate(std::string_view text) {
+  const std::string expected = "a failure rate per machine, such as \"1.5%/machine/day\" or \"0.02/machine/h\" (time units: " +
+                               per_time_units() + "); a rate per cluster needs the machine count, not known here";
+  FailureRate rate;
+  try {
+    rate = read_failure_rate(text, RateScope::machine);
+  } catch (const UnitError&) {
+    throw UnitError(expected);
+  }
+  if (rate.subject == RateSubject::cluster) throw UnitError(expected);
+  return rate.per_second;
 }
 
 double parse_flop_rate(std::string_view text) {

@@ -17,6 +17,7 @@
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/output_file.hpp"
+#include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -65,7 +66,15 @@ std::optional<NumericAxis> numeric_axis(const std::string& pointer) {
       return NumericAxis{"_s", [](const std::string& t) { return t == "never" ? std::nan("") : parse_duration(t).seconds(); }};
     case Unit::bytes: return NumericAxis{"_bytes", [](const std::string& t) { return parse_bytes(t); }};
     case Unit::bandwidth: return NumericAxis{"_bytes_per_s", [](const std::string& t) { return parse_bandwidth(t); }};
-    case Unit::failure_rate: return NumericAxis{"_per_machine_s", [](const std::string& t) { return parse_failure_rate(t); }};
+    // Per machine, or per domain for a domain's rate; a value per cluster has no cell (its
+    // per-machine value needs the point's machine count).
+    case Unit::failure_rate:
+      if (failure_rate_scope(*f) == RateScope::domain)
+        return NumericAxis{"_per_domain_s", [](const std::string& t) {
+                             const FailureRate r = read_failure_rate(t, RateScope::domain);
+                             return r.subject == RateSubject::cluster ? std::nan("") : r.per_second;
+                           }};
+      return NumericAxis{"_per_machine_s", [](const std::string& t) { return parse_failure_rate(t); }};
     case Unit::flop_rate: return NumericAxis{"_flop_per_s", [](const std::string& t) { return parse_flop_rate(t); }};
     default: return std::nullopt;
   }

@@ -11,6 +11,7 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/network/topology.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
 
 namespace ckptsim {
@@ -23,6 +24,7 @@ struct Dims {
   double b, s, sc, T, Tn, h, f, a, kv, dh, V, w, g, E, k, t, c, e;
   bool sp, causal, dropout, gated, flash;
   Recomputation recompute;
+  TransformerParameterCount count;  ///< the model's parameters, whole (scenario/parameter_count.hpp)
 };
 
 Dims dims_of(const Scenario& sc) {
@@ -53,6 +55,7 @@ Dims dims_of(const Scenario& sc) {
   d.gated = m.gated_ffn;
   d.flash = sc.training.attention == AttentionKind::flash;
   d.recompute = g.recomputation;
+  d.count = transformer_parameter_count(m).value_or(TransformerParameterCount{});  // the loader checked the shape
   return d;
 }
 
@@ -178,22 +181,19 @@ Links links_of(const Scenario& s) {
 
 SimTime seconds_checked(double s, const char* what) { return checked_seconds(s, kWhere, what); }
 
-double matrices_parameters(const Dims& d) { return d.h * (d.a + 2 * d.kv) * d.dh + d.a * d.dh * d.h; }
-double expert_parameters(const Dims& d) { return (d.g + 1) * d.h * d.f + (d.gated ? 0.0 : d.f + d.h); }
-
-/// Dense (tensor-split) and expert parameters of one layer on one rank, or before splitting.
+/// Dense (tensor-split) and expert parameters of one layer on one rank, or before splitting: the
+/// split parts of the one count (parameter_count.hpp) over t, the whole parts on every rank.
 struct LayerParameters {
   double dense = 0, experts = 0;
 };
 
 LayerParameters layer_parameters(const Dims& d, bool per_rank) {
   const double t = per_rank ? d.t : 1.0;
+  const TransformerParameterCount& c = d.count;
   LayerParameters p;
-  const double attention_bias = d.gated ? 0.0 : (d.a + 2 * d.kv) * d.dh / t + d.h;
-  const double norms = d.gated ? 2 * d.h : 4 * d.h;
-  p.dense = matrices_parameters(d) / t + attention_bias + norms + (d.E > 1 ? d.h * d.E : 0.0);
-  const double expert = ((d.g + 1) * d.h * d.f + (d.gated ? 0.0 : d.g * d.f)) / t + (d.gated ? 0.0 : d.h);
-  if (d.E > 1) p.experts = expert * (per_rank ? d.E / d.e : d.E);
+  p.dense = c.attention_matrices / t + (c.attention_bias_split / t + c.attention_bias_whole) + c.norms + c.router;
+  const double expert = (c.ffn_matrices + c.ffn_bias_split) / t + c.ffn_bias_whole;
+  if (c.experts > 1) p.experts = expert * (per_rank ? d.E / d.e : d.E);
   else p.dense += expert;
   return p;
 }
@@ -436,7 +436,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const double grad_word = g.grad_reduce_in_fp32 ? 4.0 : d.w;
   const double bucket = std::max(4e7, 1e6 * dc);
   const bool tied_pair = s.model.tied_embeddings && P > 1;
-  const double vocab_rank = d.V * d.h / d.t;
+  const double vocab_rank = d.count.embedding / d.t;
   const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.alpha, 2, "the embedding all-reduce") : SimTime::zero();
   SimTime synced, slowest_step, gather_exposed;
   it.stages.resize(static_cast<std::size_t>(P));
@@ -453,7 +453,9 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
       st.backward += costs.backward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
     }
     if (r == 0) dense += vocab_rank;
-    if (r == P - 1) dense += (!s.model.tied_embeddings || P > 1 ? vocab_rank : 0.0) + (d.gated ? d.h : 2 * d.h);
+    // The last stage holds the output projection: its own when untied, else a copy of the
+    // embedding when the first stage is another rank (synchronised by the tied all-reduce).
+    if (r == P - 1) dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
     st.parameters = dense + experts;
     const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
     const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.alpha, factor, "the gradient reduce") +
@@ -557,7 +559,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const double tokens = d.b * d.s * g.micro_batches * static_cast<double>(*g.dp);
   const LayerParameters whole = layer_parameters(d, false);
   const double active_expert = d.E > 1 ? whole.experts / d.E * d.k : 0.0;
-  const double matrices = s.model.layers * (matrices_parameters(d) + (d.E > 1 ? active_expert : expert_parameters(d))) + d.V * d.h;
+  const double matrices = s.model.layers * (d.count.attention_matrices + (d.E > 1 ? active_expert : d.count.ffn())) + d.count.embedding;
   it.model_flops = tokens * (6 * matrices + 12 * s.model.layers * d.s * d.h * (d.causal ? 0.5 : 1.0));
 
   // The collectives as one rank of the first stage sees them.

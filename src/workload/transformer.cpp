@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 
 namespace ckptsim {
 
@@ -29,11 +30,32 @@ TransformerShape TransformerShape::from(const Scenario& scenario) {
   return s;
 }
 
-double TransformerShape::layer_parameters() const {
-  return 4 * hidden * hidden + 2 * hidden * ffn + 9 * hidden + ffn;
+namespace {
+
+/// The one parameter count (scenario/parameter_count.hpp) of the GPT-style architecture the
+/// ZeRO-3 engines model: one key/value head per head, a plain FFN, tied embeddings, no experts.
+TransformerParameterCount gpt_style_count(const TransformerShape& s) {
+  ModelSpec m;
+  m.layers = s.layers;
+  m.hidden = static_cast<int>(s.hidden);
+  m.ffn = static_cast<int>(s.ffn);
+  m.heads = static_cast<int>(s.heads);
+  m.vocabulary = static_cast<int>(s.vocabulary);
+  m.kv_heads = m.heads;
+  m.gated_ffn = false;
+  m.tied_embeddings = true;
+  m.experts = 1;
+  return transformer_parameter_count(m).value_or(TransformerParameterCount{});
 }
 
-double TransformerShape::embedding_parameters() const { return vocabulary * hidden + 2 * hidden; }
+}  // namespace
+
+double TransformerShape::layer_parameters() const { return gpt_style_count(*this).layer(); }
+
+double TransformerShape::embedding_parameters() const {
+  const TransformerParameterCount c = gpt_style_count(*this);
+  return c.embedding + c.output_projection + c.final_norm;
+}
 
 double TransformerShape::parameters() const { return layers * layer_parameters() + embedding_parameters(); }
 

@@ -240,7 +240,7 @@ check "sweep --resume never writes through a journal.jsonl link to a file outsid
   '$bin' sweep '$tmp/sw-replicas.json' -o '$tmp/link-journal' --resume -q 2>'$tmp/e'; test \$? -eq 2 &&
   grep -qF 'symbolic link' '$tmp/e' && test \"\$(cat '$tmp/outside.txt')\" = 'outside data'"
 check "trace synth refuses a key given twice" bash -c "
-  '$bin' trace synth exponential:rate=1%/day,rate=2%/day --machines 4 --duration 1d -o '$tmp/twice.csv' 2>'$tmp/e'; test \$? -eq 2 &&
+  '$bin' trace synth exponential:rate=1%/machine/day,rate=2%/machine/day --machines 4 --duration 1d -o '$tmp/twice.csv' 2>'$tmp/e'; test \$? -eq 2 &&
   grep -qF '/rate' '$tmp/e' && test ! -e '$tmp/twice.csv'"
 check "trace synth writes the parameters in effect, its default rate included, in the header" bash -c "
   '$bin' trace synth exponential --machines 4 --duration 1d -o '$tmp/default.csv' >/dev/null &&

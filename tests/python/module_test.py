@@ -167,6 +167,23 @@ e = raised(lambda: ckptsim.run(bad_dict))
 report(isinstance(e, ckptsim.InputError) and e.problems[0]["file"] == "<dict>"
        and str(e) == "\n".join(line.replace(bad, "<dict>", 1) for line in cli_lines),
        "run(bad dict) raises the same message, naming <dict> as the file", repr(e))
+# A failure rate names its subject (issue 38): "2/day" is refused with both spellings, as the
+# command line and the schema refuse it; "2/cluster/day" on the paper's 16 machines is
+# 2 / 16 = 12.5% per machine per day, so it runs exactly as the file that says so.
+bare_rate = copy.deepcopy(paper_dict)
+bare_rate["failures"]["rate"] = "2/day"
+e = raised(lambda: ckptsim.run(bare_rate, replicas=2))
+report(isinstance(e, ckptsim.InputError) and e.problems[0]["pointer"] == "/failures/rate"
+       and '"1.5%/machine/day" or "2/cluster/day"' in e.problems[0]["expected"] and e.problems[0]["found"] == '"2/day"',
+       "run(dict) with a bare failure rate raises InputError offering per machine and per cluster", repr(e))
+per_cluster, per_machine = copy.deepcopy(paper_dict), copy.deepcopy(paper_dict)
+per_cluster["failures"]["rate"] = "2/cluster/day"
+per_machine["failures"]["rate"] = "12.5%/machine/day"
+cluster_run = ckptsim.run(per_cluster, replicas=4, seed=3)
+check_equal("run(dict) with 2/cluster/day on 16 machines equals 12.5%/machine/day", cluster_run,
+            ckptsim.run(per_machine, replicas=4, seed=3))
+report(cluster_run["scenario"]["failures"]["rate"] == "12.5%/machine/day",
+       "the effective scenario states a rate per cluster per machine", cluster_run["scenario"]["failures"]["rate"])
 e = raised(lambda: ckptsim.run({"name": 1}))
 report(isinstance(e, ckptsim.InputError) and any(p["pointer"] == "/name" for p in e.problems),
        "a dict with a wrong type names its pointer", repr(e))

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ckptsim/scenario/scenario.hpp"
+
 namespace ckptsim {
 
 /// One published measurement of a collective's achieved bandwidth: at `machines` nodes, the NIC
@@ -50,8 +52,8 @@ struct ModelPreset {
   int ffn = 0;
   int heads = 0;
   int vocabulary = 0;
-  /// Parameter count when the architecture is not the GPT/BERT-style transformer that
-  /// transformer_parameters() counts (grouped-query attention, gated FFN, untied embeddings).
+  /// The count the model's authors publish, worked out by hand in presets.cpp from the
+  /// architecture (it must equal transformer_parameter_count's); nullopt where none is given.
   std::optional<double> published_parameters;
   bool causal = true;             ///< decoder-only (GPT, Llama); false for encoders (BERT, RoBERTa)
   double dropout = 0.1;           ///< model.dropout the training code applies
@@ -81,15 +83,19 @@ const ModelPreset* find_model_preset(std::string_view name);
 std::vector<std::string> instance_preset_names();
 std::vector<std::string> model_preset_names();
 
-/// Parameter count of a GPT/BERT-style transformer (multi-head attention with biases, a
-/// two-matrix FFN with biases, two LayerNorms per layer, tied input/output embeddings):
-///   per layer: Q,K,V,O weights 4h^2 + biases 4h; FFN weights 2·h·ffn + biases ffn + h;
-///              two LayerNorms 2·2h                      -> 4h^2 + 2·h·ffn + 9h + ffn
-///   model:     layers x per layer + token embeddings vocab·h + final LayerNorm 2h.
-/// Position embeddings (sequence_length·h, < 0.01% of the models here) are left out.
-double transformer_parameters(int layers, int hidden, int ffn, int vocabulary);
+/// The model fields the preset fills (the loader starts from these), its name in `preset` and
+/// its parameter count (preset_parameters) in `parameters`.
+ModelSpec preset_model(const ModelPreset& preset);
 
-/// The preset's parameter count: published_parameters if set, else transformer_parameters().
+/// The preset's parameter count: published_parameters where it has one, else the one count of
+/// its architecture (parameter_count.hpp, transformer_parameter_count). Each published count
+/// equals that count (presets.cpp counts them by hand; presets_test checks it).
 double preset_parameters(const ModelPreset& preset);
+
+/// Whether `model` has the preset's architecture: every field the parameter count reads (layers,
+/// hidden, ffn, heads, kv_heads, vocabulary, gated_ffn, tied_embeddings, experts) is the
+/// preset's. An edited architecture is counted anew (the loader), and its count is no longer
+/// the preset's (run --defaults).
+bool has_preset_architecture(const ModelSpec& model, const ModelPreset& preset);
 
 }  // namespace ckptsim

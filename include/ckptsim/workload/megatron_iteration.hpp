@@ -39,6 +39,10 @@
 //   b·(s/c)·h·w bytes (divided by t with sequence parallelism, Megatron's tensor shape) at the
 //   per-GPU network rate (or NVLink when neighbours share a machine); pipeline_schedule.hpp runs
 //   the 1F1B or interleaved schedule and the bubble is what it leaves idle.
+// Parameters Φ_r of a rank: its stage's layers and ends from the one parameter count
+//   (scenario/parameter_count.hpp), the split parts over t and the experts over e; the first
+//   stage holds the embedding (V·h/t), the last the output projection (V·h/t: its own when
+//   untied, a copy of the embedding when tied and p > 1) and the final norm.
 // Data parallelism (Megatron's DistributedDataParallel and distributed optimizer): a rank's
 //   gradient buffer Φ_r·g bytes (Φ_r its parameters, g = 4 with grad_reduce_in_fp32 else w)
 //   is reduce-scattered (distributed optimizer) or all-reduced over the d·c ranks of its data

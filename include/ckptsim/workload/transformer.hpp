@@ -3,7 +3,7 @@
 //
 // Symbols: h hidden, f FFN width, a heads, L layers, V vocabulary, s sequence length,
 // b micro-batch (sequences per GPU), n = N·G data-parallel ranks.
-// Parameters (same count as scenario/presets.hpp, transformer_parameters):
+// Parameters (the one count, scenario/parameter_count.hpp, of this GPT-style layer):
 //   per layer   P_l = 4h^2 + 2hf + 9h + f     (Q,K,V,O + biases; FFN + biases; two LayerNorms)
 //   embedding   P_e = V·h (tied with the output projection), final LayerNorm 2h
 // Forward FLOPs per rank (a multiply-add = 2 FLOPs; Narayanan et al., "Efficient Large-Scale

@@ -14,7 +14,7 @@ ParameterBlock failure_parameters() {
   ParameterBlock block{"failures", {
     {"/failures/process", U::name, C::none, P::required, R::run, "failure process",
      [](Scenario& s) -> FieldRef { return &s.failures.process; }, &failure_process_names},
-    {"/failures/rate", U::failure_rate, C::non_negative, P::when_process, R::run, "failures per machine per unit time (exponential)",
+    {"/failures/rate", U::failure_rate, C::non_negative, P::when_process, R::run, "failures per machine per unit time (exponential): \"1.5%/machine/day\", or of the whole cluster, \"2/cluster/day\" (shared among /cluster/machines)",
      [](Scenario& s) -> FieldRef { return &s.failures.rate; }, nullptr, "exponential"},
     {"/failures/shape", U::number, C::positive, P::when_process, R::run, "Weibull shape k (weibull)",
      [](Scenario& s) -> FieldRef { return &s.failures.weibull_shape; }, nullptr, "weibull"},

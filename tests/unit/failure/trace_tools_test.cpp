@@ -169,7 +169,7 @@ TEST_CASE("trace header lines hold exactly their value, or are refused at their 
 }
 
 TEST_CASE("trace synth: a key given twice is refused; the header states the parameters in effect") {
-  CHECK_THROWS_AS(parse_trace_spec("exponential:rate=1%/day,rate=2%/day"), InputError);
+  CHECK_THROWS_AS(parse_trace_spec("exponential:rate=1%/machine/day,rate=2%/machine/day"), InputError);
   // The default of a process given by name: 1.5% per machine-day, hardware fraction 0.5.
   const TraceSynthesisSpec spec = parse_trace_spec("exponential");
   CHECK(spec.provenance.back() == "In effect: exponential (Poisson) failures, rate 0.015 per machine-day, hardware fraction 0.5.");

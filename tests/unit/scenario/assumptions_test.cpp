@@ -82,6 +82,41 @@ TEST_CASE("scenario_assumptions: file, table default, instance and model preset 
   CHECK(find(all, "/model/layers").source == "model preset \"gpt2-100b\"");
 }
 
+TEST_CASE("scenario_assumptions: every model field the model preset fills is credited to it (issue 38)") {
+  // llama2-70b on p4d: the preset fills dropout 0, 8 key/value heads, a gated FFN and untied
+  // embeddings (presets.cpp), values that differ from the table's defaults. They are the model
+  // preset's, not the instance's (an instance fills cluster fields only); so are the values
+  // equal to the defaults (causal, one expert) and the published parameter count.
+  json doc = test::minimal_scenario_document();
+  doc["model"] = {{"preset", "llama2-70b"}};
+  {
+    const ScenarioFile file(doc);
+    const auto all = scenario_assumptions(file.load());
+    for (const char* p : {"/model/dropout", "/model/kv_heads", "/model/gated_ffn", "/model/tied_embeddings",
+                          "/model/causal", "/model/experts", "/model/experts_per_token", "/model/parameters"}) {
+      CHECK_MESSAGE(find(all, p).origin == ValueOrigin::preset, p);
+      CHECK_MESSAGE(find(all, p).source == "model preset \"llama2-70b\"", p);
+    }
+    CHECK(find(all, "/model/kv_heads").value == "8");
+  }
+  // An edited architecture is counted anew: the count is computed, no longer the preset's.
+  doc["model"]["vocabulary"] = 128256;
+  {
+    const ScenarioFile file(doc);
+    CHECK(find(scenario_assumptions(file.load()), "/model/parameters").origin == ValueOrigin::computed);
+  }
+  // GPT-2 100B has no grouped-query attention: with the heads written, one key/value head per
+  // written head (the table's rule), not the preset's.
+  doc["model"] = {{"preset", "gpt2-100b"}, {"heads", 32}};
+  {
+    const ScenarioFile file(doc);
+    const auto all = scenario_assumptions(file.load());
+    CHECK(find(all, "/model/kv_heads").value == "32");
+    CHECK(find(all, "/model/kv_heads").origin == ValueOrigin::defaulted);
+    CHECK(find(all, "/model/dropout").source == "model preset \"gpt2-100b\"");
+  }
+}
+
 TEST_CASE("key_assumptions: the key pointers in their order, whatever the file wrote") {
   const ScenarioFile file(test::minimal_scenario_document());
   const auto key = key_assumptions(file.load());

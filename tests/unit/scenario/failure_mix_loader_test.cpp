@@ -35,7 +35,7 @@ json with_failures(const json& failures) {
 TEST_CASE("domains, lemons and a cause preset load into the scenario") {
   const Scenario s = load_scenario_json(with_failures(json::parse(R"({
       "process": "exponential", "rate": "1%/machine/day", "causes": "llama3-405b",
-      "domains": {"rack": {"machines": 4, "rate": "1%/day", "hardware_fraction": 0.5}},
+      "domains": {"rack": {"machines": 4, "rate": "1%/domain/day", "hardware_fraction": 0.5}},
       "lemons": {"model": "gamma", "gamma_shape": 0.5, "quarantine_failures": 3, "quarantine_window": "2d"}})")),
                                         "test.json", ".");
   CHECK(s.failures.causes.preset == "llama3-405b");
@@ -91,7 +91,7 @@ TEST_CASE("domain and lemon problems") {
   // A domain larger than the cluster, an unknown lemon model, a negative rate, an unknown key.
   const auto problems = test::scenario_problems(with_failures(json::parse(R"({
       "process": "none",
-      "domains": {"rack": {"machines": 17}, "power": {"rate": "-1%/day"}, "pdu": {}},
+      "domains": {"rack": {"machines": 17}, "power": {"rate": "-1%/domain/day"}, "pdu": {}},
       "lemons": {"model": "sour", "multiple": 0.5}})")));
   CHECK(has_problem_at(problems, "/failures/domains/rack/machines"));
   CHECK(has_problem_at(problems, "/failures/domains/power/rate"));

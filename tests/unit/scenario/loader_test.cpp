@@ -111,11 +111,10 @@ TEST_CASE("loader: a Llama preset keeps its published count unless the shape is 
   doc["model"] = {{"preset", "llama2-70b"}};
   CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 68'976'648'192.0);
   doc["model"]["layers"] = 40;
-  // The GPT-style count of the edited shape: 40 x (4h^2 + 2h·ffn + 9h + ffn) + vocab·h + 2h
-  // with h = 8192, ffn = 28672, vocab = 32000:
-  //   4h^2 = 268,435,456; 2h·ffn = 469,762,048; 9h + ffn = 102,400 -> 738,299,904 per layer;
-  //   x 40 = 29,531,996,160; + 262,144,000 + 16,384 = 29,794,156,544.
-  CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 29'794'156'544.0);
+  // The edited shape counted as the preset's architecture (GQA, SwiGLU, untied; presets.cpp):
+  // 40 layers of 855,654,400 = 34,226,176,000; + embeddings in and out 2·32000·8192 =
+  // 524,288,000 + final RMSNorm 8,192 -> 34,750,472,192 (not the GPT-style 29,794,156,544).
+  CHECK(load_scenario_json(doc, "x.json", ".").model.parameters == 34'750'472'192.0);
 }
 
 TEST_CASE("loader: model.dropout comes from the preset unless written; cross_entropy defaults to Megatron's") {

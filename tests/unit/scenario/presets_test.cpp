@@ -5,7 +5,10 @@
 #include <cmath>
 
 #include "ckptsim/scenario/gpu_types.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "../common/scenario_documents.hpp"
 
 using namespace ckptsim;
 
@@ -24,7 +27,14 @@ TEST_CASE("presets: GPT-2 100B parameter count from the architecture") {
   // 4h^2 = 268,435,456; 2h·ffn = 536,870,912; 9h + ffn = 73,728 + 32,768 = 106,496
   // -> 805,412,864; x 124 = 99,871,195,136; + vocab·h = 411,770,880; + final LN 2h = 16,384
   // -> 100,282,982,400.
-  CHECK(transformer_parameters(124, 8192, 32768, 50265) == 100'282'982'400.0);
+  ModelSpec gpt2;
+  gpt2.layers = 124;
+  gpt2.hidden = 8192;
+  gpt2.ffn = 32768;
+  gpt2.heads = 64;
+  gpt2.vocabulary = 50265;
+  REQUIRE(transformer_parameter_count(gpt2));
+  CHECK(transformer_parameter_count(gpt2)->total() == 100'282'982'400.0);
   CHECK(count_of("gpt2-100b") == 100'282'982'400.0);
   CHECK(count_of("roberta-100b") == 100'282'982'400.0);
   CHECK(count_of("bert-100b") == 100'282'982'400.0);
@@ -66,6 +76,39 @@ TEST_CASE("presets: Llama counts (grouped-query attention, SwiGLU, untied embedd
   CHECK(count_of("llama3-405b") == llama(126, 16384, 53248, 128, 8, 128256));
   CHECK(std::fabs(count_of("llama2-70b") / 70e9 - 1) < 0.02);
   CHECK(std::fabs(count_of("llama3-405b") / 405e9 - 1) < 0.01);
+}
+
+TEST_CASE("presets: every published count is the one count of the preset's architecture") {
+  // presets.cpp works each published count out by hand (Llama 2 70B 68,976,648,192, Llama 3
+  // 405B 405,853,388,800, Mixtral 8x7B 46,702,792,704); the count the loader and the megatron
+  // model use must give the same number, or an edited preset would jump.
+  int published = 0;
+  for (const ModelPreset& p : model_presets()) {
+    if (!p.published_parameters) continue;
+    ++published;
+    const auto count = transformer_parameter_count(preset_model(p));
+    REQUIRE(count);
+    CHECK_MESSAGE(count->total() == *p.published_parameters, p.name);
+  }
+  CHECK(published == 3);
+}
+
+TEST_CASE("presets: editing one field recounts the preset's architecture (issue 38, item 4)") {
+  // llama2-70b with the Llama 3 vocabulary, 128,256: the preset's 80 layers of 855,654,400
+  // (presets.cpp) = 68,452,352,000, plus untied embeddings in and out 2·128,256·8,192 =
+  // 2,101,346,304 and the final RMSNorm 8,192 -> 70,553,706,496. (The GPT-style formula gave
+  // 60.1 B: no GQA, no SwiGLU, tied embeddings.)
+  nlohmann::json doc = test::minimal_scenario_document();
+  doc["model"] = {{"preset", "llama2-70b"}, {"vocabulary", 128256}};
+  CHECK(load_scenario_json(doc, "test.json", ".").model.parameters == 70'553'706'496.0);
+  // Writing the preset's own value is no edit: the published count stays.
+  doc["model"]["vocabulary"] = 32000;
+  CHECK(load_scenario_json(doc, "test.json", ".").model.parameters == 68'976'648'192.0);
+  // Mixtral with 16 experts: per layer 41,943,040 + 16 x 3·4096·14336 = 2,818,572,288 + router
+  // 4096·16 = 65,536 + norms 8,192 = 2,860,589,056; x 32 = 91,538,849,792; + embeddings
+  // 262,144,000 + 4,096 -> 91,800,997,888.
+  doc["model"] = {{"preset", "mixtral-8x7b"}, {"experts", 16}};
+  CHECK(load_scenario_json(doc, "test.json", ".").model.parameters == 91'800'997'888.0);
 }
 
 TEST_CASE("presets: Llama trains without dropout, the GPT-2 family with Megatron-LM's 0.1") {

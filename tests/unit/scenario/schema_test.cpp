@@ -151,8 +151,20 @@ TEST_CASE("schema: unit patterns accept what the unit parsers accept") {
   const auto& rate = property(schema, "/failures/rate");
   CHECK(matches(rate, "1.5%/machine/day"));
   CHECK(matches(rate, "0.02/machine/h"));
-  CHECK(matches(rate, "1.5%/day"));
-  CHECK_FALSE(matches(rate, "1.5%/fortnight"));
+  CHECK(matches(rate, "2/cluster/day"));
+  CHECK(matches(rate, "2/job/week"));
+  CHECK(matches(rate, "0/day"));                // zero needs no subject (units.cpp)
+  CHECK(matches(rate, "0.0 %/day"));
+  CHECK_FALSE(matches(rate, "1.5%/day"));       // a rate that names no subject (issue 38)
+  CHECK_FALSE(matches(rate, "1.5%/domain/day"));
+  CHECK_FALSE(matches(rate, "1.5%/machine/fortnight"));
+  // A failure domain's rate: per domain or per cluster, never per machine.
+  const auto& rack = property(schema, "/failures/domains/rack/rate");
+  CHECK(matches(rack, "0.06%/domain/day"));
+  CHECK(matches(rack, "2/cluster/day"));
+  CHECK(matches(rack, "0/day"));
+  CHECK_FALSE(matches(rack, "0.06%/machine/day"));
+  CHECK_FALSE(matches(rack, "0.06%/day"));
   const auto& interval = property(schema, "/strategy/persistent_interval");
   CHECK(matches(interval, "3h"));
   CHECK(matches(interval, "2.5d"));

@@ -67,11 +67,57 @@ TEST_CASE("units: durations") {
 TEST_CASE("units: failure rates per machine per second") {
   // 1.5%/machine/day = 0.015 failures per machine per 86400 s.
   CHECK(parse_failure_rate("1.5%/machine/day") == doctest::Approx(0.015 / 86400.0).epsilon(1e-12));
-  CHECK(parse_failure_rate("1.5%/day") == parse_failure_rate("1.5%/machine/day"));
   // 0.02 per machine per hour = 0.02 / 3600 per s.
   CHECK(parse_failure_rate("0.02/machine/h") == doctest::Approx(0.02 / 3600.0).epsilon(1e-12));
-  CHECK_THROWS_AS(parse_failure_rate("1.5%/fortnight"), UnitError);
+  CHECK_THROWS_AS(parse_failure_rate("1.5%/machine/fortnight"), UnitError);
   CHECK_THROWS_AS(parse_failure_rate("1.5%"), UnitError);
+  // A rate per cluster needs the machine count, which a bare text does not carry.
+  CHECK_THROWS_AS(parse_failure_rate("2/cluster/day"), UnitError);
+}
+
+TEST_CASE("units: a failure rate names its subject, per machine or per cluster (issue 38, item 3)") {
+  // "2/cluster/day": 2 failures of the whole cluster per 86400 s; "/job/" says the same.
+  const FailureRate cluster = read_failure_rate("2/cluster/day", RateScope::machine);
+  CHECK(cluster.subject == RateSubject::cluster);
+  CHECK(cluster.per_second == doctest::Approx(2.0 / 86400.0).epsilon(1e-12));
+  CHECK(read_failure_rate("2/job/day", RateScope::machine).subject == RateSubject::cluster);
+  CHECK(read_failure_rate("1.5%/machine/day", RateScope::machine).subject == RateSubject::machine);
+  // A domain's rate: per domain or per cluster.
+  const FailureRate rack = read_failure_rate("0.06%/domain/day", RateScope::domain);
+  CHECK(rack.subject == RateSubject::domain);
+  CHECK(rack.per_second == doctest::Approx(0.0006 / 86400.0).epsilon(1e-12));
+  CHECK(read_failure_rate("2/cluster/week", RateScope::domain).per_second ==
+        doctest::Approx(2.0 / (7 * 86400.0)).epsilon(1e-12));
+  // Zero needs no subject: it is zero for every reader.
+  CHECK(read_failure_rate("0/day", RateScope::machine).per_second == 0.0);
+  CHECK(read_failure_rate("0%/day", RateScope::domain).per_second == 0.0);
+  CHECK(parse_failure_rate("0/day") == 0.0);
+}
+
+TEST_CASE("units: a failure rate that names no subject is refused, and the message offers both") {
+  // "2/day" on 128 machines reads as 2 per machine (256 a day) to one reader and 2 for the whole
+  // cluster to another: refused, with both spellings in the message.
+  for (const char* bare : {"2/day", "1.5%/day", "1.5 %/week"}) {
+    try {
+      (void)read_failure_rate(bare, RateScope::machine);
+      FAIL("accepted ", bare);
+    } catch (const UnitError& e) {
+      const std::string what = e.what();
+      CHECK(what.find("per machine or per cluster") != std::string::npos);
+      CHECK(what.find("\"1.5%/machine/day\"") != std::string::npos);
+      CHECK(what.find("\"2/cluster/day\"") != std::string::npos);
+    }
+  }
+  CHECK_THROWS_AS(parse_failure_rate("1.5%/day"), UnitError);
+  CHECK_THROWS_AS(read_failure_rate("0.06%/day", RateScope::domain), UnitError);
+  // A subject that does not fit the field: a domain's rate per machine, a machine's per domain.
+  CHECK_THROWS_WITH_AS(read_failure_rate("1%/machine/day", RateScope::domain),
+                       doctest::Contains("a rate per machine does not say how often it fails"), UnitError);
+  CHECK_THROWS_AS(read_failure_rate("1%/domain/day", RateScope::machine), UnitError);
+  // Negative (even -0) and misspelt subjects stay refused.
+  CHECK_THROWS_AS(read_failure_rate("-0/machine/day", RateScope::machine), UnitError);
+  CHECK_THROWS_AS(read_failure_rate("1/machines/day", RateScope::machine), UnitError);
+  CHECK_THROWS_AS(read_failure_rate("1/machine/machine/day", RateScope::machine), UnitError);
 }
 
 TEST_CASE("units: FLOP rates and fractions") {

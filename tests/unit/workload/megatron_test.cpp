@@ -170,6 +170,37 @@ TEST_CASE("megatron: layer parameters match the hand counts") {
   CHECK(megatron_layer_parameters(load(llama), false) == doctest::Approx(3'187'703'808.0));
 }
 
+TEST_CASE("megatron: the parameter count equals the per-rank sum, by hand for a toy (issue 38, item 4)") {
+  // A toy with every architecture feature the count reads: h = 64, a = 4 heads of d = 16 with
+  // k = 2 key/value heads (GQA), f = 96 gated (SwiGLU, so no biases and RMSNorms), E = 4 experts
+  // (top 2), untied embeddings, V = 100, L = 4. By hand, one layer:
+  //   Q 64·64 = 4,096; K, V 64·(2·16) = 2,048 each; O 64·64 = 4,096      -> 12,288
+  //   two RMSNorms 2·64 = 128; router 64·4 = 256
+  //   experts 4 x 3·64·96 = 4 x 18,432 = 73,728
+  //   layer 12,288 + 128 + 256 + 73,728 = 86,400; 4 layers 345,600
+  // input embedding 100·64 = 6,400; output projection (untied) 6,400; final RMSNorm 64
+  //   model 345,600 + 6,400 + 6,400 + 64 = 358,464.
+  json toy = small_megatron();
+  toy["model"] = json::parse(R"({"layers": 4, "hidden": 64, "ffn": 96, "heads": 4, "kv_heads": 2, "vocabulary": 100,
+                                  "gated_ffn": true, "tied_embeddings": false, "experts": 4, "experts_per_token": 2})");
+  toy["training"]["megatron"] = {{"tp", 1}, {"pp", 2}, {"micro_batches", 4}};
+  const Scenario s = load(toy);
+  CHECK(s.model.parameters == 358'464.0);
+  // The megatron model's stages at t = 1, e = 1, p = 2 (2 layers each): the first holds the
+  // embedding, 2 x 86,400 + 6,400 = 179,200; the last the output projection and the final norm,
+  // 172,800 + 6,400 + 64 = 179,264. Their sum is the model's count.
+  const MegatronIteration whole = simulate_megatron_iteration(s);
+  REQUIRE(whole.stages.size() == 2);
+  CHECK(whole.stages[0].parameters == 179'200.0);
+  CHECK(whole.stages[1].parameters == 179'264.0);
+  CHECK(whole.stages[0].parameters + whole.stages[1].parameters == s.model.parameters);
+  // At t = 2, e = 2 a rank holds half of each split part and of the experts, the norms and the
+  // router whole: per layer 12,288 / 2 + 128 + 256 = 6,528 dense and 4 / 2 experts of 18,432 / 2
+  // = 18,432; first stage 2 x (6,528 + 18,432) + 6,400 / 2 = 53,120.
+  toy["training"]["megatron"] = {{"tp", 2}, {"pp", 2}, {"ep", 2}, {"micro_batches", 4}};
+  CHECK(simulate_megatron_iteration(load(toy)).stages[0].parameters == 53'120.0);
+}
+
 TEST_CASE("megatron: tensor-parallel bytes per layer and data-parallel bytes per step") {
   const MegatronIteration g = simulate_megatron_iteration(load(gpt3_korthikanti()));
   // S = b s h w = 2048 x 12288 x 2 = 50,331,648 B; two all-reduces (or their reduce-scatter /

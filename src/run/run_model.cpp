@@ -7,9 +7,6 @@
 #include <optional>
 #include <stdexcept>
 
-#include <boost/random/lognormal_distribution.hpp>
-#include <boost/random/uniform_real_distribution.hpp>
-
 #include <fmt/format.h>
 
 #include "ckptsim/checkpoint/erasure_code.hpp"
@@ -20,6 +17,8 @@
 #include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
+#include "ckptsim/run/recovery/replica_state.hpp"
+#include "ckptsim/run/recovery/restart_model.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/run/group_outages.hpp"
 #include "ckptsim/run/interval_policy.hpp"
@@ -30,107 +29,36 @@
 namespace ckptsim {
 namespace {
 
-/// A recoverable state: its iteration and the lineage work invested when it was captured.
-struct Version {
-  std::int64_t iteration = 0;
-  SimTime lineage;
-};
-
-/// Which holder sets lost too many holders since the latest complete in-memory checkpoint:
-/// every holder (replicas), or p + 1 of them (erasure-coded groups; RunModel::HolderIndex).
-class MemoryHealth {
- public:
-  using HolderIndex = RunModel::HolderIndex;
-  explicit MemoryHealth(const HolderIndex* index) : index_(index) {
-    if (index_ != nullptr) {
-      empty_.assign(index_->offsets.size() - 1, 0);
-      lost_holders_.assign(index_->loss_limit.size(), 0);
-    }
-  }
-  /// A new checkpoint completed: every holder has every replica again. (The early return is
-  /// the common case: the run model asks at every failure, and most find no machine replaced.)
-  void refill() {
-    if (touched_.empty()) return;  // lose() marks a set damaged only with its machine touched
-    for (int j : touched_) empty_[static_cast<std::size_t>(j)] = 0;
-    for (int i : damaged_) lost_holders_[static_cast<std::size_t>(i)] = 0;
-    touched_.clear();
-    damaged_.clear();
-    whole_set_lost_ = false;
-  }
-  /// Machine j's CPU memory is gone (it was replaced).
-  void lose(int j) {
-    if (index_ == nullptr || empty_[static_cast<std::size_t>(j)]) return;
-    empty_[static_cast<std::size_t>(j)] = 1;
-    touched_.push_back(j);
-    const auto first = static_cast<std::size_t>(index_->offsets[static_cast<std::size_t>(j)]);
-    const auto last = static_cast<std::size_t>(index_->offsets[static_cast<std::size_t>(j) + 1]);
-    for (std::size_t k = first; k < last; ++k) {
-      const auto i = static_cast<std::size_t>(index_->sets[k]);
-      auto& lost = lost_holders_[i];
-      if (lost == 0) damaged_.push_back(static_cast<int>(i));
-      if (++lost == index_->loss_limit[i]) whole_set_lost_ = true;
-    }
-  }
-  [[nodiscard]] bool recoverable() const { return !whole_set_lost_; }
-  /// Some machine lost its CPU memory since the latest complete checkpoint: a recovery from
-  /// memory must fetch that machine's shard from its peers.
-  [[nodiscard]] bool some_machine_empty() const { return !touched_.empty(); }
-
- private:
-  const HolderIndex* index_;
-  std::vector<char> empty_;
-  std::vector<int> lost_holders_;
-  std::vector<int> touched_;
-  std::vector<int> damaged_;
-  bool whole_set_lost_ = false;
-};
-
 template <typename Clock>
 class ReplicaSimulation {
  public:
-  ReplicaSimulation(const Scenario& s, const StrategyCosts& c, const RunModel::HolderIndex* holders,
-                    const std::vector<TraceRecord>* trace,
-                    const std::shared_ptr<const std::vector<FailureCause>>& causes, SimTime pause,
-                    const ElasticPlan* elastic, std::uint64_t replica)
-      : s_(s),
-        causes_(*causes),
-        c_(c),
-        pattern_(SegmentPattern::from_costs(c)),
-        memory_health_(holders),
-        replacement_rng_(make_stream(s.run.seed, replica, RandomComponent::replacement)),
-        slow_(s.failures, s.cluster.machines, s.run.seed, replica),
-        elastic_(elastic),
-        tiers_(s.failures.restart_tiers.enabled ? &s.failures.restart_tiers : nullptr),
-        in_job_hang_detection_(hang_detection(s.failures.hangs, c.iteration_time)),
-        hang_detection_(tiers_ != nullptr ? tiered_hang_detection(*tiers_, in_job_hang_detection_)
-                                          : in_job_hang_detection_) {
-    failures_ = with_fault_model(
-        make_failure_source(FailureSourceContext{s.failures, s.cluster.machines, s.run.seed, replica, trace}), s.failures,
-        s.cluster.machines, s.run.seed, replica);
+  ReplicaSimulation(const ReplicaInputs& in, std::uint64_t replica)
+      : s_(in.scenario),
+        c_(in.costs),
+        pattern_(SegmentPattern::from_costs(in.costs)),
+        st_(in, replica),
+        restarts_(in.scenario, in.costs, *in.causes),
+        elastic_(in.elastic) {
+    const Scenario& s = in.scenario;
     if (silent_corruption_modelled(s.failures)) {
       onsets_.emplace(s.failures.silent_corruption, s.cluster.machines, s.run.seed, replica);
       next_onset_ = onsets_->next().first;
     }
-    pull_failure();
-    standby_free_ = s.cluster.standby_machines;
     if (migration_modelled(s.failures)) {
-      migration_pause_ = pause;
-      result_.live_migration = true;
+      migration_pause_ = in.migration_pause;
+      st_.result.live_migration = true;
     }
     if (elastic_ != nullptr) {
-      result_.elastic = true;
+      st_.result.elastic = true;
       unit_out_.assign(elastic_->unit_machines.size(), 0);
     }
-    if (c.tier == CheckpointTier::just_in_time) {
-      result_.just_in_time = true;
-      jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c.replica_groups));
+    if (c_.tier == CheckpointTier::just_in_time) {
+      st_.result.just_in_time = true;
+      jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c_.replica_groups));
       jit_failed_.assign(static_cast<std::size_t>(jit_positions_), 0);
       jit_holder_lost_.assign(static_cast<std::size_t>(s.cluster.machines), 0);
     }
-    result_.restart_tiers = tiers_ != nullptr;
-    result_.causes = causes;
-    result_.failures_by_cause.assign(causes_.size(), 0);
-    result_.lost_by_cause.assign(causes_.size(), SimTime::zero());
+    st_.result.restart_tiers = restarts_.tiered();
   }
 
   ReplicaResult run() {
@@ -159,46 +87,46 @@ class ReplicaSimulation {
       // at full speed stays out of reach.
       if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0) {
         const SimTime w = clock.time_to_complete(*s_.run.iterations - n0);
-        const SimTime wall = job_wall_after(t, w);
+        const SimTime wall = st_.rate.wall_after(t, w);
         if (wall <= end_time) {
           target_end = wall;
           target_work = w;
         }
       }
       skip_undone_detections(clock, t, lineage0);
-      if (machines_out_ > 0) {
+      if (st_.rate.machines_out() > 0) {
         const Resize g = grow(clock, t, n0, lineage0, end_time, target_end);
         if (g == Resize::run_ended) break;
         if (g == Resize::done) continue;
       }
-      if (!pending_failure_ || pending_failure_->time >= target_end) {
-        const SimTime e = target_work ? *target_work : job_work(t, target_end);
+      if (!st_.failures.any() || st_.failures.next().time >= target_end) {
+        const SimTime e = target_work ? *target_work : st_.rate.work(t, target_end);
         register_onsets(clock, t, target_end, lineage0);
-        result_.breakdown.degraded += (target_end - t) - e;
+        st_.result.breakdown.degraded += (target_end - t) - e;
         const std::int64_t done = clock.completed(e);
         const SimTime stall = clock.stall(e);
-        compute_ += e - stall;
-        result_.breakdown.checkpoint_stall += stall;
-        result_.iterations = n0 + done;
+        st_.compute += e - stall;
+        st_.result.breakdown.checkpoint_stall += stall;
+        st_.result.iterations = n0 + done;
         // The compute of a partial final iteration counts as training (progress is continuous):
         // the segment's compute minus that of its `done` whole iterations (T each).
-        partial_training_ = (e - stall) - c_.iteration_time * done;
-        result_.wall_time = target_end;
-        result_.finished = !s_.run.iterations || result_.iterations >= *s_.run.iterations;
+        st_.partial_training = (e - stall) - c_.iteration_time * done;
+        st_.result.wall_time = target_end;
+        st_.result.finished = !s_.run.iterations || st_.result.iterations >= *s_.run.iterations;
         break;
       }
-      if (pending_failure_->predicted) {
-        const Migration m = migrate(clock, *pending_failure_, t, n0, lineage0, end_time);
+      if (st_.failures.next().predicted) {
+        const Migration m = migrate(clock, st_.failures.next(), t, n0, lineage0, end_time);
         if (m == Migration::run_ended) break;
         if (m == Migration::done) continue;
       }
       // Train until the failure.
-      const FailureEvent f = *pending_failure_;
-      const SimTime e = job_work(t, f.time);
-      result_.breakdown.degraded += (f.time - t) - e;
+      const FailureEvent f = st_.failures.next();
+      const SimTime e = st_.rate.work(t, f.time);
+      st_.result.breakdown.degraded += (f.time - t) - e;
       const SimTime stall = clock.stall(e);
-      compute_ += e - stall;
-      result_.breakdown.checkpoint_stall += stall;
+      st_.compute += e - stall;
+      st_.result.breakdown.checkpoint_stall += stall;
       register_onsets(clock, t, f.time, lineage0);
       note_completed_checkpoints(clock, e, lineage0);
       const SimTime lineage_at_failure = lineage0 + e;
@@ -211,31 +139,31 @@ class ReplicaSimulation {
       // Recovery episode.
       const auto outcome = recover(f, end_time);
       const SimTime rolled_back = lineage_at_failure - outcome.target.lineage;
-      result_.wasted_time += rolled_back + outcome.retrieval_spent;
-      cause_lost(f.cause) += rolled_back;
-      result_.lost_by_tier[static_cast<std::size_t>(outcome.tier)] += rolled_back + outcome.downtime;
+      st_.result.wasted_time += rolled_back + outcome.retrieval_spent;
+      st_.cause_lost(f.cause) += rolled_back;
+      st_.result.lost_by_tier[static_cast<std::size_t>(outcome.tier)] += rolled_back + outcome.downtime;
       if (outcome.run_ended) {
-        result_.iterations = outcome.target.iteration;
-        result_.wall_time = end_time;
-        result_.finished = !s_.run.iterations;
+        st_.result.iterations = outcome.target.iteration;
+        st_.result.wall_time = end_time;
+        st_.result.finished = !s_.run.iterations;
         break;
       }
       t = outcome.resume_at;
       n0 = outcome.target.iteration;
       lineage0 = outcome.target.lineage;
       if (s_.run.iterations && n0 >= *s_.run.iterations) {
-        result_.iterations = n0;
-        result_.wall_time = t;
+        st_.result.iterations = n0;
+        st_.result.wall_time = t;
         break;
       }
     }
-    result_.final_persistent_every = c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time
+    st_.result.final_persistent_every = c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time
                                          ? pattern_.every
                                          : pattern_.persistent_every;
-    auto& b = result_.breakdown;
-    b.training = c_.iteration_time * result_.iterations + partial_training_;
-    b.lost_progress = compute_ - b.training;
-    return result_;
+    auto& b = st_.result.breakdown;
+    b.training = c_.iteration_time * st_.result.iterations + st_.partial_training;
+    b.lost_progress = st_.compute - b.training;
+    return st_.result;
   }
 
  private:
@@ -264,13 +192,13 @@ class ReplicaSimulation {
     const std::int64_t target = s_.run.iterations.value_or(0);
     SimTime t;
     SimTime work;  // healthy-equivalent work kept so far (progress = work / T)
-    auto& b = result_.breakdown;
-    const auto work_over = [&](SimTime from, SimTime to) { return out.work(from, to, slow_.windows(from, to), slow_.speed()); };
+    auto& b = st_.result.breakdown;
+    const auto work_over = [&](SimTime from, SimTime to) { return out.work(from, to, st_.rate.stragglers().windows(from, to), st_.rate.stragglers().speed()); };
     for (;;) {
       SimTime stop = end_time;
-      const bool failure = pending_failure_ && pending_failure_->time < end_time;
+      const bool failure = st_.failures.any() && st_.failures.next().time < end_time;
       // A failure during the wait of the previous one is handled when the wait ends.
-      if (failure) stop = std::max(t, pending_failure_->time);
+      if (failure) stop = std::max(t, st_.failures.next().time);
       SimTime w = work_over(t, stop);
       bool reached = false;
       if (s_.run.iterations && (work + w).ns() / t_iter.ns() >= target) {
@@ -287,83 +215,81 @@ class ReplicaSimulation {
         reached = true;
       }
       b.degraded += (stop - t) - w;
-      compute_ += w;
+      st_.compute += w;
       work += w;
       if (reached || !failure) {
-        result_.iterations = work.ns() / t_iter.ns();
-        result_.wall_time = stop;
-        result_.finished = !s_.run.iterations || result_.iterations >= target;
-        partial_training_ = work - t_iter * result_.iterations;
+        st_.result.iterations = work.ns() / t_iter.ns();
+        st_.result.wall_time = stop;
+        st_.result.finished = !s_.run.iterations || st_.result.iterations >= target;
+        st_.partial_training = work - t_iter * st_.result.iterations;
         break;
       }
-      const FailureEvent f = *pending_failure_;
-      if (f.predicted && take_standby(stop)) {
+      const FailureEvent f = st_.failures.next();
+      if (f.predicted && st_.standbys.take(stop)) {
         // Live migration (failure/migration.hpp): the machine's group leaves the quorum at the
         // step boundary and rejoins on the standby P later; no step is discarded, nobody waits.
-        ++result_.migrations;
+        ++st_.result.migrations;
         const int g = std::min(out.groups() - 1, f.machine / per_group);
         out.take_out(g, stop, saturating_add(stop, migration_pause_));
-        pull_failure();
+        st_.failures.pull();
         t = stop;
         continue;
       }
       apply_per_step_failure(f, out, per_group);
       // The step in flight is discarded: progress falls back to the last whole iteration.
       const SimTime kept = t_iter * (work.ns() / t_iter.ns());
-      cause_lost(f.cause) += work - kept;
-      result_.wasted_time += work - kept;
+      st_.cause_lost(f.cause) += work - kept;
+      st_.result.wasted_time += work - kept;
       work = kept;
       // Every group waits (no work, ends the run if it comes first): until the failed step's
       // collective errors out (the failure's detection) or times out, and the lighthouse has
       // dropped the failed group (heartbeat timeout), whichever is later.
       const SimTime resumed = std::max(stop, std::min(end_time, saturating_add(f.time, per_step_wait(f))));
       b.detection += resumed - stop;
-      cause_lost(f.cause) += resumed - stop;
+      st_.cause_lost(f.cause) += resumed - stop;
       t = resumed;
       if (resumed == end_time) {
-        result_.iterations = work.ns() / t_iter.ns();
-        result_.wall_time = end_time;
-        result_.finished = !s_.run.iterations;
+        st_.result.iterations = work.ns() / t_iter.ns();
+        st_.result.wall_time = end_time;
+        st_.result.finished = !s_.run.iterations;
         break;
       }
     }
-    b.training = t_iter * result_.iterations + partial_training_;
-    b.lost_progress = compute_ - b.training;
-    return result_;
+    b.training = t_iter * st_.result.iterations + st_.partial_training;
+    b.lost_progress = st_.compute - b.training;
+    return st_.result;
   }
 
   /// Per-step fault tolerance: how long after failure f every group waits before the next
   /// quorum, max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp).
   SimTime per_step_wait(const FailureEvent& f) const {
-    return std::max(c_.heartbeat_timeout, std::min(detection_of(f), c_.step_timeout));
+    return std::max(c_.heartbeat_timeout, std::min(restarts_.detection(f), c_.step_timeout));
   }
 
   /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
   void apply_per_step_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
-    pull_failure();
-    ++result_.episodes;
-    ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
+    st_.failures.pull();
+    ++st_.result.episodes;
+    ++st_.result.failures_by_cause[static_cast<std::size_t>(f.cause)];
     const SimTime detected = saturating_add(f.time, per_step_wait(f));
     SimTime ready = detected;
     bool spare = true;
     if (f.type == FailureType::hardware) {
-      ++result_.hardware_failures;
-      replacements_ready_ = SimTime::zero();
-      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = replace_machine(j, f.time, detected) && spare;
-      ready = std::max(ready, replacements_ready_);
+      ++st_.result.hardware_failures;
+      st_.episode.replacements_ready = SimTime::zero();
+      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = st_.replace_machine(j, f.time, detected) && spare;
+      ready = std::max(ready, st_.episode.replacements_ready);
     } else {
-      ++result_.software_failures;
+      ++st_.result.software_failures;
     }
-    const auto [tier, restart] = restart_of(f, spare);
-    if (tiers_ != nullptr) ++result_.restarts_by_tier[static_cast<std::size_t>(tier)];
+    const auto [tier, restart] = restarts_.restart(f, spare);
+    if (restarts_.tiered()) ++st_.result.restarts_by_tier[static_cast<std::size_t>(tier)];
     const SimTime rejoin = saturating_add(saturating_add(ready, restart), c_.heal);
     const int first = std::min(out.groups() - 1, f.machine / per_group);
     const int last = std::min(out.groups() - 1, (f.machine + f.machines - 1) / per_group);
     for (int g = first; g <= last; ++g) out.take_out(g, f.time, rejoin);
-    ++result_.recoveries[static_cast<std::size_t>(RecoveryTier::peer)];
+    ++st_.result.recoveries[static_cast<std::size_t>(RecoveryTier::peer)];
   }
-
-  SimTime& cause_lost(int cause) { return result_.lost_by_cause[static_cast<std::size_t>(cause)]; }
 
   /// The adaptive policy (run/interval_policy.hpp): Daly's period for the failures seen by
   /// wall time t. remote-periodic: every failure, its checkpoint stall, in iterations;
@@ -372,12 +298,12 @@ class ReplicaSimulation {
   /// The period is capped at the run's end `end` (a longer one never checkpoints within it).
   void adapt_persistent_period(SimTime t, SimTime end) {
     if (c_.tier == CheckpointTier::storage) {
-      pattern_.every = adaptive_period_iterations(c_.stall, c_.iteration_time, 1, result_.failures(), t,
+      pattern_.every = adaptive_period_iterations(c_.stall, c_.iteration_time, 1, st_.result.failures(), t,
                                                   c_.adaptive_prior_mtbf, end);
     } else if (c_.tier == CheckpointTier::multi_level && pattern_.persistent_every > 0) {
       pattern_.persistent_every =
           adaptive_period_iterations(c_.persistent_stall - c_.partner_stall, c_.iteration_time, c_.partner_every_iterations,
-                                     needed_persistent_, t, c_.adaptive_prior_mtbf, end);
+                                     st_.persistent_recoveries, t, c_.adaptive_prior_mtbf, end);
     }
   }
 
@@ -386,12 +312,12 @@ class ReplicaSimulation {
       note_completed_levels(clock, e, lineage0);
     } else if (c_.tier == CheckpointTier::memory) {
       if (auto ck = clock.latest_checkpoint(e)) {
-        memory_ = Version{ck->version, lineage0 + ck->captured_at};
-        memory_health_.refill();
+        st_.states.memory = Version{ck->version, lineage0 + ck->captured_at};
+        st_.memory.refill();
       }
-      if (auto ck = clock.latest_persistent(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+      if (auto ck = clock.latest_persistent(e)) st_.states.persistent = Version{ck->version, lineage0 + ck->captured_at};
     } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
-      if (auto ck = clock.latest_checkpoint(e)) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+      if (auto ck = clock.latest_checkpoint(e)) st_.states.persistent = Version{ck->version, lineage0 + ck->captured_at};
     }
   }
 
@@ -402,41 +328,15 @@ class ReplicaSimulation {
     if constexpr (requires { clock.latest_by_level(e); }) {
       const LatestByLevel latest = clock.latest_by_level(e);
       if (const auto& ck = latest[0]) {
-        memory_ = Version{ck->version, lineage0 + ck->captured_at};
-        local_lost_ = false;
+        st_.states.memory = Version{ck->version, lineage0 + ck->captured_at};
+        st_.states.local_lost = false;
       }
       if (const auto& ck = latest[1]) {
-        partner_ = Version{ck->version, lineage0 + ck->captured_at};
-        memory_health_.refill();
+        st_.states.partner = Version{ck->version, lineage0 + ck->captured_at};
+        st_.memory.refill();
       }
-      if (const auto& ck = latest[2]) persistent_ = Version{ck->version, lineage0 + ck->captured_at};
+      if (const auto& ck = latest[2]) st_.states.persistent = Version{ck->version, lineage0 + ck->captured_at};
     }
-  }
-
-  SimTime draw_replacement_delay() {
-    const auto& r = s_.failures.replacement;
-    switch (r.distribution) {
-      case ReplacementDistribution::fixed: return r.fixed;
-      case ReplacementDistribution::uniform: {
-        // Equal bounds are a fixed delay (boost's distribution requires low < high).
-        if (r.low >= r.high) return r.low;
-        boost::random::uniform_real_distribution<double> u(r.low.seconds(), r.high.seconds());
-        return SimTime::from_seconds(u(replacement_rng_));
-      }
-      case ReplacementDistribution::lognormal: {
-        // boost's lognormal takes the mean and sd of the underlying normal: mu = ln(median).
-        boost::random::lognormal_distribution<double> d(std::log(r.median.seconds()), r.sigma);
-        // A sample beyond the clock (heavy tail, huge sigma) saturates: the machine never returns.
-        return saturating_seconds(d(replacement_rng_));
-      }
-    }
-    throw std::logic_error("replacement distribution outside its enum");
-  }
-
-  /// The next failure of the source; one that falls in a planned stop's pause is taken at its end.
-  void pull_failure() {
-    pending_failure_ = failures_->next();
-    if (pending_failure_ && pending_failure_->time < not_before_) pending_failure_->time = not_before_;
   }
 
   enum class Migration { not_possible, done, run_ended };
@@ -447,15 +347,15 @@ class ReplicaSimulation {
   template <typename C>
   Migration migrate(const C& clock, const FailureEvent& f, SimTime& t, std::int64_t& n0, SimTime& lineage0,
                     SimTime end_time) {
-    const std::int64_t done = clock.completed(job_work(t, f.time));
+    const std::int64_t done = clock.completed(st_.rate.work(t, f.time));
     const SimTime e = clock.time_to_complete(done);
-    const SimTime boundary = std::min(f.time, job_wall_after(t, e));
-    if (!take_standby(boundary)) return Migration::not_possible;
+    const SimTime boundary = std::min(f.time, st_.rate.wall_after(t, e));
+    if (!st_.standbys.take(boundary)) return Migration::not_possible;
     stop_at_boundary(clock, t, boundary, e, lineage0);
     const SimTime resume = std::min(end_time, saturating_add(boundary, migration_pause_));
-    result_.breakdown.migration += resume - boundary;
-    ++result_.migrations;
-    pull_failure();  // the predicted failure was averted
+    st_.result.breakdown.migration += resume - boundary;
+    ++st_.result.migrations;
+    st_.failures.pull();  // the predicted failure was averted
     return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Migration::done : Migration::run_ended;
   }
 
@@ -463,10 +363,10 @@ class ReplicaSimulation {
   /// iteration boundary reached after work e; its training, stalls and checkpoints are counted.
   template <typename C>
   void stop_at_boundary(const C& clock, SimTime t, SimTime boundary, SimTime e, SimTime lineage0) {
-    result_.breakdown.degraded += (boundary - t) - e;
+    st_.result.breakdown.degraded += (boundary - t) - e;
     const SimTime stall = clock.stall(e);
-    compute_ += e - stall;
-    result_.breakdown.checkpoint_stall += stall;
+    st_.compute += e - stall;
+    st_.result.breakdown.checkpoint_stall += stall;
     register_onsets(clock, t, boundary, lineage0);
     note_completed_checkpoints(clock, e, lineage0);
   }
@@ -477,33 +377,15 @@ class ReplicaSimulation {
   bool resume_after_pause(SimTime resume, std::int64_t done, SimTime e, SimTime& t, std::int64_t& n0, SimTime& lineage0,
                           SimTime end_time) {
     register_downtime_onsets(resume);
-    not_before_ = std::max(not_before_, resume);
-    if (pending_failure_ && pending_failure_->time < resume) pending_failure_->time = resume;
+    st_.failures.pause_until(resume);
     n0 += done;
     lineage0 = lineage0 + e;
     t = resume;
     if (resume < end_time) return true;
-    result_.iterations = n0;
-    result_.wall_time = end_time;
-    result_.finished = !s_.run.iterations;
+    st_.result.iterations = n0;
+    st_.result.wall_time = end_time;
+    st_.result.finished = !s_.run.iterations;
     return false;
-  }
-
-  /// Healthy-equivalent work over [from, to): stragglers' (fault_model.hpp), times (N - out) / N
-  /// while an elastic job is smaller (failure/elastic.hpp), rounded down to whole ns.
-  SimTime job_work(SimTime from, SimTime to) {
-    const SimTime w = slow_.work(from, to);
-    if (machines_out_ == 0) return w;
-    const long double n = s_.cluster.machines;
-    return SimTime::from_ns(static_cast<std::int64_t>(static_cast<long double>(w.ns()) * (n - machines_out_) / n));
-  }
-
-  /// The wall time at which `w` of healthy-equivalent work has been done from `from` (saturating).
-  SimTime job_wall_after(SimTime from, SimTime w) {
-    if (machines_out_ == 0) return slow_.wall_after_work(from, w);
-    const long double n = s_.cluster.machines;
-    const long double need = std::ceil(static_cast<long double>(w.ns()) * n / (n - machines_out_));
-    return slow_.wall_after_work(from, need < 9.2e18L ? SimTime::from_ns(static_cast<std::int64_t>(need)) : SimTime::max());
   }
 
   enum class Resize { not_yet, done, run_ended };
@@ -514,28 +396,28 @@ class ReplicaSimulation {
   /// a failure or the segment's end `target_end` comes first.
   template <typename C>
   Resize grow(const C& clock, SimTime& t, std::int64_t& n0, SimTime& lineage0, SimTime end_time, SimTime target_end) {
-    if (grow_at_ >= target_end || (pending_failure_ && pending_failure_->time <= grow_at_)) return Resize::not_yet;
+    if (grow_at_ >= target_end || (st_.failures.any() && st_.failures.next().time <= grow_at_)) return Resize::not_yet;
     std::int64_t done = 0;
     SimTime e;
     if (grow_at_ > t) {
-      const SimTime by_arrival = job_work(t, grow_at_);
+      const SimTime by_arrival = st_.rate.work(t, grow_at_);
       done = clock.completed(by_arrival);
       e = clock.time_to_complete(done);
       if (e < by_arrival) e = clock.time_to_complete(++done);
     }
-    const SimTime boundary = job_wall_after(t, e);
-    if (boundary >= target_end || (pending_failure_ && pending_failure_->time < boundary)) return Resize::not_yet;
+    const SimTime boundary = st_.rate.wall_after(t, e);
+    if (boundary >= target_end || (st_.failures.any() && st_.failures.next().time < boundary)) return Resize::not_yet;
     stop_at_boundary(clock, t, boundary, e, lineage0);
     // The pause: the reshard back to N machines (retrieval), then the restart.
     const SimTime resharded = std::min(end_time, saturating_add(boundary, elastic_->grow_reshard));
     const SimTime resume = std::min(end_time, saturating_add(resharded, grow_restart_));
-    result_.breakdown.retrieval += resharded - boundary;
-    result_.breakdown.restart += resume - resharded;
-    cause_lost(shrink_cause_) += resume - boundary;
-    result_.lost_by_tier[static_cast<std::size_t>(shrink_tier_)] += resume - boundary;
-    ++result_.elastic_grows;
+    st_.result.breakdown.retrieval += resharded - boundary;
+    st_.result.breakdown.restart += resume - resharded;
+    st_.cause_lost(shrink_cause_) += resume - boundary;
+    st_.result.lost_by_tier[static_cast<std::size_t>(shrink_tier_)] += resume - boundary;
+    ++st_.result.elastic_grows;
     std::fill(unit_out_.begin(), unit_out_.end(), 0);
-    machines_out_ = 0;
+    st_.rate.set_machines_out(0);
     grow_at_ = SimTime::zero();
     grow_restart_ = SimTime::zero();
     return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Resize::done : Resize::run_ended;
@@ -544,22 +426,22 @@ class ReplicaSimulation {
   /// Elastic restart: the episode restarted without the units of its machines that found no
   /// standby; the job grows back once every replacement of the units out has arrived.
   void shrink(int machines_out, RecoveryTier tier, int cause) {
-    for (int j : episode_unplaced_) unit_out_[static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)])] = 1;
-    grow_at_ = std::max(grow_at_, replacements_ready_);
-    if (machines_out == machines_out_) return;  // every unit was out already
-    machines_out_ = machines_out;
-    grow_restart_ = std::max(grow_restart_, episode_restart_);
+    for (int j : st_.episode.unplaced) unit_out_[static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)])] = 1;
+    grow_at_ = std::max(grow_at_, st_.episode.replacements_ready);
+    if (machines_out == st_.rate.machines_out()) return;  // every unit was out already
+    st_.rate.set_machines_out(machines_out);
+    grow_restart_ = std::max(grow_restart_, st_.episode.restart);
     shrink_tier_ = tier;
     shrink_cause_ = cause;
-    ++result_.elastic_shrinks;
+    ++st_.result.elastic_shrinks;
   }
 
   /// Elastic restart: the machines out if the job restarted now without the units of this
   /// episode's machines that found no standby (those already out count once).
   int machines_out_if_shrunk() const {
-    int out = machines_out_;
+    int out = st_.rate.machines_out();
     std::vector<char> seen;
-    for (int j : episode_unplaced_) {
+    for (int j : st_.episode.unplaced) {
       const auto u = static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)]);
       if (unit_out_[u] != 0) continue;
       if (seen.empty()) seen.assign(unit_out_.size(), 0);
@@ -570,90 +452,29 @@ class ReplicaSimulation {
     return out;
   }
 
-  /// Standby machines whose replacement has arrived by `at` go back to the pool.
-  void return_standbys(SimTime at) {
-    std::erase_if(standby_returns_, [&](SimTime r) {
-      if (r <= at) {
-        ++standby_free_;
-        return true;
-      }
-      return false;
-    });
-  }
-
-  /// A free standby takes a migrating machine's place at `at`; the pool gets a machine back one
-  /// replacement delay later. False when none is free.
-  bool take_standby(SimTime at) {
-    return_standbys(at);
-    if (standby_free_ == 0) return false;
-    --standby_free_;
-    standby_returns_.push_back(saturating_add(at, draw_replacement_delay()));
-    return true;
-  }
-
   /// Counts the failure and, for hardware, empties its machines and requests their replacements.
   void apply_failure(const FailureEvent& f) {
-    pull_failure();
+    st_.failures.pull();
     if (f.corruption) take_corruption(*f.corruption);
     mark_jit_positions(f);
-    ++result_.failures_by_cause[static_cast<std::size_t>(f.cause)];
+    ++st_.result.failures_by_cause[static_cast<std::size_t>(f.cause)];
     bool spare = true;
     if (f.type == FailureType::software) {
-      ++result_.software_failures;
+      ++st_.result.software_failures;
     } else {
-      ++result_.hardware_failures;
-      const SimTime detected = f.time + detection_of(f);
-      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = replace_machine(j, f.time, detected) && spare;
+      ++st_.result.hardware_failures;
+      const SimTime detected = f.time + restarts_.detection(f);
+      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = st_.replace_machine(j, f.time, detected) && spare;
     }
     // The episode restarts once, at the highest tier and latency among its failures.
-    const auto [tier, restart] = restart_of(f, spare);
-    episode_restart_ = std::max(episode_restart_, restart);
-    episode_tier_ = std::max(episode_tier_, tier);
-  }
-
-  /// The restart tier and latency after failure f (`spare`: every lost machine found a free
-  /// standby): the cause's flat restart without restart tiers (failure/restart_tiers.hpp).
-  std::pair<RestartTier, SimTime> restart_of(const FailureEvent& f, bool spare) const {
-    const SimTime cause_restart = causes_[static_cast<std::size_t>(f.cause)].restart;
-    if (tiers_ == nullptr) return {RestartTier::in_job, cause_restart};
-    const RestartTier tier = restart_tier(*tiers_, fault_class(f.type == FailureType::hardware, f.hang), spare,
-                                          in_process_hang_detection(*tiers_), in_job_hang_detection_);
-    return {tier, restart_latency(*tiers_, tier, cause_restart, c_.iteration_time)};
-  }
-
-  /// Machine j's CPU memory is gone; a standby takes its place at detection if one is free,
-  /// else its replacement arrives one replacement delay after detection. True when a standby
-  /// took its place.
-  bool replace_machine(int j, SimTime failed_at, SimTime detected) {
-    ++result_.machines_replaced;
-    memory_health_.lose(j);
-    local_lost_ = true;
-    // Standby machines come back to the pool once their replacement arrives.
-    return_standbys(failed_at);
-    // A lognormal delay may be SimTime::max() ("never"): these sums saturate, not overflow.
-    const SimTime delay = draw_replacement_delay();
-    if (standby_free_ > 0) {
-      --standby_free_;
-      standby_returns_.push_back(saturating_add(detected, delay));
-      replacements_ready_ = std::max(replacements_ready_, detected);
-      return true;
-    }
-    replacements_ready_ = std::max(replacements_ready_, saturating_add(detected, delay));
-    if (elastic_ != nullptr) episode_unplaced_.push_back(j);
-    return false;
-  }
-
-  /// A recovery from memory is `peer` when any machine's CPU memory is empty since the latest
-  /// complete checkpoint: replaced in this episode, or in an earlier one (it got its own shard
-  /// back from its peers, but still holds none of the shards it stores for others, and its
-  /// own shard is only on its peers until the next checkpoint completes).
-  SimTime detection_of(const FailureEvent& f) const {
-    return f.hang ? hang_detection_ : causes_[static_cast<std::size_t>(f.cause)].detection;
+    const auto [tier, restart] = restarts_.restart(f, spare);
+    st_.episode.restart = std::max(st_.episode.restart, restart);
+    st_.episode.restart_tier = std::max(st_.episode.restart_tier, tier);
   }
 
   /// Silent corruptions (fault_model.hpp): registers the onsets before `until` that fall in the
   /// training segment starting at t, with the newest states captured before each (candidates
-  /// completed by the onset; memory_ / persistent_ still hold the segment's starting values).
+  /// completed by the onset; st_.states.memory / st_.states.persistent still hold the segment's starting values).
   template <typename C>
   void register_onsets(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
     // Inline for the common case (no onset before `until`; none at all without silent
@@ -668,18 +489,18 @@ class ReplicaSimulation {
       c.id = onsets_seen_++;
       if (next_onset_ >= t) {
         c.valid = true;
-        const SimTime e = job_work(t, next_onset_);
+        const SimTime e = st_.rate.work(t, next_onset_);
         c.lineage = lineage0 + e;
         const auto version = [&](const std::optional<SegmentCheckpoint>& ck, const std::optional<Version>& before) {
           return ck ? std::optional<Version>(Version{ck->version, lineage0 + ck->captured_at}) : before;
         };
         if (c_.tier == CheckpointTier::memory) {
-          c.memory_clean = version(clock.latest_checkpoint(e), memory_);
-          c.persistent_clean = version(clock.latest_persistent(e), persistent_);
+          c.memory_clean = version(clock.latest_checkpoint(e), st_.states.memory);
+          c.persistent_clean = version(clock.latest_persistent(e), st_.states.persistent);
         } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
-          c.persistent_clean = version(clock.latest_checkpoint(e), persistent_);
+          c.persistent_clean = version(clock.latest_checkpoint(e), st_.states.persistent);
         } else if (c_.tier == CheckpointTier::multi_level) {
-          c.persistent_clean = version(clock.latest_persistent(e), persistent_);
+          c.persistent_clean = version(clock.latest_persistent(e), st_.states.persistent);
         }
       }
       corruptions_.push_back(c);
@@ -698,27 +519,27 @@ class ReplicaSimulation {
   /// True when the pending failure detects a corruption that did nothing (started while the
   /// job was down, or rolled back since): such a detection is dropped.
   bool pending_is_undone() const {
-    if (!pending_failure_ || !pending_failure_->corruption) return false;
-    return corruptions_.empty() || corruptions_.front().id != *pending_failure_->corruption || !corruptions_.front().valid;
+    if (!st_.failures.any() || !st_.failures.next().corruption) return false;
+    return corruptions_.empty() || corruptions_.front().id != *st_.failures.next().corruption || !corruptions_.front().valid;
   }
 
   void drop_pending() {
-    if (!corruptions_.empty() && corruptions_.front().id == *pending_failure_->corruption) corruptions_.pop_front();
-    pull_failure();
+    if (!corruptions_.empty() && corruptions_.front().id == *st_.failures.next().corruption) corruptions_.pop_front();
+    st_.failures.pull();
   }
 
   template <typename C>
   void skip_undone_detections(const C& clock, SimTime t, SimTime lineage0) {
-    while (pending_failure_ && pending_failure_->corruption) {
-      register_onsets(clock, t, pending_failure_->time, lineage0);
+    while (st_.failures.any() && st_.failures.next().corruption) {
+      register_onsets(clock, t, st_.failures.next().time, lineage0);
       if (!pending_is_undone()) return;
       drop_pending();
     }
   }
 
   void skip_undone_detections_while_down(SimTime until) {
-    while (pending_failure_ && pending_failure_->corruption && pending_failure_->time < until) {
-      register_downtime_onsets(pending_failure_->time);
+    while (st_.failures.any() && st_.failures.next().corruption && st_.failures.next().time < until) {
+      register_downtime_onsets(st_.failures.next().time);
       if (!pending_is_undone()) return;
       drop_pending();
     }
@@ -737,8 +558,8 @@ class ReplicaSimulation {
   /// corruptions after the recovered state are undone.
   void after_recovery(const Version& target, SimTime resumed) {
     if (episode_corruption_) {
-      persistent_ = episode_corruption_->persistent_clean;
-      partner_.reset();
+      st_.states.persistent = episode_corruption_->persistent_clean;
+      st_.states.partner.reset();
       episode_corruption_.reset();
     }
     for (auto& c : corruptions_)
@@ -750,9 +571,9 @@ class ReplicaSimulation {
     if (episode_corruption_) return choose_clean();
     if (jit_recovery()) return {*jit_, RecoveryTier::storage};
     if (c_.tier == CheckpointTier::multi_level) return choose_level();
-    if (c_.tier == CheckpointTier::memory && memory_ && memory_health_.recoverable())
-      return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
-    if (persistent_) return {*persistent_, RecoveryTier::storage};
+    if (c_.tier == CheckpointTier::memory && st_.states.memory && st_.memory.recoverable())
+      return {*st_.states.memory, st_.memory.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
+    if (st_.states.persistent) return {*st_.states.persistent, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
 
@@ -787,9 +608,9 @@ class ReplicaSimulation {
   /// in-memory one only while it is still the newest in memory.
   std::pair<Version, RecoveryTier> choose_clean() const {
     const Corruption& c = *episode_corruption_;
-    if (c_.tier == CheckpointTier::memory && c.memory_clean && memory_ && memory_->iteration == c.memory_clean->iteration &&
-        memory_->lineage == c.memory_clean->lineage && memory_health_.recoverable())
-      return {*memory_, memory_health_.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
+    if (c_.tier == CheckpointTier::memory && c.memory_clean && st_.states.memory && st_.states.memory->iteration == c.memory_clean->iteration &&
+        st_.states.memory->lineage == c.memory_clean->lineage && st_.memory.recoverable())
+      return {*st_.states.memory, st_.memory.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
     if (c.persistent_clean) return {*c.persistent_clean, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
@@ -800,9 +621,9 @@ class ReplicaSimulation {
   /// then level 3 (`storage`); else the initial state. The levels nest (a level-2 checkpoint is
   /// a level-1 one too), so the cheapest surviving level is also the newest surviving state.
   std::pair<Version, RecoveryTier> choose_level() const {
-    if (memory_ && !local_lost_) return {*memory_, RecoveryTier::local};
-    if (partner_ && memory_health_.recoverable()) return {*partner_, RecoveryTier::peer};
-    if (persistent_) return {*persistent_, RecoveryTier::storage};
+    if (st_.states.memory && !st_.states.local_lost) return {*st_.states.memory, RecoveryTier::local};
+    if (st_.states.partner && st_.memory.recoverable()) return {*st_.states.partner, RecoveryTier::peer};
+    if (st_.states.persistent) return {*st_.states.persistent, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
 
@@ -817,19 +638,19 @@ class ReplicaSimulation {
   }
 
   Outcome recover(const FailureEvent& first, SimTime end_time) {
-    replacements_ready_ = SimTime::zero();
-    episode_restart_ = SimTime::zero();
-    episode_tier_ = RestartTier::in_process;
+    st_.episode.replacements_ready = SimTime::zero();
+    st_.episode.restart = SimTime::zero();
+    st_.episode.restart_tier = RestartTier::in_process;
     episode_corruption_.reset();
-    episode_unplaced_.clear();
+    st_.episode.unplaced.clear();
     reset_jit_positions();
-    ++result_.episodes;
+    ++st_.result.episodes;
     apply_failure(first);
     SimTime start = first.time;
     int cause = first.cause;
-    SimTime detection = detection_of(first);
+    SimTime detection = restarts_.detection(first);
     SimTime retrieval_spent;
-    auto& b = result_.breakdown;
+    auto& b = st_.result.breakdown;
     for (;;) {
       const auto [target, tier] = choose_target();
       const SimTime detected = start + detection;
@@ -842,28 +663,28 @@ class ReplicaSimulation {
       // Elastic restart (failure/elastic.hpp): shrink instead of waiting, when allowed and shorter.
       int shrunk_out = 0;
       SimTime reshard;
-      if (elastic_ != nullptr && !episode_unplaced_.empty() && replacements_ready_ > saved) {
+      if (elastic_ != nullptr && !st_.episode.unplaced.empty() && st_.episode.replacements_ready > saved) {
         // Machines whose units are out already cost nothing more: the job is that size, and its
         // grow waits for their replacements too.
         const int out = machines_out_if_shrunk();
         const int size = s_.cluster.machines - out;
-        if (out == machines_out_) {
+        if (out == st_.rate.machines_out()) {
           shrunk_out = out;
         } else if (size >= elastic_->min_machines) {
           reshard = reshard_time(s_, size);
-          const SimTime cost = saturating_add(saturating_add(reshard, elastic_->grow_reshard), episode_restart_);
-          if (replacements_ready_ - saved > cost) shrunk_out = out;
+          const SimTime cost = saturating_add(saturating_add(reshard, elastic_->grow_reshard), st_.episode.restart);
+          if (st_.episode.replacements_ready - saved > cost) shrunk_out = out;
           else reshard = SimTime::zero();
         }
       }
-      const SimTime replaced = shrunk_out > 0 ? saved : std::max(saved, replacements_ready_);
+      const SimTime replaced = shrunk_out > 0 ? saved : std::max(saved, st_.episode.replacements_ready);
       const SimTime retrieved = saturating_add(replaced, saturating_add(retrieval_time(tier), reshard));
-      const SimTime restarted = saturating_add(retrieved, episode_restart_);
+      const SimTime restarted = saturating_add(retrieved, st_.episode.restart);
       SimTime stop = restarted;
       bool interrupted = false;
       skip_undone_detections_while_down(std::min(restarted, end_time));
-      if (pending_failure_ && pending_failure_->time < stop) {
-        stop = pending_failure_->time;
+      if (st_.failures.any() && st_.failures.next().time < stop) {
+        stop = st_.failures.next().time;
         interrupted = true;
       }
       const bool ends_run = end_time < stop;
@@ -879,78 +700,58 @@ class ReplicaSimulation {
       b.retrieval += r;
       retrieval_spent += r;
       b.restart += before_stop(retrieved, restarted);
-      cause_lost(cause) += stop - start;
+      st_.cause_lost(cause) += stop - start;
       if (ends_run) return Outcome{target, retrieval_spent, stop, true, tier, stop - first.time};
       if (interrupted) {
-        const FailureEvent next = *pending_failure_;
+        const FailureEvent next = st_.failures.next();
         apply_failure(next);
         start = next.time;
         cause = next.cause;
-        detection = detection_of(next);
+        detection = restarts_.detection(next);
         continue;
       }
-      ++result_.recoveries[static_cast<std::size_t>(tier)];
-      if (tiers_ != nullptr) ++result_.restarts_by_tier[static_cast<std::size_t>(episode_tier_)];
+      ++st_.result.recoveries[static_cast<std::size_t>(tier)];
+      if (restarts_.tiered()) ++st_.result.restarts_by_tier[static_cast<std::size_t>(st_.episode.restart_tier)];
       if (shrunk_out > 0) shrink(shrunk_out, tier, first.cause);
       if (c_.tier == CheckpointTier::just_in_time) {
-        ++(jit ? result_.jit_recoveries : result_.jit_fallbacks);
-        if (jit) persistent_ = target;  // the save is in storage now: a later fallback's newest
+        ++(jit ? st_.result.jit_recoveries : st_.result.jit_fallbacks);
+        if (jit) st_.states.persistent = target;  // the save is in storage now: a later fallback's newest
         jit_.reset();
       }
       after_recovery(target, restarted);
       if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) {
-        memory_.reset();
-        partner_.reset();
-        ++needed_persistent_;
+        st_.states.memory.reset();
+        st_.states.partner.reset();
+        ++st_.persistent_recoveries;
       }
       // Multi-level after a peer recovery: the replaced machines got their shards from their
       // partners into GPU memory but hold no level-1 copy of their own until the next level-1
-      // checkpoint completes (note_completed_levels), so local_lost_ stays set and a failure
+      // checkpoint completes (note_completed_levels), so st_.states.local_lost stays set and a failure
       // before then recovers from a peer again (docs/models.md; GEMINI's rule for memory).
       // Recovering to an older state discards newer persistent/in-memory versions' relevance:
-      // persistent_ stays (it is still in storage); memory_ is kept only after a memory recovery.
+      // st_.states.persistent stays (it is still in storage); st_.states.memory is kept only after a memory recovery.
       return Outcome{target, retrieval_spent, restarted, false, tier, restarted - first.time};
     }
   }
 
   const Scenario& s_;
-  const std::vector<FailureCause>& causes_;
   const StrategyCosts& c_;
   SegmentPattern pattern_;
-  MemoryHealth memory_health_;
-  RandomEngine replacement_rng_;
-  std::unique_ptr<FailureSource> failures_;
-  std::optional<FailureEvent> pending_failure_;
-  int standby_free_ = 0;
+  ReplicaState st_;
+  RestartModel restarts_;
   SimTime migration_pause_;  ///< P of failure/migration.hpp (live migration modelled)
-  SimTime not_before_;       ///< end of the latest planned stop's pause: no failure is taken earlier
-  std::vector<SimTime> standby_returns_;
-  SimTime replacements_ready_;
-  SimTime episode_restart_;
-  RestartTier episode_tier_ = RestartTier::in_process;
-  std::optional<Version> memory_;     ///< memory tier; multi-level: level 1
-  std::optional<Version> partner_;    ///< multi-level: level 2
-  std::optional<Version> persistent_;
-  bool local_lost_ = false;           ///< multi-level: a machine lost its memory since level 1 completed
   std::optional<Version> jit_;        ///< just-in-time: the interrupted minibatch's starting state
   int jit_positions_ = 1;             ///< just-in-time: shard positions N / G
   std::vector<int> jit_failed_;       ///< just-in-time: distinct holders failed in this episode, by position
   std::vector<char> jit_holder_lost_; ///< just-in-time: machine failed in this episode, by machine
   std::vector<int> jit_touched_;      ///< just-in-time: the machines marked in jit_holder_lost_
   bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
-  std::int64_t needed_persistent_ = 0;  ///< recoveries from storage or scratch
-  SlowWindows slow_;                    ///< fail-slow stragglers (fault_model.hpp)
   const ElasticPlan* elastic_;          ///< elastic restart (failure/elastic.hpp; nullptr: off)
   std::vector<char> unit_out_;          ///< elastic: units out of the job, by unit index
-  int machines_out_ = 0;                ///< elastic: their machines (0: the job is whole)
   SimTime grow_at_;                     ///< elastic: when every replacement of the units out has arrived
   SimTime grow_restart_;                ///< elastic: the restart after the grow (the shrinks' longest)
   RecoveryTier shrink_tier_ = RecoveryTier::scratch;  ///< elastic: the grow's pause counts to these
   int shrink_cause_ = 0;
-  std::vector<int> episode_unplaced_;   ///< elastic: this episode's lost machines with no standby
-  const RestartTierSpec* tiers_;        ///< restart tiers in force (nullptr: the causes' flat restart)
-  SimTime in_job_hang_detection_;       ///< the heartbeat / watchdog rule (fault_model.hpp)
-  SimTime hang_detection_;              ///< the rule in force (restart_tiers.hpp)
   /// A silent corruption: its onset's lineage and the newest states captured before it.
   struct Corruption {
     std::int64_t id = 0;
@@ -964,9 +765,6 @@ class ReplicaSimulation {
   std::int64_t onsets_seen_ = 0;
   std::deque<Corruption> corruptions_;     ///< registered, not yet detected, in onset order
   std::optional<Corruption> episode_corruption_;
-  SimTime compute_;
-  SimTime partial_training_;
-  ReplicaResult result_;
 };
 
 }  // namespace
@@ -1026,14 +824,14 @@ void RunModel::check_trace_causes() const {
 }
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
-  const HolderIndex* h = has_placement_ ? &holder_index_ : nullptr;
-  const ElasticPlan* e = elastic_ ? &*elastic_ : nullptr;
+  const ReplicaInputs in{scenario_, costs_, has_placement_ ? &holder_index_ : nullptr, &trace_, causes_, migration_pause_,
+                         elastic_ ? &*elastic_ : nullptr};
   if (costs_.tier == CheckpointTier::multi_level) {
-    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
-    return ReplicaSimulation<LevelClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
+    if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(in, replica).run();
+    return ReplicaSimulation<LevelClock>(in, replica).run();
   }
-  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
-  return ReplicaSimulation<SegmentClock>(scenario_, costs_, h, &trace_, causes_, migration_pause_, e, replica).run();
+  if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedClock>(in, replica).run();
+  return ReplicaSimulation<SegmentClock>(in, replica).run();
 }
 
 }  // namespace ckptsim

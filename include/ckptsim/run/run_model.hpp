@@ -72,6 +72,7 @@
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/failure_process.hpp"
+#include "ckptsim/run/recovery/machines.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
@@ -151,16 +152,6 @@ class RunModel {
   [[nodiscard]] const StrategyCosts& costs() const { return costs_; }
   [[nodiscard]] const Scenario& scenario() const { return scenario_; }
   [[nodiscard]] const Placement* placement() const { return has_placement_ ? &placement_ : nullptr; }
-
-  /// Which holder sets each machine's CPU memory serves, flattened once for the replicas (one
-  /// contiguous walk per replaced machine): machine j's sets are sets[offsets[j] ..
-  /// offsets[j + 1]); set i is lost after loss_limit[i] of its holders are replaced (all of
-  /// them for replicas, p + 1 for erasure-coded groups).
-  struct HolderIndex {
-    std::vector<int> offsets;
-    std::vector<int> sets;
-    std::vector<int> loss_limit;
-  };
 
  private:
   void check_trace_causes() const;

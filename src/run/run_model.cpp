@@ -17,6 +17,7 @@
 #include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/failure/migration.hpp"
 #include "ckptsim/failure/restart_tiers.hpp"
+#include "ckptsim/run/recovery/recovery_mechanism.hpp"
 #include "ckptsim/run/recovery/replica_state.hpp"
 #include "ckptsim/run/recovery/restart_model.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -38,20 +39,9 @@ class ReplicaSimulation {
         pattern_(SegmentPattern::from_costs(in.costs)),
         st_(in, replica),
         restarts_(in.scenario, in.costs, *in.causes),
-        elastic_(in.elastic) {
+        segment_(*this) {
     const Scenario& s = in.scenario;
-    if (silent_corruption_modelled(s.failures)) {
-      onsets_.emplace(s.failures.silent_corruption, s.cluster.machines, s.run.seed, replica);
-      next_onset_ = onsets_->next().first;
-    }
-    if (migration_modelled(s.failures)) {
-      migration_pause_ = in.migration_pause;
-      st_.result.live_migration = true;
-    }
-    if (elastic_ != nullptr) {
-      st_.result.elastic = true;
-      unit_out_.assign(elastic_->unit_machines.size(), 0);
-    }
+    for (const auto& plan : *in.mechanisms) mechanisms_.push_back(plan->start(st_, replica));
     if (c_.tier == CheckpointTier::just_in_time) {
       st_.result.just_in_time = true;
       jit_positions_ = std::max(1, s.cluster.machines / std::max(1, c_.replica_groups));
@@ -63,20 +53,21 @@ class ReplicaSimulation {
 
   ReplicaResult run() {
     if (c_.tier == CheckpointTier::per_step) return run_per_step();
-    SimTime t;
-    std::int64_t n0 = 0;
-    SimTime lineage0;
+    Segment& seg = segment_;
     // An iteration target that failures keep out of reach (e.g. no checkpoints and a high
     // failure rate) must not run forever: such a replica stops at 100x its failure-free time
     // (or 100 years) and is reported as unfinished.
     // run.duration, or for run.iterations 100x the failure-free time (at most 100 years): the
     // end of the run_horizon.hpp check, so every instant of the replica fits the clock.
     const SimTime end_time = run_end_bound(s_, Clock(pattern_, 0).time_to_complete(s_.run.iterations.value_or(0)));
+    seg.run_end = end_time;
     for (;;) {
-      if (c_.adaptive_interval) adapt_persistent_period(t, end_time);
-      Clock clock(pattern_, n0);
+      if (c_.adaptive_interval) adapt_persistent_period(seg.start, end_time);
+      const Clock clock(pattern_, seg.n0);
+      seg.clock = &clock;
+      const SimTime t = seg.start;
       // When training alone would end the run.
-      SimTime target_end = end_time;
+      seg.target_end = end_time;
       // Healthy work to the iteration target, when it is reached first (stragglers stretch it
       // into more wall time: fault_model.hpp).
       std::optional<SimTime> target_work;
@@ -85,56 +76,49 @@ class ReplicaSimulation {
       // every block once the run has started; fuzz/fuzz_time_edges finding), and then the
       // run's end comes first anyway. Work never exceeds wall time, so a target out of reach
       // at full speed stays out of reach.
-      if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - n0) {
-        const SimTime w = clock.time_to_complete(*s_.run.iterations - n0);
+      if (s_.run.iterations && clock.completed(end_time - t) >= *s_.run.iterations - seg.n0) {
+        const SimTime w = clock.time_to_complete(*s_.run.iterations - seg.n0);
         const SimTime wall = st_.rate.wall_after(t, w);
         if (wall <= end_time) {
-          target_end = wall;
+          seg.target_end = wall;
           target_work = w;
         }
       }
-      skip_undone_detections(clock, t, lineage0);
-      if (st_.rate.machines_out() > 0) {
-        const Resize g = grow(clock, t, n0, lineage0, end_time, target_end);
-        if (g == Resize::run_ended) break;
-        if (g == Resize::done) continue;
+      if (!mechanisms_.empty()) {
+        const SegmentChange change = before_segment();
+        if (change == SegmentChange::run_ended) break;
+        if (change == SegmentChange::restarted) continue;
       }
-      if (!st_.failures.any() || st_.failures.next().time >= target_end) {
+      const SimTime target_end = seg.target_end;
+      if (!st_.failures.before(target_end)) {
         const SimTime e = target_work ? *target_work : st_.rate.work(t, target_end);
-        register_onsets(clock, t, target_end, lineage0);
-        st_.result.breakdown.degraded += (target_end - t) - e;
+        after_training(target_end);
         const std::int64_t done = clock.completed(e);
         const SimTime stall = clock.stall(e);
-        st_.compute += e - stall;
-        st_.result.breakdown.checkpoint_stall += stall;
-        st_.result.iterations = n0 + done;
+        st_.count_training(target_end - t, e, stall);
         // The compute of a partial final iteration counts as training (progress is continuous):
         // the segment's compute minus that of its `done` whole iterations (T each).
         st_.partial_training = (e - stall) - c_.iteration_time * done;
-        st_.result.wall_time = target_end;
-        st_.result.finished = !s_.run.iterations || st_.result.iterations >= *s_.run.iterations;
+        st_.end_run(target_end, seg.n0 + done, !s_.run.iterations || seg.n0 + done >= *s_.run.iterations);
         break;
       }
-      if (st_.failures.next().predicted) {
-        const Migration m = migrate(clock, st_.failures.next(), t, n0, lineage0, end_time);
-        if (m == Migration::run_ended) break;
-        if (m == Migration::done) continue;
+      if (st_.failures.next().predicted && !mechanisms_.empty()) {
+        const SegmentChange change = on_predicted_failure();
+        if (change == SegmentChange::run_ended) break;
+        if (change == SegmentChange::restarted) continue;
       }
       // Train until the failure.
       const FailureEvent f = st_.failures.next();
       const SimTime e = st_.rate.work(t, f.time);
-      st_.result.breakdown.degraded += (f.time - t) - e;
-      const SimTime stall = clock.stall(e);
-      st_.compute += e - stall;
-      st_.result.breakdown.checkpoint_stall += stall;
-      register_onsets(clock, t, f.time, lineage0);
-      note_completed_checkpoints(clock, e, lineage0);
-      const SimTime lineage_at_failure = lineage0 + e;
+      st_.count_training(f.time - t, e, clock.stall(e));
+      after_training(f.time);
+      note_completed_checkpoints(clock, e, seg.lineage0);
+      const SimTime lineage_at_failure = seg.lineage0 + e;
       // Just-in-time: the state at the start of the interrupted minibatch (the last whole
       // iteration), which the surviving replicas can save.
       if (c_.tier == CheckpointTier::just_in_time) {
         const std::int64_t done = clock.completed(e);
-        jit_ = Version{n0 + done, lineage0 + clock.time_to_complete(done)};
+        jit_ = Version{seg.n0 + done, seg.lineage0 + clock.time_to_complete(done)};
       }
       // Recovery episode.
       const auto outcome = recover(f, end_time);
@@ -143,23 +127,21 @@ class ReplicaSimulation {
       st_.cause_lost(f.cause) += rolled_back;
       st_.result.lost_by_tier[static_cast<std::size_t>(outcome.tier)] += rolled_back + outcome.downtime;
       if (outcome.run_ended) {
-        st_.result.iterations = outcome.target.iteration;
-        st_.result.wall_time = end_time;
-        st_.result.finished = !s_.run.iterations;
+        st_.end_run(end_time, outcome.target.iteration, !s_.run.iterations);
         break;
       }
-      t = outcome.resume_at;
-      n0 = outcome.target.iteration;
-      lineage0 = outcome.target.lineage;
-      if (s_.run.iterations && n0 >= *s_.run.iterations) {
-        st_.result.iterations = n0;
-        st_.result.wall_time = t;
+      seg.start = outcome.resume_at;
+      seg.n0 = outcome.target.iteration;
+      seg.lineage0 = outcome.target.lineage;
+      if (s_.run.iterations && seg.n0 >= *s_.run.iterations) {
+        st_.result.iterations = seg.n0;
+        st_.result.wall_time = seg.start;
         break;
       }
     }
     st_.result.final_persistent_every = c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time
-                                         ? pattern_.every
-                                         : pattern_.persistent_every;
+                                            ? pattern_.every
+                                            : pattern_.persistent_every;
     auto& b = st_.result.breakdown;
     b.training = c_.iteration_time * st_.result.iterations + st_.partial_training;
     b.lost_progress = st_.compute - b.training;
@@ -175,6 +157,76 @@ class ReplicaSimulation {
     RecoveryTier tier = RecoveryTier::scratch;
     SimTime downtime;  ///< from the first failure until the restart (or the run's end)
   };
+
+  /// The training segment in progress as the mechanisms see it (recovery_mechanism.hpp).
+  class Segment final : public TrainingSegment {
+   public:
+    explicit Segment(ReplicaSimulation& sim) : sim_(sim) {}
+    const Clock* clock = nullptr;
+    [[nodiscard]] std::int64_t completed(SimTime work) const override { return clock->completed(work); }
+    [[nodiscard]] SimTime time_to_complete(std::int64_t iterations) const override {
+      return clock->time_to_complete(iterations);
+    }
+    [[nodiscard]] CleanStates states_before(SimTime work) const override {
+      return sim_.clean_states(*clock, work, lineage0);
+    }
+    void stop_at_boundary(SimTime boundary, SimTime work) override {
+      sim_.st_.count_training(boundary - start, work, clock->stall(work));
+      sim_.after_training(boundary);
+      sim_.note_completed_checkpoints(*clock, work, lineage0);
+    }
+    bool resume_after_pause(SimTime resume, std::int64_t done, SimTime work) override {
+      for (auto& m : sim_.mechanisms_) m->during_pause(sim_.st_, resume);
+      sim_.st_.failures.pause_until(resume);
+      n0 += done;
+      lineage0 = lineage0 + work;
+      start = resume;
+      if (resume < run_end) return true;
+      sim_.st_.end_run(run_end, n0, !sim_.s_.run.iterations);
+      return false;
+    }
+
+   private:
+    ReplicaSimulation& sim_;
+  };
+
+  SegmentChange before_segment() {
+    for (auto& m : mechanisms_) {
+      const SegmentChange change = m->before_segment(st_, segment_);
+      if (change != SegmentChange::none) return change;
+    }
+    return SegmentChange::none;
+  }
+
+  SegmentChange on_predicted_failure() {
+    for (auto& m : mechanisms_) {
+      const SegmentChange change = m->on_predicted_failure(st_, segment_);
+      if (change != SegmentChange::none) return change;
+    }
+    return SegmentChange::none;
+  }
+
+  void after_training(SimTime until) {
+    for (auto& m : mechanisms_) m->after_training(st_, segment_, until);
+  }
+
+  /// The newest states captured within the first `e` of the segment, or else before it (a silent
+  /// corruption's clean states).
+  CleanStates clean_states(const Clock& clock, SimTime e, SimTime lineage0) const {
+    const auto version = [&](const std::optional<SegmentCheckpoint>& ck, const std::optional<Version>& before) {
+      return ck ? std::optional<Version>(Version{ck->version, lineage0 + ck->captured_at}) : before;
+    };
+    CleanStates c;
+    if (c_.tier == CheckpointTier::memory) {
+      c.memory = version(clock.latest_checkpoint(e), st_.states.memory);
+      c.persistent = version(clock.latest_persistent(e), st_.states.persistent);
+    } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
+      c.persistent = version(clock.latest_checkpoint(e), st_.states.persistent);
+    } else if (c_.tier == CheckpointTier::multi_level) {
+      c.persistent = version(clock.latest_persistent(e), st_.states.persistent);
+    }
+    return c;
+  }
 
   /// Per-step fault tolerance (TorchFT; group_outages.hpp, docs/models.md): the job never
   /// stops for a failure. A failure of machine j takes its replica group (j / (N / G)) out of the
@@ -225,13 +277,9 @@ class ReplicaSimulation {
         break;
       }
       const FailureEvent f = st_.failures.next();
-      if (f.predicted && st_.standbys.take(stop)) {
+      if (f.predicted && averted_in_group(out, std::min(out.groups() - 1, f.machine / per_group), stop)) {
         // Live migration (failure/migration.hpp): the machine's group leaves the quorum at the
         // step boundary and rejoins on the standby P later; no step is discarded, nobody waits.
-        ++st_.result.migrations;
-        const int g = std::min(out.groups() - 1, f.machine / per_group);
-        out.take_out(g, stop, saturating_add(stop, migration_pause_));
-        st_.failures.pull();
         t = stop;
         continue;
       }
@@ -258,6 +306,14 @@ class ReplicaSimulation {
     b.training = t_iter * st_.result.iterations + st_.partial_training;
     b.lost_progress = st_.compute - b.training;
     return st_.result;
+  }
+
+  /// Per-step fault tolerance: a mechanism averts the announced failure of a machine of `group`
+  /// (its group leaves the quorum at `at` instead).
+  bool averted_in_group(GroupOutages& out, int group, SimTime at) {
+    for (auto& m : mechanisms_)
+      if (m->on_predicted_group_failure(st_, out, group, at)) return true;
+    return false;
   }
 
   /// Per-step fault tolerance: how long after failure f every group waits before the next
@@ -339,123 +395,10 @@ class ReplicaSimulation {
     }
   }
 
-  enum class Migration { not_possible, done, run_ended };
-
-  /// Live migration (failure/migration.hpp) of the predicted failure f, which the segment from t
-  /// (state n0, lineage0) reaches: the segment ends at the last iteration boundary before f, the
-  /// job pauses P and resumes there (t, n0, lineage0 moved). Nothing changes without a free standby.
-  template <typename C>
-  Migration migrate(const C& clock, const FailureEvent& f, SimTime& t, std::int64_t& n0, SimTime& lineage0,
-                    SimTime end_time) {
-    const std::int64_t done = clock.completed(st_.rate.work(t, f.time));
-    const SimTime e = clock.time_to_complete(done);
-    const SimTime boundary = std::min(f.time, st_.rate.wall_after(t, e));
-    if (!st_.standbys.take(boundary)) return Migration::not_possible;
-    stop_at_boundary(clock, t, boundary, e, lineage0);
-    const SimTime resume = std::min(end_time, saturating_add(boundary, migration_pause_));
-    st_.result.breakdown.migration += resume - boundary;
-    ++st_.result.migrations;
-    st_.failures.pull();  // the predicted failure was averted
-    return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Migration::done : Migration::run_ended;
-  }
-
-  /// A planned stop (a migration, an elastic grow): the segment from t ends at `boundary`, an
-  /// iteration boundary reached after work e; its training, stalls and checkpoints are counted.
-  template <typename C>
-  void stop_at_boundary(const C& clock, SimTime t, SimTime boundary, SimTime e, SimTime lineage0) {
-    st_.result.breakdown.degraded += (boundary - t) - e;
-    const SimTime stall = clock.stall(e);
-    st_.compute += e - stall;
-    st_.result.breakdown.checkpoint_stall += stall;
-    register_onsets(clock, t, boundary, lineage0);
-    note_completed_checkpoints(clock, e, lineage0);
-  }
-
-  /// After a planned stop's pause until `resume`: failures that fall in the pause are taken at its
-  /// end, and training resumes from the boundary (`done` more iterations, work e) with nothing
-  /// rolled back. False when the pause reaches the run's end (the result is then final).
-  bool resume_after_pause(SimTime resume, std::int64_t done, SimTime e, SimTime& t, std::int64_t& n0, SimTime& lineage0,
-                          SimTime end_time) {
-    register_downtime_onsets(resume);
-    st_.failures.pause_until(resume);
-    n0 += done;
-    lineage0 = lineage0 + e;
-    t = resume;
-    if (resume < end_time) return true;
-    st_.result.iterations = n0;
-    st_.result.wall_time = end_time;
-    st_.result.finished = !s_.run.iterations;
-    return false;
-  }
-
-  enum class Resize { not_yet, done, run_ended };
-
-  /// Elastic restart (failure/elastic.hpp): once every replacement of the units out has arrived,
-  /// the segment from t ends at the first iteration boundary at or after that; the job reshards
-  /// back to N machines and restarts (t, n0, lineage0 moved), nothing rolled back. Not yet when
-  /// a failure or the segment's end `target_end` comes first.
-  template <typename C>
-  Resize grow(const C& clock, SimTime& t, std::int64_t& n0, SimTime& lineage0, SimTime end_time, SimTime target_end) {
-    if (grow_at_ >= target_end || (st_.failures.any() && st_.failures.next().time <= grow_at_)) return Resize::not_yet;
-    std::int64_t done = 0;
-    SimTime e;
-    if (grow_at_ > t) {
-      const SimTime by_arrival = st_.rate.work(t, grow_at_);
-      done = clock.completed(by_arrival);
-      e = clock.time_to_complete(done);
-      if (e < by_arrival) e = clock.time_to_complete(++done);
-    }
-    const SimTime boundary = st_.rate.wall_after(t, e);
-    if (boundary >= target_end || (st_.failures.any() && st_.failures.next().time < boundary)) return Resize::not_yet;
-    stop_at_boundary(clock, t, boundary, e, lineage0);
-    // The pause: the reshard back to N machines (retrieval), then the restart.
-    const SimTime resharded = std::min(end_time, saturating_add(boundary, elastic_->grow_reshard));
-    const SimTime resume = std::min(end_time, saturating_add(resharded, grow_restart_));
-    st_.result.breakdown.retrieval += resharded - boundary;
-    st_.result.breakdown.restart += resume - resharded;
-    st_.cause_lost(shrink_cause_) += resume - boundary;
-    st_.result.lost_by_tier[static_cast<std::size_t>(shrink_tier_)] += resume - boundary;
-    ++st_.result.elastic_grows;
-    std::fill(unit_out_.begin(), unit_out_.end(), 0);
-    st_.rate.set_machines_out(0);
-    grow_at_ = SimTime::zero();
-    grow_restart_ = SimTime::zero();
-    return resume_after_pause(resume, done, e, t, n0, lineage0, end_time) ? Resize::done : Resize::run_ended;
-  }
-
-  /// Elastic restart: the episode restarted without the units of its machines that found no
-  /// standby; the job grows back once every replacement of the units out has arrived.
-  void shrink(int machines_out, RecoveryTier tier, int cause) {
-    for (int j : st_.episode.unplaced) unit_out_[static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)])] = 1;
-    grow_at_ = std::max(grow_at_, st_.episode.replacements_ready);
-    if (machines_out == st_.rate.machines_out()) return;  // every unit was out already
-    st_.rate.set_machines_out(machines_out);
-    grow_restart_ = std::max(grow_restart_, st_.episode.restart);
-    shrink_tier_ = tier;
-    shrink_cause_ = cause;
-    ++st_.result.elastic_shrinks;
-  }
-
-  /// Elastic restart: the machines out if the job restarted now without the units of this
-  /// episode's machines that found no standby (those already out count once).
-  int machines_out_if_shrunk() const {
-    int out = st_.rate.machines_out();
-    std::vector<char> seen;
-    for (int j : st_.episode.unplaced) {
-      const auto u = static_cast<std::size_t>(elastic_->unit_of[static_cast<std::size_t>(j)]);
-      if (unit_out_[u] != 0) continue;
-      if (seen.empty()) seen.assign(unit_out_.size(), 0);
-      if (seen[u] != 0) continue;
-      seen[u] = 1;
-      out += elastic_->unit_machines[u];
-    }
-    return out;
-  }
-
   /// Counts the failure and, for hardware, empties its machines and requests their replacements.
   void apply_failure(const FailureEvent& f) {
     st_.failures.pull();
-    if (f.corruption) take_corruption(*f.corruption);
+    for (auto& m : mechanisms_) m->on_failure(st_, f);
     mark_jit_positions(f);
     ++st_.result.failures_by_cause[static_cast<std::size_t>(f.cause)];
     bool spare = true;
@@ -472,103 +415,8 @@ class ReplicaSimulation {
     st_.episode.restart_tier = std::max(st_.episode.restart_tier, tier);
   }
 
-  /// Silent corruptions (fault_model.hpp): registers the onsets before `until` that fall in the
-  /// training segment starting at t, with the newest states captured before each (candidates
-  /// completed by the onset; st_.states.memory / st_.states.persistent still hold the segment's starting values).
-  template <typename C>
-  void register_onsets(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
-    // Inline for the common case (no onset before `until`; none at all without silent
-    // corruption): the run model asks at every failure.
-    if (next_onset_ < until) register_onsets_before(clock, t, until, lineage0);
-  }
-
-  template <typename C>
-  void register_onsets_before(const C& clock, SimTime t, SimTime until, SimTime lineage0) {
-    while (next_onset_ < until) {
-      Corruption c;
-      c.id = onsets_seen_++;
-      if (next_onset_ >= t) {
-        c.valid = true;
-        const SimTime e = st_.rate.work(t, next_onset_);
-        c.lineage = lineage0 + e;
-        const auto version = [&](const std::optional<SegmentCheckpoint>& ck, const std::optional<Version>& before) {
-          return ck ? std::optional<Version>(Version{ck->version, lineage0 + ck->captured_at}) : before;
-        };
-        if (c_.tier == CheckpointTier::memory) {
-          c.memory_clean = version(clock.latest_checkpoint(e), st_.states.memory);
-          c.persistent_clean = version(clock.latest_persistent(e), st_.states.persistent);
-        } else if (c_.tier == CheckpointTier::storage || c_.tier == CheckpointTier::just_in_time) {
-          c.persistent_clean = version(clock.latest_checkpoint(e), st_.states.persistent);
-        } else if (c_.tier == CheckpointTier::multi_level) {
-          c.persistent_clean = version(clock.latest_persistent(e), st_.states.persistent);
-        }
-      }
-      corruptions_.push_back(c);
-      next_onset_ = onsets_->next().first;
-    }
-  }
-
-  /// Onsets before `until` while the job is down: no computation to corrupt.
-  void register_downtime_onsets(SimTime until) {
-    while (next_onset_ < until) {
-      corruptions_.push_back(Corruption{onsets_seen_++, false, SimTime::zero(), std::nullopt, std::nullopt});
-      next_onset_ = onsets_->next().first;
-    }
-  }
-
-  /// True when the pending failure detects a corruption that did nothing (started while the
-  /// job was down, or rolled back since): such a detection is dropped.
-  bool pending_is_undone() const {
-    if (!st_.failures.any() || !st_.failures.next().corruption) return false;
-    return corruptions_.empty() || corruptions_.front().id != *st_.failures.next().corruption || !corruptions_.front().valid;
-  }
-
-  void drop_pending() {
-    if (!corruptions_.empty() && corruptions_.front().id == *st_.failures.next().corruption) corruptions_.pop_front();
-    st_.failures.pull();
-  }
-
-  template <typename C>
-  void skip_undone_detections(const C& clock, SimTime t, SimTime lineage0) {
-    while (st_.failures.any() && st_.failures.next().corruption) {
-      register_onsets(clock, t, st_.failures.next().time, lineage0);
-      if (!pending_is_undone()) return;
-      drop_pending();
-    }
-  }
-
-  void skip_undone_detections_while_down(SimTime until) {
-    while (st_.failures.any() && st_.failures.next().corruption && st_.failures.next().time < until) {
-      register_downtime_onsets(st_.failures.next().time);
-      if (!pending_is_undone()) return;
-      drop_pending();
-    }
-  }
-
-  /// A detected corruption binds the episode's recovery to a state captured before it (the
-  /// earliest such corruption when several are detected in one episode).
-  void take_corruption(std::int64_t id) {
-    if (corruptions_.empty() || corruptions_.front().id != id) return;
-    const Corruption c = corruptions_.front();
-    corruptions_.pop_front();
-    if (c.valid && (!episode_corruption_ || c.lineage < episode_corruption_->lineage)) episode_corruption_ = c;
-  }
-
-  /// After a recovery to `target`: states newer than the corruption it undid are corrupt, and
-  /// corruptions after the recovered state are undone.
-  void after_recovery(const Version& target, SimTime resumed) {
-    if (episode_corruption_) {
-      st_.states.persistent = episode_corruption_->persistent_clean;
-      st_.states.partner.reset();
-      episode_corruption_.reset();
-    }
-    for (auto& c : corruptions_)
-      if (c.valid && c.lineage >= target.lineage) c.valid = false;
-    register_downtime_onsets(resumed);
-  }
-
   std::pair<Version, RecoveryTier> choose_target() const {
-    if (episode_corruption_) return choose_clean();
+    if (st_.episode.corruption) return choose_clean();
     if (jit_recovery()) return {*jit_, RecoveryTier::storage};
     if (c_.tier == CheckpointTier::multi_level) return choose_level();
     if (c_.tier == CheckpointTier::memory && st_.states.memory && st_.memory.recoverable())
@@ -579,7 +427,7 @@ class ReplicaSimulation {
 
   /// Just-in-time: the episode's failures left a replica of every shard, and no corruption
   /// forces a rollback past the interrupted minibatch.
-  bool jit_recovery() const { return c_.tier == CheckpointTier::just_in_time && jit_ && !jit_lost_ && !episode_corruption_; }
+  bool jit_recovery() const { return c_.tier == CheckpointTier::just_in_time && jit_ && !jit_lost_ && !st_.episode.corruption; }
 
   /// Just-in-time: machine j holds shard position j mod (N / G); the position is lost once all G
   /// of its holders, G distinct machines, failed in this episode (their GPU state is gone). A
@@ -607,11 +455,11 @@ class ReplicaSimulation {
   /// After a detected corruption: the newest state captured before it that still exists; an
   /// in-memory one only while it is still the newest in memory.
   std::pair<Version, RecoveryTier> choose_clean() const {
-    const Corruption& c = *episode_corruption_;
-    if (c_.tier == CheckpointTier::memory && c.memory_clean && st_.states.memory && st_.states.memory->iteration == c.memory_clean->iteration &&
-        st_.states.memory->lineage == c.memory_clean->lineage && st_.memory.recoverable())
+    const CleanStates& c = st_.episode.corruption->clean;
+    if (c_.tier == CheckpointTier::memory && c.memory && st_.states.memory && st_.states.memory->iteration == c.memory->iteration &&
+        st_.states.memory->lineage == c.memory->lineage && st_.memory.recoverable())
       return {*st_.states.memory, st_.memory.some_machine_empty() ? RecoveryTier::peer : RecoveryTier::local};
-    if (c.persistent_clean) return {*c.persistent_clean, RecoveryTier::storage};
+    if (c.persistent) return {*c.persistent, RecoveryTier::storage};
     return {Version{}, RecoveryTier::scratch};
   }
 
@@ -641,7 +489,7 @@ class ReplicaSimulation {
     st_.episode.replacements_ready = SimTime::zero();
     st_.episode.restart = SimTime::zero();
     st_.episode.restart_tier = RestartTier::in_process;
-    episode_corruption_.reset();
+    st_.episode.corruption.reset();
     st_.episode.unplaced.clear();
     reset_jit_positions();
     ++st_.result.episodes;
@@ -660,29 +508,17 @@ class ReplicaSimulation {
       const SimTime saved = jit ? saturating_add(detected, c_.jit_save) : detected;
       // Saturating after a replacement that may never come (lognormal); the horizon check
       // (run_horizon.hpp) keeps every other sum of the episode within the clock.
-      // Elastic restart (failure/elastic.hpp): shrink instead of waiting, when allowed and shorter.
-      int shrunk_out = 0;
-      SimTime reshard;
-      if (elastic_ != nullptr && !st_.episode.unplaced.empty() && st_.episode.replacements_ready > saved) {
-        // Machines whose units are out already cost nothing more: the job is that size, and its
-        // grow waits for their replacements too.
-        const int out = machines_out_if_shrunk();
-        const int size = s_.cluster.machines - out;
-        if (out == st_.rate.machines_out()) {
-          shrunk_out = out;
-        } else if (size >= elastic_->min_machines) {
-          reshard = reshard_time(s_, size);
-          const SimTime cost = saturating_add(saturating_add(reshard, elastic_->grow_reshard), st_.episode.restart);
-          if (st_.episode.replacements_ready - saved > cost) shrunk_out = out;
-          else reshard = SimTime::zero();
-        }
-      }
+      // A mechanism may restart without the machines still awaited instead of waiting
+      // (elastic restart, failure/elastic.hpp).
+      const EpisodeShortcut shortcut = mechanisms_.empty() ? EpisodeShortcut{} : instead_of_waiting(saved);
+      const int shrunk_out = shortcut.machines_out;
+      const SimTime reshard = shortcut.reshard;
       const SimTime replaced = shrunk_out > 0 ? saved : std::max(saved, st_.episode.replacements_ready);
       const SimTime retrieved = saturating_add(replaced, saturating_add(retrieval_time(tier), reshard));
       const SimTime restarted = saturating_add(retrieved, st_.episode.restart);
       SimTime stop = restarted;
       bool interrupted = false;
-      skip_undone_detections_while_down(std::min(restarted, end_time));
+      for (auto& m : mechanisms_) m->while_down(st_, std::min(restarted, end_time));
       if (st_.failures.any() && st_.failures.next().time < stop) {
         stop = st_.failures.next().time;
         interrupted = true;
@@ -712,13 +548,12 @@ class ReplicaSimulation {
       }
       ++st_.result.recoveries[static_cast<std::size_t>(tier)];
       if (restarts_.tiered()) ++st_.result.restarts_by_tier[static_cast<std::size_t>(st_.episode.restart_tier)];
-      if (shrunk_out > 0) shrink(shrunk_out, tier, first.cause);
       if (c_.tier == CheckpointTier::just_in_time) {
         ++(jit ? st_.result.jit_recoveries : st_.result.jit_fallbacks);
         if (jit) st_.states.persistent = target;  // the save is in storage now: a later fallback's newest
         jit_.reset();
       }
-      after_recovery(target, restarted);
+      for (auto& m : mechanisms_) m->on_recovered(st_, CompletedRecovery{target, tier, first.cause, restarted});
       if (tier == RecoveryTier::storage || tier == RecoveryTier::scratch) {
         st_.states.memory.reset();
         st_.states.partner.reset();
@@ -734,37 +569,29 @@ class ReplicaSimulation {
     }
   }
 
+  /// The first of the mechanisms' shortcuts (recovery_mechanism.hpp): every mechanism is asked.
+  EpisodeShortcut instead_of_waiting(SimTime saved) {
+    EpisodeShortcut first;
+    for (auto& m : mechanisms_) {
+      const EpisodeShortcut s = m->instead_of_waiting(st_, saved);
+      if (first.machines_out == 0) first = s;
+    }
+    return first;
+  }
+
   const Scenario& s_;
   const StrategyCosts& c_;
   SegmentPattern pattern_;
   ReplicaState st_;
   RestartModel restarts_;
-  SimTime migration_pause_;  ///< P of failure/migration.hpp (live migration modelled)
+  std::vector<std::unique_ptr<RecoveryMechanism>> mechanisms_;  ///< those the scenario models, in table order
+  Segment segment_;
   std::optional<Version> jit_;        ///< just-in-time: the interrupted minibatch's starting state
   int jit_positions_ = 1;             ///< just-in-time: shard positions N / G
   std::vector<int> jit_failed_;       ///< just-in-time: distinct holders failed in this episode, by position
   std::vector<char> jit_holder_lost_; ///< just-in-time: machine failed in this episode, by machine
   std::vector<int> jit_touched_;      ///< just-in-time: the machines marked in jit_holder_lost_
   bool jit_lost_ = false;             ///< just-in-time: some position lost every holder
-  const ElasticPlan* elastic_;          ///< elastic restart (failure/elastic.hpp; nullptr: off)
-  std::vector<char> unit_out_;          ///< elastic: units out of the job, by unit index
-  SimTime grow_at_;                     ///< elastic: when every replacement of the units out has arrived
-  SimTime grow_restart_;                ///< elastic: the restart after the grow (the shrinks' longest)
-  RecoveryTier shrink_tier_ = RecoveryTier::scratch;  ///< elastic: the grow's pause counts to these
-  int shrink_cause_ = 0;
-  /// A silent corruption: its onset's lineage and the newest states captured before it.
-  struct Corruption {
-    std::int64_t id = 0;
-    bool valid = false;
-    SimTime lineage;
-    std::optional<Version> memory_clean;
-    std::optional<Version> persistent_clean;
-  };
-  std::optional<CorruptionOnsets> onsets_;
-  SimTime next_onset_ = SimTime::max();
-  std::int64_t onsets_seen_ = 0;
-  std::deque<Corruption> corruptions_;     ///< registered, not yet detected, in onset order
-  std::optional<Corruption> episode_corruption_;
 };
 
 }  // namespace
@@ -799,16 +626,8 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   if (scenario_.failures.process == FailureProcessKind::trace)
     trace_ = load_failure_trace(scenario_.failures.trace_file, scenario_.cluster.machines);
   check_trace_causes();
-  // Once for every replica; a pause beyond the clock is refused here, before any replica runs.
-  if (migration_modelled(scenario_.failures)) migration_pause_ = migration_pause(scenario_);
-  if (elastic_modelled(scenario_.failures)) {
-    // Per-step fault tolerance trains on without a failed group already (group_outages.hpp).
-    if (costs_.tier == CheckpointTier::per_step)
-      throw ModelError("/failures/elastic/min_machines",
-                       "absent under per-step fault tolerance, whose groups leave the quorum and train on without "
-                       "restarting (an elastic restart would restart the whole job)");
-    elastic_ = elastic_plan(scenario_);
-  }
+  // Once for every replica: values that cannot run are refused here, before any replica runs.
+  mechanisms_ = mechanism_plans(scenario_, costs_);
   causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
 }
 
@@ -824,8 +643,7 @@ void RunModel::check_trace_causes() const {
 }
 
 ReplicaResult RunModel::simulate(std::uint64_t replica, AdvanceMode mode) const {
-  const ReplicaInputs in{scenario_, costs_, has_placement_ ? &holder_index_ : nullptr, &trace_, causes_, migration_pause_,
-                         elastic_ ? &*elastic_ : nullptr};
+  const ReplicaInputs in{scenario_, costs_, has_placement_ ? &holder_index_ : nullptr, &trace_, causes_, &mechanisms_};
   if (costs_.tier == CheckpointTier::multi_level) {
     if (mode == AdvanceMode::exact) return ReplicaSimulation<SteppedLevelClock>(in, replica).run();
     return ReplicaSimulation<LevelClock>(in, replica).run();

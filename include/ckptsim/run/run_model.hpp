@@ -70,13 +70,14 @@
 #include <vector>
 
 #include "ckptsim/checkpoint/placement.hpp"
-#include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/run/recovery/machines.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+class MechanismPlan;  // run/recovery/recovery_mechanism.hpp
 
 enum class AdvanceMode { closed_form, exact };
 
@@ -163,8 +164,8 @@ class RunModel {
   HolderIndex holder_index_;
   std::vector<TraceRecord> trace_;
   std::shared_ptr<const std::vector<FailureCause>> causes_;
-  SimTime migration_pause_;  ///< failure/migration.hpp's P (live migration modelled)
-  std::optional<ElasticPlan> elastic_;  ///< failure/elastic.hpp (elastic restart modelled)
+  /// The recovery mechanisms the scenario models, prepared once (run/recovery/recovery_mechanism.hpp).
+  std::vector<std::shared_ptr<const MechanismPlan>> mechanisms_;
 };
 
 }  // namespace ckptsim

@@ -30,7 +30,6 @@ ReplicaState::ReplicaState(const ReplicaInputs& in, std::uint64_t replica)
                make_stream(in.scenario.run.seed, replica, RandomComponent::replacement)),
       memory(in.holders) {
   failures.pull();
-  episode.track_unplaced = in.elastic != nullptr;
   result.causes = in.causes;
   result.failures_by_cause.assign(in.causes->size(), 0);
   result.lost_by_cause.assign(in.causes->size(), SimTime::zero());

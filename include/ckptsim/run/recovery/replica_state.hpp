@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
-#include "ckptsim/failure/elastic.hpp"
 #include "ckptsim/failure/failure_process.hpp"
 #include "ckptsim/failure/fault_model.hpp"
 #include "ckptsim/run/recovery/machines.hpp"
@@ -30,6 +29,8 @@
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+class MechanismPlan;  // recovery_mechanism.hpp
 
 /// A recoverable state: its iteration and the lineage work invested when it was captured.
 struct Version {
@@ -59,8 +60,8 @@ struct ReplicaInputs {
   const HolderIndex* holders;                  ///< the in-memory holder sets (nullptr: none)
   const std::vector<TraceRecord>* trace;       ///< the loaded trace (trace process)
   std::shared_ptr<const std::vector<FailureCause>> causes;
-  SimTime migration_pause;                     ///< P of failure/migration.hpp (live migration modelled)
-  const ElasticPlan* elastic;                  ///< elastic restart's plan (nullptr: not modelled)
+  /// The plans of the mechanisms the scenario models, in table order (recovery_mechanism.hpp).
+  const std::vector<std::shared_ptr<const MechanismPlan>>* mechanisms;
 };
 
 /// The replica's failures in time order, one ahead.

@@ -17,6 +17,7 @@
 
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/report_sections.hpp"
+#include "ckptsim/run/recovery/recovery_policy.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
@@ -27,18 +28,6 @@ namespace {
 
 nlohmann::json summary_entry(const Summary& s) {
   return nlohmann::json{{"mean", s.mean}, {"std", s.std}, {"ci95", s.ci95}};
-}
-
-const char* tier_name(CheckpointTier t) {
-  switch (t) {
-    case CheckpointTier::none: return "none";
-    case CheckpointTier::memory: return "memory";
-    case CheckpointTier::storage: return "storage";
-    case CheckpointTier::multi_level: return "multi-level";
-    case CheckpointTier::per_step: return "per-step";
-    case CheckpointTier::just_in_time: return "just-in-time";
-  }
-  return "none";
 }
 
 /// Time lost (rolled-back work + downtime) by recovery tier and by cause, with each cause's
@@ -89,7 +78,7 @@ nlohmann::json summary_json(const RunSummary& summary) {
 
 nlohmann::json costs_json(const StrategyCosts& c) {
   nlohmann::json out{{"strategy", name_of(c.strategy)},
-                     {"tier", tier_name(c.tier)},
+                     {"tier", recovery_policy(c.tier).name},
                      {"iteration_time_s", c.iteration_time.seconds()},
                      {"every_iterations", c.every_iterations},
                      {"checkpoint_stall_s", c.stall.seconds()},

@@ -8,7 +8,7 @@
 
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
-#include "ckptsim/run/level_clock.hpp"
+#include "ckptsim/run/recovery/recovery_policy.hpp"
 #include "ckptsim/run/segment_clock.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -40,31 +40,17 @@ HorizonTerm longest_replacement(const ReplacementSpec& r) {
   return {"/failures/replacement", "replacement", SimTime::zero()};
 }
 
-HorizonTerm slowest_retrieval(const StrategyCosts& c) {
-  if (!takes_checkpoints(c.tier)) return {"", "", SimTime::zero()};
-  HorizonTerm term{"/storage/bandwidth", "retrieval from storage", c.retrieval_storage};
-  if (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::just_in_time) return term;
-  if (c.retrieval_peer > term.time)
-    term = {"/cluster/network_bandwidth", "retrieval from peers", c.retrieval_peer};
-  if (c.retrieval_local > term.time)
-    term = {"/training/serialization_bandwidth", "retrieval from local memory", c.retrieval_local};
-  return term;
-}
-
-/// The field that sets a replica group's heal time (torchft).
-std::string heal_field(const Scenario& s) {
-  return s.strategy.heal_bandwidth ? "/strategy/heal_bandwidth" : "/cluster/network_bandwidth";
-}
-
 /// k x T in 128 bits (a period that overflows int64 is reported, not wrapped).
 WideNs period_ns(const StrategyCosts& c, std::int64_t every) {
   return static_cast<WideNs>(c.iteration_time.ns()) * std::max<std::int64_t>(1, every);
 }
 
+/// The adaptive policy moves the period (strategy.adaptive_interval, under a tier that adapts).
+bool adaptive_period(const StrategyCosts& c) { return c.adaptive_interval && recovery_policy(c.tier).adapts_period; }
+
 /// The period's field: the strategy's, or the adaptive policy's when it moves the period.
 std::string period_term_field(const StrategyCosts& c, const std::string& strategy_field) {
-  if (c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level))
-    return "/strategy/adaptive_interval";
+  if (adaptive_period(c)) return "/strategy/adaptive_interval";
   return strategy_field;
 }
 
@@ -83,11 +69,29 @@ SimTime run_end_bound(const Scenario& s, SimTime failure_free) {
   return std::min(SimTime::from_ns(cap), kMaxDuration);
 }
 
+HorizonTerm storage_retrieval(const StrategyCosts& c) {
+  return {"/storage/bandwidth", "retrieval from storage", c.retrieval_storage};
+}
+
+HorizonTerm slowest_memory_retrieval(const StrategyCosts& c) {
+  HorizonTerm term = storage_retrieval(c);
+  if (c.retrieval_peer > term.time) term = {"/cluster/network_bandwidth", "retrieval from peers", c.retrieval_peer};
+  if (c.retrieval_local > term.time)
+    term = {"/training/serialization_bandwidth", "retrieval from local memory", c.retrieval_local};
+  return term;
+}
+
+void checkpoint_horizon_terms(const Scenario& s, const StrategyCosts& c, SimTime stall, std::vector<HorizonTerm>& terms) {
+  terms.push_back({s.strategy.checkpoint_stall ? "/strategy/checkpoint_stall" : "the checkpoint stall", "a checkpoint's stall",
+                   stall});
+  terms.push_back({s.strategy.checkpoint_duration ? "/strategy/checkpoint_duration" : "the checkpoint completion",
+                   "a checkpoint's completion", c.completion});
+}
+
 SimTime failure_free_length(const Scenario& s, const StrategyCosts& c) {
   if (!s.run.iterations) return SimTime::zero();
-  const SegmentPattern pattern = SegmentPattern::from_costs(c);
-  if (c.tier == CheckpointTier::multi_level) return LevelClock(pattern, 0).time_to_complete(*s.run.iterations);
-  return SegmentClock(pattern, 0).time_to_complete(*s.run.iterations);
+  const RecoveryPolicyRow& policy = recovery_policy(c.tier);
+  return policy.failure_free(policy.pattern(c), *s.run.iterations);
 }
 
 std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCosts& c, const std::string& period_field) {
@@ -98,29 +102,14 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
                                                end});
   terms.push_back(longest_cause_time(s.failures, true));
   terms.push_back(longest_replacement(s.failures.replacement));
-  terms.push_back(slowest_retrieval(c));
+  terms.push_back(recovery_policy(c.tier).slowest_retrieval(c));
   terms.push_back(longest_cause_time(s.failures, false));
   // One checkpoint period: the adaptive one is capped at the run's end (run_model.cpp).
-  const bool adaptive = c.adaptive_interval && (c.tier == CheckpointTier::storage || c.tier == CheckpointTier::multi_level);
-  const WideNs period = adaptive ? std::max<WideNs>(end.ns(), c.iteration_time.ns()) : period_ns(c, c.every_iterations);
+  const WideNs period = adaptive_period(c) ? std::max<WideNs>(end.ns(), c.iteration_time.ns()) : period_ns(c, c.every_iterations);
   const bool fits = period <= std::numeric_limits<std::int64_t>::max();
   terms.push_back({period_term_field(c, period_field), "one checkpoint period",
                    fits ? SimTime::from_ns(static_cast<std::int64_t>(period)) : SimTime::max()});
-  if (c.tier == CheckpointTier::per_step) {
-    terms.push_back({heal_field(s), "a replica group's heal", c.heal});
-    terms.push_back({"/strategy/heartbeat_timeout", "the heartbeat timeout", c.heartbeat_timeout});
-  }
-  if (c.tier == CheckpointTier::just_in_time)
-    terms.push_back({"/storage/bandwidth", "a just-in-time save", c.jit_save});
-  if (takes_checkpoints(c.tier)) {
-    const SimTime stall = c.tier == CheckpointTier::multi_level ? std::max(c.stall, c.persistent_stall) : c.stall;
-    terms.push_back({s.strategy.checkpoint_stall ? "/strategy/checkpoint_stall" : "the checkpoint stall", "a checkpoint's stall",
-                     stall});
-    terms.push_back({s.strategy.checkpoint_duration ? "/strategy/checkpoint_duration" : "the checkpoint completion",
-                     "a checkpoint's completion", c.completion});
-    if (c.tier == CheckpointTier::memory && c.persistent_every_iterations > 0)
-      terms.push_back({"/storage/bandwidth", "a persistent upload", c.upload});
-  }
+  recovery_policy(c.tier).extra_horizon_terms(s, c, terms);
   std::erase_if(terms, [](const HorizonTerm& t) { return t.time <= SimTime::zero(); });
   std::stable_sort(terms.begin(), terms.end(), [](const HorizonTerm& a, const HorizonTerm& b) { return a.time > b.time; });
   return terms;

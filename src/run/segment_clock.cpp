@@ -2,19 +2,22 @@
 
 #include <algorithm>
 
+#include "ckptsim/run/recovery/recovery_policy.hpp"
+
 namespace ckptsim {
 
-SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) {
+SegmentPattern SegmentPattern::from_costs(const StrategyCosts& c) { return recovery_policy(c.tier).pattern(c); }
+
+SegmentPattern SegmentPattern::periodic(const StrategyCosts& c, Tracks tracks) {
   SegmentPattern p;
   p.iteration = c.iteration_time;
-  p.checkpoints = takes_checkpoints(c.tier);
+  p.checkpoints = tracks.checkpoints;
   p.every = std::max<std::int64_t>(1, c.every_iterations);
   p.stall = p.checkpoints ? c.stall : SimTime::zero();
   p.completion = c.completion;
-  const bool levels = c.tier == CheckpointTier::multi_level;
-  p.persistent_every = c.tier == CheckpointTier::memory || levels ? c.persistent_every_iterations : 0;
+  p.persistent_every = tracks.persistent ? c.persistent_every_iterations : 0;
   p.upload = c.upload;
-  p.partner_every = levels ? c.partner_every_iterations : 0;
+  p.partner_every = tracks.partner ? c.partner_every_iterations : 0;
   p.partner_stall = c.partner_stall;
   p.persistent_stall = c.persistent_stall;
   return p;

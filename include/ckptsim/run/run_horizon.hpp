@@ -49,6 +49,13 @@ SimTime run_end_bound(const Scenario& scenario, SimTime failure_free);
 /// (what the run model's clock gives for the whole target); zero for a run.duration.
 SimTime failure_free_length(const Scenario& scenario, const StrategyCosts& costs);
 
+/// Pieces of H for the recovery policies' rows (run/recovery/recovery_policy.hpp): G from
+/// storage; G as the slowest of storage, peers and local memory; S (the largest stall given) and C.
+HorizonTerm storage_retrieval(const StrategyCosts& costs);
+HorizonTerm slowest_memory_retrieval(const StrategyCosts& costs);
+void checkpoint_horizon_terms(const Scenario& scenario, const StrategyCosts& costs, SimTime stall,
+                              std::vector<HorizonTerm>& terms);
+
 /// The terms of H, largest first (terms of zero length left out). `period_field` is the field
 /// that sets the checkpoint period (the strategy's, run/strategy.hpp: Strategy::period_field),
 /// named by the period's term unless the period is adaptive.

@@ -46,7 +46,17 @@ struct SegmentPattern {
   SimTime partner_stall;
   SimTime persistent_stall;
 
+  /// The pattern of the costs' recovery tier (its policy's, run/recovery/recovery_policy.hpp).
   static SegmentPattern from_costs(const StrategyCosts& c);
+
+  /// Which tracks a tier keeps of the costs' checkpoints.
+  struct Tracks {
+    bool checkpoints = false;  ///< periodic checkpoints (every k, stall S)
+    bool persistent = false;   ///< the persistent track (kp, upload; multi-level: level 3)
+    bool partner = false;      ///< multi-level's level 2
+  };
+  /// The costs' pattern with the tracks a tier keeps (the others are off).
+  static SegmentPattern periodic(const StrategyCosts& c, Tracks tracks);
 };
 
 class SegmentClock {

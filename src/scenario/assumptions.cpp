@@ -79,6 +79,9 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
   } else if (f.presence == Presence::computed) {
     a.origin = ValueOrigin::computed;
     a.source = "computed";
+  } else if (f.presence == Presence::from_phases) {
+    a.origin = ValueOrigin::computed;
+    a.source = "restart phases";
   } else {
     a.origin = ValueOrigin::defaulted;
     a.source = "default";

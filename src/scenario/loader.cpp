@@ -17,6 +17,8 @@
 #include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "ckptsim/scenario/restart_phases.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/scenario/schema.hpp"
 #include "field_format.hpp"
 #include "field_read.hpp"
@@ -229,6 +231,7 @@ class Reader {
       case Presence::gpu_kernel:
       case Presence::defaulted:
       case Presence::computed:
+      case Presence::from_phases:
       case Presence::optional:
       case Presence::alias: break;
     }
@@ -368,6 +371,8 @@ class Reader {
         p != nullptr && !present_.count("/cluster/network/collective_efficiency"))
       s_.cluster.network.collective_efficiency = collective_efficiency_at(p->collective_efficiency, s_.cluster.machines);
 
+    resolve_restart_phases();
+
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
       if (name_of(s_.failures.process) == f->when && !bad_.count("/failures/process") && !misspelt_beside(*f))
@@ -406,6 +411,56 @@ class Reader {
                   " (a rate per cluster is shared among the cluster's domains, and a size of 0 makes none)",
               shown_value(*v));
     }
+  }
+
+  /// failures.restart and a new job's overhead, when not written: the restart phases' sums at
+  /// this scale (restart_phases.hpp). Each phase and the sum must keep within the clock: a phase
+  /// that does not is reported at its own field (computed in seconds first, so that no product
+  /// leaves the clock before it is checked).
+  void resolve_restart_phases() {
+    const RestartPhasesSpec& p = s_.failures.restart_phases;
+    if (p.nccl_bootstrap_rings > 2)
+      problem("/failures/restart_phases/nccl_bootstrap_rings",
+              "1 (NCCL up to 2.28: one ring per all-gather) or 2 (NCCL 2.29: two rings)", std::to_string(p.nccl_bootstrap_rings));
+    const std::int64_t ranks = static_cast<std::int64_t>(std::max(0, s_.cluster.machines)) * std::max(0, s_.cluster.gpus_per_machine);
+    const double steps = 3.0 * static_cast<double>(nccl_bootstrap_steps(ranks, p.nccl_bootstrap_rings));
+    const std::pair<const char*, double> in_job[] = {
+        {"/failures/restart_phases/process_start", p.process_start.seconds()},
+        {"/failures/restart_phases/rendezvous_per_rank", p.rendezvous_per_rank.seconds() * static_cast<double>(ranks)},
+        {"/failures/restart_phases/nccl_init_fixed", p.nccl_init_fixed.seconds()},
+        {"/failures/restart_phases/nccl_bootstrap_step", p.nccl_bootstrap_step.seconds() * steps},
+        {"/failures/restart_phases/warmup", p.warmup.seconds()},
+        {"/failures/restart_phases/first_iteration", p.first_iteration.seconds()}};
+    const std::pair<const char*, double> new_job[] = {{"/failures/restart_phases/requeue", p.requeue.seconds()},
+                                                      {"/failures/restart_phases/health_check", p.health_check.seconds()},
+                                                      {"/failures/restart_phases/image_pull", p.image_pull.seconds()}};
+    if (!present_.count("/failures/restart") && within_clock(in_job, "an in-job restart, the sum of the restart phases")) {
+      s_.failures.restart = restart_phases(p, ranks).total();
+      s_.failures.restart_from_phases = true;
+    }
+    if (!present_.count("/failures/restart_tiers/new_job/overhead") &&
+        within_clock(new_job, "a new job's overhead, the sum of the new-job restart phases")) {
+      s_.failures.restart_tiers.new_job_overhead = new_job_phases(p).total();
+      s_.failures.restart_tiers.new_job_overhead_from_phases = true;
+    }
+  }
+
+  /// Whether the terms and their sum keep within the clock's range; else a problem at the largest
+  /// term's field (unless one of them has a problem already).
+  template <std::size_t N>
+  bool within_clock(const std::pair<const char*, double> (&terms)[N], std::string_view what) {
+    double sum = 0;
+    const std::pair<const char*, double>* largest = &terms[0];
+    for (const auto& term : terms) {
+      if (bad_.count(term.first)) return false;
+      sum += term.second;
+      if (term.second > largest->second) largest = &term;
+    }
+    if (duration_in_range(sum)) return true;
+    problem(largest->first,
+            fmt::format("a value keeping {} within the simulated clock's range (at most 100 years; see docs/limits.md)", what),
+            fmt::format("{}, which makes it {:.3g} s", found_text(largest->first), sum));
+    return false;
   }
 
   const json& doc_;

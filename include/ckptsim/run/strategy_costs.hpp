@@ -125,6 +125,10 @@ struct StrategyCosts {
   int replica_groups = 0;
   int min_groups = 1;
   SimTime heal;
+  /// Per-step fault tolerance's own cost on every step (torchft: the gradient all-reduce across
+  /// the replica groups and the should_commit vote; run/strategies/torchft.cpp): each step takes
+  /// T + ft_step, the ft_step counted as fault-tolerance time, not training.
+  SimTime ft_step;
   SimTime step_timeout = SimTime::max();
   SimTime heartbeat_timeout;
   /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):

@@ -127,3 +127,23 @@ TEST_CASE("torchft: the closed form adds each failure's wait, half a step and on
   CAPTURE(ettr.ci95);
   CHECK(std::fabs(ettr.mean - p.ettr) < ettr.ci95 + 2e-4);
 }
+
+TEST_CASE("torchft: the cost per step is the gradient all-reduce across groups and the commit vote, by hand") {
+  // 16 machines, 1e9 parameters, mixed precision (2-byte gradients), 4 groups: a machine holds
+  // 1/(16/4) of its group's model, g_m = 1e9 x 2 x 4 / 16 = 0.5 GB of gradients, all-reduced
+  // by a ring of 4: 2 x 3/4 x 0.5 GB = 0.75 GB through its NIC at 1 GB/s (collective efficiency
+  // 1) = 0.75 s, plus 2 x 3 latencies of 10 us = 60 us: A = 0.75006 s. K = 0: F = A.
+  Scenario s = torchft_scenario(4);
+  StrategyCosts c = compute_strategy_costs(s, nullptr);
+  CHECK(c.ft_step == microseconds(750060));
+  // The commit vote adds itself: K = 2 ms.
+  s.strategy.ft_commit_latency = milliseconds(2);
+  CHECK(compute_strategy_costs(s, nullptr).ft_step == microseconds(752060));
+  // Gloo copies the 0.5 GB to and from host memory over 8 GPUs' PCIe links at 25 GB/s each:
+  // 2 x 0.5 GB / 200 GB/s = 5 ms more.
+  s.strategy.ft_transport = FtTransport::gloo;
+  CHECK(compute_strategy_costs(s, nullptr).ft_step == microseconds(757060));
+  // Twice the groups, the same 16 machines: g_m = 1 GB, 2 x 7/8 x 1 GB = 1.75 s + 14 x 10 us.
+  Scenario eight = torchft_scenario(8);
+  CHECK(compute_strategy_costs(eight, nullptr).ft_step == microseconds(1750140));
+}

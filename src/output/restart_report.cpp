@@ -1,0 +1,84 @@
+// The restart phases as `run` and `analyze` show them (restart_report.hpp).
+#include "ckptsim/output/restart_report.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/scenario/restart_phases.hpp"
+#include "ckptsim/scenario/units.hpp"
+
+namespace ckptsim {
+namespace {
+
+using Phase = std::pair<const char*, SimTime>;
+
+std::int64_t ranks_of(const Scenario& s) {
+  return static_cast<std::int64_t>(s.cluster.machines) * std::max(1, s.cluster.gpus_per_machine);
+}
+
+std::vector<Phase> in_job_phases(const Scenario& s) {
+  const RestartPhases p = restart_phases(s.failures.restart_phases, ranks_of(s));
+  return {{"process_start", p.process_start}, {"rendezvous", p.rendezvous}, {"communicator_init", p.communicator_init},
+          {"warmup", p.warmup}, {"first_iteration", p.first_iteration}};
+}
+
+std::vector<Phase> new_job_phase_list(const Scenario& s) {
+  const NewJobPhases p = new_job_phases(s.failures.restart_phases);
+  return {{"requeue", p.requeue}, {"health_check", p.health_check}, {"image_pull", p.image_pull}};
+}
+
+bool new_job_from_phases(const Scenario& s) {
+  return s.failures.restart_tiers.enabled && s.failures.restart_tiers.new_job_overhead_from_phases;
+}
+
+/// "warm-up 253 s, communicator init 44.70 s, ...": largest first (ties in declaration order).
+std::string phase_text(std::vector<Phase> phases) {
+  std::stable_sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.second > b.second; });
+  std::string text;
+  for (const auto& [name, t] : phases) {
+    std::string label(name);
+    std::replace(label.begin(), label.end(), '_', ' ');
+    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", label, format_duration(t));
+  }
+  return text;
+}
+
+nlohmann::json phase_json(const std::vector<Phase>& phases) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, t] : phases) out[name] = t.seconds();
+  return out;
+}
+
+}  // namespace
+
+void print_restart_phases(std::ostream& out, const Scenario& s) {
+  if (s.failures.restart_from_phases)
+    out << fmt::format("restart    in-job {} at {} ranks: {}\n", format_duration(s.failures.restart), ranks_of(s),
+                       phase_text(in_job_phases(s)));
+  if (new_job_from_phases(s))
+    out << fmt::format("           a new job adds {}: {}\n", format_duration(s.failures.restart_tiers.new_job_overhead),
+                       phase_text(new_job_phase_list(s)));
+}
+
+nlohmann::json restart_phases_json(const Scenario& s) {
+  if (!s.failures.restart_from_phases && !new_job_from_phases(s)) return nullptr;
+  nlohmann::json out = {{"ranks", ranks_of(s)}};
+  if (s.failures.restart_from_phases) {
+    out["in_job_s"] = s.failures.restart.seconds();
+    out["in_job_phases_s"] = phase_json(in_job_phases(s));
+  }
+  if (new_job_from_phases(s)) {
+    out["new_job_s"] = s.failures.restart_tiers.new_job_overhead.seconds();
+    out["new_job_phases_s"] = phase_json(new_job_phase_list(s));
+  }
+  return out;
+}
+
+}  // namespace ckptsim

@@ -63,7 +63,7 @@ BREAKDOWN = [
     ("replacement_wait_s", "replacement wait"),
     ("retrieval_s", "retrieval"),
     ("restart_s", "restart"),
-    ("degraded_s", "degraded throughput (slowed steps)"),
+    ("degraded_s", "degraded (slowed steps)"),
     ("migration_s", "live migration"),
 ]
 METRIC_LABELS = {
@@ -443,24 +443,35 @@ def plot_breakdown(sweep, args, outdir, written):
     if group and sweep.numeric(group):
         rows = sorted(rows, key=lambda r: sweep.x_value(group, r[group]))
     labels = [sweep.label(group, r[group]) if group else str(r["index"]) for r in rows]
-    # Bars share a 6-inch axis (about 80 characters at font size 10): labels longer than their
-    # bar's slot are turned 35 degrees, right-aligned under their bar, so neighbours never overlap.
-    slot_chars = 80 / max(1, len(labels))
+    # Bars share the axis left of the legend, about 4.5 inches (60 characters at font size 10):
+    # labels longer than their bar's slot are turned 35 degrees, right-aligned under their bar,
+    # so neighbours never overlap.
+    slot_chars = 60 / max(1, len(labels))
     turned = max(len(s) for s in labels) > slot_chars
     fig, ax = plt.subplots(figsize=(7.4, 4.4 if turned else 4.2))
     positions = list(range(len(rows)))
     bottom = [0.0] * len(rows)
+    handles = []
+    colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 2)
     for column, name in parts:
         hours = [float(r[column]) / 3600 for r in rows]
-        ax.bar(positions, hours, bottom=bottom, label=name)
-        bottom = [b + h for b, h in zip(bottom, hours)]
+        colour = next(colours)
+        if any(hours):
+            handles.append(ax.bar(positions, hours, bottom=bottom, label=name, color=colour))
+            bottom = [b + h for b, h in zip(bottom, hours)]
+        else:
+            # Counted and zero in every bar: said in the legend, not drawn as empty bars.
+            handles.append(matplotlib.patches.Patch(color=colour, label=f"{name}: none"))
     ax.set_xticks(positions, labels, rotation=35 if turned else 0, ha="right" if turned else "center",
                   fontsize=8 if turned else 10)
     ax.set_ylabel("time lost per run (hours)")
     ax.set_xlabel(sweep.axis_label(group) if group else "point")
-    ax.set_title(title_with(args.title or "Where the time lost to failures and checkpoints goes", note), fontsize=10)
+    # The axis is narrower than the figure (the legend is beside it): titles wrap at 60 characters.
+    title = args.title or "Where the time lost to failures and checkpoints goes"
+    ax.set_title(wrapped(f"{title}\n({note})" if note else title, 60), fontsize=10)
     # Outside the axes, right: a legend inside would sit over the tallest bars.
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="time lost to", title_fontsize=8)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="time lost to",
+              title_fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     save(fig, outdir, args.name or f"breakdown-by-{group}", args.formats, written)
 

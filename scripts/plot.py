@@ -512,8 +512,8 @@ def not_numeric_reason(sweep, axis):
         shown = ", ".join(sweep.label(axis, v) for v in sweep.values(axis)[:4])
         return f"its values are not numbers ({shown}{', ...' if len(sweep.values(axis)) > 4 else ''})"
     found = ", ".join(repr(u) if u else "no unit" for u in units)
-    return (f"its values mix units ({found}) and points.csv has no SI column beside it "
-            f"({' or '.join(axis + s for s, _ in SI_COLUMNS[:2])}, ...); write them in one unit")
+    return (f"its values mix units ({found}) and points.csv has no SI column beside it (such as "
+            f"{axis}_s, which ckptsim sweep writes for a duration axis); write them in one unit")
 
 
 def plot_best(sweep, args, outdir, written):

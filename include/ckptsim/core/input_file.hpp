@@ -15,7 +15,8 @@
 // hostile document costs linear time and no recursion), syntax errors (line and column), NUL
 // bytes and anything after the document, numbers outside the range of a double (1e400), and
 // keys written twice in one object. A leading UTF-8 byte-order mark is skipped; a second one
-// is refused.
+// is refused. The document is built from the parser's SAX events in time linear in the text
+// (benchmarks/core/json_reader_benchmark.cpp: 200,000 objects in an array).
 #include <cstddef>
 #include <string>
 #include <string_view>

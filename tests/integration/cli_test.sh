@@ -578,6 +578,9 @@ check "validate: a plan against a profiled job's kernel classes compares iterati
 # --- the guards of docs/limits.md (issue 21: clock sums, limits, reads, silent behaviours) ---
 source tests/integration/cli_limits_checks.sh
 
+# --- reading and writing files (issue 38: importers, output options, calibrations) ---
+source tests/integration/cli_io_checks.sh
+
 # --- a newcomer's first hour ---
 # Each help's defaults as written in the code (0.1, not 0.10000000000000001): no number in any
 # command's --help carries more than six decimals.

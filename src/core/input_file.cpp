@@ -269,9 +269,10 @@ bool json_pointer_within(std::string_view inner, std::string_view outer) {
   return inner.size() == outer.size() || inner[outer.size()] == '/';
 }
 
-std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit) {
   const auto too_large = [&](const std::string& found) {
-    return InputError(path, "", fmt::format("{} of at most {}", what, size_text(max_bytes)), found);
+    return InputError(path, "", fmt::format("{} of at most {}", what, size_text(max_bytes)),
+                      beyond_limit.empty() ? found : fmt::format("{} ({})", found, beyond_limit));
   };
   // Opened without blocking (a FIFO with no writer would block open(2) itself), then checked on
   // the descriptor: what is read is what was checked, even if the path changes meanwhile.

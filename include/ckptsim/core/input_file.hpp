@@ -30,8 +30,10 @@ inline constexpr std::size_t kMaxInputFileBytes = 64u * 1024u * 1024u;  ///< 64 
 inline constexpr int kMaxJsonDepth = 64;                                 ///< nested arrays/objects
 
 /// The whole text of a regular file; throws InputError(path, "", "<what>", reason) otherwise.
-/// `what` describes the file for messages, e.g. "a scenario file".
-std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes = kMaxInputFileBytes);
+/// `what` describes the file for messages, e.g. "a scenario file"; `beyond_limit` is added to
+/// the refusal of a file larger than max_bytes (e.g. "--force reads up to 4 GiB").
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes = kMaxInputFileBytes,
+                            std::string_view beyond_limit = {});
 
 /// Drops a leading UTF-8 byte-order mark (EF BB BF), if any.
 std::string_view strip_utf8_bom(std::string_view text);

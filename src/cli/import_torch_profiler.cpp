@@ -100,8 +100,7 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
   refuse_output_over_inputs("-o", output, files);
   if (!kernels.empty()) {
     refuse_output_over_inputs("--kernels", kernels, files);
-    refuse_repeated_inputs("-o and --kernels", {output, kernels});
-    if (kernels == output) throw UsageError("-o and --kernels name the same file");
+    refuse_outputs_sharing_a_file({{"-o", output}, {"--kernels", kernels}});
   }
   check_output_writable(output);
   if (!kernels.empty()) check_output_writable(kernels);
@@ -123,9 +122,13 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
   for (const ProfiledRank& r : ranks) source += fmt::format(" {} (rank {})", r.file, r.rank);
   const nlohmann::json profile = idle_span_profile(ranks, source);
   (void)parse_profile(profile, output, 1);  // what is written loads as a --profile
-  write_output_file(output, profile.dump(1) + '\n');
   const nlohmann::json classes = kernel_classes_document(ranks);
-  if (!kernels.empty()) write_output_file(kernels, classes.dump(1) + '\n');
+  // Both files or neither (output_file.hpp): a failed --kernels leaves no profile behind.
+  const std::string profile_text = profile.dump(1) + '\n';
+  const std::string classes_text = kernels.empty() ? std::string() : classes.dump(1) + '\n';
+  std::vector<OutputText> outputs{{output, profile_text}};
+  if (!kernels.empty()) outputs.push_back({kernels, classes_text});
+  write_output_files(outputs);
   if (vm.count("json")) {
     ctx.out << classes.dump(2) << '\n';
   } else {

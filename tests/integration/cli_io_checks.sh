@@ -34,3 +34,36 @@ check "import torch-profiler: a 300 MiB plain trace is refused with its size and
   '$bin' import torch-profiler '$tmp/io-300m.json' -o '$tmp/io-p.json' --force 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
   grep -qF 'a NUL byte at line 1, column 1' '$tmp/e'"
 rm -f "$tmp/io-65m.json" "$tmp/io-300m.json"
+
+# --- output options: the same file twice, an empty path, all outputs or none ---
+check "iteration: --trace X --write-profile ./X (neither existing) is refused before the work (exit 2)" bash -c "
+  cd '$tmp' && '$bin' iteration '$OLDPWD/$paper' --scheduler gemini --trace io-same.json --write-profile ./io-same.json 2>'$tmp/e' >/dev/null
+  test \$? -eq 2 && grep -qF 'the same file as --trace' '$tmp/e' && test ! -e '$tmp/io-same.json'"
+check "import torch-profiler: -o X --kernels ./X (neither existing) is refused (exit 2)" bash -c "
+  cd '$tmp' && '$bin' import torch-profiler '$OLDPWD/$tp/hta-sampled-rank-0.json.gz' -o io-same.json --kernels ./io-same.json 2>'$tmp/e' >/dev/null
+  test \$? -eq 2 && grep -qF 'the same file as -o' '$tmp/e' && test ! -e '$tmp/io-same.json'"
+# An empty path was taken for an option not given (run -o \"\" ran without writing the report).
+empty_output_cases=(
+  "run $paper -r 2 -o"
+  "schedule $paper -o"
+  "trace synth llama3-405b -n 4 -d 1d -o"
+  "calibrate $timeline_seeds/mb.json -o"
+  "import nccl-tests $fx/nccl-tests/all_reduce_perf-aws-ofi-nccl-33-p3dn-2x8.txt -o"
+  "import torch-profiler $tp/hta-sampled-rank-0.json.gz -o"
+  "sweep scenarios/sweeps/adaptive-interval-weibull.json -o"
+  "merge $tmp -o"
+  "iteration $paper --trace"
+  "iteration $paper --write-profile"
+  "import torch-profiler $tp/hta-sampled-rank-0.json.gz -o $tmp/io-p.json --kernels"
+)
+for case in "${empty_output_cases[@]}"; do
+  check "an empty output path is a usage error (exit 2): ckptsim $case \"\"" bash -c "
+    '$bin' $case '' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'expects a path to write, found an empty one' '$tmp/e'"
+done
+# A write that fails at the end (/dev/full: no space) leaves none of the command's outputs.
+check "iteration: --write-profile P --trace /dev/full fails (exit 1) and leaves no P" bash -c "
+  '$bin' iteration $paper --scheduler gemini --write-profile '$tmp/io-wp.json' --trace /dev/full 2>'$tmp/e' >/dev/null
+  test \$? -eq 1 && grep -qF '/dev/full' '$tmp/e' && test ! -e '$tmp/io-wp.json'"
+check "import torch-profiler: -o P --kernels /dev/full fails (exit 1) and leaves no P" bash -c "
+  '$bin' import torch-profiler $tp/hta-sampled-rank-0.json.gz -o '$tmp/io-p.json' --kernels /dev/full 2>'$tmp/e' >/dev/null
+  test \$? -eq 1 && grep -qF '/dev/full' '$tmp/e' && test ! -e '$tmp/io-p.json'"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/calibration/torch_profiler.hpp"
 #include "ckptsim/core/checked_time.hpp"

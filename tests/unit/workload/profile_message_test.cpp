@@ -3,6 +3,7 @@
 #include <string>
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/workload/profile.hpp"

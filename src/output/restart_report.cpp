@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/scenario/restart_phases.hpp"
-#include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
 namespace {
@@ -25,13 +24,13 @@ std::int64_t ranks_of(const Scenario& s) {
 
 std::vector<Phase> in_job_phases(const Scenario& s) {
   const RestartPhases p = restart_phases(s.failures.restart_phases, ranks_of(s));
-  return {{"process_start", p.process_start}, {"rendezvous", p.rendezvous}, {"communicator_init", p.communicator_init},
-          {"warmup", p.warmup}, {"first_iteration", p.first_iteration}};
+  return {{"process start", p.process_start}, {"rendezvous", p.rendezvous}, {"communicator init", p.communicator_init},
+          {"warm-up", p.warmup}, {"first iteration", p.first_iteration}};
 }
 
 std::vector<Phase> new_job_phase_list(const Scenario& s) {
   const NewJobPhases p = new_job_phases(s.failures.restart_phases);
-  return {{"requeue", p.requeue}, {"health_check", p.health_check}, {"image_pull", p.image_pull}};
+  return {{"requeue", p.requeue}, {"health check", p.health_check}, {"image pull", p.image_pull}};
 }
 
 bool new_job_from_phases(const Scenario& s) {
@@ -42,17 +41,18 @@ bool new_job_from_phases(const Scenario& s) {
 std::string phase_text(std::vector<Phase> phases) {
   std::stable_sort(phases.begin(), phases.end(), [](const Phase& a, const Phase& b) { return a.second > b.second; });
   std::string text;
-  for (const auto& [name, t] : phases) {
-    std::string label(name);
-    std::replace(label.begin(), label.end(), '_', ' ');
-    text += fmt::format("{}{} {}", text.empty() ? "" : ", ", label, format_duration(t));
-  }
+  for (const auto& [name, t] : phases) text += fmt::format("{}{} {:.2f} s", text.empty() ? "" : ", ", name, t.seconds());
   return text;
 }
 
 nlohmann::json phase_json(const std::vector<Phase>& phases) {
   nlohmann::json out = nlohmann::json::object();
-  for (const auto& [name, t] : phases) out[name] = t.seconds();
+  for (const auto& [name, t] : phases) {
+    std::string key(name);
+    std::replace(key.begin(), key.end(), ' ', '_');
+    std::replace(key.begin(), key.end(), '-', '_');
+    out[key] = t.seconds();
+  }
   return out;
 }
 
@@ -60,10 +60,10 @@ nlohmann::json phase_json(const std::vector<Phase>& phases) {
 
 void print_restart_phases(std::ostream& out, const Scenario& s) {
   if (s.failures.restart_from_phases)
-    out << fmt::format("restart    in-job {} at {} ranks: {}\n", format_duration(s.failures.restart), ranks_of(s),
-                       phase_text(in_job_phases(s)));
+    out << fmt::format("restart    in-job {:.2f} s at {} ranks (restart phases): {}\n", s.failures.restart.seconds(),
+                       ranks_of(s), phase_text(in_job_phases(s)));
   if (new_job_from_phases(s))
-    out << fmt::format("           a new job adds {}: {}\n", format_duration(s.failures.restart_tiers.new_job_overhead),
+    out << fmt::format("           a new job adds {:.2f} s: {}\n", s.failures.restart_tiers.new_job_overhead.seconds(),
                        phase_text(new_job_phase_list(s)));
 }
 

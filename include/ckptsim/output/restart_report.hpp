@@ -11,7 +11,7 @@
 
 namespace ckptsim {
 
-/// "restart    in-job 319.36 s at 16,384 ranks: warm-up 253 s, communicator init 44.70 s, ..."
+/// "restart    in-job 319.36 s at 16384 ranks (restart phases): warm-up 253.00 s, communicator init 44.70 s, ..."
 /// (phases largest first), and the new-job line when the restart tiers take it from the phases.
 void print_restart_phases(std::ostream& out, const Scenario& scenario);
 

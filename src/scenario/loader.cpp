@@ -434,6 +434,10 @@ class Reader {
     const std::pair<const char*, double> new_job[] = {{"/failures/restart_phases/requeue", p.requeue.seconds()},
                                                       {"/failures/restart_phases/health_check", p.health_check.seconds()},
                                                       {"/failures/restart_phases/image_pull", p.image_pull.seconds()}};
+    // An in-process restart rebuilds the communicators (failure/restart_tiers.hpp), whatever
+    // failures.restart says.
+    if (within_clock(in_job, "an in-job restart, the sum of the restart phases"))
+      s_.failures.restart_tiers.communicator_rebuild = restart_phases(p, ranks).communicator_init;
     if (!present_.count("/failures/restart") && within_clock(in_job, "an in-job restart, the sum of the restart phases")) {
       s_.failures.restart = restart_phases(p, ranks).total();
       s_.failures.restart_from_phases = true;

@@ -290,6 +290,9 @@ struct RestartTierSpec {
   SimTime new_job_overhead = SimTime::zero();    ///< a new scheduler job beyond an in-job restart (default: the new-job phases)
   /// new_job_overhead was not written and is the new-job phases' sum (set by the loader).
   bool new_job_overhead_from_phases = false;
+  /// An in-process restart's new NCCL communicators, after destroy_process_group: the restart
+  /// phases' communicator init at the job's ranks (set by the loader; not a field).
+  SimTime communicator_rebuild = SimTime::zero();
 };
 
 /// Restart as phases (failures/restart_phases; scenario/restart_phases.hpp, docs/models.md

@@ -42,11 +42,19 @@ ParameterBlock restart_phase_parameters() {
   static constexpr ReadCondition kNewJob{
       [](const Scenario& s) { return s.failures.restart_tiers.enabled && s.failures.restart_tiers.new_job_overhead_from_phases; },
       "failures.restart_tiers.enabled is true and failures.restart_tiers.new_job.overhead is not written"};
+  // The communicator init's rows are also read by an in-process restart, which rebuilds the
+  // communicators (failure/restart_tiers.hpp).
+  static constexpr ReadCondition kCommunicators{
+      [](const Scenario& s) { return s.failures.restart_from_phases || s.failures.restart_tiers.enabled; },
+      "failures.restart is not written, or failures.restart_tiers.enabled is true (an in-process restart rebuilds the "
+      "communicators)"};
   for (Field& f : block.rows) {
     const bool new_job = f.pointer == "/failures/restart_phases/requeue" || f.pointer == "/failures/restart_phases/health_check" ||
                          f.pointer == "/failures/restart_phases/image_pull";
-    f.read_when = new_job ? &kNewJob : &kInJob;
-    f.applies = new_job ? kNewJob.holds : kInJob.holds;
+    const bool communicators = f.pointer.substr(0, 30) == "/failures/restart_phases/nccl_";
+    const ReadCondition& condition = new_job ? kNewJob : communicators ? kCommunicators : kInJob;
+    f.read_when = &condition;
+    f.applies = condition.holds;
   }
   return block;
 }

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "cause_table.hpp"
 #include "checks.hpp"
@@ -295,12 +298,35 @@ class Reader {
         problem(std::string(f.pointer) + p.pointer, p.expected, p.pointer.empty() ? shown_value(v) : shown_at(v, p.pointer));
       return problems.empty();
     }
+    // A value equal to the one the field holds already (its default, or its preset's) changes
+    // nothing: an effective scenario written back writes every field, and none of them should
+    // read as the user's word about a field nothing reads (run/unread_fields.hpp).
+    const std::optional<FieldValue> before = value_of(f.bind(s_));
     if (auto expected = read_field_value(f, v, s_)) {
       const std::string hint = f.unit == Unit::name && v.is_string() ? did_you_mean(v.get<std::string>(), f.choices()) : "";
       problem(f.pointer, std::move(*expected), shown_value(v) + hint);
       return false;
     }
+    if (before && *before == *value_of(f.bind(s_))) unchanged_.insert(std::string(f.pointer));
     return true;
+  }
+
+  /// A copy of the value a field binds (nullopt for a cause table, which is never compared).
+  struct EnumValue {
+    int value;
+    bool operator==(const EnumValue&) const = default;
+  };
+  using FieldValue = std::variant<std::string, int, std::int64_t, std::uint64_t, double, bool, SimTime,
+                                  std::optional<SimTime>, std::optional<std::int64_t>, std::optional<double>, EnumValue>;
+  static std::optional<FieldValue> value_of(const FieldRef& ref) {
+    return std::visit(
+        [](auto* member) -> std::optional<FieldValue> {
+          using T = std::remove_pointer_t<decltype(member)>;
+          if constexpr (std::is_same_v<T, FailureCauseTable>) return std::nullopt;
+          else if constexpr (std::is_enum_v<T>) return FieldValue(EnumValue{static_cast<int>(*member)});
+          else return FieldValue(*member);
+        },
+        ref);
   }
 
   /// The value at a relative pointer inside `v` (escaped tokens), or "nothing".
@@ -323,9 +349,11 @@ class Reader {
         if (!present_.count("/run/seed")) s_.written.push_back("/run/seed");
       } else {
         s_.written.push_back(p);
+        if (unchanged_.count(p)) s_.written_unchanged.push_back(p);
       }
     }
     std::sort(s_.written.begin(), s_.written.end());
+    std::sort(s_.written_unchanged.begin(), s_.written_unchanged.end());
 
     // Seed in one place only.
     if (present_.count("/seed") && present_.count("/run/seed"))
@@ -474,6 +502,7 @@ class Reader {
   Scenario s_;
   std::set<std::string> bad_;      ///< pointers with a recorded problem
   std::set<std::string> present_;  ///< pointers written in the document
+  std::set<std::string> unchanged_;  ///< of those, the ones written with the value they held already
   std::vector<const Field*> missing_when_;
 };
 

@@ -353,6 +353,9 @@ struct Scenario {
   /// empty for a scenario built in code. What the user said, as against defaults and presets:
   /// the warnings about fields nothing reads name only these (run/unread_fields.hpp).
   std::vector<std::string> written;
+  /// Those of `written` whose value equals what the field held without it (its default, or its
+  /// preset's value), sorted: writing them changes nothing (an effective scenario read back).
+  std::vector<std::string> written_unchanged;
   ClusterSpec cluster;
   StorageSpec storage;
   ModelSpec model;

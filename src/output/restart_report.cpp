@@ -22,8 +22,18 @@ std::int64_t ranks_of(const Scenario& s) {
   return static_cast<std::int64_t>(s.cluster.machines) * std::max(1, s.cluster.gpus_per_machine);
 }
 
-std::vector<Phase> in_job_phases(const Scenario& s) {
-  const RestartPhases p = restart_phases(s.failures.restart_phases, ranks_of(s));
+/// Per-step fault tolerance restarts one replica group (run/strategies/torchft.cpp).
+bool group_restarts(const Scenario& s) {
+  return s.failures.restart_from_phases && s.strategy.kind == StrategyKind::torchft && s.strategy.replica_groups > 0;
+}
+
+std::int64_t group_ranks_of(const Scenario& s) {
+  return static_cast<std::int64_t>(std::max(1, s.cluster.machines / std::max(1, s.strategy.replica_groups))) *
+         std::max(1, s.cluster.gpus_per_machine);
+}
+
+std::vector<Phase> in_job_phases(const Scenario& s, std::int64_t ranks) {
+  const RestartPhases p = restart_phases(s.failures.restart_phases, ranks);
   return {{"process start", p.process_start}, {"rendezvous", p.rendezvous}, {"communicator init", p.communicator_init},
           {"warm-up", p.warmup}, {"first iteration", p.first_iteration}};
 }
@@ -61,7 +71,15 @@ nlohmann::json phase_json(const std::vector<Phase>& phases) {
 void print_restart_phases(std::ostream& out, const Scenario& s) {
   if (s.failures.restart_from_phases)
     out << fmt::format("restart    in-job {:.2f} s at {} ranks (restart phases): {}\n", s.failures.restart.seconds(),
-                       ranks_of(s), phase_text(in_job_phases(s)));
+                       ranks_of(s), phase_text(in_job_phases(s, ranks_of(s))));
+  if (group_restarts(s)) {
+    const std::int64_t ranks = group_ranks_of(s);
+    const SimTime across = restart_phases(s.failures.restart_phases, std::max(1, s.strategy.replica_groups)).communicator_init;
+    out << fmt::format("           torchft restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
+                       "communicator across the {} groups {:.2f} s\n",
+                       (restart_phases(s.failures.restart_phases, ranks).total() + across).seconds(), ranks,
+                       phase_text(in_job_phases(s, ranks)), s.strategy.replica_groups, across.seconds());
+  }
   if (new_job_from_phases(s))
     out << fmt::format("           a new job adds {:.2f} s: {}\n", s.failures.restart_tiers.new_job_overhead.seconds(),
                        phase_text(new_job_phase_list(s)));
@@ -72,7 +90,15 @@ nlohmann::json restart_phases_json(const Scenario& s) {
   nlohmann::json out = {{"ranks", ranks_of(s)}};
   if (s.failures.restart_from_phases) {
     out["in_job_s"] = s.failures.restart.seconds();
-    out["in_job_phases_s"] = phase_json(in_job_phases(s));
+    out["in_job_phases_s"] = phase_json(in_job_phases(s, ranks_of(s)));
+    if (group_restarts(s)) {
+      const std::int64_t ranks = group_ranks_of(s);
+      const SimTime across = restart_phases(s.failures.restart_phases, std::max(1, s.strategy.replica_groups)).communicator_init;
+      out["group"] = {{"ranks", ranks},
+                      {"restart_s", (restart_phases(s.failures.restart_phases, ranks).total() + across).seconds()},
+                      {"phases_s", phase_json(in_job_phases(s, ranks))},
+                      {"across_groups_communicator_init_s", across.seconds()}};
+    }
   }
   if (new_job_from_phases(s)) {
     out["new_job_s"] = s.failures.restart_tiers.new_job_overhead.seconds();

@@ -259,7 +259,9 @@ class ReplicaSimulation {
     const int groups = c_.replica_groups;
     const int per_group = std::max(1, s_.cluster.machines / groups);
     GroupOutages out(groups, c_.min_groups);
-    const SimTime t_iter = c_.iteration_time;
+    // A step takes T + F (F: torchft's own cost per step); the loop counts work in steps of that
+    // length and splits it into training and fault-tolerance time at the end.
+    const SimTime t_iter = checked_add(c_.iteration_time, c_.ft_step, "/strategy/ft_commit_latency", "a step with its fault-tolerance cost");
     const SimTime end_time = run_end_bound(s_, t_iter * s_.run.iterations.value_or(0));
     const std::int64_t target = s_.run.iterations.value_or(0);
     SimTime t;
@@ -327,15 +329,24 @@ class ReplicaSimulation {
         break;
       }
     }
-    b.training = t_iter * result_.iterations + partial_training_;
-    b.lost_progress = compute_ - b.training;
+    // Of the steps kept, F / (T + F) is fault-tolerance time (the partial step's share too).
+    const SimTime kept_steps = t_iter * result_.iterations + partial_training_;
+    const SimTime ft_time = c_.ft_step > SimTime::zero()
+                                ? c_.ft_step * result_.iterations +
+                                      SimTime::from_ns(static_cast<std::int64_t>(
+                                          static_cast<long double>(partial_training_.ns()) * c_.ft_step.ns() / t_iter.ns()))
+                                : SimTime::zero();
+    b.checkpoint_stall = ft_time;
+    b.training = kept_steps - ft_time;
+    b.lost_progress = compute_ - kept_steps;
     return result_;
   }
 
   /// Per-step fault tolerance: how long after failure f every group waits before the next
-  /// quorum, max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp).
+  /// quorum, max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp),
+  /// plus the cross-group communicator's two reconfigurations (the group leaves and rejoins).
   SimTime per_step_wait(const FailureEvent& f) const {
-    return std::max(c_.heartbeat_timeout, std::min(detection_of(f), c_.step_timeout));
+    return saturating_add(std::max(c_.heartbeat_timeout, std::min(detection_of(f), c_.step_timeout)), c_.reconfigure * 2);
   }
 
   /// A failure under per-step fault tolerance: its groups leave the quorum until healed.
@@ -1011,7 +1022,13 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
                        "restarting (an elastic restart would restart the whole job)");
     elastic_ = elastic_plan(scenario_);
   }
-  causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
+  std::vector<FailureCause> causes = failure_causes(scenario_.failures);
+  // Per-step fault tolerance restarts only the failed group (torchft.cpp): its restart from the
+  // phases at the group's ranks replaces the whole job's where a cause takes the scenario's.
+  if (costs_.tier == CheckpointTier::per_step && costs_.group_restart > SimTime::zero())
+    for (FailureCause& c : causes)
+      if (c.restart == scenario_.failures.restart) c.restart = costs_.group_restart;
+  causes_ = std::make_shared<const std::vector<FailureCause>>(std::move(causes));
 }
 
 void RunModel::check_trace_causes() const {

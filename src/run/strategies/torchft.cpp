@@ -34,7 +34,19 @@
 //            over the machine's PCIe links first, + 2 g_m / (GPUs x B_pcie). Counted as exposed:
 //            the iteration model does not schedule it, and the engines' own reduce-scatters use
 //            the same NICs in the backward where it could overlap (an upper bound).
-//   no checkpoint stall, no retrieval, no lost progress beyond the step in flight.
+//   group restart (with the restart phases in effect, failures.restart not written): a failed
+//            group restarts as a job of its own N / G machines (TorchFT runs each replica group
+//            as its own torchrun job), in_job(R_g) of scenario/restart_phases.hpp at its
+//            R_g = (N / G) x GPUs ranks, plus its communicator across the groups at G ranks,
+//            reconfigure = communicator_init(G) (the Manager's process group is configured anew
+//            for each quorum: torchft/process_group.py configure). A written failures.restart (or
+//            a cause's own restart) is the group's restart as written.
+//   reconfigure: every group waits for it when the failed group leaves the quorum and again
+//            when it rejoins; both are charged to the wait after the failure (the same idle time
+//            to first order; the rejoin's is later in the run).
+//   per step: each step takes T + F; F is fault-tolerance time, counted in the breakdown's
+//            checkpoint_stall (goodput: checkpoint save), not training.
+//   no checkpoint, no retrieval, no lost progress beyond the step in flight.
 // Closed form: analysis/per_step_model.hpp.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -43,6 +55,7 @@
 
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
+#include "ckptsim/scenario/restart_phases.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::strategies {
@@ -74,6 +87,15 @@ class TorchFt final : public Strategy {
                                    st.heal_bandwidth ? "/strategy/heal_bandwidth" : "/cluster/network/p2p_efficiency",
                                    "a replica group's heal from a live peer");
     c.ft_step = ft_step_cost(in.s);
+    if (in.s.failures.restart_from_phases) {
+      const RestartPhasesSpec& phases = in.s.failures.restart_phases;
+      const std::int64_t group_ranks =
+          static_cast<std::int64_t>(std::max(1, in.s.cluster.machines / std::max(1, st.replica_groups))) *
+          std::max(1, in.s.cluster.gpus_per_machine);
+      c.reconfigure = restart_phases(phases, std::max(1, st.replica_groups)).communicator_init;
+      c.group_restart = checked_add(restart_phases(phases, group_ranks).total(), c.reconfigure, "/failures/restart_phases",
+                                    "a replica group's restart");
+    }
   }
   /// F = A + K (the header).
   static SimTime ft_step_cost(const Scenario& s) {
@@ -103,8 +125,10 @@ class TorchFt final : public Strategy {
   }
   [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
-    return fmt::format(" ({} replica groups, quorum of {}, heal {}, step timeout {}, heartbeat timeout {}, {} per step)",
-                       c.replica_groups, c.min_groups, format_duration(c.heal), format_duration(c.step_timeout),
+    const std::string restart =
+        c.group_restart > SimTime::zero() ? fmt::format(", group restart {}", format_duration(c.group_restart)) : "";
+    return fmt::format(" ({} replica groups, quorum of {}, heal {}{}, step timeout {}, heartbeat timeout {}, {} per step)",
+                       c.replica_groups, c.min_groups, format_duration(c.heal), restart, format_duration(c.step_timeout),
                        format_duration(c.heartbeat_timeout), format_duration(c.ft_step));
   }
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
@@ -114,6 +138,10 @@ class TorchFt final : public Strategy {
     out["step_timeout_s"] = c.step_timeout.seconds();
     out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
     out["ft_step_s"] = c.ft_step.seconds();
+    if (c.group_restart > SimTime::zero()) {
+      out["group_restart_s"] = c.group_restart.seconds();
+      out["reconfigure_s"] = c.reconfigure.seconds();
+    }
   }
 };
 

@@ -4,8 +4,12 @@
 //     fits of calibrate();
 //   - through read_maybe_gzip_file (gzip or plain, 64 MiB of output at most) and the JSON parser,
 //     then as a PyTorch profiler trace (parse_torch_profiler, and the idle-span profile of what
-//     it read) and as a kernel-class document (parse_kernel_classes_document, add_kernel_samples).
+//     it read) and as a kernel-class document (parse_kernel_classes_document, add_kernel_samples);
+//   - repeated up to 256 times (about 1 MiB at most) as the events of one trace ({"traceEvents": [IN, IN, ...]}),
+//     through the JSON reader and parse_torch_profiler: a large array of whatever the input is,
+//     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays).
 // Bad input must end in the typed errors of core/error.hpp.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -19,6 +23,12 @@
 #include "fuzz_input.hpp"
 
 namespace {
+
+/// Copies of the input in the large-array document: 256, fewer for inputs above 4 KiB, so that
+/// the document stays within about 1 MiB.
+std::size_t large_array_copies(std::size_t input_bytes) {
+  return std::max<std::size_t>(1, std::min<std::size_t>(256, (std::size_t{1} << 20) / (input_bytes + 1)));
+}
 
 template <class F>
 void guarded(F&& f) {
@@ -55,6 +65,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       ckptsim::MeasurementSet set;
       ckptsim::add_kernel_samples(doc, path, set);
     });
+  });
+  guarded([&] {
+    std::string events = R"({"traceEvents": [)";
+    const std::size_t copies = large_array_copies(text.size());
+    events.reserve(events.size() + copies * (text.size() + 1) + 2);
+    for (std::size_t k = 0; k < copies; ++k) {
+      if (k > 0) events += ',';
+      events += text;
+    }
+    events += "]}";
+    const nlohmann::json doc = ckptsim::parse_json_strict(events, path);
+    (void)ckptsim::parse_torch_profiler(doc, path, 0, {});
   });
   return 0;
 }

@@ -7,21 +7,31 @@ SOURCE is one of
   a sweep folder (ckptsim sweep -o DIR: manifest.json + points.csv), kinds:
     line       METRIC against the X axis, one line per value of the GROUP axis, with the 95%
                confidence band of the mean (METRIC_ci95 column) when the sweep has one
-    breakdown  stacked bars of where the time lost to failures and checkpoints went (the run
-               command's time breakdown minus training), one bar per value of the GROUP axis
+    breakdown  stacked bars of where the time not spent training went (every part of the run
+               command's time breakdown but training: checkpoint stall, lost progress,
+               detection, replacement wait, retrieval, restart, degraded throughput, live
+               migration), one bar per value of the GROUP axis; a part the sweep did not
+               write is named in the title as not drawn
     heatmap    METRIC over two axes (X across, Y down)
     best       for each value of X, the value of the OVER axis with the best METRIC (e.g. the
                checkpoint interval with the highest ETTR for each failure rate), one line per GROUP
   a `ckptsim placement --json` file, kind placement: P(recover from CPU memory) against the
     number of simultaneous failures k, one line per placement scheme
-  a `ckptsim iteration --trace` file, kind timeline: compute, collectives and checkpoint chunks
-    per machine and stream over one iteration
-With no --kind it draws every kind that fits SOURCE. Each figure is written as OUTDIR/NAME.png
-and OUTDIR/NAME.svg (--formats), with titles and axis labels carrying units.
+  a `ckptsim iteration --trace` file (predicted) or a `ckptsim-replay --trace` file (measured),
+    kind timeline: compute, collectives and checkpoint chunks per machine (rank) and stream, the
+    title saying which of the two it is
+With no --kind it draws every kind that fits SOURCE (a kind asked for with --kind that cannot
+be drawn is an error, exit 2). Each figure is written as OUTDIR/NAME.png and OUTDIR/NAME.svg
+(--formats), with titles and axis labels carrying units.
 Axis values such as "1.5%/machine/day" or "3h" are read as their number (1.5, 3) with the unit
-shown in the axis label, when every value of the axis is written in the same unit; an axis whose
-values mix units is drawn as categories, each value with its own unit. --where AXIS=VALUE (repeatable) keeps only those points; other axes that
-vary are fixed at their first value (the title says so).
+shown in the axis label, when every value of the axis is written in the same unit. An axis whose
+values mix units is placed by the SI column the sweep writes beside it (interval_s,
+failure_rate_per_machine_s), labelled with the SI unit; without that column it is drawn as
+categories, each value with its own unit, and --kind best, which needs numbers, exits 2 naming
+the axis and its units. Legend and tick labels tell every value apart: values that would read
+the same (two strategies of one kind) name the fields in which they differ.
+--where AXIS=VALUE (repeatable) keeps only those points; other axes that vary are fixed at their
+first value (the title says so).
 """
 import argparse
 import csv
@@ -44,7 +54,18 @@ except ImportError as missing:
           file=sys.stderr)
     sys.exit(2)
 
-BREAKDOWN = ["checkpoint_stall_s", "lost_progress_s", "detection_s", "replacement_wait_s", "retrieval_s", "restart_s"]
+# Every part of the run's time breakdown but training (run/run_model.hpp, time_breakdown_s): the
+# sweep's columns and their legend entries. The wall time is training plus these.
+BREAKDOWN = [
+    ("checkpoint_stall_s", "checkpoint stall"),
+    ("lost_progress_s", "lost progress"),
+    ("detection_s", "detection"),
+    ("replacement_wait_s", "replacement wait"),
+    ("retrieval_s", "retrieval"),
+    ("restart_s", "restart"),
+    ("degraded_s", "degraded (slowed steps)"),
+    ("migration_s", "live migration"),
+]
 METRIC_LABELS = {
     "ettr": "ETTR (training time / wall time)",
     "iterations": "iterations completed",
@@ -98,6 +119,47 @@ def legend_value(text):
     return f"{number:.4g} {unit}".strip()
 
 
+def field_text(value):
+    """A field of an axis value as a label writes it: strings bare, anything else as compact JSON."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+def distinct_labels(values):
+    """{value: label} for the values of one axis, every label different. A value's label is its
+    legend_value; values that would share one (two strategies of one kind that differ in a field,
+    {"kind":"async-two-phase"} and {"kind":"async-two-phase","local_bandwidth":"12GB/s"}) name the
+    fields in which they differ, "async-two-phase (no local_bandwidth)" and "async-two-phase
+    (local_bandwidth=12GB/s)"; any other clash (numbers equal to 4 digits) shows the values as
+    written."""
+    labels = {v: legend_value(v) for v in values}
+    clashes = {}
+    for v in values:
+        clashes.setdefault(labels[v], []).append(v)
+    for label, same in clashes.items():
+        if len(same) < 2:
+            continue
+        try:
+            objects = [json.loads(v) for v in same]
+        except ValueError:
+            objects = []
+        if objects and all(isinstance(o, dict) for o in objects):
+            keys = []
+            for o in objects:
+                keys += [k for k in o if k not in keys]
+            missing = object()
+            differing = [k for k in keys if len({json.dumps(o.get(k), sort_keys=True) if k in o else missing
+                                                 for o in objects}) > 1]
+            for v, o in zip(same, objects):
+                parts = [f"{k}={field_text(o[k])}" if k in o else f"no {k}" for k in differing]
+                labels[v] = f"{label} ({', '.join(parts)})"
+        else:
+            for v in same:
+                labels[v] = v
+    if len(set(labels.values())) < len(labels):
+        return {v: v for v in values}
+    return labels
+
+
 def wrapped(title, width=72):
     """A title wrapped to lines that fit a 6.4-inch figure at font size 10."""
     return "\n".join(textwrap.fill(line, width) for line in title.split("\n"))
@@ -140,6 +202,11 @@ def check_metric(sweep, metric):
         fail(f"--metric {metric}: not a metric of these points (metrics: {', '.join(columns)})")
 
 
+# The SI columns `ckptsim sweep` writes beside an axis of unit strings (sweep/results.cpp,
+# numeric_axis) and the unit each is in.
+SI_COLUMNS = [("_s", "s"), ("_bytes", "bytes"), ("_bytes_per_s", "B/s"), ("_per_machine_s", "/machine/s"),
+              ("_flop_per_s", "FLOP/s")]
+
 # Legends with more entries than this become a colour scale (numeric values) or are left out.
 MAX_LEGEND_ENTRIES = 10
 
@@ -167,7 +234,9 @@ class Sweep:
             axis, _, value = item.partition("=")
             if axis not in self.axes:
                 fail(f"--where {item}: no axis {axis!r} (axes: {', '.join(self.axes)})")
-            rows = [r for r in rows if r[axis] == value or short_value(r[axis]) == value]
+            # VALUE as written, its short form (--where strategy=gemini) or its figure label.
+            labels = distinct_labels(list(dict.fromkeys(r[axis] for r in rows)))
+            rows = [r for r in rows if value in (r[axis], short_value(r[axis]), labels[r[axis]])]
         if not rows:
             fail(f"{folder}: no valid points to plot")
         self.rows = rows
@@ -175,6 +244,7 @@ class Sweep:
         # Random-mode sweeps draw every axis at random for each point: no two points share a
         # value, so nothing is held fixed and lines between points would mean nothing.
         self.random = (self.manifest.get("spec") or {}).get("mode") == "random"
+        self._labels = {}
 
     def values(self, axis):
         seen = []
@@ -183,18 +253,54 @@ class Sweep:
                 seen.append(r[axis])
         return seen
 
-    def numeric(self, axis):
-        """Every value a number, all in one unit: only then are their numbers comparable (values
-        written in different units, "1.5%/machine/day" and "0.001/machine/h", are drawn as
-        categories, each labelled with its own unit, never placed on one scale)."""
+    def units(self, axis):
+        """The units the values of an axis are written in ("" for plain numbers), in order; None
+        when a value is no number."""
         parsed = [number_and_unit(v) for v in self.values(axis)]
-        return all(n is not None for n, _ in parsed) and len({u for _, u in parsed}) == 1
+        if any(n is None for n, _ in parsed):
+            return None
+        return list(dict.fromkeys(u for _, u in parsed))
+
+    def si_column(self, axis):
+        """(column, unit) of the SI column `ckptsim sweep` writes beside an axis of unit strings
+        (interval_s next to interval, failure_rate_per_machine_s next to failure_rate), when every
+        point has a number there; else None."""
+        for suffix, unit in SI_COLUMNS:
+            column = axis + suffix
+            if column in self.rows[0] and column not in self.axes:
+                try:
+                    [float(r[column]) for r in self.rows]
+                except ValueError:
+                    continue
+                return column, unit
+        return None
+
+    def numeric(self, axis):
+        """Every value a number on one scale: all written in one unit, or in several units with
+        the sweep's SI column beside the axis (then placed by that column). Values in different
+        units without it, "1.5%/machine/day" and "0.001/machine/h", are drawn as categories, each
+        labelled with its own unit, never placed on one scale by their written numbers."""
+        units = self.units(axis)
+        return units is not None and (len(units) == 1 or self.si_column(axis) is not None)
+
+    def mixed_units(self, axis):
+        """True for an axis of numbers written in more than one unit."""
+        units = self.units(axis)
+        return units is not None and len(units) > 1
 
     def axis_label(self, axis):
-        """The axis name with the unit every one of its values shares (numeric axes only)."""
-        units = {number_and_unit(v)[1] for v in self.values(axis)} if self.numeric(axis) else set()
-        unit = units.pop() if len(units) == 1 else ""
+        """The axis name with the unit every one of its values shares (numeric axes only; the SI
+        unit where the values mix units)."""
+        if not self.numeric(axis):
+            return axis
+        unit = self.si_column(axis)[1] if self.mixed_units(axis) else self.units(axis)[0]
         return f"{axis} ({unit})" if unit else axis
+
+    def label(self, axis, value):
+        """The legend or tick label of one value of an axis, different from every other value's."""
+        if axis not in self._labels:
+            self._labels[axis] = distinct_labels(self.values(axis))
+        return self._labels[axis][value]
 
     def fixed(self, used):
         """Rows with every varying axis not in `used` at its first value, and a note saying so
@@ -207,11 +313,18 @@ class Sweep:
             if a not in used:
                 first = self.values(a)[0]
                 rows = [r for r in rows if r[a] == first]
-                notes.append(f"{a} = {legend_value(first)}")
+                notes.append(f"{a} = {self.label(a, first)}")
         return rows, ("; ".join(notes))
 
     def x_value(self, axis, text):
-        return number_and_unit(text)[0] if self.numeric(axis) else self.values(axis).index(text)
+        """A value's place on its axis: its number, its SI number where the axis mixes units,
+        else its index among the values (a categorical axis)."""
+        if not self.numeric(axis):
+            return self.values(axis).index(text)
+        if self.mixed_units(axis):
+            column = self.si_column(axis)[0]
+            return float(next(r[column] for r in self.rows if r[axis] == text))
+        return number_and_unit(text)[0]
 
 
 def pick(sweep, wanted, exclude=(), prefer_numeric=True):
@@ -232,7 +345,7 @@ def title_with(base, note):
 def plot_line(sweep, args, outdir, written):
     x = pick(sweep, args.x)
     if x is None:
-        return
+        return nothing_to_draw(args, "line", "no axis varies among the points")
     group = pick(sweep, args.group, exclude=[x], prefer_numeric=False)
     metric = args.metric
     check_metric(sweep, metric)
@@ -258,7 +371,7 @@ def plot_line(sweep, args, outdir, written):
             for g in groups:
                 sub = [r for r in rows if r[group] == g]
                 ax.scatter([sweep.x_value(x, r[x]) for r in sub], [float(r[metric]) for r in sub], s=10,
-                           label=legend_value(g))
+                           label=sweep.label(group, g))
             points.remove()
     else:
         for g in groups:
@@ -266,7 +379,7 @@ def plot_line(sweep, args, outdir, written):
             sub.sort(key=lambda r: sweep.x_value(x, r[x]))
             xs = [sweep.x_value(x, r[x]) for r in sub]
             ys = [float(r[metric]) for r in sub]
-            line, = ax.plot(xs, ys, marker="o", markersize=3, label=legend_value(g) if g else None)
+            line, = ax.plot(xs, ys, marker="o", markersize=3, label=sweep.label(group, g) if g else None)
             if f"{metric}_ci95" in sub[0] and all(r[f"{metric}_ci95"] != "" for r in sub):
                 half = [float(r[f"{metric}_ci95"]) for r in sub]
                 ax.fill_between(xs, [y - h for y, h in zip(ys, half)], [y + h for y, h in zip(ys, half)],
@@ -282,7 +395,7 @@ def plot_line(sweep, args, outdir, written):
             else:
                 set_log_ticks(ax.xaxis, xs_all)
     else:
-        ax.set_xticks(range(len(sweep.values(x))), [short_value(v) for v in sweep.values(x)])
+        ax.set_xticks(range(len(sweep.values(x))), [sweep.label(x, v) for v in sweep.values(x)])
     ax.set_xlabel(sweep.axis_label(x))
     ax.set_ylabel(metric_label(metric))
     ax.set_title(title_with(args.title or f"{metric_label(metric)} against {x}", note), fontsize=10)
@@ -302,33 +415,63 @@ def plot_line(sweep, args, outdir, written):
     save(fig, outdir, args.name or f"{metric}-vs-{x}".replace("/", "_"), args.formats, written)
 
 
+def nothing_to_draw(args, kind, why):
+    """A kind that cannot be drawn: an error when --kind asked for it, else a note on stderr."""
+    if args.kind:
+        fail(f"--kind {kind}: {why}")
+    print(f"plot.py: note: no {kind} figure: {why}", file=sys.stderr)
+
+
 def plot_breakdown(sweep, args, outdir, written):
-    parts = [p for p in BREAKDOWN if p in (sweep.rows[0].keys())]
-    if not parts:
-        return
     group = pick(sweep, args.group, prefer_numeric=False)
     rows, note = sweep.fixed([group] if group else [])
+    # A part drawn only where every bar has it; one missing anywhere is named in the title (and on
+    # stderr) rather than silently left out, which would make its time look free. The exception:
+    # a run without live migration writes no time_breakdown_s.migration (run/monte_carlo.cpp), so
+    # the sweep leaves migration_s empty there, and none of its time went to migration: 0.
+    rows = [dict(r, migration_s=r["migration_s"] or "0") if "migration_s" in r else r for r in rows]
+    parts = [(column, name) for column, name in BREAKDOWN
+             if column in rows[0] and all(r[column] != "" for r in rows)]
+    missing = [column for column, _ in BREAKDOWN if column not in [c for c, _ in parts]]
+    if not parts:
+        return nothing_to_draw(args, "breakdown", "points.csv has none of the time-breakdown columns ("
+                               + ", ".join(c for c, _ in BREAKDOWN) + ")")
+    if missing:
+        gap = f"not drawn, not in points.csv: {', '.join(missing)}"
+        print(f"plot.py: warning: breakdown: {gap}", file=sys.stderr)
+        note = "; ".join(n for n in (note, gap) if n)
     if group and sweep.numeric(group):
         rows = sorted(rows, key=lambda r: sweep.x_value(group, r[group]))
-    labels = [legend_value(r[group]) if group else str(r["index"]) for r in rows]
-    # Bars share a 6-inch axis (about 80 characters at font size 10): labels longer than their
-    # bar's slot are turned 35 degrees, right-aligned under their bar, so neighbours never overlap.
-    slot_chars = 80 / max(1, len(labels))
+    labels = [sweep.label(group, r[group]) if group else str(r["index"]) for r in rows]
+    # Bars share the axis left of the legend, about 4.5 inches (60 characters at font size 10):
+    # labels longer than their bar's slot are turned 35 degrees, right-aligned under their bar,
+    # so neighbours never overlap.
+    slot_chars = 60 / max(1, len(labels))
     turned = max(len(s) for s in labels) > slot_chars
     fig, ax = plt.subplots(figsize=(7.4, 4.4 if turned else 4.2))
     positions = list(range(len(rows)))
     bottom = [0.0] * len(rows)
-    for p in parts:
-        hours = [float(r[p]) / 3600 for r in rows]
-        ax.bar(positions, hours, bottom=bottom, label=p[:-2].replace("_", " "))
-        bottom = [b + h for b, h in zip(bottom, hours)]
+    handles = []
+    colours = iter(plt.rcParams["axes.prop_cycle"].by_key()["color"] * 2)
+    for column, name in parts:
+        hours = [float(r[column]) / 3600 for r in rows]
+        colour = next(colours)
+        if any(hours):
+            handles.append(ax.bar(positions, hours, bottom=bottom, label=name, color=colour))
+            bottom = [b + h for b, h in zip(bottom, hours)]
+        else:
+            # Counted and zero in every bar: said in the legend, not drawn as empty bars.
+            handles.append(matplotlib.patches.Patch(color=colour, label=f"{name}: none"))
     ax.set_xticks(positions, labels, rotation=35 if turned else 0, ha="right" if turned else "center",
                   fontsize=8 if turned else 10)
     ax.set_ylabel("time lost per run (hours)")
     ax.set_xlabel(sweep.axis_label(group) if group else "point")
-    ax.set_title(title_with(args.title or "Where the time lost to failures and checkpoints goes", note), fontsize=10)
+    # The axis is narrower than the figure (the legend is beside it): titles wrap at 60 characters.
+    title = args.title or "Where the time lost to failures and checkpoints goes"
+    ax.set_title(wrapped(f"{title}\n({note})" if note else title, 60), fontsize=10)
     # Outside the axes, right: a legend inside would sit over the tallest bars.
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="time lost to", title_fontsize=8)
+    ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="time lost to",
+              title_fontsize=8)
     ax.grid(True, axis="y", alpha=0.3)
     save(fig, outdir, args.name or f"breakdown-by-{group}", args.formats, written)
 
@@ -337,7 +480,8 @@ def plot_heatmap(sweep, args, outdir, written):
     x = pick(sweep, args.x)
     y = pick(sweep, args.y, exclude=[x])
     if x is None or y is None:
-        return
+        return nothing_to_draw(args, "heatmap", "needs two axes that vary; varying: "
+                               + (", ".join(sweep.varying) or "none"))
     check_metric(sweep, args.metric)
     rows, note = sweep.fixed([x, y])
     if sweep.random:
@@ -353,19 +497,33 @@ def plot_heatmap(sweep, args, outdir, written):
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     image = ax.imshow(grid, aspect="auto", origin="lower", cmap="viridis")
     fig.colorbar(image, ax=ax, label=metric_label(args.metric))
-    ax.set_xticks(range(len(xv)), [legend_value(v) for v in xv], rotation=45, ha="right", fontsize=8)
-    ax.set_yticks(range(len(yv)), [legend_value(v) for v in yv], fontsize=8)
+    ax.set_xticks(range(len(xv)), [sweep.label(x, v) for v in xv], rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(yv)), [sweep.label(y, v) for v in yv], fontsize=8)
     ax.set_xlabel(sweep.axis_label(x))
     ax.set_ylabel(sweep.axis_label(y))
     ax.set_title(title_with(args.title or f"{metric_label(args.metric)} over {x} and {y}", note), fontsize=10)
     save(fig, outdir, args.name or f"heatmap-{args.metric}", args.formats, written)
 
 
+def not_numeric_reason(sweep, axis):
+    """Why the values of an axis cannot be placed on one numeric scale (names the units found)."""
+    units = sweep.units(axis)
+    if units is None:
+        shown = ", ".join(sweep.label(axis, v) for v in sweep.values(axis)[:4])
+        return f"its values are not numbers ({shown}{', ...' if len(sweep.values(axis)) > 4 else ''})"
+    found = ", ".join(repr(u) if u else "no unit" for u in units)
+    return (f"its values mix units ({found}) and points.csv has no SI column beside it (such as "
+            f"{axis}_s, which ckptsim sweep writes for a duration axis); write them in one unit")
+
+
 def plot_best(sweep, args, outdir, written):
     x = pick(sweep, args.x)
     over = pick(sweep, args.over, exclude=[x])
-    if x is None or over is None or not sweep.numeric(over):
-        return
+    if x is None or over is None:
+        fail("--kind best needs two axes that vary, X and the axis optimized over (--over); "
+             f"varying: {', '.join(sweep.varying) or 'none'}")
+    if not sweep.numeric(over):
+        fail(f"--kind best: the axis optimized over, {over!r}, has no numeric scale: {not_numeric_reason(sweep, over)}")
     check_metric(sweep, args.metric)
     if sweep.random:
         fail("--kind best needs a grid sweep: a random-mode sweep has no two points at one X")
@@ -373,18 +531,25 @@ def plot_best(sweep, args, outdir, written):
     rows, note = sweep.fixed([x, over, group])
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     all_x, all_best = [], []
+    x_values = sorted(sweep.values(x), key=lambda v: sweep.x_value(x, v))
     for g in (sweep.values(group) if group else [None]):
         xs, best = [], []
-        for xval in sorted(sweep.values(x), key=lambda v: sweep.x_value(x, v)):
+        for xval in x_values:
             cands = [r for r in rows if r[x] == xval and (g is None or r[group] == g)]
             if cands:
                 top = max(cands, key=lambda r: float(r[args.metric]))
                 xs.append(sweep.x_value(x, xval))
                 best.append(sweep.x_value(over, top[over]))
-        ax.plot(xs, best, marker="o", label=legend_value(g) if g else None)
+        ax.plot(xs, best, marker="o", label=sweep.label(group, g) if g else None)
         all_x += xs
         all_best += best
-    for axis, setter, values in ((ax.xaxis, ax.set_xscale, all_x), (ax.yaxis, ax.set_yscale, all_best)):
+    scales = [(ax.yaxis, ax.set_yscale, all_best)]
+    if sweep.numeric(x):
+        scales.append((ax.xaxis, ax.set_xscale, all_x))
+    else:
+        # Categories (names, or values in units no column converts): one tick per value, labelled.
+        ax.set_xticks([sweep.x_value(x, v) for v in x_values], [sweep.label(x, v) for v in x_values])
+    for axis, setter, values in scales:
         if log_spaced(values) or (min(values) > 0 and max(values) / min(values) >= 4):
             setter("log")
             set_log_ticks(axis, values)
@@ -418,9 +583,12 @@ def plot_placement(doc, args, outdir, written):
     save(fig, outdir, args.name or "placement-probability", args.formats, written)
 
 
-# Colour groups of a timeline. `ckptsim iteration --trace` names each event's task category in
-# "cat" (workload/task_graph.cpp); ckptsim-replay's traces have no "cat" and are grouped by the
-# name of their stream (thread_name: "GPU compute", "all-gather", "checkpoint chunks sent", ...).
+# Colour groups of a timeline. Both trace writers (output/trace_events.hpp) name each slice's
+# category in "cat": `ckptsim iteration --trace` the task categories of workload/task_graph.cpp
+# (checkpoint-chunk, gpu-to-cpu-copy, local-copy), `ckptsim-replay --trace` the plan's operation
+# categories and checkpoint_send, checkpoint_copy, local_copy for its measured checkpoint
+# traffic; both add one "iteration" slice per iteration on the track "iterations". Older replay
+# traces have no "cat" and are grouped by the name of their stream (thread_name).
 TRACE_GROUPS = [
     ("compute", "tab:blue"),
     ("collectives", "tab:orange"),
@@ -428,16 +596,19 @@ TRACE_GROUPS = [
     ("copies to CPU memory", "tab:olive"),
     ("side-stream copies", "tab:purple"),
     ("host waits", "tab:gray"),
+    ("iterations", "lightgray"),
     ("other", "black"),
 ]
 CATEGORY_GROUP = {
     "forward": "compute", "recompute": "compute", "backward": "compute", "boundary": "compute",
     "optimizer": "compute",
     "all-gather": "collectives", "reduce-scatter": "collectives", "all-reduce": "collectives",
-    "checkpoint-chunk": "checkpoint traffic",
+    "checkpoint-chunk": "checkpoint traffic", "checkpoint_send": "checkpoint traffic",
     "gpu-to-cpu-copy": "copies to CPU memory", "local-copy": "copies to CPU memory",
+    "checkpoint_copy": "copies to CPU memory", "local_copy": "copies to CPU memory",
     "copy": "side-stream copies",
     "host": "host waits",
+    "iteration": "iterations",
 }
 
 
@@ -454,7 +625,23 @@ def trace_group(category, stream):
         return "checkpoint traffic"
     if "cpu" in s or "cop" in s:
         return "copies to CPU memory"
+    if s == "iterations":
+        return "iterations"
     return "other"
+
+
+def trace_source(doc, events):
+    """(measured, how the title names the source). otherData.source is "measured" in a
+    ckptsim-replay trace and "predicted" in an iteration --trace file; older replay traces have no
+    otherData and no "cat"."""
+    other = doc.get("otherData", {})
+    source = other.get("source")
+    measured = source == "measured" or (source is None and "cat" not in events[0])
+    if measured:
+        backend = other.get("backend")
+        return True, "measured by ckptsim-replay" + (f", {backend} backend" if backend else "") + (
+            f", scheduler {other['scheduler']}" if other.get("scheduler") else "")
+    return False, f"predicted by ckptsim iteration, scheduler {other.get('scheduler', '?')}"
 
 
 def plot_timeline(doc, args, outdir, written):
@@ -488,19 +675,21 @@ def plot_timeline(doc, args, outdir, written):
     ax.set_yticks(range(len(lanes)), [lane_name(p, t) for p, t in lanes], fontsize=6)
     ax.invert_yaxis()
     # How many iterations the trace holds: otherData.iterations when the writer gives it, else
-    # one local replica copy per iteration (ckptsim-replay lays iterations end to end), else one.
+    # its "iteration" slices on the first machine (both writers draw one per iteration), else
+    # one local replica copy per iteration (older replay traces lay iterations end to end).
     other = doc.get("otherData", {})
+    measured, source = trace_source(doc, events)
     iterations = other.get("iterations")
     if iterations is None:
-        first = machines[0]
-        local = [e for e in events if e["pid"] == first and e.get("name") == "local replica"]
-        iterations = max(1, len(local)) if "cat" not in events[0] else 1
-    source = "ckptsim-replay (measured)" if "cat" not in events[0] else f"ckptsim iteration, scheduler {other.get('scheduler', '?')}"
-    what = "One iteration" if iterations == 1 else f"{iterations} iterations"
+        first = [e for e in events if e["pid"] == machines[0]]
+        slices = [e for e in first if e.get("cat") == "iteration"]
+        local = [e for e in first if e.get("name") == "local replica"]
+        iterations = max(1, len(slices) or (len(local) if measured else 1))
+    what = ("One iteration" if iterations == 1 else f"{iterations} iterations") + (" measured" if measured else " predicted")
     ax.set_xlabel("time since the first iteration started (s)" if iterations > 1 else "time since the iteration started (s)")
     shown = f"{len(machines)} of {other['machines']}" if "machines" in other else f"{len(machines)}"
     ax.set_title(wrapped(args.title or f"{what}: compute, collectives and checkpoint traffic per stream\n"
-                         f"({source}; {shown} machines shown)", 110), fontsize=10)
+                         f"({source}; {shown} {'ranks' if measured else 'machines'} shown)", 110), fontsize=10)
     ax.legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="x", alpha=0.3)
     save(fig, outdir, args.name or "iteration-timeline", args.formats, written)

@@ -39,6 +39,11 @@ struct Loss {
 
 AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
   FailureMix mix = failure_mix(s);
+  // A failed group's restart from the phases at its own ranks (torchft.cpp), where a class
+  // takes the scenario's restart.
+  if (c.group_restart > SimTime::zero())
+    for (auto& fc : mix.classes)
+      if (fc.restart_s == s.failures.restart.seconds()) fc.restart_s = c.group_restart.seconds();
   apply_restart_tiers(mix, s, c.iteration_time.seconds());
   AnalyticPrediction p = first_order_start(mix, "torchft: first-order per-step model (analysis/per_step_model.hpp); "
                                                 "overlapping outages and every group out at once are left out");
@@ -55,7 +60,9 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   const double heal = c.heal.seconds();
   const double hb = c.heartbeat_timeout.seconds();
   const double to = c.step_timeout.seconds();
-  const auto wait_after = [&](double detection) { return std::max(hb, std::min(detection, to)); };
+  const double step = t + c.ft_step.seconds();
+  const double reconfigure = 2.0 * c.reconfigure.seconds();
+  const auto wait_after = [&](double detection) { return std::max(hb, std::min(detection, to)) + reconfigure; };
   const double hang_share = std::clamp(f.hangs.fraction, 0.0, 1.0);
   const SimTime in_job_hang = hang_detection(f.hangs, c.iteration_time);
   const double hang_wait =
@@ -113,7 +120,7 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   }
   const double speed = 1.0 - (1.0 - f.stragglers.speed) * slow_share;
   const double up = std::max(0.0, 1.0 - loss.wait - loss.out);
-  const double ettr = std::max(0.0, speed * up - loss.rate * t / 2.0);
+  const double ettr = std::max(0.0, (speed * up - loss.rate * step / 2.0) * (t / step));
 
   p.failure_rate = loss.rate;
   p.mtbf_s = loss.rate > 0 ? 1.0 / loss.rate : 0.0;

@@ -20,8 +20,30 @@ namespace {
 /// Fitted rates go into the fragment with 6 significant digits (a fit is no more precise).
 constexpr int kFragmentDigits = 6;
 
+/// The files among `sources` that `samples` came from (each origin is "FILE: where"), comma-separated.
+std::string sample_files(const std::vector<RateSample>& samples, const std::vector<std::string>& sources) {
+  std::string files;
+  for (const std::string& f : sources) {
+    const std::string prefix = f + ": ";
+    const bool used = std::any_of(samples.begin(), samples.end(), [&](const RateSample& r) { return r.origin.rfind(prefix, 0) == 0; });
+    if (used) files += (files.empty() ? "" : ", ") + f;
+  }
+  return files;
+}
+
+/// fit_rate, with a refusal naming the files of the samples before the fit ("mb.json: p2p ...").
+RateFit fit_naming_files(const std::vector<RateSample>& samples, const RateFitOptions& o, const std::vector<std::string>& sources) {
+  try {
+    return fit_rate(samples, o);
+  } catch (const ModelError& e) {
+    const std::string files = sample_files(samples, sources);
+    if (files.empty()) throw;
+    throw ModelError(fmt::format("{}: {}", files, e.parameter()), e.message());
+  }
+}
+
 GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, const std::vector<Measurement>& ms,
-                   RateModel model, const std::string& unit, std::optional<double> max_rate) {
+                   RateModel model, const std::string& unit, std::optional<double> max_rate, const std::vector<std::string>& sources) {
   GroupFit g;
   g.name = std::move(name);
   g.kind = std::move(kind);
@@ -29,8 +51,25 @@ GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, 
   g.machines = machines;
   g.rate_unit = unit;
   g.samples = rate_samples(ms);
-  g.fit = fit_rate(g.samples, {model, max_rate, g.name, unit});
+  g.fit = fit_naming_files(g.samples, {model, max_rate, g.name, unit}, sources);
   return g;
+}
+
+/// The first line of a refusal, up to its first ';' (for the "not written" notes).
+std::string short_reason(const ModelError& e) { return e.message().substr(0, e.message().find_first_of(";\n")); }
+
+/// Runs one pooled fit, which writes fields. A refusal is kept (Calibration::refused, with its
+/// files and samples) and noted, and the other fits go on; false when it was refused.
+template <class Fit>
+bool pooled_fit(Calibration& c, const std::string& name, Fit&& fit) {
+  try {
+    fit();
+    return true;
+  } catch (const ModelError& e) {
+    c.refused.push_back(e.what());
+    c.notes.push_back(fmt::format("{}: refused, its fields not written ({})", name, short_reason(e)));
+    return false;
+  }
 }
 
 bool is_collective(SampleKind k) {
@@ -39,13 +78,9 @@ bool is_collective(SampleKind k) {
 
 // Kernel classes against the base's kernel model (calibrate.hpp): per class reported, then the
 // fits that write (gemm, the pooled memory-bound classes, flash attention), which refuse.
-void fit_kernel_classes(const std::vector<ClassSample>& samples, const CalibrationBase& base, Calibration& c) {
-  if (!base.kernel_model) {
-    throw ModelError("calibrate", fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given "
-                                              "as --scenario; {}",
-                                              base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
-  }
-  const KernelModelBase& km = *base.kernel_model;
+void fit_kernel_classes(const std::vector<ClassSample>& samples, const CalibrationBase& base, const std::vector<std::string>& sources,
+                        Calibration& c) {
+  const KernelModelBase& km = *base.kernel_model;  // calibrate() refused class samples without one
   std::array<std::vector<RateSample>, kKernelClasses> per;
   std::map<std::string, std::size_t> unmodelled;
   for (const ClassSample& s : samples) {
@@ -67,7 +102,7 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
     }
   };
   const auto fit_of = [&](std::string name, const std::vector<RateSample>& rs, std::optional<double> e) {
-    RateFit fit = fit_rate(rs, {RateModel::proportional, e && *e > 0 ? std::optional(1 / *e) : std::nullopt, name, "x"});
+    RateFit fit = fit_naming_files(rs, {RateModel::proportional, e && *e > 0 ? std::optional(1 / *e) : std::nullopt, name, "x"}, sources);
     return GroupFit{std::move(name), std::string("kernel-class"), 0, 0, std::string("x"), rs, std::move(fit), {}};
   };
   for (int k = 0; k < kKernelClasses; ++k) {
@@ -77,16 +112,20 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
     try {
       c.fits.push_back(fit_of(name, per[static_cast<std::size_t>(k)], efficiency(cls)));
     } catch (const ModelError& e) {
-      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, short_reason(e)));
     }
   }
-  const auto write = [&](GroupFit g, double e, const char* key, const std::string& pointer) {
-    c.fields["cluster"][key] = std::stod(fmt::format("{:.6g}", e * g.fit.rate));
-    g.writes = {pointer};
-    c.fits.push_back(std::move(g));
+  const auto write = [&](const std::string& name, const std::vector<RateSample>& rs, std::optional<double> bound, double e, const char* key,
+                         const std::string& pointer) {
+    pooled_fit(c, name, [&] {
+      GroupFit g = fit_of(name, rs, bound);
+      c.fields["cluster"][key] = std::stod(fmt::format("{:.6g}", e * g.fit.rate));
+      g.writes = {pointer};
+      c.fits.push_back(std::move(g));
+    });
   };
   if (const auto& gemm = per[static_cast<std::size_t>(KernelClass::gemm)]; !gemm.empty()) {
-    write(fit_of("GEMM (kernel model)", gemm, km.gemm_efficiency), km.gemm_efficiency, "gpu_gemm_efficiency", "/cluster/gpu_gemm_efficiency");
+    write("GEMM (kernel model)", gemm, km.gemm_efficiency, km.gemm_efficiency, "gpu_gemm_efficiency", "/cluster/gpu_gemm_efficiency");
   }
   std::vector<RateSample> memory;
   for (KernelClass k : {KernelClass::layer_norm, KernelClass::elementwise, KernelClass::loss, KernelClass::embedding}) {
@@ -94,12 +133,12 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
     memory.insert(memory.end(), v.begin(), v.end());
   }
   if (!memory.empty()) {
-    write(fit_of("memory-bound kernels (kernel model)", memory, km.memory_efficiency), km.memory_efficiency, "gpu_memory_efficiency",
+    write("memory-bound kernels (kernel model)", memory, km.memory_efficiency, km.memory_efficiency, "gpu_memory_efficiency",
           "/cluster/gpu_memory_efficiency");
   }
   if (const auto& att = per[static_cast<std::size_t>(KernelClass::attention)]; !att.empty()) {
     if (km.flash_efficiency) {
-      write(fit_of("flash attention (kernel model)", att, km.flash_efficiency), *km.flash_efficiency, "gpu_flash_attention_efficiency",
+      write("flash attention (kernel model)", att, km.flash_efficiency, *km.flash_efficiency, "gpu_flash_attention_efficiency",
             "/cluster/gpu_flash_attention_efficiency");
     } else {
       c.notes.push_back("kernel class attention: reported, not written (unfused attention is GEMMs and memory-bound kernels in one class)");
@@ -177,6 +216,13 @@ void check_scenario_fragment(const nlohmann::json& fragment) {
 
 Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
   if (m.samples.empty() && m.class_samples.empty()) throw InputError(m.sources.empty() ? "<command line>" : m.sources.front(), "", "timed samples to fit", "none");
+  // Kernel-class samples need the profiled job's kernel model: without it the command was given
+  // the wrong inputs (no fit was tried), refused before any fit.
+  if (!m.class_samples.empty() && !base.kernel_model) {
+    throw ModelError("calibrate", fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given "
+                                              "as --scenario; {}",
+                                              base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
+  }
   Calibration c;
   const int g = std::max(1, base.gpus_per_machine);
   // The line rate per machine and the peak (calibrate.hpp).
@@ -203,9 +249,9 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     // A group's own fit is reported only: when it cannot be fitted, say so and go on (the pooled
     // fits below, which write fields, refuse instead).
     try {
-      c.fits.push_back(fit_group(name, std::string(info.name), ranks, nodes, ms, info.model, std::string(info.rate_unit), max_rate));
+      c.fits.push_back(fit_group(name, std::string(info.name), ranks, nodes, ms, info.model, std::string(info.rate_unit), max_rate, m.sources));
     } catch (const ModelError& e) {
-      c.notes.push_back(fmt::format("{}: no fit ({})", name, e.message().substr(0, e.message().find(';'))));
+      c.notes.push_back(fmt::format("{}: no fit ({})", name, short_reason(e)));
     }
   }
   // Pooled collectives of the chosen machine count.
@@ -236,28 +282,36 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
   std::optional<double> rc, rp;
   double latency = -1;
   if (!coll.empty()) {
-    GroupFit gf = fit_group(fmt::format("collectives ({} machines)", machines), "collectives", 0, machines, coll, RateModel::alpha_beta, "B/s", bound);
-    rc = gf.fit.rate;
-    latency = gf.fit.latency_s;
-    gf.writes = {"/cluster/network/latency", "/cluster/network/collective_efficiency"};
-    c.fits.push_back(std::move(gf));
+    pooled_fit(c, fmt::format("collectives ({} machines)", machines), [&] {
+      GroupFit gf = fit_group(fmt::format("collectives ({} machines)", machines), "collectives", 0, machines, coll, RateModel::alpha_beta, "B/s",
+                              bound, m.sources);
+      rc = gf.fit.rate;
+      latency = gf.fit.latency_s;
+      gf.writes = {"/cluster/network/latency", "/cluster/network/collective_efficiency"};
+      c.fits.push_back(std::move(gf));
+    });
   }
   if (!single.empty()) {
-    GroupFit gf = fit_group("collectives (1 machine, NVLink)", "collectives", 0, 1, single, RateModel::alpha_beta, "B/s",
-                            m.emulated ? std::nullopt : base.nvlink_bandwidth);
-    f["cluster"]["nvlink_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
-    gf.writes = {"/cluster/nvlink_bandwidth"};
-    c.fits.push_back(std::move(gf));
+    pooled_fit(c, "collectives (1 machine, NVLink)", [&] {
+      GroupFit gf = fit_group("collectives (1 machine, NVLink)", "collectives", 0, 1, single, RateModel::alpha_beta, "B/s",
+                              m.emulated ? std::nullopt : base.nvlink_bandwidth, m.sources);
+      f["cluster"]["nvlink_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
+      gf.writes = {"/cluster/nvlink_bandwidth"};
+      c.fits.push_back(std::move(gf));
+    });
   }
   if (!p2p.empty()) {
-    GroupFit gf = fit_group("p2p (between machines)", "p2p", 2, 2, p2p, RateModel::alpha_beta, "B/s", bound ? std::optional(*bound / g) : std::nullopt);
-    rp = gf.fit.rate;
-    if (latency < 0) {
-      latency = gf.fit.latency_s;
-      gf.writes.push_back("/cluster/network/latency");
-    }
-    gf.writes.push_back("/cluster/network/p2p_efficiency");
-    c.fits.push_back(std::move(gf));
+    pooled_fit(c, "p2p (between machines)", [&] {
+      GroupFit gf = fit_group("p2p (between machines)", "p2p", 2, 2, p2p, RateModel::alpha_beta, "B/s",
+                              bound ? std::optional(*bound / g) : std::nullopt, m.sources);
+      rp = gf.fit.rate;
+      if (latency < 0) {
+        latency = gf.fit.latency_s;
+        gf.writes.push_back("/cluster/network/latency");
+      }
+      gf.writes.push_back("/cluster/network/p2p_efficiency");
+      c.fits.push_back(std::move(gf));
+    });
   }
   if (rc || rp) {
     double l = 0;
@@ -273,24 +327,35 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
     f["cluster"]["network"]["latency"] = fmt::format("{:.6g}s", latency);
   }
   if (!copy.empty()) {
-    GroupFit gf = fit_group("host-copy (GPU to CPU memory)", "host-copy", 0, 0, copy, RateModel::proportional, "B/s", std::nullopt);
-    f["cluster"]["gpu_cpu_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
-    gf.writes = {"/cluster/gpu_cpu_bandwidth"};
-    c.fits.push_back(std::move(gf));
+    pooled_fit(c, "host-copy (GPU to CPU memory)", [&] {
+      GroupFit gf = fit_group("host-copy (GPU to CPU memory)", "host-copy", 0, 0, copy, RateModel::proportional, "B/s", std::nullopt, m.sources);
+      f["cluster"]["gpu_cpu_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
+      gf.writes = {"/cluster/gpu_cpu_bandwidth"};
+      c.fits.push_back(std::move(gf));
+    });
   }
   if (!compute.empty()) {
-    GroupFit gf = fit_group("compute (GEMM FLOP rate)", "compute", 0, 0, compute, RateModel::proportional, "FLOP/s", peak);
-    if (peak) {
-      f["training"]["compute_efficiency"] = std::stod(fmt::format("{:.6g}", gf.fit.rate / *peak));
-      gf.writes = {"/training/compute_efficiency"};
-    } else {
-      f["cluster"]["gpu_peak_flops"] = flop_rate_input_text(gf.fit.rate, kFragmentDigits);
-      f["training"]["compute_efficiency"] = 1.0;
-      gf.writes = {"/cluster/gpu_peak_flops", "/training/compute_efficiency"};
-    }
-    c.fits.push_back(std::move(gf));
+    pooled_fit(c, "compute (GEMM FLOP rate)", [&] {
+      GroupFit gf = fit_group("compute (GEMM FLOP rate)", "compute", 0, 0, compute, RateModel::proportional, "FLOP/s", peak, m.sources);
+      if (peak) {
+        f["training"]["compute_efficiency"] = std::stod(fmt::format("{:.6g}", gf.fit.rate / *peak));
+        gf.writes = {"/training/compute_efficiency"};
+      } else {
+        f["cluster"]["gpu_peak_flops"] = flop_rate_input_text(gf.fit.rate, kFragmentDigits);
+        f["training"]["compute_efficiency"] = 1.0;
+        gf.writes = {"/cluster/gpu_peak_flops", "/training/compute_efficiency"};
+      }
+      c.fits.push_back(std::move(gf));
+    });
   }
-  if (!m.class_samples.empty()) fit_kernel_classes(m.class_samples, base, c);
+  if (!m.class_samples.empty()) fit_kernel_classes(m.class_samples, base, m.sources, c);
+  // Fits that hold are kept and those refused reported (Calibration::refused); when every fit
+  // that would write a field was refused, there is nothing to write: refused as a whole.
+  if (f.empty() && !c.refused.empty()) {
+    std::string all;
+    for (const std::string& r : c.refused) all += "\n" + r;
+    throw ModelError("calibrate", fmt::format("every fit that writes a scenario field was refused, so nothing was written:{}", all));
+  }
   check_scenario_fragment(f);
   return c;
 }

@@ -85,8 +85,9 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
   const std::size_t params = ab ? 2 : 1;
   const std::string x_unit = o.unit == "FLOP/s" ? "FLOPs" : o.unit == "x" ? "model s" : "bytes";
   if (samples.size() < params) {
-    throw ModelError(o.name, fmt::format("the fit has {} parameter(s) ({}) and needs at least as many samples; found {}", params,
-                                         ab ? "latency and rate" : "rate", samples.size()));
+    throw ModelError(o.name, fmt::format("the fit has {} parameter(s) ({}) and needs at least as many samples; found {}{}", params,
+                                         ab ? "latency and rate" : "rate", samples.size(),
+                                         samples.empty() ? "" : ":\n" + sample_table(samples, {}, x_unit)));
   }
   for (const RateSample& s : samples) {
     if (!(ab ? s.x >= 0 : s.x > 0) || !(s.seconds > 0) || !(s.steps >= 1) || !std::isfinite(s.x) || !std::isfinite(s.seconds) || !std::isfinite(s.steps)) {
@@ -96,16 +97,26 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
   const auto refuse = [&](const std::string& why, const Solve& at) {
     std::vector<double> residuals;
     for (const RateSample& s : samples) residuals.push_back((s.steps * at.alpha + s.x * at.beta - s.seconds) / s.seconds);
-    throw ModelError(o.name, fmt::format("the fit is not physical: {}; refused (nothing written). The samples and their "
+    throw ModelError(o.name, fmt::format("the fit is not physical: {}; refused (its fields are not written). The samples and their "
                                          "residuals against that fit:\n{}",
                                          why, sample_table(samples, residuals, x_unit)));
+  };
+  // The estimator's own refusals (samples that determine too few parameters) name the fit and
+  // list its samples as the physical checks do.
+  const auto solved = [&](bool fit_alpha, bool fit_beta, double alpha, double beta) {
+    try {
+      return solve(samples, fit_alpha, fit_beta, alpha, beta);
+    } catch (const ModelError& e) {
+      throw ModelError(o.name, fmt::format("cannot be fitted: {}; refused (its fields are not written). The samples:\n{}",
+                                           e.message(), sample_table(samples, {}, x_unit)));
+    }
   };
   RateFit fit;
   fit.model = o.model;
   fit.samples = samples.size();
   bool free_alpha = ab, free_beta = true;
   double fixed_alpha = 0, fixed_beta = 0;
-  Solve s = solve(samples, free_alpha, free_beta, fixed_alpha, fixed_beta);
+  Solve s = solved(free_alpha, free_beta, fixed_alpha, fixed_beta);
   // At most one pass per bound: each fixes a parameter, so the loop ends.
   for (int pass = 0; pass < 3; ++pass) {
     if (free_beta && !(s.beta > 0)) {
@@ -117,7 +128,7 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
       if (!hw || s.alpha + *hw < 0) refuse(fmt::format("a negative latency of {} per step, beyond its 95% confidence interval", estimate), s);
       fit.at_bound.push_back(fmt::format("latency fixed at 0 (unconstrained {}, within its 95% interval)", estimate));
       free_alpha = false;
-      s = solve(samples, free_alpha, free_beta, 0, fixed_beta);
+      s = solved(free_alpha, free_beta, 0, fixed_beta);
       continue;
     }
     if (free_beta && o.max_rate && 1 / s.beta > *o.max_rate) {
@@ -130,7 +141,7 @@ RateFit fit_rate(const std::vector<RateSample>& samples, const RateFitOptions& o
       fit.at_bound.push_back(fmt::format("rate fixed at {} (unconstrained {}, within its 95% interval)", si(*o.max_rate, o.unit), estimate));
       free_beta = false;
       fixed_beta = 1 / *o.max_rate;
-      s = solve(samples, free_alpha, free_beta, fixed_alpha, fixed_beta);
+      s = solved(free_alpha, free_beta, fixed_alpha, fixed_beta);
       continue;
     }
     break;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "ckptsim/calibration/kernel_classes.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
 #include "json_reader.hpp"
 
@@ -58,16 +59,36 @@ std::string text_arg(const nlohmann::json& args, const char* key) {
   return args.is_object() && args.contains(key) && args.at(key).is_string() ? args.at(key).get<std::string>() : std::string();
 }
 
+// The clock range of a trace's times (docs/limits.md, "Clock range"): a duration at most 100
+// years, an instant (Kineto writes microseconds since the epoch, about 1.7e15) within the
+// +-2^63 ns of the simulated clock. Beyond them a kernel's time would leave the fields that
+// `ckptsim calibrate` and `iteration --profile` read back, or vanish in the rounding of its
+// start (1e300 + 5 == 1e300).
+constexpr double kMaxTraceDurationUs = kMaxDurationSeconds * 1e6;
+constexpr double kMaxTraceInstantUs = 9.223372036854775807e15;  // 2^63 ns
+
 class TraceReader {
  public:
   TraceReader(const std::string& file) : file_(file) {}
 
-  // ts and dur of event k, in seconds; refuses non-finite or negative values.
+  // ts and dur of event k, in seconds; refuses non-finite values, negative durations and times
+  // beyond the clock's range.
   std::pair<double, double> times(const nlohmann::json& e, std::size_t k) const {
     for (const char* key : {"ts", "dur"}) {
-      if (!e.contains(key) || !e.at(key).is_number() || !std::isfinite(e.at(key).get<double>()) || (key[0] == 'd' && e.at(key).get<double>() < 0)) {
-        throw InputError(file_, fmt::format("/traceEvents/{}/{}", k, key), key[0] == 'd' ? "a duration >= 0 (microseconds)" : "a time (microseconds)",
-                         e.contains(key) ? e.at(key).dump().substr(0, 40) : "nothing");
+      const bool is_duration = key[0] == 'd';
+      const auto it = e.find(key);
+      const bool number = it != e.end() && it->is_number() && std::isfinite(it->get<double>());
+      const double v = number ? it->get<double>() : 0.0;
+      const bool ok = number && (is_duration ? v >= 0 && v <= kMaxTraceDurationUs : std::abs(v) <= kMaxTraceInstantUs);
+      if (!ok) {
+        throw InputError(file_, fmt::format("/traceEvents/{}/{}", k, key),
+                         is_duration ? fmt::format("a duration >= 0 of at most 100 years ({:.6g} microseconds, the simulated "
+                                                   "clock's range; docs/limits.md)",
+                                                   kMaxTraceDurationUs)
+                                     : fmt::format("a time in microseconds within the simulated clock's range (+-2^63 ns, "
+                                                   "+-{:.4g} microseconds; docs/limits.md)",
+                                                   kMaxTraceInstantUs),
+                         it != e.end() ? it->dump().substr(0, 40) : "nothing");
       }
     }
     return {e.at("ts").get<double>() * 1e-6, e.at("dur").get<double>() * 1e-6};
@@ -211,6 +232,14 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
       cursor = std::max(cursor, e);
     }
     if (t_end > cursor && t_end - cursor >= o.min_span_s) st.idle_spans.emplace_back(cursor, t_end - cursor);
+    // Each kernel is within 100 years; their sum per class in one step must be too (what the
+    // kernel-class document holds and `calibrate` reads back).
+    for (const auto& [cls, c] : st.classes) {
+      if (!(c.seconds <= kMaxDurationSeconds)) {
+        throw InputError(file, "/traceEvents", fmt::format("GPU time per kernel class and step within the simulated clock's range (at most 100 years, {:.6g} s; docs/limits.md)", kMaxDurationSeconds),
+                         fmt::format("{:.6g} s of class {} in ProfilerStep#{}", c.seconds, cls, st.step));
+      }
+    }
     rank.steps.push_back(std::move(st));
   }
   if (!any_nccl) {
@@ -290,7 +319,7 @@ std::vector<ProfiledRank> parse_kernel_classes_document(const nlohmann::json& do
       const std::string sp = fmt::format("{}/steps/{}", rp, s);
       ProfiledStep st;
       st.step = r.integer(steps[s], sp, "step", 0, 2'000'000'000);
-      st.iteration_time_s = r.number(steps[s], sp, "iteration_time_s", 0, 1e6);
+      st.iteration_time_s = r.number(steps[s], sp, "iteration_time_s", 0, kMaxDurationSeconds);
       if (!(st.iteration_time_s > 0)) r.fail(sp + "/iteration_time_s", "a positive time", "0");
       st.network_busy_s = r.number(steps[s], sp, "network_busy_s", 0, st.iteration_time_s);
       const auto& classes = r.object(steps[s], sp, "classes");
@@ -298,7 +327,7 @@ std::vector<ProfiledRank> parse_kernel_classes_document(const nlohmann::json& do
         const std::string cp = sp + "/classes/" + name;
         ClassTime t;
         t.count = static_cast<std::size_t>(r.integer(c, cp, "count", 0, 2'000'000'000));
-        t.seconds = r.number(c, cp, "seconds", 0, 1e6);
+        t.seconds = r.number(c, cp, "seconds", 0, kMaxDurationSeconds);
         st.classes[name] = t;
       }
       const auto& colls = r.array(steps[s], sp, "collectives");
@@ -306,7 +335,7 @@ std::vector<ProfiledRank> parse_kernel_classes_document(const nlohmann::json& do
         const std::string cp = fmt::format("{}/collectives/{}", sp, k);
         ProfiledCollective c;
         c.collective = r.text(colls[k], cp, "collective");
-        c.seconds = r.number(colls[k], cp, "seconds", 0, 1e6);
+        c.seconds = r.number(colls[k], cp, "seconds", 0, kMaxDurationSeconds);
         c.bytes = r.number(colls[k], cp, "bytes", 0, 1e18);
         c.group_size = r.integer(colls[k], cp, "group_size", 0, 1'000'000);
         const auto& m = r.at(colls[k], cp, "machines", "a machine count or null");
@@ -319,7 +348,7 @@ std::vector<ProfiledRank> parse_kernel_classes_document(const nlohmann::json& do
         ProfiledCopy c;
         c.direction = r.text(copies[k], cp, "direction");
         c.bytes = r.number(copies[k], cp, "bytes", 0, 1e18);
-        c.seconds = r.number(copies[k], cp, "seconds", 0, 1e6);
+        c.seconds = r.number(copies[k], cp, "seconds", 0, kMaxDurationSeconds);
         st.copies.push_back(std::move(c));
       }
       pr.steps.push_back(std::move(st));

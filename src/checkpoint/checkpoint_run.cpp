@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/network/collectives.hpp"
 
 namespace ckptsim {
@@ -142,6 +143,17 @@ void measure(CheckpointRun& r) {
 
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
                                   int gpus_per_machine, SimTime alpha, SendLinks links) {
+  // The plan's tasks are tied into the training graph (the optimizer step waits for them, a
+  // blocking plan gates the iteration's first task): a model without that graph (the megatron
+  // parallelism model computes its schedule in closed form) has neither task to tie them to.
+  const TaskGraph& training = model.workload.graph();
+  const auto in_graph = [&](int task) { return task >= 0 && static_cast<std::size_t>(task) < training.size(); };
+  if (!in_graph(model.workload.first_task) || !in_graph(model.workload.optimizer_task))
+    throw ModelError("/training/parallelism",
+                     "run_with_checkpoint needs the iteration's training task graph (its first task and optimizer "
+                     "step), and this iteration model has none (a closed-form parallelism model such as megatron: "
+                     "IterationModel::has_training_graph() is false); run_checkpoint_alone simulates the plan's "
+                     "traffic without it, as evaluate_scheduler does for such models");
   CheckpointRun r;
   // Sized for the plan's tasks before the training graph is copied in, so that adding them does
   // not move the copy (its thousands of tasks) into new memory.

@@ -58,6 +58,15 @@ void write_calibration(const CommandContext& ctx, const Calibration& cal, const 
     ctx.out << calibration_table(cal);
   }
   ctx.err << fmt::format("ckptsim {}: {} written to {}\n", command, target.base_path.empty() ? "fitted fields" : "calibrated scenario", output);
+  // The fits that held were written; each refused one is a warning with its files and samples
+  // (exit 0: every field written is right under its fit; the refused ones kept their values).
+  for (const std::string& refusal : cal.refused) {
+    ctx.err << "warning: " << refusal << (refusal.ends_with('\n') ? "" : "\n");
+  }
+  if (!cal.refused.empty()) {
+    ctx.err << fmt::format("warning: {} fit(s) refused, their fields not written; the fields of the fits that held are in {}\n", cal.refused.size(),
+                           output);
+  }
 }
 
 }  // namespace ckptsim::cli

@@ -58,7 +58,8 @@ int command_calibrate(const CommandContext& ctx) {
       "collectives and of point-to-point sends, GPU-to-CPU copy bandwidth, compute FLOP/s, and the\n"
       "time of each kernel class against the kernel model of --scenario (GEMM, memory-bound and\n"
       "FlashAttention efficiencies), each with its standard error and residuals. A fit that is not physical (a negative latency, a rate\n"
-      "above the line rate) beyond its uncertainty is refused (exit 2) with the samples behind it.\n"
+      "above the line rate) beyond its uncertainty, or that its samples cannot determine, is refused with its file and samples\n"
+      "(a warning; the fits that hold are written), and when every fit is refused nothing is written (exit 2).\n"
       "-o writes the fitted scenario fields, or with --scenario BASE the whole scenario with them\n"
       "replaced; either way a file ckptsim loads (docs/timeline-format.md, \"Calibration\").\n\noptions");
   std::string output, base_path;

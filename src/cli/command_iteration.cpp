@@ -31,8 +31,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-void write_file(const std::string& path, const nlohmann::json& doc) { write_output_file(path, doc.dump() + '\n'); }
-
 /// The schedulers to compare: the one given, or all of them.
 std::vector<SchedulerKind> scheduler_kinds(const std::optional<SchedulerKind>& chosen) {
   std::vector<SchedulerKind> kinds;
@@ -138,12 +136,22 @@ int command_iteration(const CommandContext& ctx) {
   const int shown = std::min(trace_machines, scenario.cluster.machines);
   // The trace's limit before either output is written, so a refused trace leaves no file behind.
   if (!trace.empty()) enforce_work_limits({estimate_trace_work(traced_row->outcome, shown)}, vm.count("force") > 0);
+  // Both outputs or neither (output_file.hpp): a failed --trace leaves no profile behind.
+  std::vector<OutputText> outputs;
+  std::string profile_text, trace_text;
   if (!write_profile.empty()) {
-    write_file(write_profile, profile_to_json(study.model.profile, 0,
-                                              fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line)));
+    profile_text = profile_to_json(study.model.profile, 0,
+                                   fmt::format("{} ({})", study.model.profile.imported ? "imported profile" : "ckptsim iteration model", ctx.command_line))
+                       .dump() +
+                   '\n';
+    outputs.push_back({write_profile, profile_text});
   }
-  if (!trace.empty())
-    write_output_file(trace, iteration_trace(study, traced_row->name, traced_row->outcome, shown, ctx.command_line) + '\n');
+  if (!trace.empty()) {
+    trace_text = iteration_trace(study, traced_row->name, traced_row->outcome, shown, ctx.command_line);
+    trace_text += '\n';
+    outputs.push_back({trace, trace_text});
+  }
+  write_output_files(outputs);
   if (vm.count("json")) {
     nlohmann::json doc = iteration_report_json(study, rows, ctx.command_line);
     add_warnings(doc, unread_field_messages(scenario, UnreadFor::iteration));

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <ostream>
+#include <string_view>
 #include <thread>
+#include <typeinfo>
 
 #include <fmt/format.h>
 
@@ -11,6 +13,22 @@ namespace ckptsim::cli {
 namespace po = boost::program_options;
 
 namespace {
+
+/// The options that name a file or folder a command writes, in every command that has them.
+constexpr const char* kOutputOptions[] = {"output", "trace", "write-profile", "kernels"};
+
+/// An output option given an empty path ("-o \"\"") would be taken for one not given: refused.
+/// (Only options that take a value: `compute --kernels` is a switch.)
+void refuse_empty_output_paths(const po::variables_map& vm, const po::options_description& visible) {
+  for (const char* name : kOutputOptions) {
+    const po::option_description* option = visible.find_nothrow(name, false);
+    if (option == nullptr || option->semantic()->max_tokens() == 0) continue;
+    if (!vm.count(name) || vm[name].defaulted() || vm[name].value().type() != typeid(std::string)) continue;
+    if (vm[name].as<std::string>().empty()) {
+      throw UsageError(fmt::format("{}--{} expects a path to write, found an empty one (\"\")", std::string_view(name) == "output" ? "-o/" : "", name));
+    }
+  }
+}
 
 /// `args` against `visible` plus the hidden positional `hidden`; nullopt after printing help.
 std::optional<po::variables_map> parse_with_positionals(const CommandContext& ctx, const std::vector<std::string>& args,
@@ -26,6 +44,7 @@ std::optional<po::variables_map> parse_with_positionals(const CommandContext& ct
     return std::nullopt;
   }
   po::notify(vm);
+  refuse_empty_output_paths(vm, visible);
   return vm;
 }
 

@@ -37,7 +37,8 @@ SimTime tiered_hang_detection(const RestartTierSpec& spec, SimTime in_job_detect
 SimTime restart_latency(const RestartTierSpec& spec, RestartTier tier, SimTime cause_restart, SimTime iteration_time) {
   const SimTime in_job = spec.in_job_latency.value_or(cause_restart);
   switch (tier) {
-    case RestartTier::in_process: return saturating_add(spec.in_process_latency, iteration_time);
+    case RestartTier::in_process:
+      return saturating_add(saturating_add(spec.in_process_latency, spec.communicator_rebuild), iteration_time);
     case RestartTier::in_job: return in_job;
     case RestartTier::new_job: return saturating_add(in_job, spec.new_job_overhead);
   }

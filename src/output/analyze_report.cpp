@@ -14,6 +14,7 @@
 #include "ckptsim/core/printable.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/report_sections.hpp"
+#include "ckptsim/output/restart_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/output/warnings.hpp"
 #include "ckptsim/run/run_model.hpp"
@@ -117,6 +118,7 @@ void print_header_lines(std::ostream& out, const Scenario& scenario, const Strat
                      format_duration(costs.completion));
   const std::vector<ReportSection> sections = strategy_of(costs.strategy).report_sections();
   for (const ReportSection section : sections) report_section(section).print_after_costs(out, scenario, costs);
+  print_restart_phases(out, scenario);
   print_warning_lines(out, costs.warnings);
   if (!p.available) {
     out << fmt::format("closed form: not available — {}\n", p.reason);
@@ -197,6 +199,7 @@ nlohmann::json analyze_report_json(const Scenario& scenario, const StrategyCosts
   nlohmann::json doc;
   doc["scenario"] = effective_scenario_json(scenario);
   doc["costs"] = costs_json(costs);
+  if (nlohmann::json restart = restart_phases_json(scenario); !restart.is_null()) doc["restart"] = std::move(restart);
   doc["closed_form"] = closed_form_json(report.prediction, report.best_every_iterations);
   nlohmann::json metrics = nlohmann::json::object();
   for (const auto& c : report.rows) {

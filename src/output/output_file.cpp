@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 
 #include <fcntl.h>
@@ -98,15 +99,25 @@ class TemporaryFile {
   bool committed_ = false;
 };
 
-void replace_atomically(const std::string& target, std::string_view contents, const struct stat* existing) {
-  TemporaryFile tmp(target);
+/// A file written to its temporary and flushed, waiting to be renamed over its target.
+struct StagedFile {
+  std::string target;
+  std::unique_ptr<TemporaryFile> tmp;
+};
+
+StagedFile stage(const std::string& target, std::string_view contents, const struct stat* existing) {
+  StagedFile f{target, std::make_unique<TemporaryFile>(target)};
   // Keep the permissions of a file being replaced (as an in-place rewrite would).
-  if (existing != nullptr) (void)::fchmod(tmp.fd(), existing->st_mode & 07777);
-  if (const int error = write_all(tmp.fd(), contents); error != 0) fail(target, error);
-  if (::fsync(tmp.fd()) != 0) fail(target, errno);
-  tmp.commit(target);
+  if (existing != nullptr) (void)::fchmod(f.tmp->fd(), existing->st_mode & 07777);
+  if (const int error = write_all(f.tmp->fd(), contents); error != 0) fail(target, error);
+  if (::fsync(f.tmp->fd()) != 0) fail(target, errno);
+  return f;
+}
+
+void commit(StagedFile& f) {
+  f.tmp->commit(f.target);
   // Make the rename itself durable; a folder that cannot be synced loses nothing already written.
-  const int dir = ::open(tmp.folder().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = ::open(f.tmp->folder().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir >= 0) {
     (void)::fsync(dir);
     ::close(dir);
@@ -124,24 +135,36 @@ std::string final_target(const std::string& path) {
 
 }  // namespace
 
-void write_output_file(const std::string& path, std::string_view contents) {
-  if (path.empty()) fail("\"\"", ENOENT);
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT) fail(path, errno);
-    replace_atomically(final_target(path), contents, nullptr);
-    return;
+void write_output_file(const std::string& path, std::string_view contents) { write_output_files({{path, contents}}); }
+
+void write_output_files(const std::vector<OutputText>& outputs) {
+  // Every regular (or new) file is staged first; then what is written in place (devices, FIFOs,
+  // the process's own stdout/stderr); the renames come last, once every write has succeeded.
+  std::vector<StagedFile> staged;
+  std::vector<const OutputText*> in_place;
+  for (const OutputText& o : outputs) {
+    if (o.path.empty()) fail("\"\"", ENOENT);
+    struct stat st {};
+    if (::stat(o.path.c_str(), &st) != 0) {
+      if (errno != ENOENT) fail(o.path, errno);
+      staged.push_back(stage(final_target(o.path), o.contents, nullptr));
+    } else if (S_ISDIR(st.st_mode)) {
+      fail(o.path, EISDIR);
+    } else if (!S_ISREG(st.st_mode) || standard_stream_for(st) >= 0) {
+      in_place.push_back(&o);
+    } else {
+      staged.push_back(stage(final_target(o.path), o.contents, &st));
+    }
   }
-  if (S_ISDIR(st.st_mode)) fail(path, EISDIR);
-  if (!S_ISREG(st.st_mode)) {
-    write_in_place(path, contents);
-    return;
+  for (const OutputText* o : in_place) {
+    struct stat st {};
+    if (::stat(o->path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (const int error = write_all(standard_stream_for(st), o->contents); error != 0) fail(o->path, error);
+    } else {
+      write_in_place(o->path, o->contents);
+    }
   }
-  if (const int fd = standard_stream_for(st); fd >= 0) {
-    if (const int error = write_all(fd, contents); error != 0) fail(path, error);
-    return;
-  }
-  replace_atomically(final_target(path), contents, &st);
+  for (StagedFile& f : staged) commit(f);
 }
 
 void check_output_writable(const std::string& path) {
@@ -177,10 +200,12 @@ namespace {
 bool same_file(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
   if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  // Made absolute first: weakly_canonical leaves a relative path none of whose parts exists
+  // relative ("X"), while "./X" starts with a part that exists and becomes "/cwd/X".
   std::error_code ea, eb;
-  const auto ca = std::filesystem::weakly_canonical(a, ea);
-  const auto cb = std::filesystem::weakly_canonical(b, eb);
-  return !ea && !eb && ca == cb;
+  const auto ca = std::filesystem::weakly_canonical(std::filesystem::absolute(a, ea), ea);
+  const auto cb = std::filesystem::weakly_canonical(std::filesystem::absolute(b, eb), eb);
+  return !ea && !eb && ca.lexically_normal() == cb.lexically_normal();
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/output/numbers.hpp"
+#include "ckptsim/output/restart_report.hpp"
 #include "ckptsim/output/warnings.hpp"
 
 #include "ckptsim/output/assumptions_report.hpp"
@@ -96,10 +97,12 @@ nlohmann::json costs_json(const StrategyCosts& c) {
 
 nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& costs, const RunSummary& summary,
                                const std::string& command_line) {
-  return tidy_numbers(nlohmann::json{{"manifest", make_manifest(scenario, command_line)},
-                                     {"scenario", effective_scenario_json(scenario)},
-                                     {"costs", costs_json(costs)},
-                                     {"summary", summary_json(summary)}});
+  nlohmann::json doc{{"manifest", make_manifest(scenario, command_line)},
+                     {"scenario", effective_scenario_json(scenario)},
+                     {"costs", costs_json(costs)},
+                     {"summary", summary_json(summary)}};
+  if (nlohmann::json restart = restart_phases_json(scenario); !restart.is_null()) doc["restart"] = std::move(restart);
+  return tidy_numbers(std::move(doc));
 }
 
 void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& c, const RunSummary& summary,
@@ -124,6 +127,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
   }
   out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
+  print_restart_phases(out, s);
   print_assumptions(out, s, every_default);
   print_warning_lines(out, c.warnings);
   out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);

@@ -49,7 +49,13 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   check_trace_causes();
   // Once for every replica: values that cannot run are refused here, before any replica runs.
   mechanisms_ = mechanism_plans(scenario_, costs_);
-  causes_ = std::make_shared<const std::vector<FailureCause>>(failure_causes(scenario_.failures));
+  std::vector<FailureCause> causes = failure_causes(scenario_.failures);
+  // Per-step fault tolerance restarts only the failed group (torchft.cpp): its restart from the
+  // phases at the group's ranks replaces the whole job's where a cause takes the scenario's.
+  if (costs_.tier == CheckpointTier::per_step && costs_.group_restart > SimTime::zero())
+    for (FailureCause& c : causes)
+      if (c.restart == scenario_.failures.restart) c.restart = costs_.group_restart;
+  causes_ = std::make_shared<const std::vector<FailureCause>>(std::move(causes));
 }
 
 void RunModel::check_trace_causes() const {

@@ -76,6 +76,17 @@ std::string storage_configuration(const StrategyCosts& c) {
 
 namespace {
 
+/// A whole checkpoint through storage when every machine moves its shard at once: the aggregate
+/// C / bandwidth, or each machine's shard / client_bandwidth when that is longer (so the load time
+/// is flat while the per-client limit binds, and grows with the machines once the aggregate does).
+SimTime storage_transfer_time(const Scenario& s, double shard) {
+  const SimTime aggregate =
+      checked_transfer_time(s.checkpoint_bytes(), s.storage.bandwidth, "/storage/bandwidth", "a checkpoint's upload to storage");
+  if (!s.storage.client_bandwidth) return aggregate;
+  return std::max(aggregate, checked_transfer_time(shard, *s.storage.client_bandwidth, "/storage/client_bandwidth",
+                                                   "a machine's shard to or from storage"));
+}
+
 /// The failure-free run, T x iterations plus a stall per checkpoint, must fit the clock.
 void check_run_length(const Scenario& s, const StrategyCosts& c) {
   if (!s.run.iterations) return;
@@ -115,8 +126,7 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
                       iteration,
                       c.iteration_time,
                       shard,
-                      checked_transfer_time(s.checkpoint_bytes(), s.storage.bandwidth, "/storage/bandwidth",
-                                            "a checkpoint's upload to storage"),
+                      storage_transfer_time(s, shard),
                       checked_transfer_time(shard, s.training.serialization_bandwidth,
                                             "/training/serialization_bandwidth", "a shard's snapshot or reload")};
   c.retrieval_local = in.load;

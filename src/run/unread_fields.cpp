@@ -39,6 +39,8 @@ std::vector<FieldWarning> unread_field_warnings(const Scenario& s, UnreadFor rep
   std::vector<FieldWarning> out;
   for (const Field& f : scenario_fields()) {
     if (f.presence == Presence::alias || !std::binary_search(s.written.begin(), s.written.end(), f.pointer)) continue;
+    // Written with the value it holds anyway (an effective scenario read back): nothing ignored.
+    if (std::binary_search(s.written_unchanged.begin(), s.written_unchanged.end(), f.pointer)) continue;
     std::string reason = unread_reason(s, f, report);
     if (reason.empty()) continue;
     out.push_back({std::string(f.pointer), fmt::format("{} is {}", f.pointer, reason)});

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
+#include <variant>
+
+#include <fmt/format.h>
 
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
@@ -79,6 +83,9 @@ void set_origin(const Field& f, const Scenario& s, const std::vector<std::string
   } else if (f.presence == Presence::computed) {
     a.origin = ValueOrigin::computed;
     a.source = "computed";
+  } else if (f.presence == Presence::from_phases) {
+    a.origin = ValueOrigin::computed;
+    a.source = "restart phases";
   } else {
     a.origin = ValueOrigin::defaulted;
     a.source = "default";
@@ -129,6 +136,15 @@ std::vector<Assumption> scenario_assumptions(const Scenario& s) {
     a.pointer = std::string(f.pointer);
     a.value = value.is_string() ? value.get<std::string>() : value.dump();
     set_origin(f, s, fields, a);
+    // A sum of restart phases is whole nanoseconds, which the exact form writes as
+    // "289008672us": shown in seconds to the millisecond instead (the restart line of `run`
+    // gives each phase).
+    if (f.presence == Presence::from_phases && a.origin == ValueOrigin::computed) {
+      const FieldRef ref = f.bind(copy);
+      if (const auto* t = std::get_if<SimTime*>(&ref)) a.value = fmt::format("{:.3f}s", (*t)->seconds());
+      if (const auto* t = std::get_if<std::optional<SimTime>*>(&ref); t != nullptr && (*t)->has_value())
+        a.value = fmt::format("{:.3f}s", (**t)->seconds());
+    }
     out.push_back(std::move(a));
   }
   return out;

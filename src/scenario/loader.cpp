@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "cause_table.hpp"
 #include "checks.hpp"
@@ -17,6 +20,8 @@
 #include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/presets.hpp"
+#include "ckptsim/scenario/restart_phases.hpp"
+#include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/scenario/schema.hpp"
 #include "field_format.hpp"
 #include "field_read.hpp"
@@ -229,6 +234,7 @@ class Reader {
       case Presence::gpu_kernel:
       case Presence::defaulted:
       case Presence::computed:
+      case Presence::from_phases:
       case Presence::optional:
       case Presence::alias: break;
     }
@@ -292,12 +298,35 @@ class Reader {
         problem(std::string(f.pointer) + p.pointer, p.expected, p.pointer.empty() ? shown_value(v) : shown_at(v, p.pointer));
       return problems.empty();
     }
+    // A value equal to the one the field holds already (its default, or its preset's) changes
+    // nothing: an effective scenario written back writes every field, and none of them should
+    // read as the user's word about a field nothing reads (run/unread_fields.hpp).
+    const std::optional<FieldValue> before = value_of(f.bind(s_));
     if (auto expected = read_field_value(f, v, s_)) {
       const std::string hint = f.unit == Unit::name && v.is_string() ? did_you_mean(v.get<std::string>(), f.choices()) : "";
       problem(f.pointer, std::move(*expected), shown_value(v) + hint);
       return false;
     }
+    if (before && *before == *value_of(f.bind(s_))) unchanged_.insert(std::string(f.pointer));
     return true;
+  }
+
+  /// A copy of the value a field binds (nullopt for a cause table, which is never compared).
+  struct EnumValue {
+    int value;
+    bool operator==(const EnumValue&) const = default;
+  };
+  using FieldValue = std::variant<std::string, int, std::int64_t, std::uint64_t, double, bool, SimTime,
+                                  std::optional<SimTime>, std::optional<std::int64_t>, std::optional<double>, EnumValue>;
+  static std::optional<FieldValue> value_of(const FieldRef& ref) {
+    return std::visit(
+        [](auto* member) -> std::optional<FieldValue> {
+          using T = std::remove_pointer_t<decltype(member)>;
+          if constexpr (std::is_same_v<T, FailureCauseTable>) return std::nullopt;
+          else if constexpr (std::is_enum_v<T>) return FieldValue(EnumValue{static_cast<int>(*member)});
+          else return FieldValue(*member);
+        },
+        ref);
   }
 
   /// The value at a relative pointer inside `v` (escaped tokens), or "nothing".
@@ -320,9 +349,11 @@ class Reader {
         if (!present_.count("/run/seed")) s_.written.push_back("/run/seed");
       } else {
         s_.written.push_back(p);
+        if (unchanged_.count(p)) s_.written_unchanged.push_back(p);
       }
     }
     std::sort(s_.written.begin(), s_.written.end());
+    std::sort(s_.written_unchanged.begin(), s_.written_unchanged.end());
 
     // Seed in one place only.
     if (present_.count("/seed") && present_.count("/run/seed"))
@@ -368,6 +399,8 @@ class Reader {
         p != nullptr && !present_.count("/cluster/network/collective_efficiency"))
       s_.cluster.network.collective_efficiency = collective_efficiency_at(p->collective_efficiency, s_.cluster.machines);
 
+    resolve_restart_phases();
+
     // Fields required only under one failure process.
     for (const Field* f : missing_when_) {
       if (name_of(s_.failures.process) == f->when && !bad_.count("/failures/process") && !misspelt_beside(*f))
@@ -408,6 +441,60 @@ class Reader {
     }
   }
 
+  /// failures.restart and a new job's overhead, when not written: the restart phases' sums at
+  /// this scale (restart_phases.hpp). Each phase and the sum must keep within the clock: a phase
+  /// that does not is reported at its own field (computed in seconds first, so that no product
+  /// leaves the clock before it is checked).
+  void resolve_restart_phases() {
+    const RestartPhasesSpec& p = s_.failures.restart_phases;
+    if (p.nccl_bootstrap_rings > 2)
+      problem("/failures/restart_phases/nccl_bootstrap_rings",
+              "1 (NCCL up to 2.28: one ring per all-gather) or 2 (NCCL 2.29: two rings)", std::to_string(p.nccl_bootstrap_rings));
+    const std::int64_t ranks = static_cast<std::int64_t>(std::max(0, s_.cluster.machines)) * std::max(0, s_.cluster.gpus_per_machine);
+    const double steps = 3.0 * static_cast<double>(nccl_bootstrap_steps(ranks, p.nccl_bootstrap_rings));
+    const std::pair<const char*, double> in_job[] = {
+        {"/failures/restart_phases/process_start", p.process_start.seconds()},
+        {"/failures/restart_phases/rendezvous_per_rank", p.rendezvous_per_rank.seconds() * static_cast<double>(ranks)},
+        {"/failures/restart_phases/nccl_init_fixed", p.nccl_init_fixed.seconds()},
+        {"/failures/restart_phases/nccl_bootstrap_step", p.nccl_bootstrap_step.seconds() * steps},
+        {"/failures/restart_phases/warmup", p.warmup.seconds()},
+        {"/failures/restart_phases/first_iteration", p.first_iteration.seconds()}};
+    const std::pair<const char*, double> new_job[] = {{"/failures/restart_phases/requeue", p.requeue.seconds()},
+                                                      {"/failures/restart_phases/health_check", p.health_check.seconds()},
+                                                      {"/failures/restart_phases/image_pull", p.image_pull.seconds()}};
+    // An in-process restart rebuilds the communicators (failure/restart_tiers.hpp), whatever
+    // failures.restart says.
+    if (within_clock(in_job, "an in-job restart, the sum of the restart phases"))
+      s_.failures.restart_tiers.communicator_rebuild = restart_phases(p, ranks).communicator_init;
+    if (!present_.count("/failures/restart") && within_clock(in_job, "an in-job restart, the sum of the restart phases")) {
+      s_.failures.restart = restart_phases(p, ranks).total();
+      s_.failures.restart_from_phases = true;
+    }
+    if (!present_.count("/failures/restart_tiers/new_job/overhead") &&
+        within_clock(new_job, "a new job's overhead, the sum of the new-job restart phases")) {
+      s_.failures.restart_tiers.new_job_overhead = new_job_phases(p).total();
+      s_.failures.restart_tiers.new_job_overhead_from_phases = true;
+    }
+  }
+
+  /// Whether the terms and their sum keep within the clock's range; else a problem at the largest
+  /// term's field (unless one of them has a problem already).
+  template <std::size_t N>
+  bool within_clock(const std::pair<const char*, double> (&terms)[N], std::string_view what) {
+    double sum = 0;
+    const std::pair<const char*, double>* largest = &terms[0];
+    for (const auto& term : terms) {
+      if (bad_.count(term.first)) return false;
+      sum += term.second;
+      if (term.second > largest->second) largest = &term;
+    }
+    if (duration_in_range(sum)) return true;
+    problem(largest->first,
+            fmt::format("a value keeping {} within the simulated clock's range (at most 100 years; see docs/limits.md)", what),
+            fmt::format("{}, which makes it {:.3g} s", found_text(largest->first), sum));
+    return false;
+  }
+
   const json& doc_;
   std::string label_;
   ProblemList problems_;
@@ -415,6 +502,7 @@ class Reader {
   Scenario s_;
   std::set<std::string> bad_;      ///< pointers with a recorded problem
   std::set<std::string> present_;  ///< pointers written in the document
+  std::set<std::string> unchanged_;  ///< of those, the ones written with the value they held already
   std::vector<const Field*> missing_when_;
 };
 

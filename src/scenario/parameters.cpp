@@ -21,6 +21,7 @@ std::vector<std::string> collective_names() { return names_of<CollectiveAlgorith
 std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }
 std::vector<std::string> parallelism_names() { return names_of<Parallelism>(); }
 std::vector<std::string> recomputation_names() { return names_of<Recomputation>(); }
+std::vector<std::string> ft_transport_names() { return names_of<FtTransport>(); }
 std::vector<std::string> placement_names() { return names_of<PlacementScheme>(); }
 std::vector<std::string> lemon_model_names() { return names_of<LemonModel>(); }
 std::vector<std::string> restart_tier_names() { return names_of<RestartTier>(); }
@@ -76,6 +77,7 @@ std::string default_label(const Field& f) {
     case Presence::gpu_kernel: return "GPU type";
     case Presence::from_model: return "model preset";
     case Presence::computed: return "architecture";
+    case Presence::from_phases: return "restart phases";
     case Presence::optional: return "not set";
     case Presence::alias: return "-";
     case Presence::when_process: return "required if " + std::string(f.when);
@@ -98,7 +100,7 @@ std::vector<Field> assemble_fields() {
   for (ParameterBlock (*block)() :
        {&scenario_name_parameters, &cluster_parameters, &gpu_parameters, &network_parameters, &storage_parameters,
         &model_parameters, &training_parameters, &megatron_parameters, &deepspeed_zero3_parameters, &fsdp_parameters,
-        &strategy_parameters, &failure_parameters, &replacement_parameters, &failure_domain_parameters, &lemon_parameters,
+        &strategy_parameters, &failure_parameters, &replacement_parameters, &restart_phase_parameters, &failure_domain_parameters, &lemon_parameters,
         &fault_model_parameters, &migration_parameters, &elastic_parameters, &restart_tier_parameters,
         &run_parameters}) {
     ParameterBlock b = block();

@@ -13,6 +13,7 @@
 #include "ckptsim/core/work_limits.hpp"
 #include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/analyze_report.hpp"
+#include "ckptsim/output/restart_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/output/warnings.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
@@ -68,6 +69,7 @@ nlohmann::json run_point(const Scenario& scenario, CostCache& cache) {
   nlohmann::json result = scenario_part(scenario);
   result["costs"] = costs_json(costs);
   result["summary"] = summary_json(summary);
+  if (nlohmann::json restart = restart_phases_json(scenario); !restart.is_null()) result["restart"] = std::move(restart);
   return result;
 }
 

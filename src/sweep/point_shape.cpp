@@ -6,6 +6,7 @@
 
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/analyze_report.hpp"
+#include "ckptsim/output/restart_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/strategy.hpp"
@@ -52,8 +53,19 @@ json every_costs_json() {
   return costs;
 }
 
+/// The restart phases' members (output/restart_report.hpp), in-job and new-job both.
+json every_restart_json() {
+  Scenario s;
+  s.cluster.machines = 1;
+  s.failures.restart_from_phases = true;
+  s.failures.restart_tiers.enabled = true;
+  s.failures.restart_tiers.new_job_overhead_from_phases = true;
+  return restart_phases_json(s);
+}
+
 json run_shape() {
-  return {{"scenario_hash", ""}, {"costs", every_costs_json()}, {"summary", summary_json(every_metric())}};
+  return {{"scenario_hash", ""}, {"costs", every_costs_json()}, {"summary", summary_json(every_metric())},
+          {"restart", every_restart_json()}};
 }
 
 json analyze_shape() {
@@ -80,6 +92,7 @@ json analyze_shape() {
   costs.parity = 1;
   json shape = analyze_report_json(s, costs, report);
   shape["costs"] = every_costs_json();  // every strategy's own costs members, as run_shape
+  shape["restart"] = every_restart_json();
   shape.erase("scenario");
   shape["scenario_hash"] = "";
   return shape;

@@ -408,7 +408,9 @@ std::vector<Metric> default_metrics(PointCommand command) {
           {"detection_s", "/summary/time_breakdown_s/detection"},
           {"replacement_wait_s", "/summary/time_breakdown_s/replacement_wait"},
           {"retrieval_s", "/summary/time_breakdown_s/retrieval"},
-          {"restart_s", "/summary/time_breakdown_s/restart"}};
+          {"restart_s", "/summary/time_breakdown_s/restart"},
+          {"degraded_s", "/summary/time_breakdown_s/degraded"},
+          {"migration_s", "/summary/time_breakdown_s/migration"}};
 }
 
 std::int64_t point_count(const SweepSpec& spec) {

@@ -199,7 +199,8 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
     }
     SimTime t;
     if (!it.contains("iteration_time") || !read_duration(it["iteration_time"], t) || t <= SimTime::zero()) {
-      problems.add(at + "/iteration_time", "a positive " + kDuration, it.contains("iteration_time") ? brief(it["iteration_time"]) : "nothing");
+      problems.add(at + "/iteration_time", "a duration greater than zero (seconds as a number, or a string such as \"12ms\")",
+                   it.contains("iteration_time") ? brief(it["iteration_time"]) : "nothing");
     }
     times.push_back(t);
     std::vector<IdleSpan> spans;

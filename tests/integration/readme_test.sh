@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The command-line transcripts of README.md, docs/limits.md and docs/own-cluster.md against the binary
-# (scripts/check-readme), and the checker itself on transcripts made to match or not.
+# The command-line transcripts of README.md and of every docs/*.md page that has one against the
+# binary (scripts/check-readme), and the checker itself on transcripts made to match or not.
 #   readme_test.sh PATH/TO/ckptsim
 set -uo pipefail
 exe=$1
@@ -10,7 +10,55 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/tap.sh"
 checker=("$root/scripts/check-readme" --binary "$exe")
 
-check "every README.md, docs/limits.md and docs/own-cluster.md transcript is what the binary prints" "${checker[@]}"
+checked_all() { "${checker[@]}" | tee "$tmp/all.out"; }
+check "every transcript of README.md and docs/*.md is what the binary prints" checked_all
+# The pages checked by default: README.md and each docs/*.md page with a line "$ ckptsim ..." or
+# "$ cp ..." (a transcript's first command), found here by grep, not by the checker's own parser.
+pages=$(cd "$root" && { echo README.md; grep -lE '^ *\$ (ckptsim|cp) ' docs/*.md; } | paste -sd, - | sed 's/,/, /g')
+covers() { tail -1 "$tmp/all.out" | grep -qF "($pages)" || { echo "wanted ($pages)"; tail -1 "$tmp/all.out"; return 1; }; }
+check "by default every docs/*.md page with a transcript is checked ($pages)" covers
+
+# A page that gains a transcript is checked without being listed: the checker copied into a
+# scratch tree (it finds README.md and docs/ beside its own scripts/ folder) with a README, a
+# docs page holding a wrong transcript and a docs page with none.
+fake="$tmp/fake"
+mkdir -p "$fake/scripts" "$fake/docs" "$fake/scenarios" "$fake/traces"
+cp "$root/scripts/check-readme" "$fake/scripts/"
+printf '# r\n' >"$fake/README.md"
+printf '```\n$ ckptsim run scenarios/invalid/bad-unit.json\nnot what it prints\n```\n' >"$fake/docs/new-page.md"
+printf '```\nckptsim run x.json\n```\n' >"$fake/docs/no-transcript.md"
+finds_new_page() {
+  "$fake/scripts/check-readme" --binary "$exe" >"$tmp/fake.out" 2>&1
+  local status=$?
+  cat "$tmp/fake.out"
+  [[ $status -eq 1 ]] && grep -q '^--- new-page.md:2: ' "$tmp/fake.out" &&
+    tail -1 "$tmp/fake.out" | grep -qF '1 commands checked, 1 differ, 0 skipped (README.md, docs/new-page.md)'
+}
+check "a docs page with a transcript is checked by default, one without is not" finds_new_page
+
+# Figures the README's prose takes from result files the binary wrote: the iteration times in
+# minutes of the ETTR-beyond-GEMINI paragraph (results/ettr-beyond-gemini.csv, 4,096 machines)
+# and of the recovery paragraph (results/recovery/recovery.csv, 2,048 machines), iteration_time_s
+# / 60 to one decimal.
+prose_minutes() {
+  python3 - "$root" <<'PY'
+import csv, re, sys
+root = sys.argv[1]
+readme = open(f"{root}/README.md").read()
+def minutes(path, machines):
+    times = {float(r["iteration_time_s"]) for r in csv.DictReader(open(f"{root}/{path}"))
+             if r["status"] == "ok" and int(r["machines"]) == machines}
+    assert len(times) == 1, (path, times)
+    return f"{times.pop() / 60:.1f}"
+for sentence, path, machines in (("completes one ([0-9.]+)-minute iteration later", "results/ettr-beyond-gemini.csv", 4096),
+                                 ("completes one ([0-9.]+)-minute iteration after it starts", "results/recovery/recovery.csv", 2048)):
+    # The sentence as markdown wraps it: any run of spaces and line breaks between its words.
+    found = re.findall(sentence.replace(" ", r"\s+"), readme)
+    want = minutes(path, machines)
+    assert found == [want], f"README: {sentence!r} says {found}, {path} gives {want} min at {machines} machines"
+PY
+}
+check "the README's iteration minutes are those of the result files it cites" prose_minutes
 
 # The bad-unit error, the README's first transcript, printed by hand from the loader's message.
 error='error: scenarios/invalid/bad-unit.json: /storage/bandwidth: expected a positive bandwidth such as "400Gbps" (bits/s: bps Kbps Mbps Gbps Tbps) or "25GB/s" (bytes/s: B/s KB/s MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s), found "20Gbs"'

@@ -192,6 +192,28 @@ for ev in (pred, meas):
     chunk = next(e for e in ev if e["ph"] == "X" and e["tid"] == 7)
     assert {"bytes", "peer", "span", "sub_buffer"} <= set(chunk["args"]), chunk
 PY
+# scripts/plot.py on the real replay trace (2 iterations, 4 ranks): titled as measured, every slice
+# in a named colour group (its checkpoint chunks as checkpoint traffic, not "other"). Needs
+# Debian's python3-matplotlib, which plot.py's #! line uses; skipped without it.
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  check "plot.py titles the replay trace as 2 measured iterations, its chunks as checkpoint traffic" \
+    /usr/bin/python3 - "$tmp/traced.trace.json" "$PWD/scripts/plot.py" <<'PY'
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("plot", sys.argv[2])
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+figures = []
+plot.save = lambda fig, *rest: figures.append(fig)
+args = type("Args", (), dict(title=None, name=None, formats=["png"], machines=4, source=sys.argv[1]))()
+plot.plot_timeline(json.load(open(sys.argv[1])), args, ".", [])
+ax = figures[0].axes[0]
+title, legend = ax.get_title(), [t.get_text() for t in ax.get_legend().get_texts()]
+assert title.startswith("2 iterations measured") and "ckptsim-replay" in title, title
+assert "checkpoint traffic" in legend and "other" not in legend, legend
+PY
+else
+  n=$((n + 1)); echo "ok $n - # SKIP plot.py on the replay trace: python3-matplotlib is not installed"
+fi
 
 # --- validate: a known good and a known bad pair, and measurements it cannot compare ---
 # The measured file is the plan's own prediction with every time stretched by a factor f, so

@@ -70,6 +70,18 @@ assert points[0]['status'] == 'invalid' and 'training does not fit its GPUs' in 
 assert points[1]['status'] == 'ok', points[1]
 PY"
 
+# --- refusals from the models name the scenario file, as the loader's do ---
+# Elastic restart under per-step fault tolerance is refused by the run model itself; an explicit
+# cluster without a GPU type gives the kernel model no GEMM efficiency once the explicit compute
+# efficiency is gone.
+edit scenarios/examples/llama3-405b-16k-torchft.json "$tmp/ft-elastic.json" '/failures/elastic={"min_machines":1024}'
+check "the run model's refusal names the file and the field" bash -c "
+  '$bin' run '$tmp/ft-elastic.json' -r 1 -q 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -q '$tmp/ft-elastic.json: /failures/elastic/min_machines' '$tmp/e'"
+edit scenarios/examples/replay-small.json "$tmp/nohbm.json" '/training/compute_efficiency=null'
+check "the iteration model's refusal names the file" bash -c "
+  '$bin' run '$tmp/nohbm.json' -r 1 -q 2>'$tmp/e' >/dev/null; grep -q '$tmp/nohbm.json: ' '$tmp/e'"
+
 # --- fields nothing reads ---
 paper=scenarios/paper/gpt2-100b-16xp4d.json
 edit $paper "$tmp/unread.json" '/strategy/interval="30min"' '/training/fsdp={"forward_prefetch":true}' '/run/duration="1d"'

@@ -59,6 +59,9 @@ def first_difference(a, b, where=""):
 
 
 def check_equal(description, module_doc, cli_doc):
+    if not isinstance(module_doc, dict) or not isinstance(cli_doc, dict):  # one raised (outcome below)
+        report(False, description, f"module: {module_doc!r}\ncommand line: {cli_doc!r}")
+        return
     a, b = without_call(module_doc), without_call(cli_doc)
     report(a == b, description, first_difference(a, b))
 
@@ -76,6 +79,14 @@ def raised(call):
     except Exception as e:  # noqa: BLE001 (the test inspects whatever was raised)
         return e
     return None
+
+
+def outcome(call):
+    """What the call returns, or what it raised (a failing check then reports it)."""
+    try:
+        return call()
+    except Exception as e:  # noqa: BLE001 (the test inspects whatever was raised)
+        return e
 
 
 paper = "scenarios/paper/gpt2-100b-16xp4d.json"
@@ -103,14 +114,17 @@ check_equal("iteration(path, scheduler='gemini') equals `ckptsim iteration --sch
             ckptsim.iteration(paper, scheduler="gemini"), cli_json("iteration", paper, "--scheduler", "gemini", "--json"))
 
 # --- analyze: single-tier, multi-level (closed_form.multi_level) and erasure-coded (erasure_code).
+# A scenario both refuse is a failed check, not the end of the script (outcome, check_equal).
 for path, what in ((paper, "GEMINI"), (multi_level, "multi-level"), (erasure, "erasure-coded")):
-    doc = ckptsim.analyze(path, replicas=10, seed=3)
+    doc = outcome(lambda: ckptsim.analyze(path, replicas=10, seed=3))
     check_equal(f"analyze({what}, replicas=10, seed=3) equals `ckptsim analyze --json -r 10 -s 3`", doc,
-                cli_json("analyze", path, "--json", "-r", "10", "-s", "3"))
-report("multi_level" in ckptsim.analyze(multi_level, replicas=0)["closed_form"],
-       "analyze() of a multi-level scenario carries closed_form.multi_level, as the command does")
-report("erasure_code" in ckptsim.analyze(erasure, replicas=0),
-       "analyze() of an erasure-coded scenario carries erasure_code, as the command does")
+                outcome(lambda: cli_json("analyze", path, "--json", "-r", "10", "-s", "3")))
+doc = outcome(lambda: ckptsim.analyze(multi_level, replicas=0))
+report(isinstance(doc, dict) and "multi_level" in doc["closed_form"],
+       "analyze() of a multi-level scenario carries closed_form.multi_level, as the command does", repr(doc)[:2000])
+doc = outcome(lambda: ckptsim.analyze(erasure, replicas=0))
+report(isinstance(doc, dict) and "erasure_code" in doc,
+       "analyze() of an erasure-coded scenario carries erasure_code, as the command does", repr(doc)[:2000])
 
 # --- placement
 check_equal("placement(machines=16, replicas=2, window_probability='1%', shard_bytes='9.4GB') equals the command's --json",
@@ -133,13 +147,46 @@ report(abs(group["probability"][2] - 4 / 6) < 1e-12, "placement(N=4, m=2, group)
 # --- a dict gives the result of its file
 with open(paper) as f:
     paper_dict = json.load(f)
-# A file without "name" is named after itself (the bundled scenarios write none); a dict has no
-# file name, so the dict names the scenario as its file would be named.
-paper_dict.setdefault("name", pathlib.Path(paper).stem)
-check_equal("run(dict) equals run(path) for the same document", ckptsim.run(paper_dict, replicas=20, seed=7), cli_run)
-check_equal("analyze(dict) equals analyze(path)", ckptsim.analyze(paper_dict, replicas=5),
-            ckptsim.analyze(paper, replicas=5))
-check_equal("iteration(dict) equals iteration(path)", ckptsim.iteration(paper_dict), ckptsim.iteration(paper))
+# A file without "name" is named after itself, its file name without ".json" (the bundled
+# scenarios write none): `ckptsim run scenarios/paper/gpt2-100b-16xp4d.json` names it
+# "gpt2-100b-16xp4d". A dict has no file name: given file=PATH it is loaded as that file is, so
+# the dict read from the file, unchanged and without a name, gives the command's document whole
+# (name, scenario hash and all); without file= it is named "<dict>", the label of its problems.
+report("name" not in paper_dict and cli_run["scenario"]["name"] == "gpt2-100b-16xp4d",
+       "the paper scenario writes no name, and the command names it after its file", cli_run["scenario"].get("name"))
+check_equal("run(dict, file=path) equals `ckptsim run path -o FILE` for the same document, name included",
+            outcome(lambda: ckptsim.run(paper_dict, replicas=20, seed=7, file=paper)), cli_run)
+check_equal("run(dict, file=pathlib.Path) equals it too",
+            outcome(lambda: ckptsim.run(paper_dict, replicas=20, seed=7, file=pathlib.Path(paper))), cli_run)
+check_equal("analyze(dict, file=path) equals `ckptsim analyze path --json`",
+            outcome(lambda: ckptsim.analyze(paper_dict, replicas=5, file=paper)),
+            cli_json("analyze", paper, "--json", "-r", "5"))
+check_equal("iteration(dict, file=path) equals `ckptsim iteration path --json`",
+            outcome(lambda: ckptsim.iteration(paper_dict, file=paper)), cli_json("iteration", paper, "--json"))
+report(ckptsim.run(paper_dict, replicas=2)["scenario"]["name"] == "<dict>",
+       "a dict without name or file= is named <dict>, the label its problems carry")
+# The trace example names its trace relative to its own folder ("../../traces/..."): given
+# file=, the dict finds it there, as the command does.
+trace_scenario = "scenarios/examples/p4d-gemini-trace.json"
+with open(trace_scenario) as f:
+    trace_dict = json.load(f)
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "run.json")
+    cli("run", trace_scenario, "-r", "3", "-s", "2", "-q", "-o", out)
+    with open(out) as f:
+        cli_trace = json.load(f)
+check_equal("run(dict, file=path) finds a relative failures.trace from the file's folder, as the command does",
+            outcome(lambda: ckptsim.run(trace_dict, replicas=3, seed=2, file=trace_scenario)), cli_trace)
+e = raised(lambda: ckptsim.run(paper, file=paper))
+report(isinstance(e, ckptsim.ModelError) and e.parameter == "file", "file= with a path scenario raises ModelError naming file",
+       repr(e))
+e = raised(lambda: ckptsim.run(paper_dict, file=42))
+report(isinstance(e, ckptsim.ModelError) and e.parameter == "file" and str(e).endswith("found 42"),
+       "file=42 raises ModelError naming file and 42", repr(e))
+e = raised(lambda: ckptsim.run({"storage": {"bandwidth": "20Gbs"}}, file="x/my.json"))
+report(isinstance(e, ckptsim.InputError) and e.problems[0]["file"] == "x/my.json",
+       "the problems of a dict given with file= name that file", repr(e))
+paper_dict.setdefault("name", pathlib.Path(paper).stem)  # the rest runs the dict as the file's
 check_equal("run(pathlib.Path) equals run(str)", ckptsim.run(pathlib.Path(paper), replicas=4),
             ckptsim.run(paper, replicas=4))
 changed = copy.deepcopy(paper_dict)
@@ -216,6 +263,94 @@ status, _, err = cli("placement", "--machines", "8", "--replicas", "2", "--shard
 e = raised(lambda: ckptsim.placement(machines=8, replicas=2, shard_bytes="10GB", cpu_memory="1GB"))
 report(isinstance(e, ckptsim.InputError) and str(e).splitlines() == [l[len("error: "):] for l in err.splitlines()],
        "placement with too little CPU memory raises the command line's InputError", f"{e!r}\n{err}")
+
+# --- placement's arguments: every bad value raises ModelError naming the argument, what it
+# expects and what it found (never pybind's RuntimeError "Unable to cast"). failures=(1,) is a
+# range without its end, K1 alone: the command line refuses the same thing, "--failures 1.."
+# (exit 2, no K2), so the module refuses it too rather than guessing K = 1.
+status, _, err = cli("placement", "--machines", "8", "--replicas", "2", "--failures", "1..")
+report(status == 2 and "--failures" in err, "the command line refuses --failures 1.. (exit 2)", err)
+for value, shown in (((1,), "(1,)"), ((1, 2, 3), "(1, 2, 3)"), ((1, 2.5), "(1, 2.5)"), (True, "True"), (-1, "-1"),
+                     (2 ** 70, str(2 ** 70)), ("1..4", "'1..4'"), ([1], "[1]")):
+    e = raised(lambda: ckptsim.placement(machines=8, replicas=2, failures=value))
+    report(isinstance(e, ckptsim.ModelError) and e.parameter == "failures" and "expected K or (K1, K2)" in str(e)
+           and str(e).endswith(f"found {shown}"),
+           f"placement(failures={shown}) raises ModelError naming failures, K or (K1, K2) and {shown}", repr(e))
+# A list of two is the pair: k = 1..2 gives the probabilities of k = 1 and 2, as (1, 2) does.
+check_equal("placement(failures=[1, 2]) equals placement(failures=(1, 2))",
+            ckptsim.placement(machines=8, replicas=2, failures=[1, 2]),
+            ckptsim.placement(machines=8, replicas=2, failures=(1, 2)))
+for value, shown in ((42, "42"), (["ring", 3], "['ring', 3]")):
+    e = raised(lambda: ckptsim.placement(machines=8, replicas=2, scheme=value))
+    report(isinstance(e, ckptsim.ModelError) and e.parameter == "scheme" and str(e).endswith(f"found {shown}"),
+           f"placement(scheme={shown}) raises ModelError naming scheme and {shown}", repr(e))
+e = raised(lambda: ckptsim.placement(machines=8, replicas=2, shard_bytes=10 ** 400))
+report(isinstance(e, ckptsim.ModelError) and e.parameter == "shard_bytes",
+       "placement(shard_bytes=10**400), beyond a double, raises ModelError naming shard_bytes", repr(e))
+
+# --- a job that does not fit its GPUs (tests/integration/verdicts_test.sh, the CLI side): Llama 2
+# 70B (about 69e9 parameters) under ZeRO-3 on one machine of 8 H100s (80 GiB each). The model
+# states alone are 16 B x 69e9 / 8 GPUs = 138 GB = 128.5 GiB per GPU, more than 80 GiB whatever
+# the activations: run and analyze refuse it as the command does (ModelError at
+# /cluster/gpu_memory, exit 2 there); force=True prices it under a warning in costs.warnings.
+with open("scenarios/examples/llama2-70b-64xp5.json") as f:
+    oom = json.load(f)
+oom["cluster"]["machines"] = 1
+oom["strategy"]["replicas"] = 1
+oom["run"]["duration"] = "1d"
+with tempfile.TemporaryDirectory() as tmp:
+    oom_path = os.path.join(tmp, "oom.json")
+    with open(oom_path, "w") as f:
+        json.dump(oom, f)
+    for name, call, args in (("run", ckptsim.run, ("run", oom_path, "-r", "2", "-q")),
+                             ("analyze", ckptsim.analyze, ("analyze", oom_path, "-r", "2"))):
+        status, _, err = cli(*args)
+        e = raised(lambda: call(oom_path, replicas=2))
+        report(status == 2 and isinstance(e, ckptsim.ModelError) and "error: " + str(e) == err.strip()
+               and e.parameter == f"{oom_path}: /cluster/gpu_memory" and "does not fit its GPUs" in str(e),
+               f"{name}(job that does not fit) raises the command's ModelError at /cluster/gpu_memory", f"{e!r}\n{err}")
+        e = raised(lambda: call(oom, replicas=2))
+        report(isinstance(e, ckptsim.ModelError) and e.parameter == "<dict>: /cluster/gpu_memory",
+               f"{name}(the same job as a dict) raises it naming <dict>", repr(e))
+    out = os.path.join(tmp, "forced.json")
+    status, _, err = cli("run", oom_path, "-r", "2", "-s", "5", "-q", "--force", "-o", out)
+    with open(out) as f:
+        forced_cli = json.load(f)
+    forced = outcome(lambda: ckptsim.run(oom_path, replicas=2, seed=5, force=True))
+    report(isinstance(forced, dict) and any(w.startswith("priced although it does not fit (--force): training does not fit")
+                                            for w in forced["costs"]["warnings"]),
+           "run(job that does not fit, force=True) prices it with the warning in costs.warnings", repr(forced)[:2000])
+    if isinstance(forced, dict):
+        check_equal("run(force=True) equals `ckptsim run --force -o FILE`", forced, forced_cli)
+    forced_cli = cli_json("analyze", oom_path, "-r", "2", "-s", "5", "--force", "--json")
+    forced = outcome(lambda: ckptsim.analyze(oom_path, replicas=2, seed=5, force=True))
+    report(isinstance(forced, dict) and any(w.startswith("priced although it does not fit (--force): training does not fit")
+                                            for w in forced["costs"]["warnings"]),
+           "analyze(job that does not fit, force=True) prices it with the warning in costs.warnings", repr(forced)[:2000])
+    if isinstance(forced, dict):
+        check_equal("analyze(force=True) equals `ckptsim analyze --force --json`", forced, forced_cli)
+
+# --- analyze(force=True) lifts the work limits as --force does (cli_limits_checks.sh's cheap case):
+# 6e7 iterations of 1 ms without stalls take 6e4 s failure-free, so the run's end is 100 x that,
+# 6e6 s, over which 16 machines x 0.12/s draw 1.15e7 failures, above the 1e7 limit of one
+# replica's events. Forced, the replica finishes after about 1.15e5 of them.
+with open(paper) as f:
+    events = json.load(f)
+events["training"].update({"iteration_time": "1ms", "serialization_bandwidth": "1000TB/s"})
+events["strategy"].update({"checkpoint_stall": "0s", "persistent_interval": "never"})
+events["failures"].update({"rate": "0.12/machine/s", "hardware_fraction": 0, "detection": "0s", "restart": "0s"})
+events["run"].pop("duration", None)
+events["run"].update({"iterations": 60000000, "replicas": 1})
+e = raised(lambda: ckptsim.analyze(events))
+report(isinstance(e, ckptsim.LimitError) and "1.15e+07 failure events" in str(e),
+       "analyze(1.15e7 failure events per replica) raises LimitError", repr(e))
+forced = outcome(lambda: ckptsim.analyze(events, force=True))
+# Simulated: 16 x 0.12/s = 1.92 failures/s over the 6e4 s of training (detection, restart and
+# recovery cost nothing here, no hardware failure waits for a replacement) = 115,200 failures,
+# Poisson standard deviation 339: the one replica lies in 110,000..120,000.
+failures = forced["metrics"]["failures.total"]["simulated"]["mean"] if isinstance(forced, dict) else None
+report(isinstance(forced, dict) and forced["replicas"] == 1 and 110000 < failures < 120000,
+       "analyze(..., force=True) runs it anyway: one replica of about 115,200 failures", repr(forced)[:2000])
 
 # --- the example runs (with 5 replicas) and shows each of its parts
 p = subprocess.run([sys.executable, "examples/python/strategies.py", "5"], capture_output=True, text=True, timeout=600)

@@ -6,10 +6,13 @@
 // The job trains as G replica groups and never stops for a failure. A failure of class c
 // (analysis/failure_mix.hpp: Poisson rate lambda_c, hardware or not, detection D_c, restart R_c,
 // s_c machines) costs, to first order in lambda x (outage length):
-//   wait_c  = max(HB, min(D_c, TO))             every group idle (HB heartbeat timeout, TO step
-//                                               timeout); a hang (failures.hangs, share f_hang)
-//                                               has D = the hang detection of failure/fault_model.hpp
-//   lost    = T / 2                             the step in flight, discarded by every group
+//   wait_c  = max(HB, min(D_c, TO)) + 2 Q       every group idle (HB heartbeat timeout, TO step
+//                                               timeout, Q the cross-group communicator's
+//                                               reconfiguration, 0 without restart phases); a hang
+//                                               (failures.hangs, share f_hang) has D = the hang
+//                                               detection of failure/fault_model.hpp
+//   lost    = P / 2                             the step in flight, discarded by every group
+//                                               (P = T + F, F torchft's cost per step)
 //   out_c   = h_c W_eff + R_c + H               the hit groups then wait for the replacement
 //                                               (W_eff = E[W] x the standby blocking probability),
 //                                               restart and heal
@@ -17,7 +20,9 @@
 //                                               aligned domains of s_c machines; 1 for a machine)
 // so that, with the straggler slow share phi and speed v (fault_model.hpp's M/G/inf closed form:
 // phi = 1 - exp(-N r mu (1 - e^{-E/mu})), evictions at N r e^{-E/mu}, hardware, D = 0):
-//   training / wall = (1 - (1 - v) phi) (1 - sum_c lambda_c (wait_c + share_c out_c)) - sum_c lambda_c T / 2
+//   training / wall = [(1 - (1 - v) phi) (1 - sum_c lambda_c (wait_c + share_c out_c)) - sum_c lambda_c P / 2] T / P
+// (R_c is the group's restart, c.group_restart, where the class takes the scenario's restart and
+// the restart phases are in effect: run/strategies/torchft.cpp)
 // Misdiagnosis (share f_m of hardware failures) multiplies the hardware classes' rates by
 // 1 / (1 - f_m) (each fault recurs until diagnosed right). Left out: silent data corruption (the
 // run model treats its detection as a group failure), overlapping outages of one group and a

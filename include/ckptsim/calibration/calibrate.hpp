@@ -91,10 +91,15 @@ struct Calibration {
   std::vector<GroupFit> fits;  ///< per-group fits first, then the pooled ones that write fields
   nlohmann::json fields = nlohmann::json::object();
   std::vector<std::string> notes;  ///< what was measured but not written, and why
+  /// The pooled fits refused (unphysical or undetermined): each whole message, naming the files,
+  /// the fit and its samples. Their fields are not written; the fits that held are.
+  std::vector<std::string> refused;
 };
 
-/// Fits and fields (see above). Throws ModelError for an unphysical or undetermined fit
-/// (naming it and its samples), InputError when `measurements` holds no sample at all.
+/// Fits and fields (see above). A pooled fit that is unphysical or undetermined is refused
+/// alone: listed in `refused` (and in the notes) while the others are kept. Throws ModelError
+/// when every fit that would write a field was refused (listing each), and InputError when
+/// `measurements` holds no sample at all.
 Calibration calibrate(const MeasurementSet& measurements, const CalibrationBase& base);
 
 /// Checks every leaf of a scenario fragment against the parameter table: known pointer, value

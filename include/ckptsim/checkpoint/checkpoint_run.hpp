@@ -61,7 +61,9 @@ struct CheckpointRun {
 std::vector<std::vector<int>> ordered_peers(const Placement& placement);
 
 /// Runs the iteration of `model` with the plan's traffic. `gpus_per_machine` = G,
-/// `alpha` = per-chunk latency.
+/// `alpha` = per-chunk latency. Needs the model's training task graph: throws ModelError
+/// (parameter /training/parallelism) for a model without one (the megatron parallelism model,
+/// IterationModel::has_training_graph()); run_checkpoint_alone serves those.
 CheckpointRun run_with_checkpoint(const IterationModel& model, const CheckpointPlan& plan, const Placement& placement,
                                   int gpus_per_machine, SimTime alpha, SendLinks links = {});
 

@@ -25,10 +25,14 @@
 //   With an in-process hang tier the first to fire wins: if the in-job rule fires first the
 //   launcher restarts the job (in-job). Otherwise a hang keeps the in-job rule.
 // Restart latency (replaces the cause's flat restart R):
-//   in-process  in_process_latency + T: the usage guide's restart-latency table,
-//               destroy_process_group ~0.5 s + last_call_wait 1 s + rank_assignment ~0.5 s +
-//               TCPStore barrier 0.5 s at 16k ranks = 2.5 s, plus "complete pending CUDA
-//               kernels ~training iteration" (T, the iteration time);
+//   in-process  in_process_latency + communicator_rebuild + T: the usage guide's
+//               restart-latency table, destroy_process_group ~0.5 s + last_call_wait 1 s +
+//               rank_assignment ~0.5 s + TCPStore barrier 0.5 s at 16k ranks = 2.5 s, plus
+//               "complete pending CUDA kernels ~training iteration" (T, the iteration time),
+//               plus the NCCL communicators the restarted function creates again after
+//               destroy_process_group: the restart phases' communicator init at the job's ranks
+//               (scenario/restart_phases.hpp; set by the loader), which the table leaves to the
+//               user's function;
 //   in-job      in_job_latency, default the cause's restart R (new interpreters, CUDA contexts,
 //               NCCL communicators: what a restart of every process costs);
 //   new job     the in-job latency + new_job_overhead (scheduler allocation, container start;

@@ -23,6 +23,20 @@ namespace ckptsim {
 
 void write_output_file(const std::string& path, std::string_view contents);
 
+/// One file of a command's outputs and its contents.
+struct OutputText {
+  std::string path;
+  std::string_view contents;
+};
+
+/// The outputs of one command, all or none: every file that is replaced atomically is first
+/// written in full to its temporary file and flushed; then the targets written in place (a
+/// device, a FIFO, the process's stdout); the renames come only after every write succeeded. A
+/// failure before them leaves no output behind and every old target untouched (what a device or
+/// FIFO already received cannot be taken back; a rename failing after another succeeded, which
+/// only the folder's removal or a full disk's metadata can cause, leaves the earlier ones).
+void write_output_files(const std::vector<OutputText>& outputs);
+
 /// Throws the IoError write_output_file(path, ...) would throw for want of a place to write: a
 /// directory, a folder that does not exist or refuses a new file (it creates and removes a
 /// temporary file there, the way the write begins). Commands call it before their work, so a

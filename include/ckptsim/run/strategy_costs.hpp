@@ -125,6 +125,19 @@ struct StrategyCosts {
   int replica_groups = 0;
   int min_groups = 1;
   SimTime heal;
+  /// Per-step fault tolerance's own cost on every step (torchft: the gradient all-reduce across
+  /// the replica groups and the should_commit vote; run/strategies/torchft.cpp): each step takes
+  /// T + ft_step, the ft_step counted as fault-tolerance time, not training.
+  SimTime ft_step;
+  /// A failed group's restart when the restart phases are in effect (failures.restart not
+  /// written): the phases at the group's ranks (N / G machines) plus its communicator across
+  /// the groups, instead of the whole job's restart; zero otherwise (the causes' restarts as
+  /// written). run/strategies/torchft.cpp.
+  SimTime group_restart;
+  /// The communicator across the replica groups re-created at a quorum change (G ranks), which
+  /// every group waits for twice per failure (the group leaves, and rejoins); zero without the
+  /// restart phases.
+  SimTime reconfigure;
   SimTime step_timeout = SimTime::max();
   SimTime heartbeat_timeout;
   /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):

@@ -5,7 +5,8 @@
 // strategy, engine or failure process, and the loader range-checks them all; a value the chosen
 // models never read would otherwise change nothing without a word (`strategy.interval` under
 // async-two-phase). These warnings name each such field the file writes (Scenario::written:
-// defaults and presets are not the user's word) and what is read instead:
+// defaults and presets are not the user's word, nor is a value equal to the one the field holds
+// without it, as an effective scenario read back writes every field) and what is read instead:
 //   - a /strategy row that the scenario's strategy does not name in Strategy::parameters()
 //     (run/strategy.hpp; the kind itself is always read): "not read by strategy X", with the
 //     field that sets its checkpoint period and the fields it does read;

@@ -74,6 +74,9 @@ enum class CollectiveAlgorithm { ring, hierarchical };
 /// Megatron-LM's activation recomputation (--recompute-granularity; Korthikanti et al. 2022):
 /// none, selective (the attention core only), or full (every layer from its input).
 enum class Recomputation { none, selective, full };
+/// The transport of TorchFT's all-reduce across replica groups (strategy.ft_transport;
+/// run/strategies/torchft.cpp): NCCL on GPU tensors, or Gloo over TCP on CPU copies of them.
+enum class FtTransport { nccl, gloo };
 /// The restart tiers of the NVIDIA Resiliency Extension (failures.restart_tiers;
 /// failure/restart_tiers.hpp): in-process (the wrapped training function restarts inside the
 /// surviving processes), in-job (the launcher restarts every worker inside the same scheduler
@@ -202,6 +205,11 @@ template <>
 struct EnumNames<Recomputation> {
   static constexpr std::array<EnumName<Recomputation>, 3> table{
       {{Recomputation::none, "none"}, {Recomputation::selective, "selective"}, {Recomputation::full, "full"}}};
+};
+
+template <>
+struct EnumNames<FtTransport> {
+  static constexpr std::array<EnumName<FtTransport>, 2> table{{{FtTransport::nccl, "nccl"}, {FtTransport::gloo, "gloo"}}};
 };
 
 template <>

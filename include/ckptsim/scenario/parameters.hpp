@@ -65,6 +65,7 @@ enum class Presence {
   gpu_kernel,        ///< from the GPU type; without one unset (only the kernel model needs it)
   from_model,        ///< from model.preset; required without one
   computed,          ///< model.parameters: from the architecture (or the preset's published count)
+  from_phases,       ///< failures.restart, a new job's overhead: the restart phases' sum (scenario/restart_phases.hpp)
   optional,          ///< absent means "not set" (std::optional)
   when_process,      ///< required when failures.process equals Field::when
   alias,             ///< another spelling of a field (top-level "seed" = run.seed); never written out
@@ -95,7 +96,7 @@ using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
                                ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, GeluKind*, FailureCauseTable*, EngineKind*,
-                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*,
+                               Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*, FtTransport*,
                                NetworkTopology*, CollectiveAlgorithm*>;
 
 struct Field {
@@ -171,6 +172,7 @@ std::vector<std::string> attention_names();
 std::vector<std::string> cross_entropy_names();
 std::vector<std::string> gelu_names();
 std::vector<std::string> recomputation_names();
+std::vector<std::string> ft_transport_names();
 // The enum-valued lists come from the name tables of kinds.hpp, which the registries of the
 // layers above (strategy_registry(), placement_registry(), failure_process_registry(),
 // scheduler_registry()) take their names from too; tests/unit/run/registry_names_test.cpp keeps

@@ -20,6 +20,7 @@ namespace ckptsim {
 
 struct StorageSpec {
   double bandwidth = 0;                    ///< bytes/s, aggregate, shared by every reader/writer
+  std::optional<double> client_bandwidth;  ///< bytes/s one machine reads or writes at most; nullopt: no per-client limit
 };
 
 struct ModelSpec {
@@ -155,6 +156,11 @@ struct StrategySpec {
   SimTime step_timeout = seconds(60);
   SimTime heartbeat_timeout = seconds(5);
   std::optional<double> heal_bandwidth;
+  /// torchft's cost per step (run/strategies/torchft.cpp): the transport of its all-reduce across
+  /// the replica groups, and its should_commit vote's latency (a device synchronize and an RPC
+  /// answered once every rank of the group has voted; 0: no measurement found).
+  FtTransport ft_transport = FtTransport::nccl;
+  SimTime ft_commit_latency = SimTime::zero();
   /// async-two-phase (run/strategies/async_two_phase.cpp): the local tier's write and read
   /// bandwidth per machine (a local NVMe array; nullopt: no local tier, the background phase
   /// writes to storage only), and the share of training throughput the background phase costs
@@ -281,7 +287,28 @@ struct RestartTierSpec {
   SimTime soft_timeout = seconds(60);            ///< Wrapper soft_timeout: a rank without progress for this long aborts
   SimTime monitor_interval = seconds(1);         ///< Wrapper monitor_process_interval
   std::optional<SimTime> in_job_latency;         ///< every worker restarts; nullopt = the cause's restart
-  SimTime new_job_overhead = SimTime::zero();    ///< a new scheduler job beyond an in-job restart (site-specific)
+  SimTime new_job_overhead = SimTime::zero();    ///< a new scheduler job beyond an in-job restart (default: the new-job phases)
+  /// new_job_overhead was not written and is the new-job phases' sum (set by the loader).
+  bool new_job_overhead_from_phases = false;
+  /// An in-process restart's new NCCL communicators, after destroy_process_group: the restart
+  /// phases' communicator init at the job's ranks (set by the loader; not a field).
+  SimTime communicator_rebuild = SimTime::zero();
+};
+
+/// Restart as phases (failures/restart_phases; scenario/restart_phases.hpp, docs/models.md
+/// "Restart phases"): the defaults of failures.restart and of a new job's overhead, as sums of
+/// named phases at the job's scale. Defaults and their sources: restart_phases.hpp.
+struct RestartPhasesSpec {
+  SimTime process_start = seconds(5);              ///< a worker process (container) started
+  SimTime rendezvous_per_rank = microseconds(1017);  ///< TCPStore accepting every rank in turn
+  SimTime nccl_init_fixed = milliseconds(660);     ///< NCCL init's part that does not grow with the ranks
+  SimTime nccl_bootstrap_step = microseconds(896);   ///< one step of a bootstrap ring all-gather
+  int nccl_bootstrap_rings = 1;                    ///< 1: NCCL <= 2.28 (R - 1 steps); 2: NCCL 2.29 (R / 2)
+  SimTime warmup = seconds(253);                   ///< model and optimizer construction, compilation, warm-up
+  SimTime first_iteration = SimTime::zero();       ///< the first step's extra time
+  SimTime requeue = seconds(121);                  ///< a new job: the scheduler's requeue delay
+  SimTime health_check = SimTime::zero();          ///< a new job: node health checks
+  SimTime image_pull = milliseconds(55600);        ///< a new job: the container image on a fresh node
 };
 
 struct FailureSpec {
@@ -292,7 +319,11 @@ struct FailureSpec {
   std::string trace_file;                  ///< CSV (trace), resolved relative to the scenario
   double hardware_fraction = 0.5;          ///< share of failures that are hardware
   SimTime detection = seconds(15);
-  SimTime restart = seconds(253);          ///< warm-up after processes restart
+  SimTime restart = seconds(253);          ///< an in-job restart of every process (default: the restart phases)
+  RestartPhasesSpec restart_phases;
+  /// failures.restart was not written and is the sum of the restart phases at this scale (set
+  /// by the loader): the phases are then in effect, written into the effective scenario and read.
+  bool restart_from_phases = false;
   ReplacementSpec replacement;
   FailureCauseTable causes;
   std::array<DomainSpec, kDomainKinds> domains{
@@ -322,6 +353,9 @@ struct Scenario {
   /// empty for a scenario built in code. What the user said, as against defaults and presets:
   /// the warnings about fields nothing reads name only these (run/unread_fields.hpp).
   std::vector<std::string> written;
+  /// Those of `written` whose value equals what the field held without it (its default, or its
+  /// preset's value), sorted: writing them changes nothing (an effective scenario read back).
+  std::vector<std::string> written_unchanged;
   ClusterSpec cluster;
   StorageSpec storage;
   ModelSpec model;

@@ -18,7 +18,35 @@
 //            once the dead group has stopped heartbeating.
 //   quorum   a step needs min_replica_groups groups (Manager min_replica_size, lighthouse
 //            --min_replicas); below it every group waits.
-//   no checkpoint stall, no retrieval, no lost progress beyond the step in flight.
+//   per step F = A + K, what the Manager adds to every step (pytorch/torchft at 73dafea:
+//            torchft/manager.py, optim.py, ddp.py): the quorum RPC runs in a thread during the
+//            forward (use_async_quorum) and is left out; the gradients are all-reduced across
+//            the G groups on the replicate dimension (Manager.allreduce, a DDP comm hook or
+//            HSDP's replicate reduce), A; should_commit synchronizes the device and waits for an
+//            RPC answered once every rank of the group has voted, K = strategy.ft_commit_latency
+//            (default 0: no measurement found).
+//            A: each machine holds 1/(N/G) of its group's model, so its gradient shard is
+//            g_m = P w G / N bytes (w = 2 with mixed precision, else 4), all-reduced by a ring of
+//            G (one machine per group at the same shard position): 2 (G-1)/G g_m through its NIC
+//            at the collective rate f_c B_n, plus 2 (G-1) latencies alpha:
+//              A = 2 (G-1)/G g_m / (f_c B_n) + 2 (G-1) alpha,
+//            and with the Gloo transport (CPU tensors) the g_m bytes go to and from host memory
+//            over the machine's PCIe links first, + 2 g_m / (GPUs x B_pcie). Counted as exposed:
+//            the iteration model does not schedule it, and the engines' own reduce-scatters use
+//            the same NICs in the backward where it could overlap (an upper bound).
+//   group restart (with the restart phases in effect, failures.restart not written): a failed
+//            group restarts as a job of its own N / G machines (TorchFT runs each replica group
+//            as its own torchrun job), in_job(R_g) of scenario/restart_phases.hpp at its
+//            R_g = (N / G) x GPUs ranks, plus its communicator across the groups at G ranks,
+//            reconfigure = communicator_init(G) (the Manager's process group is configured anew
+//            for each quorum: torchft/process_group.py configure). A written failures.restart (or
+//            a cause's own restart) is the group's restart as written.
+//   reconfigure: every group waits for it when the failed group leaves the quorum and again
+//            when it rejoins; both are charged to the wait after the failure (the same idle time
+//            to first order; the rejoin's is later in the run).
+//   per step: each step takes T + F; F is fault-tolerance time, counted in the breakdown's
+//            checkpoint_stall (goodput: checkpoint save), not training.
+//   no checkpoint, no retrieval, no lost progress beyond the step in flight.
 // Closed form: analysis/per_step_model.hpp.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,6 +55,7 @@
 
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
+#include "ckptsim/scenario/restart_phases.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::strategies {
@@ -40,7 +69,8 @@ class TorchFt final : public Strategy {
   }
   [[nodiscard]] std::vector<std::string_view> parameters() const override {
     return {"/strategy/replica_groups", "/strategy/min_replica_groups", "/strategy/step_timeout",
-            "/strategy/heartbeat_timeout", "/strategy/heal_bandwidth"};
+            "/strategy/heartbeat_timeout", "/strategy/heal_bandwidth", "/strategy/ft_transport",
+            "/strategy/ft_commit_latency"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
     const StrategySpec& st = in.s.strategy;
@@ -56,6 +86,38 @@ class TorchFt final : public Strategy {
     c.heal = checked_transfer_time(group_shard, bandwidth,
                                    st.heal_bandwidth ? "/strategy/heal_bandwidth" : "/cluster/network/p2p_efficiency",
                                    "a replica group's heal from a live peer");
+    c.ft_step = ft_step_cost(in.s);
+    if (in.s.failures.restart_from_phases) {
+      const RestartPhasesSpec& phases = in.s.failures.restart_phases;
+      const std::int64_t group_ranks =
+          static_cast<std::int64_t>(std::max(1, in.s.cluster.machines / std::max(1, st.replica_groups))) *
+          std::max(1, in.s.cluster.gpus_per_machine);
+      c.reconfigure = restart_phases(phases, std::max(1, st.replica_groups)).communicator_init;
+      c.group_restart = checked_add(restart_phases(phases, group_ranks).total(), c.reconfigure, "/failures/restart_phases",
+                                    "a replica group's restart");
+    }
+  }
+  /// F = A + K (the header).
+  static SimTime ft_step_cost(const Scenario& s) {
+    const StrategySpec& st = s.strategy;
+    const int groups = std::max(1, st.replica_groups);
+    if (groups < 2) return st.ft_commit_latency;
+    const ClusterSpec& cl = s.cluster;
+    const double word = s.training.mixed_precision ? 2.0 : 4.0;
+    const double machine_shard = s.model.parameters * word * groups / std::max(1, cl.machines);
+    const double ring = 2.0 * (groups - 1) / groups;
+    SimTime a = checked_add(
+        checked_transfer_time(ring * machine_shard, cl.network.collective_efficiency * cl.network_bandwidth,
+                              "/cluster/network_bandwidth", "torchft's all-reduce across replica groups"),
+        checked_multiply(cl.network.latency, 2 * static_cast<std::int64_t>(groups - 1), "/cluster/network/latency",
+                         "torchft's all-reduce across replica groups"),
+        "/cluster/network_bandwidth", "torchft's all-reduce across replica groups");
+    if (st.ft_transport == FtTransport::gloo)
+      a = checked_add(a,
+                      checked_transfer_time(2.0 * machine_shard, std::max(1, cl.gpus_per_machine) * cl.gpu_cpu_bandwidth,
+                                            "/cluster/gpu_cpu_bandwidth", "torchft's Gloo copies to and from host memory"),
+                      "/cluster/gpu_cpu_bandwidth", "torchft's all-reduce across replica groups");
+    return checked_add(a, st.ft_commit_latency, "/strategy/ft_commit_latency", "torchft's cost per step");
   }
   /// No period of its own (no checkpoints).
   [[nodiscard]] std::string period_field(const Scenario& s) const override {
@@ -63,9 +125,11 @@ class TorchFt final : public Strategy {
   }
   [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
-    return fmt::format(" ({} replica groups, quorum of {}, heal {}, step timeout {}, heartbeat timeout {})", c.replica_groups,
-                       c.min_groups, format_duration(c.heal), format_duration(c.step_timeout),
-                       format_duration(c.heartbeat_timeout));
+    const std::string restart =
+        c.group_restart > SimTime::zero() ? fmt::format(", group restart {}", format_duration(c.group_restart)) : "";
+    return fmt::format(" ({} replica groups, quorum of {}, heal {}{}, step timeout {}, heartbeat timeout {}, {} per step)",
+                       c.replica_groups, c.min_groups, format_duration(c.heal), restart, format_duration(c.step_timeout),
+                       format_duration(c.heartbeat_timeout), format_duration(c.ft_step));
   }
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
     out["replica_groups"] = c.replica_groups;
@@ -73,6 +137,11 @@ class TorchFt final : public Strategy {
     out["heal_s"] = c.heal.seconds();
     out["step_timeout_s"] = c.step_timeout.seconds();
     out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
+    out["ft_step_s"] = c.ft_step.seconds();
+    if (c.group_restart > SimTime::zero()) {
+      out["group_restart_s"] = c.group_restart.seconds();
+      out["reconfigure_s"] = c.reconfigure.seconds();
+    }
   }
 };
 

@@ -26,8 +26,11 @@ ParameterBlock failure_parameters() {
      [](Scenario& s) -> FieldRef { return &s.failures.hardware_fraction; }},
     {"/failures/detection", U::duration, C::non_negative, P::defaulted, R::run, "time to detect a failure",
      [](Scenario& s) -> FieldRef { return &s.failures.detection; }},
-    {"/failures/restart", U::duration, C::non_negative, P::defaulted, R::run, "warm-up after processes restart",
-     [](Scenario& s) -> FieldRef { return &s.failures.restart; }},
+    {"/failures/restart", U::duration, C::non_negative, P::from_phases, R::run, "an in-job restart of every process, whole (overrides the restart phases; default: their sum at this scale, failures.restart_phases)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart; }, nullptr, {},
+     // Written into the effective scenario only when the file wrote it: a restart computed from
+     // the phases is written as its phases, so that the effective scenario reads back the same.
+     [](const Scenario& s) { return !s.failures.restart_from_phases; }},
     {"/failures/causes", U::cause_table, C::none, P::optional, R::run, "cause table: a preset name or [{name, share, outcome, detection, restart}]; sets each failure's outcome instead of hardware_fraction",
      [](Scenario& s) -> FieldRef { return &s.failures.causes; }},
   }};

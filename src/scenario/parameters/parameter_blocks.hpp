@@ -19,6 +19,7 @@ ParameterBlock fsdp_parameters();
 ParameterBlock strategy_parameters();
 ParameterBlock failure_parameters();
 ParameterBlock replacement_parameters();
+ParameterBlock restart_phase_parameters();
 ParameterBlock failure_domain_parameters();
 ParameterBlock lemon_parameters();
 ParameterBlock fault_model_parameters();

@@ -29,8 +29,10 @@ ParameterBlock restart_tier_parameters() {
      [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.monitor_interval; }, nullptr, {}, &restart_tiers_on},
     {"/failures/restart_tiers/in_job/latency", U::duration, C::non_negative, P::optional, R::run, "in-job restart: every worker restarts inside the job (default: the failure cause's restart)",
      [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.in_job_latency; }, nullptr, {}, &restart_tiers_on},
-    {"/failures/restart_tiers/new_job/overhead", U::duration, C::non_negative, P::defaulted, R::run, "a new scheduler job's time beyond an in-job restart (allocation, container start; site-specific, default 0)",
-     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.new_job_overhead; }, nullptr, {}, &restart_tiers_on},
+    {"/failures/restart_tiers/new_job/overhead", U::duration, C::non_negative, P::from_phases, R::run, "a new scheduler job's time beyond an in-job restart, whole (overrides the new-job restart phases; default: requeue + health_check + image_pull of failures.restart_phases)",
+     [](Scenario& s) -> FieldRef { return &s.failures.restart_tiers.new_job_overhead; }, nullptr, {},
+     // As failures.restart: written only when the file wrote it (else as the new-job phases).
+     [](const Scenario& s) { return restart_tiers_on(s) && !s.failures.restart_tiers.new_job_overhead_from_phases; }},
   }};
   // clang-format on
   for (Field& f : block.rows)

@@ -69,6 +69,10 @@ ParameterBlock strategy_parameters() {
      [](Scenario& s) -> FieldRef { return &s.strategy.heartbeat_timeout; }},
     {"/strategy/heal_bandwidth", U::bandwidth, C::positive, P::optional, R::costs, "torchft: per-machine bandwidth a recovering group copies its state from a live peer at (default: the achieved point-to-point rate of a machine sending from GPU memory, p2p_efficiency x network_bandwidth, capped by PCIe without GPUDirect RDMA: TorchFT's process-group transport on the NIC)",
      [](Scenario& s) -> FieldRef { return &s.strategy.heal_bandwidth; }},
+    {"/strategy/ft_transport", U::name, C::none, P::defaulted, R::costs, "torchft: the transport of its gradient all-reduce across replica groups every step: NCCL on the GPU tensors (ProcessGroupNCCL / ProcessGroupBabyNCCL), or Gloo over TCP on CPU copies, which adds their PCIe copies both ways (ProcessGroupGloo; torchft/process_group.py)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.ft_transport; }, &ft_transport_names},
+    {"/strategy/ft_commit_latency", U::duration, C::non_negative, P::defaulted, R::costs, "torchft: each step's should_commit vote: a device synchronize and an RPC the group's manager answers once every rank has voted (torchft/manager.py should_commit; default 0: no measurement found)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.ft_commit_latency; }},
     // async-two-phase (run/strategies/async_two_phase.cpp): no published per-device figure is a
     // default for either field. A local tier is the user's own disks (FastPersist, DataStates-LLM
     // write to node-local NVMe), so its bandwidth is theirs to give; the background phase's

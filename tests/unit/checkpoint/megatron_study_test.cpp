@@ -9,6 +9,8 @@
 #include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
+#include "ckptsim/checkpoint/scheduler.hpp"
+#include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
@@ -285,4 +287,30 @@ TEST_CASE("span groups: a block is simulated alone only where the network splits
   CHECK_FALSE(groups[1].topology.has_value());
   REQUIRE(groups[2].topology.has_value());
   CHECK(groups[2].placement.holders == std::vector<std::vector<int>>{{0, 1}, {0, 1}});
+}
+
+TEST_CASE("megatron study: run_with_checkpoint refuses a model without a training task graph") {
+  // The megatron unit computes its schedule in closed form: no task graph, hence no first task
+  // to gate and no optimizer step to hold back. The public function used to index the graph at
+  // task -1 (a segfault found by a program using the installed library); it must name what is
+  // missing, and the study (evaluate_scheduler) still answers through run_checkpoint_alone.
+  const Scenario s = load_document(single_stage(12));
+  const IterationStudy study = prepare_iteration_study(s);
+  REQUIRE_FALSE(study.model.has_training_graph());
+  const CheckpointPlan plan = make_plan(SchedulerKind::gemini, study.input);
+  REQUIRE_FALSE(plan.chunks.empty());
+  bool refused = false;
+  try {
+    (void)run_with_checkpoint(study.model, plan, study.placement, s.cluster.gpus_per_machine, study.input.alpha);
+  } catch (const ModelError& e) {
+    refused = true;
+    CHECK(e.parameter() == "/training/parallelism");
+    CHECK(e.message().find("training task graph") != std::string::npos);
+    CHECK(e.message().find("run_checkpoint_alone") != std::string::npos);
+  }
+  CHECK(refused);
+  // One copy of every GPU's shard is sent (replicas 2), so the plan's completion is after the
+  // iteration's start: a positive checkpoint time from the study's own path.
+  const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::gemini);
+  CHECK(o.checkpoint_time > SimTime::zero());
 }

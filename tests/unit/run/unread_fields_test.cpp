@@ -20,6 +20,7 @@
 #include "ckptsim/run/unread_fields.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/parameters.hpp"
+#include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/sweep/evaluate.hpp"
 
 using namespace ckptsim;
@@ -72,14 +73,29 @@ TEST_CASE("unread fields: an engine's knobs under the other engine, Megatron's u
 
 TEST_CASE("unread fields: a field of another failure process, a mechanism's details while it is off") {
   json doc = cost_key_deepspeed_fat_tree();
-  doc["failures"]["shape"] = 0.7;                        // Weibull's, under "exponential"
-  doc["failures"]["stragglers"] = {{"speed", 0.5}};      // read only with a straggler rate above 0
+  doc["failures"]["shape"] = 0.8;                        // Weibull's, under "exponential"
+  doc["failures"]["stragglers"] = {{"speed", 0.3}};      // read only with a straggler rate above 0
   const auto w = unread_of(doc);
   REQUIRE(w.size() == 2);
   CHECK(w[0].pointer == "/failures/shape");
   CHECK(w[0].message.find("failures.process is \"weibull\" (here \"exponential\")") != std::string::npos);
   CHECK(w[1].pointer == "/failures/stragglers/speed");
   CHECK(w[1].message.find("failures.stragglers.rate is above 0") != std::string::npos);
+}
+
+TEST_CASE("unread fields: a value equal to the one the field holds anyway is no warning") {
+  // Every field of an effective scenario is written, most at their defaults: read back, it must
+  // warn about nothing (`sweep` results and `--effective` files are rerun this way).
+  const Scenario s = load_scenario_json(unread_base({{"kind", "remote-periodic"}, {"interval", "30min"}}), "u.json", ".");
+  const json effective = effective_scenario_json(s);
+  CHECK(unread_of(effective).empty());
+  // /strategy/interval written at its default (what a scenario that leaves it out holds) is no
+  // warning under async-two-phase, which does not read it; at 30 minutes it is one.
+  const json unwritten = effective_scenario_json(load_scenario_json(unread_base({{"kind", "async-two-phase"}}), "u.json", "."));
+  const std::string default_interval = unwritten.at("strategy").at("interval").get<std::string>();
+  REQUIRE(default_interval != "30min");
+  CHECK(unread_of(unread_base({{"kind", "async-two-phase"}, {"interval", default_interval}})).empty());
+  CHECK(unread_of(unread_base({{"kind", "async-two-phase"}, {"interval", "30min"}})).size() == 1);
 }
 
 namespace {

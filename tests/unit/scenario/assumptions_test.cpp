@@ -164,7 +164,7 @@ TEST_CASE("key_assumptions: the replacement delay, with its distribution's param
   none["failures"] = {{"process", "none"}};
   CHECK(shown(none).empty());
   // ... unless a rack failure does (its hardware share defaults to 1), or a cause of the table.
-  doc["failures"]["domains"] = {{"rack", {{"machines", 4}, {"rate", "1%/day"}}}};
+  doc["failures"]["domains"] = {{"rack", {{"machines", 4}, {"rate", "1%/domain/day"}}}};
   CHECK(shown(doc).size() == 2);
   json causes = test::minimal_scenario_document();
   causes["failures"]["causes"] = json::array({{{"name", "gpu"}, {"share", 1}, {"outcome", "hardware"}}});

@@ -1,13 +1,16 @@
 // Per-step fault tolerance (tier per_step: torchft; group_outages.hpp, docs/models.md): the job
 // never stops for a failure. A failure of machine j takes its replica group (j / (N / G)) out of
 // the quorum; the step in flight is discarded by every group (its work is lost progress) and
-// every group waits W = max(heartbeat_timeout, min(detection, step_timeout)) after the failure
-// before the next quorum; then the others train on while the group waits for its replacement
+// every group waits W = max(heartbeat_timeout, min(detection, step_timeout)) + 2 reconfigure after
+// the failure before the next quorum; each step takes T + F (F torchft's cost per step, counted as
+// checkpoint_stall); then the others train on while the group waits for its replacement
 // (hardware: a standby at once if free), restarts (the restart model's warm-up) and heals (copies
 // the state from a live peer, H), then rejoins. No checkpoint is needed while one group is alive.
 // Its own loop: no training segment, no recovery target; of the mechanisms only those that act
 // on an announced failure of a group's machine are asked (live migration).
 #include <algorithm>
+
+#include "ckptsim/core/checked_time.hpp"
 
 #include "../replica_loop.hpp"
 #include "policies.hpp"
@@ -23,7 +26,9 @@ class PerStepLoop final : public ReplicaRun {
     const int groups = c_.replica_groups;
     const int per_group = std::max(1, s_.cluster.machines / groups);
     GroupOutages out(groups, c_.min_groups);
-    const SimTime t_iter = c_.iteration_time;
+    // A step takes T + F (F: torchft's own cost per step); the loop counts work in steps of that
+    // length and splits it into training and fault-tolerance time at the end.
+    const SimTime t_iter = checked_add(c_.iteration_time, c_.ft_step, "/strategy/ft_commit_latency", "a step with its fault-tolerance cost");
     const SimTime end_time = run_end_bound(s_, t_iter * s_.run.iterations.value_or(0));
     const std::int64_t target = s_.run.iterations.value_or(0);
     SimTime t;
@@ -84,7 +89,17 @@ class PerStepLoop final : public ReplicaRun {
         break;
       }
     }
-    return finish();
+    // Of the steps kept, F / (T + F) is fault-tolerance time (the partial step's share too).
+    const SimTime kept_steps = t_iter * st_.result.iterations + st_.partial_training;
+    const SimTime ft_time = c_.ft_step > SimTime::zero()
+                                ? c_.ft_step * st_.result.iterations +
+                                      SimTime::from_ns(static_cast<std::int64_t>(
+                                          static_cast<long double>(st_.partial_training.ns()) * c_.ft_step.ns() / t_iter.ns()))
+                                : SimTime::zero();
+    b.checkpoint_stall = ft_time;
+    b.training = kept_steps - ft_time;
+    b.lost_progress = st_.compute - kept_steps;
+    return std::move(st_.result);
   }
 
  private:
@@ -97,9 +112,11 @@ class PerStepLoop final : public ReplicaRun {
   }
 
   /// How long after failure f every group waits before the next quorum,
-  /// max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp).
+  /// max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp), plus the
+  /// cross-group communicator's two reconfigurations (the group leaves and rejoins).
   SimTime wait_after(const FailureEvent& f) const {
-    return std::max(c_.heartbeat_timeout, std::min(restarts_.detection(f), c_.step_timeout));
+    return saturating_add(std::max(c_.heartbeat_timeout, std::min(restarts_.detection(f), c_.step_timeout)),
+                          c_.reconfigure * 2);
   }
 
   /// A failure: its groups leave the quorum until healed.

@@ -166,6 +166,8 @@ struct StrategySpec {
   /// writes to storage only), and the share of training throughput the background phase costs
   /// while it runs (0: none).
   std::optional<double> local_bandwidth;
+  /// async-two-phase: the staging copy's rate per machine (bytes/s); nullopt = GPUs x PCIe (pinned).
+  std::optional<double> staging_bandwidth;
   double persist_throughput_cost = 0;
 };
 

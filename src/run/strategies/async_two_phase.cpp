@@ -19,7 +19,20 @@
 // B_pcie = cluster.gpu_cpu_bandwidth per GPU, B_ser = training.serialization_bandwidth,
 // B_s = storage.bandwidth shared by all machines, L = strategy.local_bandwidth per machine,
 // phi = strategy.persist_throughput_cost, T the iteration time):
-//   staging        S_stage = c / (G B_pcie)       every GPU copies its part over its own link
+//   staging        S_stage = c / (G B_pcie)       every GPU copies its part over its own link into
+//                                                   pinned memory; c / strategy.staging_bandwidth
+//                                                   when given. PyTorch DCP (torch/distributed/
+//                                                   checkpoint/state_dict_saver.py async_save,
+//                                                   staging.py): without a stager it stages with
+//                                                   DefaultStager(StagingOptions(False, False,
+//                                                   False, False)): no pinned memory, synchronous,
+//                                                   a fresh pageable copy on every save (slower
+//                                                   than pinned: no default rate found, measure
+//                                                   it); the collective planning (gather of every
+//                                                   rank's plan to the coordinator, scatter back)
+//                                                   and the write run in the background thread,
+//                                                   so they do not stall training (they are part
+//                                                   of the background phase's throughput cost)
 //   background     B = max(C / B_s, c / B_ser)      without a local tier: serialize and write to
 //                                                   storage (pipelined: the slower one sets B)
 //                  B = max(c / L, c / B_ser)        with a local tier
@@ -63,14 +76,17 @@ class AsyncTwoPhase final : public Strategy {
            "the background; optional local NVMe tier";
   }
   [[nodiscard]] std::vector<std::string_view> parameters() const override {
-    return {"/strategy/every_iterations", "/strategy/local_bandwidth", "/strategy/persist_throughput_cost",
+    return {"/strategy/every_iterations", "/strategy/local_bandwidth", "/strategy/staging_bandwidth",
+            "/strategy/persist_throughput_cost",
             "/strategy/persistent_interval", "/strategy/checkpoint_stall", "/strategy/checkpoint_duration"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
     const Scenario& s = in.s;
     const double phi = s.strategy.persist_throughput_cost;
-    c.staging = checked_transfer_time(in.shard, std::max(1, s.cluster.gpus_per_machine) * s.cluster.gpu_cpu_bandwidth,
-                                      "/cluster/gpu_cpu_bandwidth", "a shard's staging copy into CPU memory");
+    c.staging = checked_transfer_time(
+        in.shard, s.strategy.staging_bandwidth.value_or(std::max(1, s.cluster.gpus_per_machine) * s.cluster.gpu_cpu_bandwidth),
+        s.strategy.staging_bandwidth ? "/strategy/staging_bandwidth" : "/cluster/gpu_cpu_bandwidth",
+        "a shard's staging copy into CPU memory");
     SimTime upload = in.storage_transfer;
     if (s.strategy.local_bandwidth) {
       const SimTime local = checked_transfer_time(in.shard, *s.strategy.local_bandwidth, "/strategy/local_bandwidth",

@@ -79,6 +79,8 @@ ParameterBlock strategy_parameters() {
     // throughput cost is measured as the iteration time with and without a background write.
     {"/strategy/local_bandwidth", U::bandwidth, C::positive, P::optional, R::costs, "async-two-phase: write and read bandwidth per machine of a local tier (node-local NVMe) that the background phase writes each checkpoint to before storage; absent: no local tier, the background phase writes to storage only",
      [](Scenario& s) -> FieldRef { return &s.strategy.local_bandwidth; }},
+    {"/strategy/staging_bandwidth", U::bandwidth, C::positive, P::optional, R::costs, "async-two-phase: rate per machine of the blocking staging copy into CPU memory (default: every GPU copying into pinned memory over its own link, GPUs x cluster.gpu_cpu_bandwidth; PyTorch DCP's async_save without a pinned stager allocates pageable memory and copies into it on every save, slower: give your measured rate)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.staging_bandwidth; }},
     {"/strategy/persist_throughput_cost", U::number, C::probability, P::defaulted, R::costs, "async-two-phase: share of training throughput lost while the background phase (serialization, local and storage writes) runs, in [0, 1); default 0",
      [](Scenario& s) -> FieldRef { return &s.strategy.persist_throughput_cost; }},
   }};

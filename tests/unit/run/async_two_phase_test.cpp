@@ -141,3 +141,16 @@ TEST_CASE("async-two-phase: with a local tier the memory tier's closed form (m =
   // Half the 7.2 expected failures are software: about 3.6 local recoveries per run.
   CHECK(closed.metrics.at("recoveries.local") == doctest::Approx(3.6).epsilon(0.05));
 }
+
+TEST_CASE("async-two-phase: a staging rate of its own (DCP's pageable copy) sets the stall") {
+  // strategy.staging_bandwidth 5 GB/s per machine (a pageable copy, slower than 8 x 25 GB/s
+  // pinned): S_stage = 0.75e9 / 5e9 = 150 ms, the whole stall without a throughput cost, and the
+  // completion 120.15 s; the period (set by the background phase) does not move: k = 2.
+  Scenario s = async_scenario(std::nullopt);
+  s.strategy.staging_bandwidth = 5e9;
+  const StrategyCosts c = compute_strategy_costs(s, nullptr);
+  CHECK(c.staging == milliseconds(150));
+  CHECK(c.stall == milliseconds(150));
+  CHECK(c.completion == SimTime::from_seconds(120.15));
+  CHECK(c.every_iterations == 2);
+}

@@ -104,7 +104,7 @@ std::vector<HorizonTerm> run_horizon_terms(const Scenario& s, const StrategyCost
   terms.push_back(longest_replacement(s.failures.replacement));
   terms.push_back(recovery_policy(c.tier).slowest_retrieval(c));
   terms.push_back(longest_cause_time(s.failures, false));
-  // One checkpoint period: the adaptive one is capped at the run's end (run_model.cpp).
+  // One checkpoint period: the adaptive one is capped at the run's end (the recovery policies).
   const WideNs period = adaptive_period(c) ? std::max<WideNs>(end.ns(), c.iteration_time.ns()) : period_ns(c, c.every_iterations);
   const bool fits = period <= std::numeric_limits<std::int64_t>::max();
   terms.push_back({period_term_field(c, period_field), "one checkpoint period",

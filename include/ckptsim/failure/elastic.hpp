@@ -8,7 +8,7 @@
 // count); Megatron: the machines of the model replicas (data-parallel indices) its ranks hold
 // parts of, t·c·p / G machines per replica (megatron_layout.hpp).
 //
-// Rule (run model, run/run_model.cpp). In a recovery episode whose hardware failures leave some
+// Rule (run model, src/run/recovery/mechanisms/elastic_restart.cpp). In a recovery episode whose hardware failures leave some
 // machine without a free standby (its replacement would arrive at time A), let N' = N minus the
 // machines of every unit out (those of this episode's lost machines, and units still out from
 // earlier shrinks). The job shrinks when N' >= min_machines and waiting would stop it longer than

@@ -8,7 +8,7 @@
 // hangs, straggler evictions and silent-corruption detections are not announced. A predicted
 // failure is not misdiagnosed (the warning names the machine).
 //
-// What happens (run model, run/run_model.cpp): at the iteration boundary before the fault, if a
+// What happens (run model, src/run/recovery/mechanisms/live_migration.cpp): at the iteration boundary before the fault, if a
 // standby machine is free, the job pauses for P while the machine's state (its GPUs' share of the
 // checkpointed state, from which the half-precision weights are rebuilt, and the in-memory copies
 // it holds for its peers) moves to the standby, and the job resumes on it: no progress is rolled

@@ -7,7 +7,7 @@
 // redoes only the interrupted minibatch. That needs an intact replica of every shard: shard
 // position p (machine p of every group) is lost when every one of its G holders failed in the
 // episode; then the run falls back to the last periodic checkpoint in storage (else the initial
-// state). The run model's jit tier (run_model.cpp) does both and counts each
+// state). The run model's jit tier (src/run/recovery/policies/just_in_time.cpp) does both and counts each
 // (recoveries.just_in_time, recoveries.jit_fallback).
 //
 // Costs (C checkpoint bytes of the model, B_s storage bandwidth shared by all machines, B_ser

@@ -1,7 +1,7 @@
 // Per-step fault tolerance (TorchFT, https://github.com/pytorch/torchft): no checkpoints; the job
 // trains as G replica groups (HSDP: each group of N / G machines holds a whole copy of the model,
 // sharded over its machines) and never stops for a failure. The run model's per_step tier
-// (run_model.cpp, run/group_outages.hpp) takes a failed group out of the quorum until it has been
+// (src/run/recovery/policies/per_step.cpp, run/group_outages.hpp) takes a failed group out of the quorum until it has been
 // replaced, restarted and healed; the others train on at (G - k) / G of the healthy rate.
 //
 // Costs (units: bytes, bytes/s, s):

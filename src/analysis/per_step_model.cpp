@@ -40,7 +40,7 @@ struct Loss {
 AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
   FailureMix mix = failure_mix(s);
   // A failed group's restart from the phases at its own ranks (torchft.cpp), where a class
-  // takes the scenario's restart.
+  // takes the scenario's restart: cause_restart_under (strategy_costs.hpp), in seconds here.
   if (c.group_restart > SimTime::zero())
     for (auto& fc : mix.classes)
       if (fc.restart_s == s.failures.restart.seconds()) fc.restart_s = c.group_restart.seconds();

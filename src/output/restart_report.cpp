@@ -27,9 +27,8 @@ bool group_restarts(const Scenario& s) {
   return s.failures.restart_from_phases && s.strategy.kind == StrategyKind::torchft && s.strategy.replica_groups > 0;
 }
 
-std::int64_t group_ranks_of(const Scenario& s) {
-  return static_cast<std::int64_t>(std::max(1, s.cluster.machines / std::max(1, s.strategy.replica_groups))) *
-         std::max(1, s.cluster.gpus_per_machine);
+GroupRestart group_restart_of(const Scenario& s) {
+  return replica_group_restart(s.failures.restart_phases, s.cluster, s.strategy.replica_groups);
 }
 
 std::vector<Phase> in_job_phases(const Scenario& s, std::int64_t ranks) {
@@ -73,12 +72,11 @@ void print_restart_phases(std::ostream& out, const Scenario& s) {
     out << fmt::format("restart    in-job {:.2f} s at {} ranks (restart phases): {}\n", s.failures.restart.seconds(),
                        ranks_of(s), phase_text(in_job_phases(s, ranks_of(s))));
   if (group_restarts(s)) {
-    const std::int64_t ranks = group_ranks_of(s);
-    const SimTime across = restart_phases(s.failures.restart_phases, std::max(1, s.strategy.replica_groups)).communicator_init;
+    const GroupRestart g = group_restart_of(s);
     out << fmt::format("           torchft restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
                        "communicator across the {} groups {:.2f} s\n",
-                       (restart_phases(s.failures.restart_phases, ranks).total() + across).seconds(), ranks,
-                       phase_text(in_job_phases(s, ranks)), s.strategy.replica_groups, across.seconds());
+                       g.total().seconds(), g.ranks, phase_text(in_job_phases(s, g.ranks)), s.strategy.replica_groups,
+                       g.across_groups.seconds());
   }
   if (new_job_from_phases(s))
     out << fmt::format("           a new job adds {:.2f} s: {}\n", s.failures.restart_tiers.new_job_overhead.seconds(),
@@ -92,12 +90,11 @@ nlohmann::json restart_phases_json(const Scenario& s) {
     out["in_job_s"] = s.failures.restart.seconds();
     out["in_job_phases_s"] = phase_json(in_job_phases(s, ranks_of(s)));
     if (group_restarts(s)) {
-      const std::int64_t ranks = group_ranks_of(s);
-      const SimTime across = restart_phases(s.failures.restart_phases, std::max(1, s.strategy.replica_groups)).communicator_init;
-      out["group"] = {{"ranks", ranks},
-                      {"restart_s", (restart_phases(s.failures.restart_phases, ranks).total() + across).seconds()},
-                      {"phases_s", phase_json(in_job_phases(s, ranks))},
-                      {"across_groups_communicator_init_s", across.seconds()}};
+      const GroupRestart g = group_restart_of(s);
+      out["group"] = {{"ranks", g.ranks},
+                      {"restart_s", g.total().seconds()},
+                      {"phases_s", phase_json(in_job_phases(s, g.ranks))},
+                      {"across_groups_communicator_init_s", g.across_groups.seconds()}};
     }
   }
   if (new_job_from_phases(s)) {

@@ -50,11 +50,8 @@ RunModel::RunModel(const Scenario& scenario, StrategyCosts costs) : scenario_(sc
   // Once for every replica: values that cannot run are refused here, before any replica runs.
   mechanisms_ = mechanism_plans(scenario_, costs_);
   std::vector<FailureCause> causes = failure_causes(scenario_.failures);
-  // Per-step fault tolerance restarts only the failed group (torchft.cpp): its restart from the
-  // phases at the group's ranks replaces the whole job's where a cause takes the scenario's.
-  if (costs_.tier == CheckpointTier::per_step && costs_.group_restart > SimTime::zero())
-    for (FailureCause& c : causes)
-      if (c.restart == scenario_.failures.restart) c.restart = costs_.group_restart;
+  // Per-step fault tolerance restarts only the failed group (torchft.cpp, strategy_costs.hpp).
+  for (FailureCause& c : causes) c.restart = cause_restart_under(costs_, scenario_.failures.restart, c.restart);
   causes_ = std::make_shared<const std::vector<FailureCause>>(std::move(causes));
 }
 

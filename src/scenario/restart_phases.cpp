@@ -1,6 +1,8 @@
 // Restart as phases (restart_phases.hpp).
 #include "ckptsim/scenario/restart_phases.hpp"
 
+#include <algorithm>
+
 
 namespace ckptsim {
 
@@ -26,5 +28,14 @@ RestartPhases restart_phases(const RestartPhasesSpec& spec, std::int64_t ranks) 
 }
 
 NewJobPhases new_job_phases(const RestartPhasesSpec& spec) { return {spec.requeue, spec.health_check, spec.image_pull}; }
+
+GroupRestart replica_group_restart(const RestartPhasesSpec& spec, const ClusterSpec& cluster, int groups) {
+  const int g = std::max(1, groups);
+  GroupRestart r;
+  r.ranks = static_cast<std::int64_t>(std::max(1, cluster.machines / g)) * std::max(1, cluster.gpus_per_machine);
+  r.phases = restart_phases(spec, r.ranks);
+  r.across_groups = restart_phases(spec, g).communicator_init;
+  return r;
+}
 
 }  // namespace ckptsim

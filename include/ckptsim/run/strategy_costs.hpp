@@ -155,6 +155,14 @@ struct StrategyCosts {
   [[nodiscard]] bool erasure_coded() const { return group_size > 0; }
 };
 
+/// The restart a failure cause pays under these costs: a replica group's restart (group_restart,
+/// set by per-step fault tolerance with the restart phases in effect) where the cause takes the
+/// scenario's whole-job restart, else the cause's own. The run model and the per-step closed form
+/// both ask this.
+inline SimTime cause_restart_under(const StrategyCosts& c, SimTime scenario_restart, SimTime cause_restart) {
+  return c.group_restart > SimTime::zero() && cause_restart == scenario_restart ? c.group_restart : cause_restart;
+}
+
 /// Time ZeRO-3 keeps each machine's NIC busy per iteration, to first order: parameters are
 /// all-gathered twice (forward, backward) and gradients reduce-scattered once, each moving
 /// (N-1)/N of the fp16 model (2 bytes/parameter) through every machine's NIC (ring algorithms).

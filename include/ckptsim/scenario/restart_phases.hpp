@@ -85,4 +85,15 @@ RestartPhases restart_phases(const RestartPhasesSpec& spec, std::int64_t ranks);
 
 NewJobPhases new_job_phases(const RestartPhasesSpec& spec);
 
+/// One replica group's restart under per-step fault tolerance (run/strategies/torchft.cpp): the
+/// group restarts as a job of its own N / G machines (R_g = (N / G) x GPUs ranks), plus its
+/// communicator across the G groups, communicator_init(G).
+struct GroupRestart {
+  std::int64_t ranks = 0;      ///< R_g
+  RestartPhases phases;        ///< the in-job phases at R_g
+  SimTime across_groups;       ///< communicator_init(G)
+  [[nodiscard]] SimTime total() const { return phases.total() + across_groups; }
+};
+GroupRestart replica_group_restart(const RestartPhasesSpec& spec, const ClusterSpec& cluster, int groups);
+
 }  // namespace ckptsim

@@ -88,13 +88,9 @@ class TorchFt final : public Strategy {
                                    "a replica group's heal from a live peer");
     c.ft_step = ft_step_cost(in.s);
     if (in.s.failures.restart_from_phases) {
-      const RestartPhasesSpec& phases = in.s.failures.restart_phases;
-      const std::int64_t group_ranks =
-          static_cast<std::int64_t>(std::max(1, in.s.cluster.machines / std::max(1, st.replica_groups))) *
-          std::max(1, in.s.cluster.gpus_per_machine);
-      c.reconfigure = restart_phases(phases, std::max(1, st.replica_groups)).communicator_init;
-      c.group_restart = checked_add(restart_phases(phases, group_ranks).total(), c.reconfigure, "/failures/restart_phases",
-                                    "a replica group's restart");
+      const GroupRestart group = replica_group_restart(in.s.failures.restart_phases, in.s.cluster, st.replica_groups);
+      c.reconfigure = group.across_groups;
+      c.group_restart = group.total();
     }
   }
   /// F = A + K (the header).

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "ckptsim/checkpoint/partition.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/network/topology.hpp"
@@ -23,7 +25,8 @@ int study_holders(const Scenario& scenario) {
 }
 
 IterationStudy prepare_iteration_study(const Scenario& scenario, const std::optional<IterationProfile>& imported) {
-  IterationStudy s{scenario, simulate_parallelism(scenario), {}, {}, {}, 0, {}};
+  IterationStudy s{scenario, simulate_parallelism(scenario), {}, {}, {}, 0, {}, {}};
+  s.modelled_iteration = s.model.profile.iteration_time;
   if (imported) {
     s.model.profile = *imported;
     s.model.profile.imported = true;
@@ -163,12 +166,15 @@ SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput&
     CheckpointRun r = run_checkpoint_alone(topology, o.plan, placement, g, alpha, links);
     const SimTime local = r.run.timing[static_cast<std::size_t>(r.local_copy_task)].end;
     const SimTime done = std::max(r.sends_done, local);
-    const SimTime step = study.model.step_start.value_or(study.training_iteration);
+    const bool measured = study.model.profile.imported;
+    const SimTime step = measured ? study.training_iteration : study.model.step_start.value_or(study.training_iteration);
     SimTime delay = done > step ? done - step : SimTime::zero();
     // A closed-form parallelism model (it knows its step start) holds the NIC outside the spans
     // with training traffic: the chunks planned there (the leftover after the last span) share it,
-    // and the training traffic waits for at least their NIC time (parallelism_model.hpp).
-    if (study.model.step_start) delay = std::max(delay, o.plan.leftover_time);
+    // and the training traffic waits for at least their NIC time (parallelism_model.hpp). A
+    // measured profile says nothing of the time after its last span: the same (a profile that
+    // states it idle made it a span, workload/profile.hpp).
+    if (study.model.step_start || measured) delay = std::max(delay, o.plan.leftover_time);
     SimTime end = study.training_iteration + delay;
     if (o.plan.blocks_training) end = r.sends_done + study.training_iteration;
     o.iteration_time_with_checkpoint = end;
@@ -217,6 +223,19 @@ int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, in
     if (hides(mid)) hi = mid; else lo = mid;
   }
   return hi;
+}
+
+std::vector<std::string> profile_time_warnings(const IterationStudy& study) {
+  if (!study.model.profile.imported || study.modelled_iteration <= SimTime::zero()) return {};
+  const double measured = study.training_iteration.seconds();
+  const double modelled = study.modelled_iteration.seconds();
+  const double change = measured / modelled - 1.0;
+  if (std::abs(change) <= kProfileTimeTolerance) return {};
+  return {fmt::format("the measured profile's iteration time {:.4g} s is {:+.0f}% from the model's {:.4g} s for this scenario "
+                      "(more than {:.0f}%): the idle spans and iteration time come from the profile, everything else (memory, "
+                      "checkpoint shard, phases) from the scenario; check that the profile was measured on this job, or calibrate "
+                      "the scenario (ckptsim calibrate)",
+                      measured, 100.0 * change, modelled, 100.0 * kProfileTimeTolerance)};
 }
 
 }  // namespace ckptsim

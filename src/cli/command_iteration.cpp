@@ -42,15 +42,33 @@ std::vector<SchedulerKind> scheduler_kinds(const std::optional<SchedulerKind>& c
 
 /// A megatron scenario: its own iteration report (workload/megatron_iteration.hpp), then the
 /// checkpoint schedulers on the spans every stage shares (workload/parallelism_model.hpp).
-/// Traces and profiles follow the ZeRO-3 task graph and are not available.
+/// A measured profile (--profile) replaces the spans the schedulers plan in; --write-profile
+/// writes the spans every stage shares. The trace draws the ZeRO-3/FSDP task graph: not available.
 int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, const po::variables_map& vm,
-                       const std::optional<SchedulerKind>& chosen) {
-  for (const char* option : {"trace", "profile", "write-profile"})
-    if (vm.count(option) && !vm[option].defaulted())
-      throw UsageError(fmt::format("--{} is not available for training.parallelism \"megatron\" yet", option));
+                       const std::optional<SchedulerKind>& chosen, const std::string& profile, const std::string& write_profile) {
+  if (vm.count("trace"))
+    throw UsageError("--trace draws the task graph of training.engine deepspeed-zero3 or fsdp; training.parallelism \"megatron\" "
+                     "has a closed-form step model and no trace (its step report is printed instead)");
+  if (!write_profile.empty()) check_output_writable(write_profile);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
   const MegatronIteration it = simulate_megatron_iteration(scenario);
-  const IterationStudy study = prepare_iteration_study(scenario);
+  std::optional<IterationProfile> imported;
+  if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
+  const IterationStudy study = prepare_iteration_study(scenario, imported);
+  if (!write_profile.empty()) {
+    // The spans every stage shares (those of the one plan without span groups).
+    IterationProfile shared = study.model.profile;
+    shared.machine_spans.assign(1, study.input.spans);
+    write_output_file(write_profile,
+                      profile_to_json(shared, 0,
+                                      fmt::format("{} ({})", imported ? "imported profile" : "ckptsim megatron step model (spans every stage shares)",
+                                                  ctx.command_line))
+                              .dump() +
+                          '\n');
+  }
+  std::vector<std::string> warnings = profile_time_warnings(study);
+  const std::vector<std::string> unread = unread_field_messages(scenario, UnreadFor::iteration);
+  warnings.insert(warnings.end(), unread.begin(), unread.end());
   std::vector<SchedulerRow> rows;
   for (const SchedulerKind kind : scheduler_kinds(chosen)) rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind)});
   if (vm.count("json")) {
@@ -59,13 +77,15 @@ int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, cons
     doc["schedulers"] = checkpoint["schedulers"];
     doc["shared_idle_spans"] = checkpoint["idle_span_views"]["profiler"];
     doc["shard_bytes_per_gpu"] = checkpoint["shard_bytes_per_gpu"];
-    add_warnings(doc, unread_field_messages(scenario, UnreadFor::iteration));
+    doc["profile"] = checkpoint["profile"];
+    if (imported) doc["modelled_iteration_time_s"] = checkpoint["modelled_iteration_time_s"];
+    add_warnings(doc, warnings);
     ctx.out << doc.dump(2) << '\n';
   } else {
     print_megatron_report(ctx.out, scenario, it);
     ctx.out << '\n';
     print_iteration_report(ctx.out, study, rows);
-    print_warning_lines(ctx.out, unread_field_messages(scenario, UnreadFor::iteration));
+    print_warning_lines(ctx.out, warnings);
   }
   return 0;
 }
@@ -96,12 +116,14 @@ int command_iteration(const CommandContext& ctx) {
       ("json", "print JSON (per scheduler under schedulers.<name>) instead of the table")
       ("trace", po::value<std::string>(&trace),
        "write a Chrome trace-event JSON of the iteration with checkpointing (the scheduler given, or the "
-       "scenario's strategy.scheduler with --scheduler all)")
+       "scenario's strategy.scheduler with --scheduler all); deepspeed-zero3 and fsdp only (megatron has no task graph)")
       ("trace-machines", po::value<int>(&trace_machines)->default_value(16), "machines shown in the trace")
       ("profile", po::value<std::string>(&profile),
-       "take the idle spans from a measured profile (docs/profile-format.md) instead of the model")
+       "take the idle spans and iteration time from a measured profile (docs/profile-format.md) instead of the "
+       "model, every engine and layout; a warning gives both times when they differ by more than 10%")
       ("write-profile", po::value<std::string>(&write_profile),
-       "write the iteration time and machine 0's idle spans in the profile format")
+       "write the iteration time and machine 0's idle spans in the profile format (megatron: the spans every "
+       "stage shares)")
       ("force", "run even when the estimated memory or flows exceed the limits of docs/limits.md");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);
@@ -118,7 +140,8 @@ int command_iteration(const CommandContext& ctx) {
   refuse_output_over_inputs("--write-profile", write_profile, {scenario_path, profile});
   refuse_outputs_sharing_a_file({{"--trace", trace}, {"--write-profile", write_profile}});
   const Scenario scenario = load_scenario_file(scenario_path);
-  if (scenario.training.parallelism == Parallelism::megatron) return megatron_iteration(ctx, scenario, vm, chosen);
+  if (scenario.training.parallelism == Parallelism::megatron)
+    return megatron_iteration(ctx, scenario, vm, chosen, profile, write_profile);
   for (const std::string& output : {trace, write_profile})
     if (!output.empty()) check_output_writable(output);
   enforce_work_limits(estimate_iteration_work(scenario), vm.count("force") > 0);
@@ -152,13 +175,16 @@ int command_iteration(const CommandContext& ctx) {
     outputs.push_back({trace, trace_text});
   }
   write_output_files(outputs);
+  std::vector<std::string> warnings = profile_time_warnings(study);
+  const std::vector<std::string> unread = unread_field_messages(scenario, UnreadFor::iteration);
+  warnings.insert(warnings.end(), unread.begin(), unread.end());
   if (vm.count("json")) {
     nlohmann::json doc = iteration_report_json(study, rows, ctx.command_line);
-    add_warnings(doc, unread_field_messages(scenario, UnreadFor::iteration));
+    add_warnings(doc, warnings);
     ctx.out << doc.dump(2) << '\n';
   } else {
     print_iteration_report(ctx.out, study, rows);
-    print_warning_lines(ctx.out, unread_field_messages(scenario, UnreadFor::iteration));
+    print_warning_lines(ctx.out, warnings);
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "ckptsim/output/trace_events.hpp"
+#include "ckptsim/output/warnings.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -192,6 +193,7 @@ int command_schedule(const CommandContext& ctx) {
   const IterationStudy study = prepare_iteration_study(scenario, imported);
   const SchedulerOutcome outcome = evaluate_scheduler(study, planned);
   const nlohmann::json doc = plan_json(study, outcome, ctx.command_line);
+  print_warning_lines(ctx.err, profile_time_warnings(study));
   if (output == "-") {
     ctx.out << doc.dump(1) << '\n';
   } else {

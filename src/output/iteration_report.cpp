@@ -130,7 +130,13 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
   out << fmt::format("iteration model: {} — {} machines x {} GPUs, {} layers, {} collectives, {}{}\n", sc.name,
                      sc.cluster.machines, sc.cluster.gpus_per_machine, sc.model.layers, name_of(sc.cluster.network.collective),
                      study.model.workload.program.summary, profile.imported ? " (idle spans imported from a measured profile)" : "");
-  out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
+  if (profile.imported)
+    out << fmt::format("  iteration time {:.3f} s (measured profile; the model gives {:.3f} s)\n", study.training_iteration.seconds(),
+                       study.modelled_iteration.seconds());
+  else
+    out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
+  if (profile.imported && !profile.idle_after_last_span)
+    out << "  the time after the last measured span is counted busy (the profile does not state it idle: idle_after_last_span)\n";
   if (study.model.has_training_graph()) print_breakdown(out, study);
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
   if (!study.span_groups.empty()) {
@@ -201,6 +207,10 @@ nlohmann::json iteration_report_json(const IterationStudy& study, const std::vec
   // Span groups planning in their own spans (0: one plan in the spans every machine shares).
   doc["span_groups"] = study.span_groups.size();
   doc["profile"] = profile.imported ? "imported" : "simulated";
+  if (profile.imported) {
+    doc["modelled_iteration_time_s"] = study.modelled_iteration.seconds();
+    doc["idle_after_last_span"] = profile.idle_after_last_span;
+  }
   doc["shard_bytes_per_gpu"] = study.input.shard_bytes;
   doc["remote_copies"] = study.input.copies;
   doc["network_bandwidth_bytes_per_s"] = sc.cluster.network_bandwidth;  // B_n, the NIC's line rate per machine

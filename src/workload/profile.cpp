@@ -175,7 +175,13 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
     problems.throw_if_any();
   }
   for (const auto& [key, value] : doc.items()) {
-    if (key != "format" && key != "iterations" && key != "source") problems.add("/" + key, "one of the keys format, source, iterations", key);
+    if (key != "format" && key != "iterations" && key != "source" && key != "idle_after_last_span")
+      problems.add("/" + key, "one of the keys format, source, idle_after_last_span, iterations", key);
+  }
+  if (doc.contains("idle_after_last_span") && !doc["idle_after_last_span"].is_boolean()) {
+    problems.add("/idle_after_last_span", "true or false (the network is idle from the last span to the iteration's end)",
+                 brief(doc["idle_after_last_span"]));
+    problems.throw_if_any();
   }
   if (doc.contains("format") && doc["format"] != "ckptsim-profile/1") {
     problems.add("/format", "\"ckptsim-profile/1\"", brief(doc["format"]));
@@ -221,6 +227,8 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
         previous_end = span.start + span.length;
         spans.push_back(span);
       }
+      // The profile states the network idle after its last span: that time is one more span.
+      if (doc.value("idle_after_last_span", false) == true && t > previous_end) spans.push_back({previous_end, t - previous_end});
     }
     lists.push_back(std::move(spans));
   }
@@ -233,6 +241,7 @@ IterationProfile parse_profile(const nlohmann::json& doc, const std::string& fil
   problems.throw_if_any();
   IterationProfile p;
   p.imported = true;
+  p.idle_after_last_span = doc.value("idle_after_last_span", false);
   WideNs sum = 0;  // the mean of times of up to 100 years each: their sum may pass 2^63 ns
   for (SimTime t : times) sum += t.ns();
   p.iteration_time = SimTime::from_ns(static_cast<std::int64_t>(sum / static_cast<WideNs>(times.size())));

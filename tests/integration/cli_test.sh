@@ -557,6 +557,18 @@ tp=$fx/torch-profiler
 check "import torch-profiler: two ranks' gzip traces into a profile ckptsim iteration reads" bash -c "
   '$bin' import torch-profiler $tp/hta-sampled-rank-0.json.gz $tp/hta-sampled-rank-1.json.gz -o '$tmp/prof.json' --kernels '$tmp/kern.json' >/dev/null 2>&1 &&
   '$bin' iteration $small --profile '$tmp/prof.json' >/dev/null 2>&1"
+# Measured profiles for every layout (docs/profile-format.md): Megatron writes the spans every
+# stage shares and reads them back; a profile whose iteration time is 4x the model's is named.
+meg=scenarios/examples/gpt3-175b-megatron-1024xa100.json
+check "iteration --profile: a megatron layout reads back the profile it writes" bash -c "
+  '$bin' iteration $meg --scheduler gemini --write-profile '$tmp/meg-prof.json' >'$tmp/meg-a.txt' 2>&1 &&
+  '$bin' iteration $meg --scheduler gemini --profile '$tmp/meg-prof.json' >'$tmp/meg-b.txt' 2>&1 &&
+  grep -q 'measured profile; the model gives' '$tmp/meg-b.txt' && ! grep -q '^warning' '$tmp/meg-b.txt'"
+check "iteration --trace: a megatron layout exits 2 saying it has no task graph" bash -c "
+  '$bin' iteration $meg --trace '$tmp/meg-trace.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'closed-form step model' '$tmp/e'"
+check "iteration --profile: an iteration time 4x the model's draws a warning with both times" bash -c "
+  python3 -c \"import json; d = json.load(open('$tmp/meg-prof.json')); d['iterations'][0]['iteration_time'] *= 4; json.dump(d, open('$tmp/meg-4x.json', 'w'))\" &&
+  '$bin' iteration $meg --scheduler gemini --profile '$tmp/meg-4x.json' 2>&1 | grep '^warning' | grep -q '+300% from the model'"
 check "import torch-profiler: a trace given twice exits 2" exits_with 2 "$bin" import torch-profiler $tp/hta-sampled-rank-0.json.gz ./$tp/hta-sampled-rank-0.json.gz -o "$tmp/x.json"
 check "import torch-profiler: a trace without NCCL kernels exits 2 saying so" bash -c "
   python3 -c \"import json; json.dump({'traceEvents': [{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#1', 'ts': 0, 'dur': 100},

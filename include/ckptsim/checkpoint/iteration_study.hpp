@@ -17,6 +17,13 @@
 // their idle spans, so each group plans in its own spans; the outcome is the worst group's
 // (every machine waits for the slowest: the optimizer step is synchronous). Otherwise one plan
 // in the spans in which every machine is idle.
+// A measured profile (workload/profile.hpp) replaces the model's idle spans and iteration time;
+// the model's own iteration time is kept beside it (modelled_iteration), and
+// profile_time_warnings says when the two differ by more than kProfileTimeTolerance. With
+// measured spans the training traffic is not simulated: the chunks run at their planned times,
+// and the part of the checkpoint left after the last span delays the iteration by at least its
+// NIC time (it shares the NIC with training traffic); a profile that states the network idle
+// after its last span (idle_after_last_span) has that time as one more span.
 // Smallest k: the least number of iterations whose idle spans (the iteration's spans repeated
 // k times) hold the whole checkpoint under the scheduler's partition with no leftover.
 #include <optional>
@@ -54,7 +61,15 @@ struct IterationStudy {
   [[nodiscard]] SimTime planned_idle_time() const;
   double free_gpu_memory = 0;  ///< bytes per GPU left by the model
   SimTime training_iteration;  ///< simulated (or imported) iteration time without checkpoint
+  SimTime modelled_iteration;  ///< the model's own iteration time (= training_iteration unless imported)
 };
+
+/// A measured iteration time further than this fraction from the model's draws a warning.
+inline constexpr double kProfileTimeTolerance = 0.10;
+
+/// With an imported profile whose iteration time differs from the model's by more than
+/// kProfileTimeTolerance: a warning giving both times (empty otherwise).
+std::vector<std::string> profile_time_warnings(const IterationStudy& study);
 
 struct SchedulerOutcome {
   CheckpointPlan plan;

@@ -97,6 +97,11 @@ struct IterationProfile {
   SpansByMachine machine_spans;  ///< [machine][span], the profiler's view
   SpansByMachine silent_spans;   ///< [machine][span], network-silent (simulated only)
   bool imported = false;
+  /// Imported: the profile states that the network is idle from its last span's end to the
+  /// iteration's end (`idle_after_last_span`, docs/profile-format.md), and that time is one more
+  /// span of every iteration. Without it that time is not known to be free: a checkpoint's
+  /// leftover after the last span delays the iteration by at least its NIC time.
+  bool idle_after_last_span = false;
 
   /// Total idle time of one machine (the profiler's view).
   [[nodiscard]] SimTime idle_time(int machine) const;

@@ -296,7 +296,10 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
       GroupFit gf = fit_group("collectives (1 machine, NVLink)", "collectives", 0, 1, single, RateModel::alpha_beta, "B/s",
                               m.emulated ? std::nullopt : base.nvlink_bandwidth, m.sources);
       f["cluster"]["nvlink_bandwidth"] = bandwidth_input_text(gf.fit.rate, kFragmentDigits);
-      gf.writes = {"/cluster/nvlink_bandwidth"};
+      // The latency per ring step inside the machine: NVLink's own (docs/references.md, "Per-step
+      // latency of a collective, by tier"); the network's comes only from multi-machine runs.
+      f["cluster"]["nvlink_latency"] = fmt::format("{:.6g}s", gf.fit.latency_s);
+      gf.writes = {"/cluster/nvlink_bandwidth", "/cluster/nvlink_latency"};
       c.fits.push_back(std::move(gf));
     });
   }

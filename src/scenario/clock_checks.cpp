@@ -143,6 +143,12 @@ void check_clock_range(const Scenario& s, CheckContext& ctx) {
                     {"/model/layers", double(s.model.layers), 100, 1},
                     {"/cluster/machines", double(s.cluster.machines), 16, 1},
                     {"/cluster/gpus_per_machine", double(s.cluster.gpus_per_machine), 8, 1}});
+    // The megatron model's groups inside a machine step at the NVLink latency (the same estimate).
+    check_estimate(ctx, "one iteration's NVLink step latency", 6.0,
+                   {{"/cluster/nvlink_latency", s.cluster.nvlink_latency.seconds(), 1e-5, 1},
+                    {"/model/layers", double(s.model.layers), 100, 1},
+                    {"/cluster/machines", double(s.cluster.machines), 16, 1},
+                    {"/cluster/gpus_per_machine", double(s.cluster.gpus_per_machine), 8, 1}});
   } else {
     const double t = s.training.iteration_time->seconds();
     if (s.run.iterations)

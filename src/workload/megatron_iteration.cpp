@@ -162,8 +162,12 @@ struct Links {
   double nvlink = 0;       ///< B/s per GPU
   double network = 0;      ///< B/s per GPU for collectives (f·B/G)
   double network_p2p = 0;  ///< B/s per GPU for point-to-point sends
-  SimTime alpha;
+  SimTime alpha;         ///< per ring step over the network (cluster.network.latency)
+  SimTime alpha_nvlink;  ///< per ring step inside a machine's NVLink domain (cluster.nvlink_latency)
   [[nodiscard]] double rate(bool crosses) const { return crosses ? std::min(nvlink, network) : nvlink; }
+  /// A group that crosses machines pays the network's step latency (its slowest hops); one
+  /// inside a machine NVLink's (NCCL's tuning model charges each step its own tier's latency).
+  [[nodiscard]] SimTime step_latency(bool crosses) const { return crosses ? alpha : alpha_nvlink; }
 };
 
 Links links_of(const Scenario& s) {
@@ -176,6 +180,7 @@ Links links_of(const Scenario& s) {
   l.network = c.network.collective_efficiency * per_gpu;
   l.network_p2p = std::min(c.nvlink_bandwidth, c.network.p2p_efficiency * per_gpu);
   l.alpha = c.network.latency;
+  l.alpha_nvlink = c.nvlink_latency;
   return l;
 }
 
@@ -357,10 +362,10 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const bool tp_cross = L.tensor_group_machines() > 1;
   const double S = d.T * d.h * d.w;
   const double tp_rate = links.rate(tp_cross);
-  const SimTime tp_call = d.sp ? ring_time(S, g.tp, tp_rate, links.alpha, 1, "a tensor-parallel collective")
-                               : ring_time(S, g.tp, tp_rate, links.alpha, 2, "a tensor-parallel all-reduce");
+  const SimTime tp_call = d.sp ? ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 1, "a tensor-parallel collective")
+                               : ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 2, "a tensor-parallel all-reduce");
   const int tp_calls = d.sp ? 4 : 2;
-  const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.alpha, 2, "the loss all-reduce");
+  const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.step_latency(tp_cross), 2, "the loss all-reduce");
   it.layer_tp_forward = tp_call * tp_calls;
   const double tp_share = g.tp > 1 ? static_cast<double>(g.tp - 1) / g.tp : 0.0;
   it.tp_sent_bytes_per_layer = 4 * tp_share * S;
@@ -369,7 +374,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const PassSeconds layer = layer_seconds(d, clk);
   const bool cp_cross = L.context_group_machines() > 1;
   const double kv_bytes = 2 * d.b * d.sc * d.kv / d.t * d.dh * d.w;
-  const SimTime cp_step = g.cp > 1 ? checked_add(links.alpha, checked_transfer_time(kv_bytes, cp_cross ? links.network_p2p : links.nvlink, kWhere, "a context-parallel step"), kWhere, "a context-parallel step") : SimTime::zero();
+  const SimTime cp_step = g.cp > 1 ? checked_add(links.step_latency(cp_cross), checked_transfer_time(kv_bytes, cp_cross ? links.network_p2p : links.nvlink, kWhere, "a context-parallel step"), kWhere, "a context-parallel step") : SimTime::zero();
   const SimTime attn_f = seconds_checked(layer.attention_forward, "the attention time");
   const SimTime attn_b = seconds_checked(layer.attention_backward, "the attention time");
   const SimTime cp_ring = cp_step * (g.cp - 1);
@@ -377,7 +382,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime cp_bwd = 2 * cp_ring > attn_b ? 2 * cp_ring - attn_b : SimTime::zero();
   const bool ep_cross = L.expert_group_machines() > 1;
   const double a2a_bytes = d.E > 1 ? d.Tn * d.k * d.h * d.w : 0.0;
-  const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.alpha, 1, "an expert all-to-all");
+  const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.step_latency(ep_cross), 1, "an expert all-to-all");
 
   it.layer_forward_compute = seconds_checked(layer.forward, "the layer forward time");
   it.layer_backward_compute = seconds_checked(layer.backward, "the layer backward time");
@@ -416,7 +421,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const bool pp_cross = L.pipeline_crosses_machines();
   const double p2p_bytes = d.b * d.sc * d.h * d.w / (d.sp ? d.t : 1.0);
   if (P > 1) {
-    const SimTime p2p = checked_add(links.alpha, checked_transfer_time(p2p_bytes, pp_cross ? links.network_p2p : links.nvlink, kWhere, "a pipeline transfer"), kWhere, "a pipeline transfer");
+    const SimTime p2p = checked_add(links.step_latency(pp_cross), checked_transfer_time(p2p_bytes, pp_cross ? links.network_p2p : links.nvlink, kWhere, "a pipeline transfer"), kWhere, "a pipeline transfer");
     costs.p2p_forward = p2p;
     costs.p2p_backward = p2p;
   }
@@ -437,7 +442,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const double bucket = std::max(4e7, 1e6 * dc);
   const bool tied_pair = s.model.tied_embeddings && P > 1;
   const double vocab_rank = d.count.embedding / d.t;
-  const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.alpha, 2, "the embedding all-reduce") : SimTime::zero();
+  const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.step_latency(pp_cross), 2, "the embedding all-reduce") : SimTime::zero();
   SimTime synced, slowest_step, gather_exposed;
   it.stages.resize(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) {
@@ -458,8 +463,8 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     if (r == P - 1) dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
     st.parameters = dense + experts;
     const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
-    const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.alpha, factor, "the gradient reduce") +
-                           ring_time(experts * grad_word, expert_dp, dp_rate, links.alpha, factor, "the expert gradient reduce");
+    const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.step_latency(dp_cross), factor, "the gradient reduce") +
+                           ring_time(experts * grad_word, expert_dp, dp_rate, links.step_latency(dp_cross), factor, "the expert gradient reduce");
     const auto ru = static_cast<std::size_t>(r);
     st.schedule_end = it.pipeline.rank_end[ru];
     // The reduce's buckets, and the embedding sync after them, are the silent view's network-busy
@@ -484,8 +489,8 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     st.parameter_copies = dc;
     slowest_step = std::max(slowest_step, st.step);
     const SimTime gather = g.distributed_optimizer
-                               ? ring_time(dense * d.w, dc, dp_rate, links.alpha, 1, "the parameter all-gather") +
-                                     ring_time(experts * d.w, expert_dp, dp_rate, links.alpha, 1, "the parameter all-gather")
+                               ? ring_time(dense * d.w, dc, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather") +
+                                     ring_time(experts * d.w, expert_dp, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather")
                                : SimTime::zero();
     const auto buckets = static_cast<std::int64_t>(std::max(1.0, std::ceil(st.parameters / bucket)));
     const SimTime exposed = g.overlap_param_gather ? SimTime::from_ns((gather.ns() + buckets - 1) / buckets) : gather;

@@ -8,7 +8,9 @@
 //                count (default: the largest with >= 2 machines), t = steps * alpha + x / R:
 //                  cluster.network.latency               = alpha (per step, the per-message latency)
 //                  cluster.network.collective_efficiency = R / L     (L: the line rate, below)
-//                a single machine's collectives run on NVLink: cluster.nvlink_bandwidth = R;
+//                a single machine's collectives run on NVLink: cluster.nvlink_bandwidth = R and
+//                  cluster.nvlink_latency = alpha (per step inside the machine; never the
+//                  network's, docs/references.md "Per-step latency of a collective, by tier");
 //   p2p          point-to-point samples between machines (one rank per machine), t = alpha + x / R:
 //                  cluster.network.p2p_efficiency        = R / (L / G)   (G GPUs share a NIC)
 //                  and cluster.network.latency = alpha when there are no collectives;

@@ -54,6 +54,10 @@ struct ClusterSpec {
   double network_bandwidth = 0;            ///< bytes/s per machine, each direction
   double gpu_cpu_bandwidth = 0;            ///< bytes/s per GPU over PCIe, each direction
   double nvlink_bandwidth = 0;             ///< bytes/s per GPU inside a machine (NVLink/NVSwitch)
+  /// Latency of one ring step of a collective inside a machine (NVLink/NVSwitch, xGMI): NCCL's
+  /// tuning model, src/graph/tuning.cc, hwLat[NVLINK][Ring][Simple] = 3.4 us (against 14 us per
+  /// network step; docs/references.md). calibrate fits it from single-machine nccl-tests runs.
+  SimTime nvlink_latency = nanoseconds(3'400);
   double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
   double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (data sheet)
   GpuKernelSpec kernels;                   ///< the GPU type's kernel-level figures

@@ -32,6 +32,9 @@
 //   expert parallelism: all-to-all dispatch and combine forward, and both again backward, each
 //     of T'·k·h·w bytes per rank, (e-1)/e of them leaving it:
 //     t_A2A = (e-1)·alpha + (e-1)/e · T'·k·h·w / B
+//   alpha, the latency of one ring step, is the tier's: cluster.nvlink_latency for a group inside
+//     one machine, cluster.network.latency for one that crosses machines (NCCL's tuning model
+//     charges each step the latency of the hardware it crosses: src/graph/tuning.cc, hwLat).
 //   recomputation (Korthikanti et al. 2022): full reruns each layer's forward (and its
 //     collectives) inside its backward; selective reruns the attention core.
 // Pipeline: a virtual stage's forward is its layers' forwards plus the embedding (first) or

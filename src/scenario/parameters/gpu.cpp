@@ -12,13 +12,15 @@ ParameterBlock gpu_parameters() {
   using P = Presence;
   using R = ReadBy;
   // clang-format off
-  return {"GPU type", {
+  ParameterBlock block{"GPU type", {
     {"/cluster/gpu", U::name, C::none, P::optional, R::iteration | R::costs, "GPU type filling the GPU fields below (default: the instance preset's)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu; }, &gpu_type_names},
     {"/cluster/gpu_memory", U::bytes, C::positive, P::from_gpu, R::iteration | R::costs, "memory per GPU",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_memory_bytes; }},
     {"/cluster/nvlink_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU-to-GPU bandwidth inside a machine per GPU, each direction",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
+    {"/cluster/nvlink_latency", U::duration, C::non_negative, P::defaulted, R::iteration | R::costs, "latency of one ring step of a collective inside a machine (NVLink/NVSwitch); default NCCL's tuning model, 3.4 us",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_latency; }, nullptr, {}, &megatron_only},
     {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_gpu, R::iteration | R::costs, "peak dense FLOP rate per GPU at the training precision (data sheet)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
     {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU memory (HBM) bandwidth per GPU (data sheet)",
@@ -35,6 +37,10 @@ ParameterBlock gpu_parameters() {
      [](Scenario& s) -> FieldRef { return &s.cluster.kernels.launch_overhead; }},
   }};
   // clang-format on
+  // Only the megatron model times collectives inside a machine by ring steps (the ZeRO-3/FSDP
+  // flow model's groups cross machines).
+  row_of(block, "/cluster/nvlink_latency").read_when = &kReadUnderMegatron;
+  return block;
 }
 
 }  // namespace ckptsim

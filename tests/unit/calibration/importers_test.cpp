@@ -60,7 +60,10 @@ TEST_CASE("nccl-tests: reduce-scatter on one 8-GPU machine fits NVLink at the pr
   // Latency is negligible at 4 GiB (10.5 ms), so the fitted rate is nccl-tests' busbw there,
   // 357.76 GB/s (out-of-place) and 359.56 (in-place), within 2%.
   const GroupFit& nv = c.fits.back();
-  CHECK(nv.writes == std::vector<std::string>{"/cluster/nvlink_bandwidth"});
+  // Inside one machine: NVLink's bandwidth and its own step latency, never the network's.
+  CHECK(nv.writes == std::vector<std::string>{"/cluster/nvlink_bandwidth", "/cluster/nvlink_latency"});
+  CHECK(c.fields["cluster"].contains("nvlink_latency"));
+  CHECK_FALSE(c.fields["cluster"].contains("network"));
   CHECK(nv.fit.rate == doctest::Approx(358.7e9).epsilon(0.02));
   REQUIRE(nv.fit.rate_se);
   CHECK(*nv.fit.rate_se < 0.01 * nv.fit.rate);

@@ -314,3 +314,23 @@ TEST_CASE("megatron study: run_with_checkpoint refuses a model without a trainin
   const SchedulerOutcome o = evaluate_scheduler(study, SchedulerKind::gemini);
   CHECK(o.checkpoint_time > SimTime::zero());
 }
+
+TEST_CASE("megatron: a group inside a machine pays NVLink's step latency, never the network's") {
+  // tp = 8 on one DGX A100 (single_stage): each of a layer's tensor-parallel calls is a ring of
+  // t = 8 ranks inside the machine. Forward, four calls of (t - 1) steps each under sequence
+  // parallelism, or two all-reduces of 2 (t - 1) steps without it: 28 steps either way, so
+  // adding 1 ms to the NVLink step latency adds 28 ms to a layer's forward collectives.
+  json base = single_stage(12);
+  const MegatronIteration a = simulate_megatron_iteration(load_document(base));
+  json slower_nvlink = base;
+  slower_nvlink["cluster"]["nvlink_latency"] = "1003.4us";  // the 3.4 us default + 1 ms
+  const MegatronIteration b = simulate_megatron_iteration(load_document(slower_nvlink));
+  CHECK((b.layer_tp_forward - a.layer_tp_forward) == milliseconds(28));
+  // The network's latency (the data-parallel ring between the two machines) leaves the
+  // tensor-parallel calls as they were: a latency fitted over InfiniBand never reaches them.
+  json slower_network = base;
+  slower_network["cluster"]["network"] = {{"latency", "1010us"}};
+  const MegatronIteration c = simulate_megatron_iteration(load_document(slower_network));
+  CHECK(c.layer_tp_forward == a.layer_tp_forward);
+  CHECK(c.iteration_time > a.iteration_time);
+}

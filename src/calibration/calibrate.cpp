@@ -395,7 +395,7 @@ Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& bas
         c.warnings.push_back(fmt::format("the collectives were fitted on {} machines and are written into a scenario of {}: NCCL's "
                                          "algorithm (a tree on 2 machines, a ring on more) and the rate it reaches change with the "
                                          "machine count, so cluster.network.collective_efficiency and latency may not hold there; "
-                                         "measure on {} machines, or choose a measured count with --machines",
+                                         "measure on {} machines to calibrate it",
                                          machines, *base.scenario_machines, *base.scenario_machines));
       }
       gf.writes = {"/cluster/network/latency", "/cluster/network/collective_efficiency"};

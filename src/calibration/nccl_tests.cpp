@@ -300,9 +300,9 @@ class Parser {
         m.x = all_reduce_nic_bytes(algo, r.size, run.ranks, run.machines);
         read_as[fmt::format("{} ({})", nccl_algorithm_name(algo), why)].insert(r.size);
       } else {
-        read_as[run.kind == SampleKind::p2p ? "send/receive (x = S)"
-                : run.machines == 1         ? "ring (one machine: nccl-tests' busbw, the NVLink rate)"
-                                            : "ring (nccl-tests' busbw)"]
+        read_as[run.kind == SampleKind::p2p          ? "send/receive (x = S)"
+                : run.kind == SampleKind::all_reduce ? "ring (one machine: nccl-tests' busbw, the NVLink rate)"
+                                                     : "nccl-tests' busbw (x = (n-1)/n S)"]
             .insert(r.size);
       }
       m.seconds = r.seconds;

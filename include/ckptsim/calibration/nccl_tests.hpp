@@ -32,7 +32,8 @@
 // per machine as busbw does for a ring), for a buffer of S bytes over n ranks on N machines:
 //   ring                  x = 2 (n-1)/n S     (nccl-tests' busbw: doc/PERFORMANCE.md)
 //   tree, NVLS tree       x = S   on N = 2    (the double binary tree of NVIDIA/nccl
-//                                              src/graph/trees.cc, ncclGetDtree: on 2 machines
+//                                              src/graph/trees.cc, ncclGetDtree, and connect.cc,
+//                                              which splits the channels between the two trees: on 2 machines
 //                                              each is the root of one tree and the only child in
 //                                              the other, so each NIC sends and receives the half of
 //                                              S each tree carries, S in all, per direction: the

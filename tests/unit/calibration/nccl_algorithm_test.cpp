@@ -17,7 +17,9 @@
 
 using namespace ckptsim;
 
-namespace {
+// A named namespace around helpers and cases alike: the unit tests are built as unity files, where
+// the anonymous-namespace helpers of other tests (what_of, set_of) share this one's scope.
+namespace nccl_algorithm_test {
 
 std::string what_of(const std::function<void()>& f) {
   try {
@@ -84,8 +86,6 @@ constexpr double kGiB = 1024.0 * kMiB;
 // (ring) step.
 constexpr double kRate = 40e9;
 constexpr double kAlpha = 10e-6;
-
-}  // namespace
 
 TEST_CASE("nccl-tests algorithms: a 2-machine tree and a 16-machine ring of one NIC rate give that rate") {
   const std::vector<double> sizes = doubling(64 * kMiB, 8 * kGiB);  // 8 sizes
@@ -252,3 +252,5 @@ TEST_CASE("nccl-tests clusters: logs of different devices or GPUs per machine ar
   per_machine.insert(per_machine.end(), one_gpu.begin(), one_gpu.end());
   CHECK(what_of([&] { refuse_mixed_clusters(per_machine); }).find("1 GPUs per machine") != std::string::npos);
 }
+
+}  // namespace nccl_algorithm_test

@@ -43,7 +43,8 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
       "over more a ring, unless the log's NCCL_ALGO or NCCL TUNING lines, or --algorithm, say otherwise.\n"
       "The fits use the sizes of 64 MiB and up by default (NCCL's Simple protocol; a group with fewer\n"
       "than 2 such sizes is fitted on all of them, with a warning); each fit reports the sizes it was\n"
-      "fitted on. Logs of different clusters (devices, GPUs per machine) are refused together (exit 2).\n\noptions");
+      "fitted on. Logs of different clusters (devices, GPUs per machine) are refused together (exit 2),\n"
+      "and collectives fitted on n machines written into a --scenario of m != n machines warn.\n\noptions");
   std::string output, base_path, collective, sizes, algorithm;
   int ranks = 0, machines = 0, machines_written = 0;
   visible.add_options()("help,h", "print this help")("json", "print the fits as JSON")

@@ -156,6 +156,8 @@ TEST_CASE("nccl-tests algorithms: NCCL_ALGO and TUNING lines in the log") {
   CHECK(tuned.samples[2].x == doctest::Approx(128 * kMiB));
   REQUIRE(tuned.algorithms.size() == 2);
   CHECK(first_x("NCCL INFO 134217728 Bytes -> Algo 1 proto 2 time 3400.5\n").samples[2].x == doctest::Approx(2.0 * 15 / 16 * 128 * kMiB));
+  // The form between them (a function name and numbers: "AllReduce: N Bytes -> Algo 1 proto 2 time T").
+  CHECK(first_x("NCCL INFO AllReduce: 268435456 Bytes -> Algo 1 proto 2 time 6800.1\n").samples[4].x == doctest::Approx(2.0 * 15 / 16 * 256 * kMiB));
   // A TUNING line of another function is not all-reduce's.
   CHECK(first_x("NCCL INFO AllGather: 67108864 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..15}\n").samples[0].x == doctest::Approx(64 * kMiB));
 }

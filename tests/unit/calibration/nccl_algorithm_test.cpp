@@ -14,6 +14,7 @@
 #include "ckptsim/calibration/calibrate.hpp"
 #include "ckptsim/calibration/nccl_tests.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 
 using namespace ckptsim;
 
@@ -253,6 +254,39 @@ TEST_CASE("nccl-tests clusters: logs of different devices or GPUs per machine ar
   auto per_machine = runs;
   per_machine.insert(per_machine.end(), one_gpu.begin(), one_gpu.end());
   CHECK(what_of([&] { refuse_mixed_clusters(per_machine); }).find("1 GPUs per machine") != std::string::npos);
+}
+
+}  // namespace nccl_algorithm_test
+
+namespace nccl_algorithm_test {
+
+TEST_CASE("nccl-tests algorithms: the published 2 x 8 H100 log of nccl-tests issue 309, busbw above the line rate") {
+  const std::string path = CKPTSIM_SOURCE_ROOT "/tests/fixtures/nccl-tests/all_reduce_perf-nccl-tests-309-h100-2x8.txt";
+  const std::string text = read_input_file(path, "nccl-tests output");
+  const auto runs = parse_nccl_tests(text, path, {});
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].ranks == 16);
+  CHECK(runs[0].machines == 2);
+  CHECK(runs[0].devices == std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
+  CHECK(runs[0].algorithms[0].rfind("tree (", 0) == 0);
+  CalibrationBase base;
+  base.sizes = SizeRange{64 * kMiB, 0, true};
+  base.network_bandwidth = 400e9;  // 8 x 400 Gbps ConnectX-7 per machine (the issue's text)
+  const Calibration c = calibrate(set_of(runs), base);
+  // The log's own NIC rate: the slope between its 4 GiB and 16 GiB rows, (17179869184 -
+  // 4294967296) B / (68652 - 17262) us = 250.7 GB/s, and its algbw at 16 GiB, 250.24 GB/s.
+  CHECK(pooled(c).fit.rate == doctest::Approx(250.24e9).epsilon(0.01));
+  // Efficiency 250.7 / 400 = 0.627, although the printed busbw (469.21 GB/s) is above the line.
+  CHECK(c.fields["cluster"]["network"]["collective_efficiency"].get<double>() == doctest::Approx(0.627).epsilon(0.01));
+  // Read as a ring it is refused: 2 (15/16) x 250.7 = 470 GB/s through a 400 GB/s NIC.
+  NcclTestsOptions ring;
+  ring.algorithm = NcclAlgorithm::ring;
+  CHECK(what_of([&] { (void)calibrate(set_of(parse_nccl_tests(text, path, ring)), base); }).find("above the") != std::string::npos);
+  // One line through all 32 sizes (8 B .. 16 GiB), most of them latency-bound, is more than 10%
+  // below the GiB-size rate: the protocol problem the default range solves.
+  base.sizes.reset();
+  base.network_bandwidth.reset();
+  CHECK(pooled(calibrate(set_of(runs), base)).fit.rate < 0.9 * 250.24e9);
 }
 
 }  // namespace nccl_algorithm_test

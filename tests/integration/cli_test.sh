@@ -568,6 +568,12 @@ check "import nccl-tests: logs of two clusters are refused, naming both (exit 2)
   '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt \
     -o '$tmp/t2.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'NVIDIA GB10' '$tmp/e' && grep -q 'NVIDIA H20-3e' '$tmp/e' &&
   grep -q 'alltoall_perf-nccl-tests-314' '$tmp/e' && test ! -e '$tmp/t2.json'"
+check "import nccl-tests: a 2-machine tree's busbw above the 400 GB/s line (nccl-tests issue 309) is accepted as algbw; as a ring refused" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-nccl-tests-309-h100-2x8.txt --scenario scenarios/examples/llama3-405b-1024xdgxh100.json \
+    -o '$tmp/h100.json' >/dev/null 2>&1 &&
+  python3 -c \"import json; e = json.load(open('$tmp/h100.json'))['cluster']['network']['collective_efficiency']; assert 0.62 < e < 0.635, e\" &&
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-nccl-tests-309-h100-2x8.txt --algorithm ring \
+    --scenario scenarios/examples/llama3-405b-1024xdgxh100.json -o '$tmp/h100r.json' >/dev/null 2>&1; test \$? -eq 2"
 check "import nccl-tests: --algorithm other than ring or tree exits 2" \
   exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --algorithm nvls -o "$tmp/t3.json"
 check "import nccl-tests: --sizes MIN above MAX exits 2" \

@@ -317,7 +317,7 @@ class Parser {
     std::set<double> all;
     for (const Row& r : p.rows) all.insert(r.size);
     for (const auto& [what, sizes] : read_as) {
-      run.algorithms.push_back(sizes.size() == all.size() ? what : fmt::format("{} sizes of {}: {}", sizes.size(), all.size(), what));
+      run.algorithms.push_back(sizes.size() == all.size() ? what : fmt::format("{} of {} sizes: {}", sizes.size(), all.size(), what));
     }
     return run;
   }

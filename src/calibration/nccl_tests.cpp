@@ -1,6 +1,7 @@
 #include "ckptsim/calibration/nccl_tests.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -117,7 +118,8 @@ std::string squeeze(std::string_view name) {
 // (NCCL >= 2.24) or "1048576 Bytes -> Algo 1 proto 2 time 12.3" (older): the size and algorithm,
 // when the line names no function or all-reduce.
 std::optional<std::pair<double, NcclAlgorithm>> tuning_line(std::string_view line) {
-  if (line.find("Bytes -> Algo") == std::string_view::npos) return std::nullopt;
+  // NCCL's lines are short; a long one is something else (and std::regex recurses per character).
+  if (line.size() > 512 || line.find("Bytes -> Algo") == std::string_view::npos) return std::nullopt;
   static const std::regex re(R"((?:(\w+):\s+)?(\d{1,18})\s+Bytes\s+->\s+Algo\s+(\w+)\s+proto)");
   std::cmatch m;
   const std::string s(line);
@@ -132,14 +134,30 @@ std::optional<std::pair<double, NcclAlgorithm>> tuning_line(std::string_view lin
 }
 
 // NCCL_ALGO's value where the log states it: NCCL's "NCCL_ALGO set by environment to X" or X of
-// "NCCL_ALGO=X" (a command line, mpirun's -x, an environment dump).
+// "NCCL_ALGO=X" (a command line, mpirun's -x, an environment dump). Read by hand, not by a
+// regular expression: command lines can be long, and std::regex recurses per character.
 std::optional<std::string> algo_setting(std::string_view line) {
-  if (line.find("NCCL_ALGO") == std::string_view::npos) return std::nullopt;
-  static const std::regex re(R"(NCCL_ALGO(?:\s+set by environment to\s+|\s*=\s*)["']?([A-Za-z0-9_,;:^]+))");
-  std::cmatch m;
-  const std::string s(line);
-  if (!std::regex_search(s.c_str(), m, re)) return std::nullopt;
-  return m[1].str();
+  constexpr std::string_view name = "NCCL_ALGO", said = "set by environment to";
+  const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  const auto value_char = [&](char c) { return word(c) || c == ',' || c == ';' || c == ':' || c == '^'; };
+  for (std::size_t at = line.find(name); at != std::string_view::npos; at = line.find(name, at + 1)) {
+    std::size_t p = at + name.size();
+    if ((at > 0 && word(line[at - 1])) || (p < line.size() && word(line[p]))) continue;  // NCCL_ALGO_X, XNCCL_ALGO
+    while (p < line.size() && line[p] == ' ') ++p;
+    if (p < line.size() && line[p] == '=') {
+      ++p;
+    } else if (line.substr(p, said.size()) == said) {
+      p += said.size();
+    } else {
+      continue;
+    }
+    while (p < line.size() && line[p] == ' ') ++p;
+    if (p < line.size() && (line[p] == '"' || line[p] == '\'')) ++p;
+    std::size_t end = p;
+    while (end < line.size() && value_char(line[end])) ++end;
+    if (end > p) return std::string(line.substr(p, end - p));
+  }
+  return std::nullopt;
 }
 
 // The algorithms an NCCL_ALGO value leaves all-reduce (NCCL's syntax, src/graph/tuning.cc

@@ -145,6 +145,9 @@ TEST_CASE("nccl-tests algorithms: NCCL_ALGO and TUNING lines in the log") {
   CHECK(first_x("node000:1:1 [0] NCCL INFO NCCL_ALGO set by environment to Ring\n").samples[0].x == doctest::Approx(2.0 * 15 / 16 * 64 * kMiB));
   CHECK(first_x("mpirun -np 16 -x NCCL_ALGO=ring ./all_reduce_perf -b 64M -e 256M\n").samples[0].x == doctest::Approx(2.0 * 15 / 16 * 64 * kMiB));
   CHECK(first_x("export NCCL_ALGO=^tree\n").samples[0].x == doctest::Approx(2.0 * 15 / 16 * 64 * kMiB));
+  CHECK(first_x("env: NCCL_ALGO = \"Ring\"\n").samples[0].x == doctest::Approx(2.0 * 15 / 16 * 64 * kMiB));
+  // Another variable whose name starts with NCCL_ALGO is not NCCL_ALGO.
+  CHECK(first_x("NCCL_ALGO_THRESHOLD=ring\n").samples[0].x == doctest::Approx(64 * kMiB));
   // "allreduce:tree" for all-reduce, whatever the first list says; "ring,tree" leaves the default.
   CHECK(first_x("NCCL_ALGO=ring;allreduce:tree\n").samples[0].x == doctest::Approx(64 * kMiB));
   const NcclTestsRun both = first_x("NCCL_ALGO=Ring,Tree\n");

@@ -108,8 +108,18 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
     base.machines = machines_written;
   }
   const CalibrationTarget target = load_calibration_target(base_path, base);
-  Calibration cal = calibrate(set, base);
-  for (const NcclTestsRun& run : runs) cal.read.push_back(describe_nccl_tests_run(run));
+  std::vector<std::string> read;
+  for (const NcclTestsRun& run : runs) read.push_back(describe_nccl_tests_run(run));
+  Calibration cal;
+  try {
+    cal = calibrate(set, base);
+  } catch (const ModelError& e) {
+    // A refusal says how the runs were read too (the algorithm is what a refusal often hinges on).
+    std::string how;
+    for (const std::string& r : read) how += "\n  " + r;
+    throw ModelError(e.parameter(), e.message() + "\nThe runs were read as:" + how);
+  }
+  cal.read = std::move(read);
   write_calibration(ctx, cal, target, output, "import nccl-tests", vm.count("json") > 0);
   return 0;
 }

@@ -1,7 +1,10 @@
 // libFuzzer harness: the importers of external formats (calibration layer). One input goes
 //   - as nccl-tests output through parse_nccl_tests (the collective, ranks and machines given,
 //     so rows are read even without a header's Rank lines) and, when it parses, through the
-//     fits of calibrate();
+//     fits of calibrate(); and as it stands (ranks, machines, devices and NCCL_ALGO / TUNING lines
+//     from the text), through the cluster check, the run reports and the fits over the import's
+//     default size range (64 MiB and up);
+//   - its first line as a --sizes range (parse_size_range: std::invalid_argument for bad text);
 //   - through read_maybe_gzip_file (gzip or plain, 64 MiB of output at most) and the JSON parser,
 //     then as a PyTorch profiler trace (parse_torch_profiler, and the idle-span profile of what
 //     it read) and as a kernel-class document (parse_kernel_classes_document, add_kernel_samples);
@@ -12,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "ckptsim/calibration/calibrate.hpp"
@@ -49,11 +53,27 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   guarded([&] {
     ckptsim::MeasurementSet set;
-    for (const auto& run : ckptsim::parse_nccl_tests(text, path, {ckptsim::SampleKind::all_gather, 8, 2})) {
+    for (const auto& run : ckptsim::parse_nccl_tests(text, path, {ckptsim::SampleKind::all_gather, 8, 2, std::nullopt})) {
       set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
     }
     (void)ckptsim::calibrate(set, {});
   });
+  guarded([&] {
+    const auto runs = ckptsim::parse_nccl_tests(text, path, {});
+    ckptsim::refuse_mixed_clusters(runs);
+    ckptsim::MeasurementSet set;
+    for (const auto& run : runs) {
+      (void)ckptsim::describe_nccl_tests_run(run);
+      set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
+    }
+    ckptsim::CalibrationBase base;
+    base.sizes = ckptsim::SizeRange{64.0 * 1024 * 1024, 0, true};
+    (void)ckptsim::calibrate(set, base);
+  });
+  try {
+    (void)ckptsim::parse_size_range(text.substr(0, std::min<std::size_t>(text.find('\n'), 64)));
+  } catch (const std::invalid_argument&) {
+  }
   guarded([&] {
     const nlohmann::json doc = ckptsim::parse_json_strict(ckptsim::read_maybe_gzip_file(path, "a trace", std::size_t{64} << 20), path);
     guarded([&] {

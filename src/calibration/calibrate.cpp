@@ -3,8 +3,11 @@
 #include "ckptsim/workload/kernel_time.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
+#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -45,6 +48,11 @@ RateFit fit_naming_files(const std::vector<RateSample>& samples, const RateFitOp
 GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, const std::vector<Measurement>& ms,
                    RateModel model, const std::string& unit, std::optional<double> max_rate, const std::vector<std::string>& sources) {
   GroupFit g;
+  for (const Measurement& m : ms) {
+    if (!(m.size_bytes > 0)) continue;
+    g.min_size_bytes = g.min_size_bytes > 0 ? std::min(g.min_size_bytes, m.size_bytes) : m.size_bytes;
+    g.max_size_bytes = std::max(g.max_size_bytes, m.size_bytes);
+  }
   g.name = std::move(name);
   g.kind = std::move(kind);
   g.ranks = ranks;
@@ -74,6 +82,51 @@ bool pooled_fit(Calibration& c, const std::string& name, Fit&& fit) {
 
 bool is_collective(SampleKind k) {
   return k == SampleKind::all_gather || k == SampleKind::reduce_scatter || k == SampleKind::all_reduce;
+}
+
+bool is_network(SampleKind k) { return is_collective(k) || k == SampleKind::all_to_all || k == SampleKind::p2p; }
+
+std::string group_name(const Measurement& s) {
+  return fmt::format("{} over {} ranks on {} machine{}", sample_kind_info(s.kind).name, s.ranks, s.nodes, s.nodes == 1 ? "" : "s");
+}
+
+// The samples the fits use: the network samples of each group whose size lies in `range`
+// (calibrate.hpp, "Sizes"), every other sample as it is.
+std::vector<Measurement> select_sizes(const std::vector<Measurement>& all, const SizeRange& range, Calibration& c) {
+  const auto inside = [&](double s) { return s >= range.min_bytes && (range.max_bytes <= 0 || s <= range.max_bytes); };
+  const std::string range_text = size_range_text(range.min_bytes, range.max_bytes);
+  std::map<std::tuple<SampleKind, int, int>, std::vector<const Measurement*>> groups;
+  std::vector<Measurement> out;
+  for (const Measurement& s : all) {
+    if (is_network(s.kind) && s.size_bytes > 0) groups[{s.kind, s.ranks, s.nodes}].push_back(&s);
+    else out.push_back(s);
+  }
+  for (const auto& [key, ms] : groups) {
+    std::set<double> in, every;
+    for (const Measurement* s : ms) {
+      every.insert(s->size_bytes);
+      if (inside(s->size_bytes)) in.insert(s->size_bytes);
+    }
+    const std::string group = group_name(*ms.front());
+    if (range.is_default && in.size() < 2) {
+      c.warnings.push_back(fmt::format("{}: fewer than 2 sizes in the default fit range ({}, where NCCL runs its Simple protocol); "
+                                       "fitted on all its sizes, {}, where start-up latency and the LL/LL128 protocols weigh, so its "
+                                       "rate may be off for larger messages (--sizes MIN:MAX to choose)",
+                                       group, range_text, size_range_text(*every.begin(), *every.rbegin())));
+      for (const Measurement* s : ms) out.push_back(*s);
+      continue;
+    }
+    std::size_t left = 0;
+    for (const Measurement* s : ms) {
+      if (inside(s->size_bytes)) out.push_back(*s);
+      else ++left;
+    }
+    if (left > 0) {
+      c.notes.push_back(fmt::format("{} samples of {}: sizes outside the fit range {}{}: read, not fitted", left, group, range_text,
+                                    range.is_default ? " (the default; --sizes to choose)" : " (--sizes)"));
+    }
+  }
+  return out;
 }
 
 // Kernel classes against the base's kernel model (calibrate.hpp): per class reported, then the
@@ -151,6 +204,7 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
 CalibrationBase calibration_base(const Scenario& s) {
   CalibrationBase b;
   b.gpus_per_machine = s.cluster.gpus_per_machine;
+  b.scenario_machines = s.cluster.machines;
   b.network_bandwidth = s.cluster.network_bandwidth;
   b.nvlink_bandwidth = s.cluster.nvlink_bandwidth;
   b.gpu_peak_flops = s.cluster.gpu_peak_flops;
@@ -214,8 +268,58 @@ void check_scenario_fragment(const nlohmann::json& fragment) {
   }
 }
 
-Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
-  if (m.samples.empty() && m.class_samples.empty()) throw InputError(m.sources.empty() ? "<command line>" : m.sources.front(), "", "timed samples to fit", "none");
+SizeRange parse_size_range(std::string_view text) {
+  const auto colon = text.find(':');
+  if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos) {
+    throw std::invalid_argument(fmt::format("expected MIN:MAX sizes in bytes (64MiB:, :1GiB, 1MiB:8GiB), found \"{}\"", text));
+  }
+  const auto bytes = [&](std::string_view t) -> double {
+    if (t.empty()) return 0;
+    // A bare number is bytes; otherwise the scenario files' byte units (KiB, MiB, GiB, GB, ...).
+    double v = 0;
+    const auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (ec == std::errc() && p == t.data() + t.size()) {
+      if (!(v >= 0) || !std::isfinite(v)) throw std::invalid_argument(fmt::format("expected a size >= 0 in bytes, found \"{}\"", t));
+      return v;
+    }
+    try {
+      return parse_bytes(t);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("expected a size in bytes or with a unit (64MiB, 1GiB), found \"{}\" ({})", t, e.what()));
+    }
+  };
+  SizeRange r;
+  r.min_bytes = bytes(text.substr(0, colon));
+  r.max_bytes = bytes(text.substr(colon + 1));
+  if (r.max_bytes > 0 && r.max_bytes < r.min_bytes) {
+    throw std::invalid_argument(fmt::format("expected MIN <= MAX, found \"{}\"", text));
+  }
+  return r;
+}
+
+std::string size_range_text(double min_bytes, double max_bytes) {
+  if (max_bytes <= 0) return fmt::format("{} and up", format_bytes(min_bytes));
+  if (min_bytes <= 0) return fmt::format("up to {}", format_bytes(max_bytes));
+  if (min_bytes == max_bytes) return format_bytes(min_bytes);
+  return fmt::format("{} .. {}", format_bytes(min_bytes), format_bytes(max_bytes));
+}
+
+Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& base) {
+  if (measured.samples.empty() && measured.class_samples.empty()) {
+    throw InputError(measured.sources.empty() ? "<command line>" : measured.sources.front(), "", "timed samples to fit", "none");
+  }
+  Calibration c;
+  MeasurementSet sized;
+  const MeasurementSet* chosen = &measured;
+  if (base.sizes) {
+    sized = measured;
+    sized.samples = select_sizes(measured.samples, *base.sizes, c);
+    if (sized.samples.empty() && sized.class_samples.empty()) {
+      throw ModelError("--sizes", fmt::format("no sample has a size in {}", size_range_text(base.sizes->min_bytes, base.sizes->max_bytes)));
+    }
+    chosen = &sized;
+  }
+  const MeasurementSet& m = *chosen;
   // Kernel-class samples need the profiled job's kernel model: without it the command was given
   // the wrong inputs (no fit was tried), refused before any fit.
   if (!m.class_samples.empty() && !base.kernel_model) {
@@ -223,7 +327,6 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
                                               "as --scenario; {}",
                                               base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
   }
-  Calibration c;
   const int g = std::max(1, base.gpus_per_machine);
   // The line rate per machine and the peak (calibrate.hpp).
   std::optional<double> line = m.emulated ? std::nullopt : base.network_bandwidth;
@@ -262,6 +365,7 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
   if (base.machines) {
     machines = *base.machines;
     const bool any = std::any_of(m.samples.begin(), m.samples.end(), [&](const Measurement& s) { return is_collective(s.kind) && s.nodes == machines; });
+    // (The samples left after the size range: a machine count measured only outside it has none.)
     if (!any) throw ModelError("--machines", fmt::format("no collective sample spans {} machines", machines));
   }
   std::vector<Measurement> coll, single, p2p, copy, compute;
@@ -287,6 +391,13 @@ Calibration calibrate(const MeasurementSet& m, const CalibrationBase& base) {
                               bound, m.sources);
       rc = gf.fit.rate;
       latency = gf.fit.latency_s;
+      if (base.scenario_machines && *base.scenario_machines != machines) {
+        c.warnings.push_back(fmt::format("the collectives were fitted on {} machines and are written into a scenario of {}: NCCL's "
+                                         "algorithm (a tree on 2 machines, a ring on more) and the rate it reaches change with the "
+                                         "machine count, so cluster.network.collective_efficiency and latency may not hold there; "
+                                         "measure on {} machines to calibrate it",
+                                         machines, *base.scenario_machines, *base.scenario_machines));
+      }
       gf.writes = {"/cluster/network/latency", "/cluster/network/collective_efficiency"};
       c.fits.push_back(std::move(gf));
     });

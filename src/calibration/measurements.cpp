@@ -86,6 +86,7 @@ void add_microbench_samples(const nlohmann::json& doc, const std::string& file, 
       r.fail(ptr + "/kind", "\"gemm\", \"host-copy\", \"all-gather\", \"reduce-scatter\" or \"p2p\"", "\"" + kind + "\"");
     }
     if (!(m.x > 0)) r.fail(ptr + (m.kind == SampleKind::compute ? "/flops" : "/bytes"), "a positive size", "0");
+    if (m.kind != SampleKind::compute) m.size_bytes = m.x;
     if ((m.kind == SampleKind::all_gather || m.kind == SampleKind::reduce_scatter) && ranks < 2) {
       r.fail("/ranks", "at least 2 ranks for collective samples", fmt::format("{}", ranks));
     }
@@ -110,7 +111,7 @@ void add_timeline_samples(const MeasuredTimeline& t, MeasurementSet& out) {
     // the timeline is refused.
     if (x <= 0) return;
     if (!(seconds > 0)) throw InputError(t.file, ptr, "an operation that took time (end after start)", "a zero-length span");
-    out.samples.push_back({kind, x, seconds, ranks, ranks, fmt::format("{}: {}", t.file, ptr)});
+    out.samples.push_back({kind, x, seconds, ranks, ranks, fmt::format("{}: {}", t.file, ptr), kind == SampleKind::compute ? 0.0 : x});
   };
   for (int r = 0; r < n; ++r) {
     const auto& its = t.ranks[static_cast<std::size_t>(r)].iterations;
@@ -168,6 +169,7 @@ void add_kernel_samples(const nlohmann::json& doc, const std::string& file, Meas
         x.ranks = *kind == SampleKind::p2p ? 2 : c.group_size;
         x.nodes = *kind == SampleKind::p2p ? std::min(2, c.machines) : c.machines;
         x.origin = fmt::format("{}: {}/collectives/{}", file, sp, k);
+        x.size_bytes = c.bytes;
         out.samples.push_back(std::move(x));
       }
       for (const auto& [name, t] : st.classes) {
@@ -180,7 +182,7 @@ void add_kernel_samples(const nlohmann::json& doc, const std::string& file, Meas
         const ProfiledCopy& c = st.copies[k];
         if (c.direction != "DtoH") { ++skipped["copies other than device-to-host"]; continue; }
         if (c.bytes <= 0 || !(c.seconds > 0)) { ++skipped["device-to-host copies of no size or time"]; continue; }
-        out.samples.push_back({SampleKind::host_copy, c.bytes, c.seconds, 1, 1, fmt::format("{}: {}/copies/{}", file, sp, k)});
+        out.samples.push_back({SampleKind::host_copy, c.bytes, c.seconds, 1, 1, fmt::format("{}: {}/copies/{}", file, sp, k), c.bytes});
       }
     }
   }

@@ -19,8 +19,10 @@ CalibrationTarget load_calibration_target(const std::string& base_path, Calibrat
   if (base_path.empty()) return t;
   const Scenario s = load_scenario_file(base_path);
   const std::optional<int> machines = base.machines;
+  const std::optional<SizeRange> sizes = base.sizes;
   base = calibration_base(s);
   base.machines = machines;
+  base.sizes = sizes;
   t.base_path = base_path;
   t.base_doc = read_json_file(base_path, "a scenario file");
   return t;
@@ -28,6 +30,7 @@ CalibrationTarget load_calibration_target(const std::string& base_path, Calibrat
 
 void write_calibration(const CommandContext& ctx, const Calibration& cal, const CalibrationTarget& target,
                        const std::string& output, const std::string& command, bool json) {
+  for (const std::string& w : cal.warnings) ctx.err << "warning: " << w << "\n";
   if (cal.fields.empty()) {
     ctx.out << (json ? calibration_json(cal).dump(2) + '\n' : calibration_table(cal));
     throw ModelError(command, "no measurement sets a scenario field (see \"not written\" above), so nothing was written");

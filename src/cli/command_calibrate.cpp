@@ -60,6 +60,8 @@ int command_calibrate(const CommandContext& ctx) {
       "FlashAttention efficiencies), each with its standard error and residuals. A fit that is not physical (a negative latency, a rate\n"
       "above the line rate) beyond its uncertainty, or that its samples cannot determine, is refused with its file and samples\n"
       "(a warning; the fits that hold are written), and when every fit is refused nothing is written (exit 2).\n"
+      "Each fit of sized samples prints the sizes it was fitted on; collectives fitted on n machines and\n"
+      "written into a --scenario of m != n machines carry a warning (NCCL's algorithm changes with it).\n"
       "-o writes the fitted scenario fields, or with --scenario BASE the whole scenario with them\n"
       "replaced; either way a file ckptsim loads (docs/timeline-format.md, \"Calibration\").\n\noptions");
   std::string output, base_path;

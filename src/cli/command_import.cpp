@@ -1,9 +1,11 @@
 // ckptsim import: measurements users already have, in the formats they have them, turned into
 // what ckptsim reads. Parsing and fitting live in the calibration layer (nccl_tests.hpp,
 // torch_profiler.hpp, calibrate.hpp); this file parses options, routes and prints.
-//   ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--collective NAME] [--ranks N] [--machines N] [--json]
+//   ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--sizes MIN:MAX] [--algorithm ring|tree] [--collective NAME]
+//                             [--ranks N] [--machines N] [--write-machines N] [--json]
 //   ckptsim import torch-profiler TRACE... -o profile.json [--kernels FILE] [--steps A:B] [--min-span T] [--json]
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,18 +31,27 @@ namespace {
 
 int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>& args) {
   po::options_description visible(
-      "usage: ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--collective NAME] [--ranks N] [--machines N] [--json]\n\n"
+      "usage: ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--sizes MIN:MAX] [--algorithm ring|tree] [--json]\n\n"
       "Reads nccl-tests output (all_gather_perf, reduce_scatter_perf, all_reduce_perf, sendrecv_perf,\n"
       "alltoall_perf; several runs per file allowed), fits latency and bandwidth per collective, rank\n"
       "and machine count by weighted least squares (with standard errors and residuals), and writes\n"
       "the network fields a scenario takes: per-step latency, collective and point-to-point efficiency\n"
       "against the base scenario's line rate, NVLink bandwidth for single-machine runs. With --scenario\n"
-      "BASE, FILE is BASE with those fields replaced (docs/timeline-format.md, \"Calibration\").\n\noptions");
-  std::string output, base_path, collective;
+      "BASE, FILE is BASE with those fields replaced (docs/timeline-format.md, \"Calibration\").\n"
+      "Each run is reported with its devices, machines and the algorithm its all-reduce was read as:\n"
+      "over 2 machines NCCL runs a tree (each NIC carries S bytes: the NIC rate is algbw, not busbw),\n"
+      "over more a ring, unless the log's NCCL_ALGO or NCCL TUNING lines, or --algorithm, say otherwise.\n"
+      "The fits use the sizes of 64 MiB and up by default (NCCL's Simple protocol; a group with fewer\n"
+      "than 2 such sizes is fitted on all of them, with a warning); each fit reports the sizes it was\n"
+      "fitted on. Logs of different clusters (devices, GPUs per machine) are refused together (exit 2),\n"
+      "and collectives fitted on n machines written into a --scenario of m != n machines warn.\n\noptions");
+  std::string output, base_path, collective, sizes, algorithm;
   int ranks = 0, machines = 0, machines_written = 0;
   visible.add_options()("help,h", "print this help")("json", "print the fits as JSON")
       ("output,o", po::value(&output), "file to write (required)")
       ("scenario", po::value(&base_path), "base scenario: its line rate bounds and normalizes the fits, its fields are replaced")
+      ("sizes", po::value(&sizes), "MIN:MAX sizes (bytes, or 64MiB, 1GiB, ...; either side may be empty) the fits use (default 64MiB:)")
+      ("algorithm", po::value(&algorithm), "how all-reduce over 2+ machines ran: ring or tree (default: from the log, else tree on 2 machines, ring on more)")
       ("collective", po::value(&collective), "the test of files that do not name it: all_gather, reduce_scatter, all_reduce, sendrecv, alltoall")
       ("ranks", po::value(&ranks), "ranks of runs whose Rank lines are missing or incomplete")
       ("machines", po::value(&machines), "machines of runs whose Rank lines are missing or incomplete")
@@ -64,25 +75,52 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
     if (machines < 1 || machines > 1'000'000) throw UsageError(fmt::format("--machines expects 1..1000000, found {}", machines));
     o.machines = machines;
   }
+  if (vm.count("algorithm")) {
+    o.algorithm = parse_nccl_algorithm(algorithm);
+    if (!o.algorithm || (*o.algorithm != NcclAlgorithm::ring && *o.algorithm != NcclAlgorithm::tree)) {
+      throw UsageError(fmt::format("--algorithm expects ring or tree, found \"{}\"", algorithm));
+    }
+  }
+  CalibrationBase base;
+  base.sizes = SizeRange{64.0 * 1024 * 1024, 0, true};
+  if (vm.count("sizes")) {
+    try {
+      base.sizes = parse_size_range(sizes);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--sizes {}", e.what()));
+    }
+  }
   refuse_repeated_inputs("nccl-tests files", files);
   std::vector<std::string> inputs = files;
   if (!base_path.empty()) inputs.push_back(base_path);
   refuse_output_over_inputs("-o", output, inputs);
   check_output_writable(output);
   MeasurementSet set;
+  std::vector<NcclTestsRun> runs;
   for (const std::string& f : files) {
-    for (NcclTestsRun& run : parse_nccl_tests(read_input_file(f, "nccl-tests output"), f, o)) {
-      set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
-    }
+    for (NcclTestsRun& run : parse_nccl_tests(read_input_file(f, "nccl-tests output"), f, o)) runs.push_back(std::move(run));
     set.sources.push_back(f);
   }
-  CalibrationBase base;
+  refuse_mixed_clusters(runs);
+  for (const NcclTestsRun& run : runs) set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
   if (vm.count("write-machines")) {
     if (machines_written < 1) throw UsageError(fmt::format("--write-machines expects a machine count >= 1, found {}", machines_written));
     base.machines = machines_written;
   }
   const CalibrationTarget target = load_calibration_target(base_path, base);
-  write_calibration(ctx, calibrate(set, base), target, output, "import nccl-tests", vm.count("json") > 0);
+  std::vector<std::string> read;
+  for (const NcclTestsRun& run : runs) read.push_back(describe_nccl_tests_run(run));
+  Calibration cal;
+  try {
+    cal = calibrate(set, base);
+  } catch (const ModelError& e) {
+    // A refusal says how the runs were read too (the algorithm is what a refusal often hinges on).
+    std::string how;
+    for (const std::string& r : read) how += "\n  " + r;
+    throw ModelError(e.parameter(), e.message() + "\nThe runs were read as:" + how);
+  }
+  cal.read = std::move(read);
+  write_calibration(ctx, cal, target, output, "import nccl-tests", vm.count("json") > 0);
   return 0;
 }
 

@@ -61,7 +61,13 @@ std::string residual_table(const GroupFit& g) {
 }  // namespace
 
 std::string calibration_table(const Calibration& c) {
-  std::string text = fmt::format("{:<44} {:>7} {:>26} {:>22} {:>9}  {}\n", "fit", "samples", "rate +- se", "latency/step +- se",
+  std::string text;
+  if (!c.read.empty()) {
+    text += "read:\n";
+    for (const std::string& r : c.read) text += "  " + r + "\n";
+    text += "\n";
+  }
+  text += fmt::format("{:<44} {:>7} {:>26} {:>22} {:>9}  {}\n", "fit", "samples", "rate +- se", "latency/step +- se",
                                  "rms resid", "writes");
   for (const GroupFit& g : c.fits) {
     std::string writes;
@@ -69,6 +75,7 @@ std::string calibration_table(const Calibration& c) {
     text += fmt::format("{:<44} {:>7} {:>26} {:>22} {:>8.1f}%  {}\n", g.name, g.fit.samples, rate_cell(g), latency_cell(g),
                         100 * g.fit.rms_relative_residual, writes.empty() ? "-" : writes);
     for (const std::string& b : g.fit.at_bound) text += fmt::format("    {}\n", b);
+    if (g.max_size_bytes > 0) text += fmt::format("    fitted on sizes {} (valid there)\n", size_range_text(g.min_size_bytes, g.max_size_bytes));
   }
   for (const GroupFit& g : c.fits) {
     if (g.writes.empty()) continue;
@@ -89,6 +96,7 @@ nlohmann::json calibration_json(const Calibration& c) {
                         {"rate", g.fit.rate}, {"rms_relative_residual", g.fit.rms_relative_residual}, {"writes", g.writes},
                         {"at_bound", g.fit.at_bound}};
     j["rate_se"] = g.fit.rate_se ? nlohmann::json(*g.fit.rate_se) : nlohmann::json();
+    if (g.max_size_bytes > 0) j["sizes"] = {{"min_bytes", g.min_size_bytes}, {"max_bytes", g.max_size_bytes}};
     if (g.fit.model == RateModel::alpha_beta) {
       j["latency_per_step_s"] = g.fit.latency_s;
       j["latency_per_step_se_s"] = g.fit.latency_se_s ? nlohmann::json(*g.fit.latency_se_s) : nlohmann::json();
@@ -101,7 +109,10 @@ nlohmann::json calibration_json(const Calibration& c) {
     j["residuals"] = std::move(residuals);
     fits.push_back(std::move(j));
   }
-  return tidy_numbers({{"fits", std::move(fits)}, {"fields", c.fields}, {"notes", c.notes}});
+  nlohmann::json out = {{"fits", std::move(fits)}, {"fields", c.fields}, {"notes", c.notes}};
+  if (!c.read.empty()) out["read"] = c.read;
+  if (!c.warnings.empty()) out["warnings"] = c.warnings;
+  return tidy_numbers(std::move(out));
 }
 
 }  // namespace ckptsim

@@ -553,6 +553,33 @@ check "import nccl-tests: latency-only sendrecv rows are refused (exit 2)" \
   exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/sendrecv_perf-nccl-tests-214-a40-2x1.txt -o "$tmp/x.json"
 check "import nccl-tests: -o over the log exits 2" bash -c "cp $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt '$tmp/a2a.txt' &&
   '$bin' import nccl-tests '$tmp/a2a.txt' -o '$tmp/a2a.txt' 2>/dev/null; test \$? -eq 2 && cmp -s '$tmp/a2a.txt' $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt"
+# nccl-tests as NCCL runs them (issue 40): the algorithm and cluster of each run, the fit range,
+# the machine-count warning and the refusal to pool clusters.
+check "import nccl-tests: each run is reported with its devices and the 2-machine all-reduce read as a tree" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt -o '$tmp/t.json' 2>/dev/null |
+  grep '2 ranks on 2 machines (1 GPU each), NVIDIA GB10; read as tree' >/dev/null"
+check "import nccl-tests: fits print the sizes they were fitted on; a default range without large sizes warns" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt -o '$tmp/t.json' 2>'$tmp/e' |
+  grep -q 'fitted on sizes 8.00 KiB .. 64.00 KiB' && grep -q 'warning: .*fewer than 2 sizes in the default fit range' '$tmp/e'"
+check "import nccl-tests: a 2-machine fit into a 16-machine scenario warns" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --scenario $paper -o '$tmp/t.json' 2>&1 >/dev/null |
+  grep -q 'warning: the collectives were fitted on 2 machines and are written into a scenario of 16'"
+check "import nccl-tests: logs of two clusters are refused, naming both (exit 2)" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt $fx/nccl-tests/alltoall_perf-nccl-tests-314-h20x8.txt \
+    -o '$tmp/t2.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'NVIDIA GB10' '$tmp/e' && grep -q 'NVIDIA H20-3e' '$tmp/e' &&
+  grep -q 'alltoall_perf-nccl-tests-314' '$tmp/e' && test ! -e '$tmp/t2.json'"
+check "import nccl-tests: a 2-machine tree's busbw above the 400 GB/s line (nccl-tests issue 309) is accepted as algbw; as a ring refused" bash -c "
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-nccl-tests-309-h100-2x8.txt --scenario scenarios/examples/llama3-405b-1024xdgxh100.json \
+    -o '$tmp/h100.json' >/dev/null 2>&1 &&
+  python3 -c \"import json; e = json.load(open('$tmp/h100.json'))['cluster']['network']['collective_efficiency']; assert 0.62 < e < 0.635, e\" &&
+  '$bin' import nccl-tests $fx/nccl-tests/all_reduce_perf-nccl-tests-309-h100-2x8.txt --algorithm ring \
+    --scenario scenarios/examples/llama3-405b-1024xdgxh100.json -o '$tmp/h100r.json' >/dev/null 2>&1; test \$? -eq 2"
+check "import nccl-tests: --algorithm other than ring or tree exits 2" \
+  exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --algorithm nvls -o "$tmp/t3.json"
+check "import nccl-tests: --sizes MIN above MAX exits 2" \
+  exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --sizes 8GiB:1MiB -o "$tmp/t3.json"
+check "import nccl-tests: --sizes with no sample in it exits 2" \
+  exits_with 2 "$bin" import nccl-tests $fx/nccl-tests/all_reduce_perf-dgx-spark-103-gb10-2x1.txt --sizes 1GiB: -o "$tmp/t3.json"
 tp=$fx/torch-profiler
 check "import torch-profiler: two ranks' gzip traces into a profile ckptsim iteration reads" bash -c "
   '$bin' import torch-profiler $tp/hta-sampled-rank-0.json.gz $tp/hta-sampled-rank-1.json.gz -o '$tmp/prof.json' --kernels '$tmp/kern.json' >/dev/null 2>&1 &&

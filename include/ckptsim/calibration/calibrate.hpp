@@ -43,12 +43,26 @@
 // efficiencies are ratios to it. Fits are bounded by L (collectives), L / G (p2p) and P
 // (compute): rate_fit.hpp refuses an estimate beyond a bound by more than its uncertainty.
 //
+// Sizes (CalibrationBase::sizes): the network samples (collectives, all-to-all, p2p) may be
+// restricted to a range of sizes S (the source's own size: nccl-tests' size column), so that one
+// alpha-beta line is fitted to one regime of NCCL's protocols (LL, LL128, Simple: each has its
+// own latency and rate, NVIDIA/nccl src/graph/tuning.cc) instead of averaging over all three.
+// Samples outside the range are read, counted in the notes and not fitted. A default range
+// (SizeRange::is_default, `import nccl-tests`' large-message range) gives way per group (kind,
+// ranks, machines) that has fewer than 2 sizes in it: that group is fitted on all its sizes, with
+// a warning. Every network fit reports the sizes it was fitted on (its range of validity).
+//
+// Machine counts: the collectives' fit is of the machine count it was measured on; written into
+// a base scenario of another machine count (NCCL's algorithm and the rate it reaches change with
+// it) it carries a warning.
+//
 // The fields are written only if the scenario loader accepts every one of them (each value is
 // parsed and range-checked through the parameter table, scenario/parameters.hpp); otherwise
 // ModelError names the field and value.
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -68,12 +82,27 @@ struct KernelModelBase {
   std::optional<double> flash_efficiency;  ///< only when training.attention is "flash"
 };
 
+/// The sizes S the network fits use, inclusive.
+struct SizeRange {
+  double min_bytes = 0;
+  double max_bytes = 0;     ///< 0: no upper bound
+  bool is_default = false;  ///< a default, not the user's: a group with < 2 sizes in it keeps all its sizes (warning)
+};
+
+/// "64MiB:", ":1GiB", "1MiB:8GiB", "1048576:2147483648" (bytes, units of scenario/units.hpp
+/// parse_bytes); UsageError-free: throws std::invalid_argument naming what was expected.
+SizeRange parse_size_range(std::string_view text);
+/// "64 MiB .. 8 GiB", "64 MiB and up".
+std::string size_range_text(double min_bytes, double max_bytes);
+
 struct CalibrationBase {
   int gpus_per_machine = 1;                 ///< G
   std::optional<double> network_bandwidth;  ///< L, bytes/s per machine (data sheet)
   std::optional<double> nvlink_bandwidth;   ///< bound of single-machine collectives
   std::optional<double> gpu_peak_flops;     ///< P
   std::optional<int> machines;              ///< which machine count's collectives set the network fields
+  std::optional<SizeRange> sizes;           ///< the sizes the network fits use (above); none: all
+  std::optional<int> scenario_machines;     ///< the base scenario's machine count, for the warning above
   std::optional<KernelModelBase> kernel_model;
   std::string kernel_model_missing;  ///< why there is none (for the error when class samples need it)
 };
@@ -87,6 +116,8 @@ struct GroupFit {
   std::vector<RateSample> samples;
   RateFit fit;
   std::vector<std::string> writes;  ///< the fields this fit set
+  double min_size_bytes = 0;        ///< the sizes S it was fitted on (its range of validity); 0: not sized (compute)
+  double max_size_bytes = 0;
 };
 
 struct Calibration {
@@ -96,6 +127,11 @@ struct Calibration {
   /// The pooled fits refused (unphysical or undetermined): each whole message, naming the files,
   /// the fit and its samples. Their fields are not written; the fits that held are.
   std::vector<std::string> refused;
+  /// Fields written under a caveat: a group fitted outside the default sizes, a fit of n
+  /// machines written into a scenario of m (printed as warnings; exit 0).
+  std::vector<std::string> warnings;
+  /// How the inputs were read (set by the importers: one line per nccl-tests run).
+  std::vector<std::string> read;
 };
 
 /// Fits and fields (see above). A pooled fit that is unphysical or undetermined is refused

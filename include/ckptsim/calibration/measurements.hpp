@@ -60,6 +60,10 @@ struct Measurement {
   int ranks = 1;  ///< ranks taking part (the group)
   int nodes = 1;  ///< machines they span
   std::string origin;
+  /// The operation's size as its source states it (nccl-tests' size column S, a microbenchmark's
+  /// or timeline's bytes), for the size ranges fits are restricted to and valid on; 0 when the
+  /// sample has none (compute).
+  double size_bytes = 0;
 };
 
 /// GPU seconds of one kernel-model class in one profiled step (kernel_classes.hpp).

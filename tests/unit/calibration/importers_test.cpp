@@ -139,7 +139,7 @@ TEST_CASE("nccl-tests: all-to-all is fitted and reported, not written") {
 }
 
 TEST_CASE("nccl-tests: format errors name the line") {
-  const NcclTestsOptions named{SampleKind::all_reduce, 2, 1};
+  const NcclTestsOptions named{SampleKind::all_reduce, 2, 1, std::nullopt};
   auto err = [&](const std::string& text) { return what_of([&] { (void)parse_nccl_tests(text, "log.txt", named); }); };
   const std::string header = "#  size count type redop root time algbw busbw #wrong time algbw busbw #wrong\n";
   CHECK(err("   1024   256 float sum -1 10.0 0.1 0.1 0 10.0 0.1 0.1 0\n").find("after a column header") != std::string::npos);
@@ -154,7 +154,7 @@ TEST_CASE("nccl-tests: format errors name the line") {
   CHECK(err(rank).find("a rank of at most 1000000") != std::string::npos);
   CHECK(err("#  Rank 1000001 Pid 1 on node0 device 0 [0x16] NVIDIA H100\n").find("a rank of at most 1000000") != std::string::npos);
   // A file that names no test, parsed without --collective.
-  CHECK(what_of([&] { (void)parse_nccl_tests(header + "   1024 256 float sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n", "log.txt", {std::nullopt, 2, 1}); })
+  CHECK(what_of([&] { (void)parse_nccl_tests(header + "   1024 256 float sum -1 10 0.1 0.1 0 10 0.1 0.1 0\n", "log.txt", {std::nullopt, 2, 1, std::nullopt}); })
             .find("a run of a known test") != std::string::npos);
 }
 

@@ -518,7 +518,7 @@ nlohmann::json idle_span_profile(const std::vector<ProfiledRank>& ranks, const s
       }
       notes->push_back(fmt::format("the steps have different numbers of idle spans ({}): matched to the {} spans of rank {} step {} (the "
                                    "fewest) by the largest total overlap, {} kept in every step; dropped{}{}",
-                                   counts, rs.size(), its[ref].rank, its[ref].step, kept, dropped.empty() ? ": none" : dropped,
+                                   counts, rs.size(), its[ref].rank, its[ref].step, kept, dropped.empty() ? ": none" : ": " + dropped.substr(2),
                                    with_drops > 8 ? fmt::format("; and {} more steps", with_drops - 8) : std::string()));
     }
   }

@@ -10,7 +10,9 @@
 //     calibrate(), whose kernel classes are refused alone without a kernel model);
 //   - repeated up to 256 times (about 1 MiB at most) as the events of one trace ({"traceEvents": [IN, IN, ...]}),
 //     through the JSON reader and parse_torch_profiler: a large array of whatever the input is,
-//     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays).
+//     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays),
+//     read once whole and once as the importer reads it (parse_json_strict with the
+//     torch_profiler_reads filter: unread events dropped while parsing).
 // Bad input must end in the typed errors of core/error.hpp.
 #include <algorithm>
 #include <cstddef>
@@ -88,6 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     events += "]}";
     const nlohmann::json doc = ckptsim::parse_json_strict(events, path);
     (void)ckptsim::parse_torch_profiler(doc, path, 0, {});
+    // The importer's own reading: the events it does not read dropped while parsing.
+    (void)ckptsim::parse_torch_profiler(ckptsim::parse_json_strict(events, path, {"traceEvents", ckptsim::torch_profiler_reads}), path, 0, {});
   });
   return 0;
 }

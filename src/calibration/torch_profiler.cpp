@@ -205,6 +205,14 @@ StepWindows step_windows(const std::vector<StepMark>& marks, const std::vector<G
 
 }  // namespace
 
+bool torch_profiler_reads(const nlohmann::json& e) {
+  if (!e.is_object()) return true;
+  const auto cat_it = e.find("cat"), name_it = e.find("name");
+  const std::string& cat = cat_it != e.end() && cat_it->is_string() ? cat_it->get_ref<const std::string&>() : kEmpty;
+  if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" || cat == "cuda_driver" || cat == "ac2g") return true;
+  return name_it != e.end() && name_it->is_string() && name_it->get_ref<const std::string&>().rfind("ProfilerStep#", 0) == 0;
+}
+
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& o) {
   const nlohmann::json* events = nullptr;
   if (doc.is_array()) events = &doc;

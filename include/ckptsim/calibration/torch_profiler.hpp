@@ -93,6 +93,13 @@ struct TorchProfilerOptions {
   std::optional<int> gpus_per_machine;       ///< gives each collective its machine count
 };
 
+/// Whether parse_torch_profiler may read `event` (an element of traceEvents): a ProfilerStep
+/// annotation, a runtime call, a GPU event or an ac2g flow. The others (cpu_op, python_function,
+/// ... often most of a trace) need not be held: `parse_json_strict(text, file,
+/// {"traceEvents", torch_profiler_reads})` replaces them by null while parsing
+/// (core/input_file.hpp), which gives the same ProfiledRank with a fraction of the memory.
+bool torch_profiler_reads(const nlohmann::json& event);
+
 /// One rank's trace (`position`: its place among the files, the rank when the trace names none).
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& options);
 

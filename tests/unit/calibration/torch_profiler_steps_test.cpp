@@ -229,3 +229,32 @@ TEST_CASE("torch profiler: HTA's MI250 trace (ROCm 6.2, no collective) is read a
   CHECK(why.find("14 kernels and no collective among them (elementwise 11, gemm 2, optimizer 1)") != std::string::npos);
   CHECK(why.find("CPU-only") == std::string::npos);
 }
+
+TEST_CASE("torch profiler: events the importer does not read are dropped while parsing, with the same result") {
+  const JsonArrayFilter filter{"traceEvents", torch_profiler_reads};
+  for (const char* name : {"hta-sampled-rank-0", "hta-nccl-data-rank-0"}) {
+    const std::string path = std::string(CKPTSIM_SOURCE_ROOT) + "/tests/fixtures/torch-profiler/" + name + ".json.gz";
+    const std::string text = read_maybe_gzip_file(path, "trace", 1 << 28);
+    const json whole = parse_json_strict(text, path), lean = parse_json_strict(text, path, filter);
+    // Same indices (pointers), fewer events held: hta-sampled-rank-0's 2,329 cpu_op events go.
+    REQUIRE(lean["traceEvents"].size() == whole["traceEvents"].size());
+    std::size_t dropped = 0;
+    for (const json& e : lean["traceEvents"]) dropped += e.is_null();
+    CHECK(dropped > 0);
+    if (std::string(name) == "hta-sampled-rank-0") CHECK(dropped >= 2329);
+    const ProfiledRank a = parse_torch_profiler(whole, path, 0, {}), b = parse_torch_profiler(lean, path, 0, {});
+    REQUIRE(a.steps.size() == b.steps.size());
+    for (std::size_t s = 0; s < a.steps.size(); ++s) {
+      CHECK(a.steps[s].idle_spans == b.steps[s].idle_spans);
+      CHECK(a.steps[s].iteration_time_s == b.steps[s].iteration_time_s);
+      CHECK(a.steps[s].classes.size() == b.steps[s].classes.size());
+    }
+  }
+  // A bad time after a dropped event is reported at its own index; a key written twice in a
+  // dropped event is still refused.
+  const std::string bad = R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": 1, "dur": 2},
+    {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "ts": 0, "dur": -5}]})";
+  CHECK(what_of([&] { (void)parse_torch_profiler(parse_json_strict(bad, "t.json", filter), "t.json", 0, {}); }).find("/traceEvents/1/dur") != std::string::npos);
+  const std::string twice = R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "cat": "cpu_op"}]})";
+  CHECK(what_of([&] { (void)parse_json_strict(twice, "t.json", filter); }).find("/traceEvents/0/cat") != std::string::npos);
+}

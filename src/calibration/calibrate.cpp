@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/calibration/kernel_classes.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -61,6 +62,19 @@ GroupFit fit_group(std::string name, std::string kind, int ranks, int machines, 
   g.samples = rate_samples(ms);
   g.fit = fit_naming_files(g.samples, {model, max_rate, g.name, unit}, sources);
   return g;
+}
+
+/// A kernel-class speed (model seconds / measured seconds) beyond this many times the bound 1 / e
+/// (or below 1 / this squared) names another job as the likely cause (calibrate.hpp).
+constexpr double kOtherJobFactor = 2;
+
+/// The median of x / t: the speed of the samples relative to the model (kernel classes).
+double median_speed(const std::vector<RateSample>& rs) {
+  std::vector<double> v;
+  for (const RateSample& r : rs) v.push_back(r.x / r.seconds);
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
 /// The first line of a refusal, up to its first ';' (for the "not written" notes).
@@ -171,7 +185,29 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
   const auto write = [&](const std::string& name, const std::vector<RateSample>& rs, std::optional<double> bound, double e, const char* key,
                          const std::string& pointer) {
     pooled_fit(c, name, [&] {
-      GroupFit g = fit_of(name, rs, bound);
+      GroupFit g;
+      try {
+        g = fit_of(name, rs, bound);
+      } catch (const ModelError& err) {
+        // A speed far beyond what any efficiency allows is not a slightly optimistic model: the
+        // kernel document and --scenario describe different jobs. Said first (the short reason).
+        const double s = median_speed(rs);
+        if (bound && *bound > 0 && s > kOtherJobFactor / *bound) {
+          throw ModelError(err.parameter(), fmt::format("the kernel fit comes from another job than --scenario: the profiled steps ran this "
+                                                        "class {:.4g}x faster than the scenario's kernel model predicts (median), while an "
+                                                        "efficiency of at most 1 allows {:.4g}x, so the scenario's model, shape (layers, "
+                                                        "hidden size, sequence, micro-batch) or parallelism differs from the traced job's; "
+                                                        "give the profiled job's scenario, or leave the kernel fits out (--skip kernel-class); {}",
+                                                        s, 1 / *bound, err.message()));
+        }
+        throw;
+      }
+      const double s = median_speed(rs);
+      if (s < 1 / kOtherJobFactor / kOtherJobFactor) {
+        c.notes.push_back(fmt::format("{}: the profiled steps ran this class {:.4g}x slower than the scenario's kernel model predicts (median): "
+                                      "written, but check that --scenario is the traced job (its shape, micro-batches per step)",
+                                      name, 1 / s));
+      }
       c.fields["cluster"][key] = std::stod(fmt::format("{:.6g}", e * g.fit.rate));
       g.writes = {pointer};
       c.fits.push_back(std::move(g));
@@ -320,13 +356,6 @@ Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& bas
     chosen = &sized;
   }
   const MeasurementSet& m = *chosen;
-  // Kernel-class samples need the profiled job's kernel model: without it the command was given
-  // the wrong inputs (no fit was tried), refused before any fit.
-  if (!m.class_samples.empty() && !base.kernel_model) {
-    throw ModelError("calibrate", fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given "
-                                              "as --scenario; {}",
-                                              base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing));
-  }
   const int g = std::max(1, base.gpus_per_machine);
   // The line rate per machine and the peak (calibrate.hpp).
   std::optional<double> line = m.emulated ? std::nullopt : base.network_bandwidth;
@@ -462,7 +491,21 @@ Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& bas
       c.fits.push_back(std::move(gf));
     });
   }
-  if (!m.class_samples.empty()) fit_kernel_classes(m.class_samples, base, m.sources, c);
+  if (!m.class_samples.empty() && !base.kernel_model) {
+    // Kernel-class samples need the profiled job's kernel model: without it they are refused
+    // alone (the other fits go on), naming their files.
+    std::vector<RateSample> rs;
+    for (const ClassSample& s : m.class_samples) rs.push_back({1, s.seconds, 1, s.origin});
+    const std::string files = sample_files(rs, m.sources);
+    const std::string why = fmt::format("kernel-class times are fitted against the kernel model of the profiled job, given as --scenario; {} "
+                                        "({} samples not fitted; --skip kernel-class leaves them out)",
+                                        base.kernel_model_missing.empty() ? "no base scenario was given" : base.kernel_model_missing,
+                                        m.class_samples.size());
+    c.refused.push_back(fmt::format("{}{}kernel classes (kernel model): {}", files, files.empty() ? "" : ": ", why));
+    c.notes.push_back(fmt::format("kernel classes (kernel model): refused, its fields not written ({})", why.substr(0, why.find(';'))));
+  } else if (!m.class_samples.empty()) {
+    fit_kernel_classes(m.class_samples, base, m.sources, c);
+  }
   // Fits that hold are kept and those refused reported (Calibration::refused); when every fit
   // that would write a field was refused, there is nothing to write: refused as a whole.
   if (f.empty() && !c.refused.empty()) {
@@ -470,8 +513,55 @@ Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& bas
     for (const std::string& r : c.refused) all += "\n" + r;
     throw ModelError("calibrate", fmt::format("every fit that writes a scenario field was refused, so nothing was written:{}", all));
   }
-  check_scenario_fragment(f);
+  // Each field the loader would refuse is dropped and reported alone; the others are kept.
+  std::vector<std::pair<nlohmann::json::json_pointer, nlohmann::json>> leaves;
+  auto walk = [&](auto&& self, const nlohmann::json& j, const nlohmann::json::json_pointer& ptr) -> void {
+    if (j.is_object()) {
+      for (const auto& [k, v] : j.items()) self(self, v, ptr / k);
+    } else {
+      leaves.emplace_back(ptr, j);
+    }
+  };
+  walk(walk, f, nlohmann::json::json_pointer());
+  for (const auto& [ptr, value] : leaves) {
+    nlohmann::json one = nlohmann::json::object();
+    one[ptr] = value;
+    try {
+      check_scenario_fragment(one);
+    } catch (const ModelError& e) {
+      c.refused.push_back(e.what());
+      c.notes.push_back(fmt::format("{}: not written ({})", ptr.to_string(), short_reason(e)));
+      f[ptr.parent_pointer()].erase(ptr.back());
+      for (auto p = ptr.parent_pointer(); !p.empty() && f[p].empty(); p = p.parent_pointer()) f[p.parent_pointer()].erase(p.back());
+    }
+  }
+  if (f.empty() && !c.refused.empty()) {
+    std::string all;
+    for (const std::string& r : c.refused) all += "\n" + r;
+    throw ModelError("calibrate", fmt::format("every fit that writes a scenario field was refused, so nothing was written:{}", all));
+  }
   return c;
+}
+
+std::vector<std::string> skippable_kinds() {
+  std::vector<std::string> out;
+  for (const SampleKindInfo& k : sample_kinds()) out.emplace_back(k.name);
+  out.emplace_back("kernel-class");
+  for (int k = 0; k < kKernelClasses; ++k) out.emplace_back(key_of(static_cast<KernelClass>(k)));
+  return out;
+}
+
+std::size_t skip_kind(MeasurementSet& m, std::string_view kind) {
+  std::size_t n = 0;
+  if (const auto k = parse_sample_kind(kind)) {
+    n = static_cast<std::size_t>(std::erase_if(m.samples, [&](const Measurement& s) { return s.kind == *k; }));
+  } else {
+    const std::optional<KernelClass> cls = model_kernel_class(kind);
+    if (!cls && kind != "kernel-class") throw ModelError("--skip", fmt::format("\"{}\" is no kind of sample", kind));
+    n = static_cast<std::size_t>(std::erase_if(m.class_samples, [&](const ClassSample& s) { return !cls || s.cls == *cls; }));
+  }
+  m.notes.push_back(fmt::format("{} samples of {}: left out (--skip {})", n, kind, kind));
+  return n;
 }
 
 }  // namespace ckptsim

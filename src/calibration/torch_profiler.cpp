@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
+#include <iterator>
+#include <optional>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -16,11 +19,16 @@ namespace ckptsim {
 namespace {
 
 struct GpuEvent {
-  double start, end;  // seconds from the trace's origin
-  double launch;      // the launching cuda_runtime event's start, or the event's own start
-  std::string name, cls, collective;
+  double start, end;             // seconds from the trace's origin
+  std::optional<double> launch;  // the launching runtime call's start (host clock), when linked
+  std::string cls, collective;
   double bytes = 0;
   int group = 0;
+};
+
+struct StepMark {
+  int number;
+  double start, length;  // the host's ProfilerStep annotation
 };
 
 double dtype_bytes(const std::string& dtype) {
@@ -42,10 +50,21 @@ double number_arg(const nlohmann::json& args, const char* key) {
 // counter, far below that); anything else (missing, fractional, negative, 1e300) is 0, "no
 // correlation", so the event keeps its own start as its launch instead of converting an
 // out-of-range double to an integer (undefined behaviour).
-long long correlation_arg(const nlohmann::json& args) {
-  const double c = number_arg(args, "correlation");
+long long correlation_of(const nlohmann::json& v) {
+  const double c = v.is_number() && std::isfinite(v.get<double>()) ? v.get<double>() : 0.0;
   if (!(c >= 1 && c <= 9007199254740992.0) || c != std::floor(c)) return 0;
   return static_cast<long long>(c);
+}
+
+long long correlation_arg(const nlohmann::json& args) {
+  return args.is_object() && args.contains("correlation") ? correlation_of(args.at("correlation")) : 0;
+}
+
+// Where an event sits: its process, thread (the GPU's device and stream for GPU events) and
+// start; an ac2g flow's end ("f") sits where the GPU event it points at starts.
+std::string place_key(const nlohmann::json& e, double ts) {
+  const auto pid = e.find("pid"), tid = e.find("tid");
+  return fmt::format("{}|{}|{:.17g}", pid != e.end() ? pid->dump() : "-", tid != e.end() ? tid->dump() : "-", ts);
 }
 
 // A collective's group size, capped at 1e6 before it becomes an int; below 1 (negative, -1e300)
@@ -74,7 +93,19 @@ class TraceReader {
   // ts and dur of event k, in seconds; refuses non-finite values, negative durations and times
   // beyond the clock's range.
   std::pair<double, double> times(const nlohmann::json& e, std::size_t k) const {
-    for (const char* key : {"ts", "dur"}) {
+    check(e, k, {"ts", "dur"});
+    return {e.at("ts").get<double>() * 1e-6, e.at("dur").get<double>() * 1e-6};
+  }
+
+  // ts of event k (a flow event has no duration), in seconds, checked as times() does.
+  double instant(const nlohmann::json& e, std::size_t k) const {
+    check(e, k, {"ts"});
+    return e.at("ts").get<double>() * 1e-6;
+  }
+
+ private:
+  void check(const nlohmann::json& e, std::size_t k, std::initializer_list<const char*> keys) const {
+    for (const char* key : keys) {
       const bool is_duration = key[0] == 'd';
       const auto it = e.find(key);
       const bool number = it != e.end() && it->is_number() && std::isfinite(it->get<double>());
@@ -91,10 +122,8 @@ class TraceReader {
                          it != e.end() ? it->dump().substr(0, 40) : "nothing");
       }
     }
-    return {e.at("ts").get<double>() * 1e-6, e.at("dur").get<double>() * 1e-6};
   }
 
- private:
   std::string file_;
 };
 
@@ -107,7 +136,82 @@ std::string copy_direction(const std::string& name) {
   return "other";
 }
 
+// Which GPU events belong to each step and the step's window (torch_profiler.hpp).
+struct StepWindows {
+  std::vector<std::vector<const GpuEvent*>> of;          // per mark
+  std::vector<std::pair<double, double>> window;          // per mark: [start, end), seconds
+  std::size_t unlinked = 0;                               // GPU events without a launch (device windows)
+  std::size_t outside = 0;                                // GPU events in no step
+  std::optional<int> last_without_successor;              // the last step with GPU work (device windows)
+};
+
+// On the GPU's clock (`by_launch`): a linked event belongs to the step whose annotation holds
+// its launch; a step's window runs from its first GPU event's start to the next step's (or, for
+// the last step with GPU work, to its last event's end); an event without a launch belongs to
+// the window holding its start. Otherwise (no event linked) on the host's: an event belongs to
+// the step whose annotation holds its own start, and the window is [g0, g0 + annotation length).
+StepWindows step_windows(const std::vector<StepMark>& marks, const std::vector<GpuEvent>& gpu, bool by_launch, const std::string& file) {
+  StepWindows w;
+  w.of.resize(marks.size());
+  w.window.assign(marks.size(), {0.0, 0.0});
+  const auto mark_of = [&](double t) -> std::optional<std::size_t> {
+    auto it = std::upper_bound(marks.begin(), marks.end(), t, [](double x, const StepMark& m) { return x < m.start; });
+    if (it == marks.begin()) return std::nullopt;
+    --it;
+    if (!(t < it->start + it->length)) return std::nullopt;
+    return static_cast<std::size_t>(it - marks.begin());
+  };
+  for (const GpuEvent& g : gpu) {
+    if (by_launch && !g.launch) continue;
+    const auto s = mark_of(by_launch ? *g.launch : g.start);
+    if (s) w.of[*s].push_back(&g);
+    else ++w.outside;
+  }
+  std::vector<std::size_t> with_work;
+  for (std::size_t s = 0; s < marks.size(); ++s) {
+    if (w.of[s].empty()) continue;
+    double first = w.of[s].front()->start, last = w.of[s].front()->end;
+    for (const GpuEvent* g : w.of[s]) first = std::min(first, g->start), last = std::max(last, g->end);
+    w.window[s] = by_launch ? std::pair(first, last) : std::pair(first, first + marks[s].length);
+    with_work.push_back(s);
+  }
+  if (!by_launch) return w;
+  for (std::size_t i = 0; i + 1 < with_work.size(); ++i) {
+    const std::size_t s = with_work[i], n = with_work[i + 1];
+    if (!(w.window[n].first > w.window[s].first)) {
+      throw InputError(file, "/traceEvents", "each step's GPU work starting after the previous step's (the steps' windows on the GPU's clock)",
+                       fmt::format("ProfilerStep#{}'s first GPU event at {:.3f} us, not after ProfilerStep#{}'s at {:.3f} us", marks[n].number,
+                                   1e6 * w.window[n].first, marks[s].number, 1e6 * w.window[s].first));
+    }
+    w.window[s].second = w.window[n].first;
+  }
+  if (!with_work.empty()) {
+    const std::size_t s = with_work.back();
+    w.last_without_successor = marks[s].number;
+    if (!(w.window[s].second > w.window[s].first)) {
+      throw InputError(file, "/traceEvents", fmt::format("ProfilerStep#{}'s GPU work lasting more than 0 s", marks[s].number), "events of 0 s only");
+    }
+  }
+  // Events without a launch record: by their own start, into the window holding it.
+  for (const GpuEvent& g : gpu) {
+    if (g.launch) continue;
+    ++w.unlinked;
+    auto it = std::upper_bound(with_work.begin(), with_work.end(), g.start, [&](double t, std::size_t s) { return t < w.window[s].first; });
+    if (it != with_work.begin() && g.start < w.window[*std::prev(it)].second) w.of[*std::prev(it)].push_back(&g);
+    else ++w.outside;
+  }
+  return w;
+}
+
 }  // namespace
+
+bool torch_profiler_reads(const nlohmann::json& e) {
+  if (!e.is_object()) return true;
+  const auto cat_it = e.find("cat"), name_it = e.find("name");
+  const std::string& cat = cat_it != e.end() && cat_it->is_string() ? cat_it->get_ref<const std::string&>() : kEmpty;
+  if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" || cat == "cuda_driver" || cat == "ac2g") return true;
+  return name_it != e.end() && name_it->is_string() && name_it->get_ref<const std::string&>().rfind("ProfilerStep#", 0) == 0;
+}
 
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& o) {
   const nlohmann::json* events = nullptr;
@@ -130,19 +234,30 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
     }
   }
   const TraceReader r(file);
-  struct StepMark {
-    int number;
-    double start, length;
-  };
-  std::vector<StepMark> steps;
-  std::unordered_map<long long, double> launches;  // correlation -> cuda_runtime start
+  std::vector<StepMark> marks;
+  std::unordered_map<long long, double> launches;      // correlation -> runtime event's start
+  std::unordered_map<long long, double> flow_starts;   // ac2g flow id -> its start (the launch)
+  std::unordered_map<std::string, long long> flow_ends;  // (pid, tid, ts) of an ac2g flow's end -> its id
   std::vector<GpuEvent> gpu;
   std::vector<long long> gpu_correlation;
+  std::vector<std::string> gpu_key;  // (pid, tid, ts) of GPU events without a correlation arg
   for (std::size_t k = 0; k < events->size(); ++k) {
     const nlohmann::json& e = (*events)[k];
-    if (!e.is_object() || !e.contains("ph") || e.at("ph") != "X") continue;
+    if (!e.is_object() || !e.contains("ph") || !e.at("ph").is_string()) continue;
+    const std::string& ph = e.at("ph").get_ref<const std::string&>();
     const auto cat_it = e.find("cat"), name_it = e.find("name");
     const std::string& cat = cat_it != e.end() && cat_it->is_string() ? cat_it->get_ref<const std::string&>() : kEmpty;
+    if ((ph == "s" || ph == "f") && cat == "ac2g") {
+      // Kineto's launch-to-GPU flow (docs/references.md): "s" on the runtime call, "f" on the
+      // GPU event, sharing the correlation id as `id`.
+      const long long id = correlation_of(e.contains("id") ? e.at("id") : nlohmann::json());
+      if (id == 0) continue;
+      const double ts = r.instant(e, k);
+      if (ph == "s") flow_starts.emplace(id, ts);
+      else flow_ends.emplace(place_key(e, ts), id);
+      continue;
+    }
+    if (ph != "X") continue;
     const std::string& name = name_it != e.end() && name_it->is_string() ? name_it->get_ref<const std::string&>() : kEmpty;
     static const nlohmann::json no_args = nlohmann::json::object();
     const auto found_args = e.find("args");
@@ -155,12 +270,14 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
       } catch (const std::exception&) {
         throw InputError(file, fmt::format("/traceEvents/{}/name", k), "ProfilerStep#N with a step number N", "\"" + name + "\"");
       }
-      if (!o.steps || (number >= o.steps->first && number <= o.steps->second)) steps.push_back({number, ts, dur});
+      marks.push_back({number, ts, dur});
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
+      // cudaLaunchKernel, cudaMemcpyAsync, ... and on ROCm hipLaunchKernel,
+      // hipExtModuleLaunchKernel, hipMemcpyWithStream (same categories).
       if (const long long c = correlation_arg(args); c > 0) launches[c] = r.times(e, k).first;
     } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset") {
       const auto [ts, dur] = r.times(e, k);
-      GpuEvent g{ts, ts + dur, ts, name, {}, {}, 0, 0};
+      GpuEvent g{ts, ts + dur, std::nullopt, {}, {}, 0, 0};
       if (cat == "kernel") {
         g.cls = kernel_class(name);
         if (g.cls == "nccl") {
@@ -175,60 +292,95 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
       } else {
         g.cls = "memset";
       }
+      const long long c = correlation_arg(args);
+      gpu_correlation.push_back(c);
+      gpu_key.push_back(c > 0 ? std::string() : place_key(e, ts));
       gpu.push_back(std::move(g));
-      gpu_correlation.push_back(correlation_arg(args));
     }
   }
-  if (steps.empty()) {
-    throw InputError(file, "/traceEvents", o.steps ? fmt::format("ProfilerStep#{}..#{} annotations", o.steps->first, o.steps->second)
-                                                   : "ProfilerStep#N annotations (profile with torch.profiler.schedule and call prof.step() every iteration)",
-                     "none");
+  if (marks.empty()) {
+    throw InputError(file, "/traceEvents", "ProfilerStep#N annotations (profile with torch.profiler.schedule and call prof.step() every iteration)", "none");
   }
-  std::sort(steps.begin(), steps.end(), [](const StepMark& a, const StepMark& b) { return a.start < b.start; });
+  std::sort(marks.begin(), marks.end(), [](const StepMark& a, const StepMark& b) { return a.start < b.start; });
+  // Each GPU event's launch: the runtime call of its correlation id, else the start of the ac2g
+  // flow of that id, else (no correlation arg) the flow ending where the event starts.
+  std::size_t linked = 0;
   for (std::size_t i = 0; i < gpu.size(); ++i) {
-    const auto it = launches.find(gpu_correlation[i]);
-    if (it != launches.end()) gpu[i].launch = it->second;
+    long long c = gpu_correlation[i];
+    if (c == 0 && !gpu_key[i].empty()) {
+      const auto f = flow_ends.find(gpu_key[i]);
+      if (f != flow_ends.end()) c = f->second;
+    }
+    if (c == 0) continue;
+    if (const auto it = launches.find(c); it != launches.end()) gpu[i].launch = it->second;
+    else if (const auto fs = flow_starts.find(c); fs != flow_starts.end()) gpu[i].launch = fs->second;
+    linked += gpu[i].launch.has_value();
   }
-  std::vector<std::vector<const GpuEvent*>> of(steps.size());
+  const StepWindows w = step_windows(marks, gpu, linked > 0, file);
+  rank.host_windows = linked == 0;
+  if (gpu.empty()) {
+    throw InputError(file, "/traceEvents", "GPU work (kernel, gpu_memcpy or gpu_memset events) in the ProfilerSteps",
+                     fmt::format("none: {} ProfilerStep annotations and no GPU event (a CPU-only trace, or one profiled without "
+                                 "ProfilerActivity.CUDA)", marks.size()));
+  }
+  if (linked == 0) {
+    rank.notes.push_back(fmt::format("no GPU event is linked to its launch (no correlation ids, no ac2g flows): the steps are cut on "
+                                     "the host's ProfilerStep annotations, which misplaces kernels when the host runs ahead of the GPU"));
+  } else if (w.unlinked > 0) {
+    rank.notes.push_back(fmt::format("{} of {} GPU events have no launch record: placed by their own start on the GPU's clock", w.unlinked, gpu.size()));
+  }
+  if (w.outside > 0) {
+    rank.notes.push_back(fmt::format("{} of {} GPU events were launched outside every ProfilerStep (before the first or between steps): "
+                                     "counted in no step's classes", w.outside, gpu.size()));
+  }
+  // The network is busy while any NCCL kernel runs, whichever step launched it (the GPU's own
+  // timeline): the union of their intervals.
+  std::vector<std::pair<double, double>> nccl;
+  std::size_t kernels = 0;
+  std::map<std::string, std::size_t> class_counts;
   for (const GpuEvent& g : gpu) {
-    // The last step starting at or before the launch, if the launch falls inside it.
-    auto it = std::upper_bound(steps.begin(), steps.end(), g.launch, [](double t, const StepMark& s) { return t < s.start; });
-    if (it == steps.begin()) continue;
-    --it;
-    if (g.launch < it->start + it->length) of[static_cast<std::size_t>(it - steps.begin())].push_back(&g);
+    if (g.cls == "nccl") nccl.emplace_back(g.start, g.end);
+    if (g.cls.rfind("memcpy", 0) != 0 && g.cls != "memset") ++kernels, ++class_counts[g.cls];
   }
+  std::sort(nccl.begin(), nccl.end());
+  std::vector<std::pair<double, double>> busy_union;
+  for (const auto& [b, e] : nccl) {
+    if (!busy_union.empty() && b <= busy_union.back().second) busy_union.back().second = std::max(busy_union.back().second, e);
+    else busy_union.emplace_back(b, e);
+  }
+  std::vector<std::string> empty_steps;
   bool any_nccl = false;
-  for (std::size_t s = 0; s < steps.size(); ++s) {
-    if (of[s].empty()) {
-      throw InputError(file, "/traceEvents", fmt::format("GPU work (kernels, copies) launched in ProfilerStep#{}", steps[s].number), "none: a CPU-only trace?");
+  for (std::size_t s = 0; s < marks.size(); ++s) {
+    if (o.steps && (marks[s].number < o.steps->first || marks[s].number > o.steps->second)) continue;
+    if (w.of[s].empty()) {
+      empty_steps.push_back(fmt::format("#{}", marks[s].number));
+      continue;
     }
     ProfiledStep st;
-    st.step = steps[s].number;
-    st.iteration_time_s = steps[s].length;
-    double g0 = of[s].front()->start;
-    for (const GpuEvent* g : of[s]) g0 = std::min(g0, g->start);
+    st.step = marks[s].number;
+    const double g0 = w.window[s].first, t_end = w.window[s].second - w.window[s].first;
+    st.iteration_time_s = t_end;
     st.gpu_start_s = g0;
-    const double t_end = steps[s].length;
-    std::vector<std::pair<double, double>> busy;
-    for (const GpuEvent* g : of[s]) {
+    for (const GpuEvent* g : w.of[s]) {
       ClassTime& c = st.classes[g->cls];
       ++c.count;
       c.seconds += g->end - g->start;
       if (g->cls == "nccl") {
-        busy.emplace_back(std::max(0.0, g->start - g0), std::min(t_end, g->end - g0));
         const int machines = o.gpus_per_machine && g->group > 0 ? (g->group + *o.gpus_per_machine - 1) / *o.gpus_per_machine : 0;
         st.collectives.push_back({g->collective, g->end - g->start, g->bytes, g->group, machines});
       } else if (g->cls.rfind("memcpy", 0) == 0) {
         st.copies.push_back({g->cls.substr(7), g->bytes, g->end - g->start});
       }
     }
-    any_nccl = any_nccl || !busy.empty();
-    std::sort(busy.begin(), busy.end());
+    // Idle spans: the gaps of [0, T) (from g0) between the busy intervals that overlap it.
     double cursor = 0;
-    for (const auto& [b, e] : busy) {
+    auto it = std::upper_bound(busy_union.begin(), busy_union.end(), g0, [](double t, const std::pair<double, double>& b) { return t < b.second; });
+    for (; it != busy_union.end() && it->first - g0 < t_end; ++it) {
+      const double b = std::max(0.0, it->first - g0), e = std::min(t_end, it->second - g0);
       if (e <= b) continue;
-      if (b > cursor && b - cursor >= o.min_span_s && b - cursor > 0) st.idle_spans.emplace_back(cursor, b - cursor);
-      if (e > cursor) st.network_busy_s += e - std::max(cursor, b);
+      any_nccl = true;
+      if (b > cursor && b - cursor >= o.min_span_s) st.idle_spans.emplace_back(cursor, b - cursor);
+      st.network_busy_s += e - std::max(cursor, b);
       cursor = std::max(cursor, e);
     }
     if (t_end > cursor && t_end - cursor >= o.min_span_s) st.idle_spans.emplace_back(cursor, t_end - cursor);
@@ -242,32 +394,155 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
     }
     rank.steps.push_back(std::move(st));
   }
+  if (rank.steps.empty()) {
+    throw InputError(file, "/traceEvents",
+                     o.steps ? fmt::format("GPU work launched in ProfilerStep#{}..#{}", o.steps->first, o.steps->second)
+                             : std::string("GPU work launched in a ProfilerStep"),
+                     fmt::format("none in {} step(s), while the trace holds {} GPU events (launched outside the steps, or the steps "
+                                 "chosen hold none)",
+                                 o.steps ? empty_steps.size() : marks.size(), gpu.size()));
+  }
+  if (!empty_steps.empty()) {
+    std::string list;
+    for (const std::string& e : empty_steps) list += (list.empty() ? "" : ", ") + e;
+    rank.notes.push_back(fmt::format("ProfilerStep {} launched no GPU work and left out (a step after the profiler's last active one?)", list));
+  }
+  if (!rank.host_windows && w.last_without_successor && *w.last_without_successor == rank.steps.back().step) {
+    rank.notes.push_back(fmt::format("ProfilerStep#{}, the last with GPU work, ends at its last GPU event (the next step's first kernel is "
+                                     "not in the trace): its iteration time and last idle span may be short by the gap between steps",
+                                     rank.steps.back().step));
+  }
   if (!any_nccl) {
-    throw InputError(file, "/traceEvents", "NCCL kernels (a distributed job's communication: their gaps are the idle spans)",
-                     "none in any ProfilerStep: a single-GPU trace, or one profiled without CUDA activities");
+    std::string classes;
+    for (const auto& [cls, n] : class_counts) classes += fmt::format("{}{} {}", classes.empty() ? "" : ", ", cls, n);
+    throw InputError(file, "/traceEvents",
+                     "NCCL kernels (or RCCL's, AMD's NCCL: names containing nccl, rccl or msccl) in the ProfilerSteps: the gaps "
+                     "between these collectives are the network's idle spans",
+                     kernels == 0 ? std::string("no kernel at all, only memory copies and sets")
+                                  : fmt::format("{} kernels and no collective among them ({}): a job without collectives (one GPU) has "
+                                                "no network idle spans to measure",
+                                                kernels, classes));
   }
   return rank;
 }
 
-nlohmann::json idle_span_profile(const std::vector<ProfiledRank>& ranks, const std::string& source) {
-  auto iterations = nlohmann::json::array();
+namespace {
+
+using Spans = std::vector<std::pair<double, double>>;
+
+double overlap(const std::pair<double, double>& a, const std::pair<double, double>& b) {
+  return std::max(0.0, std::min(a.first + a.second, b.first + b.second) - std::max(a.first, b.first));
+}
+
+// The order-preserving matching of `ref`'s spans to `other`'s with the largest total overlap
+// (times from each step's start), by dynamic programming over (ref prefix, other prefix):
+// match[a] is the index in `other` of ref span a, or -1. Only overlapping spans match.
+std::vector<long> match_spans(const Spans& ref, const Spans& other) {
+  const std::size_t m = ref.size(), n = other.size();
+  std::vector<double> dp((m + 1) * (n + 1), 0.0);
+  const auto at = [&](std::size_t a, std::size_t b) -> double& { return dp[a * (n + 1) + b]; };
+  for (std::size_t a = 1; a <= m; ++a) {
+    for (std::size_t b = 1; b <= n; ++b) {
+      const double o = overlap(ref[a - 1], other[b - 1]);
+      at(a, b) = std::max({at(a - 1, b), at(a, b - 1), o > 0 ? at(a - 1, b - 1) + o : 0.0});
+    }
+  }
+  std::vector<long> match(m, -1);
+  for (std::size_t a = m, b = n; a > 0 && b > 0;) {
+    const double o = overlap(ref[a - 1], other[b - 1]);
+    if (o > 0 && at(a, b) == at(a - 1, b - 1) + o) {
+      match[a - 1] = static_cast<long>(b - 1);
+      --a, --b;
+    } else if (at(a, b) == at(a - 1, b)) {
+      --a;
+    } else {
+      --b;
+    }
+  }
+  return match;
+}
+
+// Above this many span pairs per step the matching is not tried (its table would pass ~400 MB).
+constexpr double kMaxMatchedPairs = 5e7;
+
+}  // namespace
+
+nlohmann::json idle_span_profile(const std::vector<ProfiledRank>& ranks, const std::string& source, std::vector<std::string>* notes) {
+  struct Iteration {
+    int rank, step;
+    double time;
+    const Spans* spans;
+  };
+  std::vector<Iteration> its;
   std::string counts;
-  std::size_t expected = 0;
-  bool same = true, first = true;
   for (const ProfiledRank& r : ranks) {
     for (const ProfiledStep& s : r.steps) {
-      auto spans = nlohmann::json::array();
-      for (const auto& [start, length] : s.idle_spans) spans.push_back({start, length});
-      iterations.push_back({{"iteration_time", s.iteration_time_s}, {"spans", std::move(spans)}});
-      if (first) expected = s.idle_spans.size(), first = false;
-      same = same && s.idle_spans.size() == expected;
+      its.push_back({r.rank, s.step, s.iteration_time_s, &s.idle_spans});
       counts += fmt::format("{}rank {} step {}: {}", counts.empty() ? "" : ", ", r.rank, s.step, s.idle_spans.size());
     }
   }
+  const bool same = std::all_of(its.begin(), its.end(), [&](const Iteration& i) { return i.spans->size() == its.front().spans->size(); });
+  // Span k must be the same gap in every iteration (docs/profile-format.md). With unequal counts
+  // the spans are matched to those of the step with the fewest, by overlap on the steps' own
+  // clocks; a span of that step kept only if every other step has one overlapping it.
+  std::vector<std::vector<long>> match(its.size());
+  std::size_t ref = 0;
+  std::vector<bool> keep;
   if (!same) {
-    throw InputError(ranks.front().file, "", "the same number of idle spans in every step of every rank (span k is the same gap each "
-                     "iteration, docs/profile-format.md); choose steps (--steps A:B), one rank (--rank R) or drop short gaps (--min-span)",
-                     counts);
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      if (its[i].spans->size() < its[ref].spans->size()) ref = i;
+    }
+    const Spans& rs = *its[ref].spans;
+    keep.assign(rs.size(), true);
+    for (std::size_t i = 0; i < its.size(); ++i) {
+      if (static_cast<double>(rs.size()) * static_cast<double>(its[i].spans->size()) > kMaxMatchedPairs) {
+        throw InputError(ranks.front().file, "", fmt::format("the same number of idle spans in every step, or few enough to match ({:.0g} span pairs a step at most); drop short gaps (--min-span) or choose steps (--steps A:B)", kMaxMatchedPairs), counts);
+      }
+      match[i] = match_spans(rs, *its[i].spans);
+      for (std::size_t a = 0; a < rs.size(); ++a) keep[a] = keep[a] && match[i][a] >= 0;
+    }
+    const auto kept = static_cast<std::size_t>(std::count(keep.begin(), keep.end(), true));
+    if (kept == 0) {
+      throw InputError(ranks.front().file, "", "idle spans that overlap from step to step (span k is the same gap each iteration, docs/profile-format.md); "
+                       "choose steps (--steps A:B), one rank (--rank R) or drop short gaps (--min-span)",
+                       fmt::format("no span of rank {} step {} overlaps one in every other step ({})", its[ref].rank, its[ref].step, counts));
+    }
+    if (notes) {
+      std::string dropped;
+      std::size_t listed = 0, with_drops = 0;
+      for (std::size_t i = 0; i < its.size(); ++i) {
+        std::vector<bool> used(its[i].spans->size(), false);
+        for (std::size_t a = 0; a < rs.size(); ++a) {
+          if (keep[a]) used[static_cast<std::size_t>(match[i][a])] = true;
+        }
+        std::size_t n = 0;
+        double length = 0;
+        for (std::size_t b = 0; b < used.size(); ++b) {
+          if (!used[b]) ++n, length += (*its[i].spans)[b].second;
+        }
+        if (n == 0) continue;
+        ++with_drops;
+        if (listed++ < 8) dropped += fmt::format("; rank {} step {}: {} of {} ({:.3f} ms)", its[i].rank, its[i].step, n, used.size(), 1e3 * length);
+      }
+      notes->push_back(fmt::format("the steps have different numbers of idle spans ({}): matched to the {} spans of rank {} step {} (the "
+                                   "fewest) by the largest total overlap, {} kept in every step; dropped{}{}",
+                                   counts, rs.size(), its[ref].rank, its[ref].step, kept, dropped.empty() ? ": none" : ": " + dropped.substr(2),
+                                   with_drops > 8 ? fmt::format("; and {} more steps", with_drops - 8) : std::string()));
+    }
+  }
+  auto iterations = nlohmann::json::array();
+  for (std::size_t i = 0; i < its.size(); ++i) {
+    auto spans = nlohmann::json::array();
+    if (same) {
+      for (const auto& [start, length] : *its[i].spans) spans.push_back({start, length});
+    } else {
+      for (std::size_t a = 0; a < keep.size(); ++a) {
+        if (!keep[a]) continue;
+        const auto& [start, length] = (*its[i].spans)[static_cast<std::size_t>(match[i][a])];
+        spans.push_back({start, length});
+      }
+    }
+    iterations.push_back({{"iteration_time", its[i].time}, {"spans", std::move(spans)}});
   }
   return {{"format", "ckptsim-profile/1"}, {"source", source}, {"iterations", std::move(iterations)}};
 }

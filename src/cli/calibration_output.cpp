@@ -67,8 +67,17 @@ void write_calibration(const CommandContext& ctx, const Calibration& cal, const 
     ctx.err << "warning: " << refusal << (refusal.ends_with('\n') ? "" : "\n");
   }
   if (!cal.refused.empty()) {
-    ctx.err << fmt::format("warning: {} fit(s) refused, their fields not written; the fields of the fits that held are in {}\n", cal.refused.size(),
-                           output);
+    std::string written;
+    auto walk = [&](auto&& self, const nlohmann::json& j, const std::string& ptr) -> void {
+      if (!j.is_object()) {
+        written += (written.empty() ? "" : ", ") + ptr;
+        return;
+      }
+      for (const auto& [k, v] : j.items()) self(self, v, ptr + "/" + k);
+    };
+    walk(walk, cal.fields, "");
+    ctx.err << fmt::format("warning: {} fit(s) refused, their fields not written; the fields of the fits that held are in {}: {}\n",
+                           cal.refused.size(), output, written);
   }
 }
 

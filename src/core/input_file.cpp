@@ -114,7 +114,7 @@ class JsonDocumentBuilder {
  public:
   using json = nlohmann::json;
 
-  explicit JsonDocumentBuilder(json& root) : root_(root) {}
+  explicit JsonDocumentBuilder(json& root, const JsonArrayFilter* filter = nullptr) : root_(root), filter_(filter) {}
 
   bool null() { return add(json(nullptr)); }
   bool boolean(bool v) { return add(json(v)); }
@@ -174,6 +174,7 @@ class JsonDocumentBuilder {
     std::size_t next_index = 0;        ///< arrays: index of the element being read
     const std::string* key = nullptr;  ///< objects: the key being read (owned by the object)
     json* slot = nullptr;              ///< objects: where that key's value goes
+    bool filtered = false;             ///< arrays: the one whose elements filter_ chooses
   };
 
   /// Where a value read now goes: the root, the end of an array, or the slot of the last key.
@@ -200,10 +201,19 @@ class JsonDocumentBuilder {
   // is closed, and std::map nodes never move.
   bool open(json::value_t type) {
     json* value = place(json(type));
+    // The filtered array: the document itself, or the value of the top-level key filter_->key.
+    const bool filtered = filter_ && type == json::value_t::array &&
+                          (frames_.empty() || (frames_.size() == 1 && !frames_[0].is_array && frames_[0].key && *frames_[0].key == filter_->key));
     frames_.push_back({value, type == json::value_t::array});
+    frames_.back().filtered = filtered;
     return true;
   }
   bool close() {
+    // An object element of the filtered array, read completely: dropped (null) unless kept.
+    if (frames_.size() >= 2 && frames_[frames_.size() - 2].filtered && frames_.back().value->is_object() &&
+        !filter_->keep(*frames_.back().value)) {
+      *frames_.back().value = nullptr;
+    }
     frames_.pop_back();
     element_done();
     return true;
@@ -226,6 +236,7 @@ class JsonDocumentBuilder {
   }
 
   json& root_;
+  const JsonArrayFilter* filter_;
   std::vector<Frame> frames_;
   std::vector<std::string> duplicates_;
   std::optional<ParseFailure> error_;
@@ -319,11 +330,13 @@ std::string_view strip_utf8_bom(std::string_view text, const std::string& file) 
   return text;
 }
 
-JsonDocument parse_json_document(std::string_view text, const std::string& file) {
+namespace {
+
+JsonDocument parse_json_filtered(std::string_view text, const std::string& file, const JsonArrayFilter* filter) {
   text = strip_utf8_bom(text, file);
   check_depth_and_bytes(text, file);
   JsonDocument doc;
-  JsonDocumentBuilder builder(doc.value);
+  JsonDocumentBuilder builder(doc.value, filter);
   if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
     const JsonDocumentBuilder::ParseFailure failure = builder.failure().value_or(JsonDocumentBuilder::ParseFailure{0, 0, "valid JSON"});
     const Position p = position_of(text, failure.position > 0 ? failure.position - 1 : 0);
@@ -341,8 +354,7 @@ JsonDocument parse_json_document(std::string_view text, const std::string& file)
   return doc;
 }
 
-nlohmann::json parse_json_strict(std::string_view text, const std::string& file) {
-  JsonDocument doc = parse_json_document(text, file);
+nlohmann::json strict_value(JsonDocument doc, const std::string& file) {
   if (!doc.duplicate_keys.empty()) {
     std::vector<Problem> problems;
     for (const std::string& pointer : doc.duplicate_keys)
@@ -350,6 +362,18 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& file)
     throw InputError(std::move(problems));
   }
   return std::move(doc.value);
+}
+
+}  // namespace
+
+JsonDocument parse_json_document(std::string_view text, const std::string& file) { return parse_json_filtered(text, file, nullptr); }
+
+nlohmann::json parse_json_strict(std::string_view text, const std::string& file) {
+  return strict_value(parse_json_filtered(text, file, nullptr), file);
+}
+
+nlohmann::json parse_json_strict(std::string_view text, const std::string& file, const JsonArrayFilter& filter) {
+  return strict_value(parse_json_filtered(text, file, &filter), file);
 }
 
 nlohmann::json read_json_file(const std::string& path, std::string_view what) {

@@ -601,6 +601,34 @@ check "import torch-profiler: a trace without NCCL kernels exits 2 saying so" ba
   python3 -c \"import json; json.dump({'traceEvents': [{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#1', 'ts': 0, 'dur': 100},
     {'ph': 'X', 'cat': 'kernel', 'name': 'gemm', 'ts': 5, 'dur': 10}]}, open('$tmp/single.json', 'w'))\" &&
   '$bin' import torch-profiler '$tmp/single.json' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'NCCL kernels' '$tmp/e'"
+# Steps on the GPU's clock (issue 40): the same GPU timeline launched by a host in step with it
+# and by one running ahead (40 ms host steps against 100 ms GPU steps) gives the same profile.
+check "import torch-profiler: a host running ahead of the GPU gives the same idle spans as one in step" bash -c "
+  python3 -c \"
+import json
+for ahead in (0, 1):
+    ev, c = [], 1
+    K = [('sm90_gemm', 0, 30), ('ncclDevKernel_AllReduce_Sum_bf16_RING_LL', 30, 50), ('sm90_gemm', 60, 80), ('ncclDevKernel_AllReduce_Sum_bf16_RING_LL', 80, 90), ('multi_tensor_apply_kernel', 92, 95)]
+    for k in range(1, 4):
+        host = k * 40000 if ahead else k * 100000 - 1000
+        ev.append({'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#%d' % k, 'ts': host, 'dur': 40000 if ahead else 100000})
+        for j, (n, a, b) in enumerate(K):
+            ev.append({'ph': 'X', 'cat': 'cuda_runtime', 'name': 'cudaLaunchKernel', 'ts': host + (j + 1) * 1000 if ahead else k * 100000 + a * 1000 - 500, 'dur': 5, 'args': {'correlation': c}})
+            ev.append({'ph': 'X', 'cat': 'kernel', 'name': n, 'ts': k * 100000 + a * 1000, 'dur': (b - a) * 1000, 'args': {'correlation': c}})
+            c += 1
+    json.dump({'traceEvents': ev}, open('$tmp/ahead%d.json' % ahead, 'w'))
+\" &&
+  '$bin' import torch-profiler '$tmp/ahead0.json' -o '$tmp/pa0.json' >/dev/null 2>&1 && '$bin' import torch-profiler '$tmp/ahead1.json' -o '$tmp/pa1.json' >/dev/null 2>&1 &&
+  python3 -c \"
+import json
+a, b = (json.load(open('$tmp/pa%d.json' % i))['iterations'] for i in (0, 1))
+assert a == b and [round(i['iteration_time'], 9) for i in a] == [0.1, 0.1, 0.095], (a, b)\""
+check "import torch-profiler: an AMD trace without RCCL exits 2 saying it has kernels and no collective" bash -c "
+  '$bin' import torch-profiler $tp/hta-mi250-rocm62.json.gz -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 &&
+  grep -q '14 kernels and no collective among them' '$tmp/e' && ! grep -q 'CPU-only' '$tmp/e'"
+check "import torch-profiler: --min-span that leaves steps with unequal span counts matches them, with a note" bash -c "
+  '$bin' import torch-profiler $tp/hta-sampled-rank-0.json.gz --min-span 1ms -o '$tmp/pm.json' 2>'$tmp/e' >/dev/null &&
+  grep -q 'note: the steps have different numbers of idle spans' '$tmp/e' && '$bin' iteration $small --profile '$tmp/pm.json' >/dev/null 2>&1"
 check "import torch-profiler: gzip cut short exits 2" bash -c "head -c 20000 $tp/hta-sampled-rank-1.json.gz >'$tmp/cut.json.gz' &&
   '$bin' import torch-profiler '$tmp/cut.json.gz' -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'truncated' '$tmp/e'"
 # (Its kernel classes left out: they need --scenario; its collectives alone cannot fix the rate.)
@@ -611,20 +639,33 @@ check "import torch-profiler: --kernels feeds calibrate (sizes and machine count
   grep -qF 'k2c.json: /ranks/0/steps/0/collectives/' '$tmp/e'"
 # Compute per kernel class: the kernel document's gemm, layer_norm, elementwise, embedding classes
 # are fitted against the kernel model of the profiled job given as --scenario.
-check "calibrate: kernel classes without --scenario exit 2 saying the kernel model is needed" bash -c "
-  '$bin' calibrate '$tmp/kern.json' -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'given as --scenario' '$tmp/e' && test ! -e '$tmp/kc.json'"
-check "calibrate: kernel classes against a scenario that overrides the kernel model exit 2" bash -c "
-  '$bin' calibrate '$tmp/kern.json' --scenario $small -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'replaces the kernel model' '$tmp/e'"
+# (Issue 40: refused alone, a warning; the device-to-host copies' fit holds and is written.)
+check "calibrate: kernel classes without --scenario are refused alone, saying the kernel model is needed" bash -c "
+  '$bin' calibrate '$tmp/kern.json' -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null && grep -q 'warning: .*kernel classes (kernel model): .*given as --scenario' '$tmp/e' &&
+  python3 -c \"import json; assert list(json.load(open('$tmp/kc.json'))['cluster']) == ['gpu_cpu_bandwidth']\""
+check "calibrate: kernel classes against a scenario that overrides the kernel model are refused alone" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario $small -o '$tmp/x.json' 2>'$tmp/e' >/dev/null && grep -q 'warning: .*replaces the kernel model' '$tmp/e'"
+check "calibrate: only kernel classes and no --scenario: nothing written, exit 2" bash -c "
+  python3 -c \"import json; d = json.load(open('$tmp/kern.json')); [s.update(copies=[], collectives=[]) for r in d['ranks'] for s in r['steps']]; json.dump(d, open('$tmp/kern-only.json', 'w'))\" &&
+  '$bin' calibrate '$tmp/kern-only.json' -o '$tmp/ko.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'given as --scenario' '$tmp/e' && test ! -e '$tmp/ko.json'"
 # The traced job's GEMMs take 77-110 ms per step; GPT-3 175B's kernel model predicts 7.3 s on an
-# H100 at gemm efficiency 0.8: an efficiency of about 66 (above 1), refused with its samples; the
-# base's GEMM efficiency stays, the device-to-host copies' fit is written.
-check "calibrate: a kernel-class fit above efficiency 1 is refused with its samples, the fits that hold written" bash -c "
+# H100 at gemm efficiency 0.8: an efficiency of about 66 (above 1): the kernel document is of
+# another job than --scenario, and the refusal says so first, with its samples; the base's GEMM
+# efficiency stays, the device-to-host copies' fit is written and named.
+check "calibrate: a kernel-class fit of another job is refused naming that cause, the fits that hold written" bash -c "
   '$bin' calibrate '$tmp/kern.json' --scenario scenarios/examples/gpt3-175b-32xp5-flash.json -o '$tmp/kc.json' 2>'$tmp/e' >/dev/null &&
-  grep -qF 'warning: $tmp/kern.json: GEMM (kernel model): the fit is not physical' '$tmp/e' && grep -q 'steps/1/classes/gemm' '$tmp/e' &&
+  grep -qF 'warning: $tmp/kern.json: GEMM (kernel model): the kernel fit comes from another job than --scenario' '$tmp/e' &&
+  grep -q 'the fit is not physical' '$tmp/e' && grep -q 'steps/1/classes/gemm' '$tmp/e' && grep -q 'are in .*: .*/cluster/gpu_cpu_bandwidth' '$tmp/e' &&
   python3 -c \"
 import json
 b, c = json.load(open('scenarios/examples/gpt3-175b-32xp5-flash.json'))['cluster'], json.load(open('$tmp/kc.json'))['cluster']
 assert c.get('gpu_gemm_efficiency') == b.get('gpu_gemm_efficiency') and 'gpu_cpu_bandwidth' in c, c\""
+check "calibrate: --skip kernel-class leaves the kernel classes out: no refusal, the copies' fit written" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --scenario scenarios/examples/gpt3-175b-32xp5-flash.json --skip kernel-class -o '$tmp/kc.json' 2>'$tmp/e' >'$tmp/o' &&
+  ! grep -q 'warning' '$tmp/e' && grep -q 'left out (--skip kernel-class)' '$tmp/o' &&
+  python3 -c \"import json; assert 'gpu_cpu_bandwidth' in json.load(open('$tmp/kc.json'))['cluster']\""
+check "calibrate: --skip of an unknown kind exits 2 listing the kinds" bash -c "
+  '$bin' calibrate '$tmp/kern.json' --skip teleport -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'kernel-class' '$tmp/e'"
 "$bin" schedule $small -o "$tmp/small.plan.json" 2>/dev/null
 check "validate: a plan against a profiled job's kernel classes compares iteration, idle, compute and collectives" bash -c "
   '$bin' validate '$tmp/small.plan.json' '$tmp/kern.json' --json >'$tmp/pv.json' 2>/dev/null; test \$? -le 1 &&

@@ -134,11 +134,24 @@ struct Calibration {
   std::vector<std::string> read;
 };
 
-/// Fits and fields (see above). A pooled fit that is unphysical or undetermined is refused
-/// alone: listed in `refused` (and in the notes) while the others are kept. Throws ModelError
-/// when every fit that would write a field was refused (listing each), and InputError when
-/// `measurements` holds no sample at all.
+/// Fits and fields (see above). Each of these is refused alone, listed in `refused` (and in the
+/// notes) while the others are kept: a pooled fit that is unphysical or undetermined; the
+/// kernel-class samples when the base has no kernel model (no --scenario, or one that sets
+/// training.compute_efficiency); a field the scenario loader would refuse. A kernel-class fit
+/// refused for a speed more than 2x beyond 1 / e names the likely cause first: the kernel
+/// document comes from another job than the base (its model, shape or parallelism differ); a
+/// speed below 1/4 is written with a note saying the same. Throws ModelError when every fit that
+/// would write a field was refused (listing each), and InputError when `measurements` holds no
+/// sample at all.
 Calibration calibrate(const MeasurementSet& measurements, const CalibrationBase& base);
+
+/// The kinds `ckptsim calibrate --skip` leaves out: the sample kinds (all-gather, ..., compute),
+/// "kernel-class" (every kernel-class sample) and each kernel class (gemm, attention, ...).
+std::vector<std::string> skippable_kinds();
+
+/// Removes the samples of `kind` (one of skippable_kinds(); ModelError("--skip") otherwise) and
+/// notes how many; returns that count.
+std::size_t skip_kind(MeasurementSet& measurements, std::string_view kind);
 
 /// Checks every leaf of a scenario fragment against the parameter table: known pointer, value
 /// the field's unit parses, in its range. Throws ModelError("calibrate", ...) naming the first

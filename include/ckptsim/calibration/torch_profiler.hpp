@@ -3,18 +3,30 @@
 // writes (export_chrome_trace, tensorboard_trace_handler; plain or gzip), one file per rank, as
 // the measured network idle spans of each training step and the GPU time per kernel class.
 //
-// What is read (events of phase "X"):
-//   - steps: "ProfilerStep#N" CPU annotations (cat user_annotation); a step's length is its
-//     annotation's duration (the training loop's period);
-//   - GPU work: categories kernel, gpu_memcpy, gpu_memset, each launched from the CPU by the
-//     cuda_runtime event of the same args.correlation; a GPU event belongs to the step whose
-//     annotation holds its launch (events without a launch record belong to the step whose
-//     annotation holds their own start);
-//   - NCCL kernels (kernel_classes.hpp): the network is busy while any runs.
-// Per step, with g0 = the start of the step's first GPU event and T = the step's length:
-//   idle spans = the gaps of [0, T) (times from g0) not covered by an NCCL kernel, shorter
-//                ones than `min_span_s` left out;
-//   classes    = GPU seconds and event count per kernel class;
+// What is read:
+//   - steps: "ProfilerStep#N" CPU annotations (cat user_annotation), on the host's clock;
+//   - GPU work: categories kernel, gpu_memcpy, gpu_memset (phase "X");
+//   - launches: each GPU event's runtime call (cat cuda_runtime or cuda_driver: cudaLaunchKernel,
+//     cudaMemcpyAsync, ... and on ROCm hipLaunchKernel, hipExtModuleLaunchKernel, ...) of the
+//     same args.correlation, else the start of Kineto's launch flow (phase "s", cat "ac2g") of
+//     that id, else, for a GPU event without a correlation arg, the flow whose end (phase "f")
+//     sits where the event starts (same pid, tid, ts);
+//   - NCCL / RCCL kernels (kernel_classes.hpp): the network is busy while any runs.
+// Steps on the GPU's clock (the host may run steps ahead of the GPU, so its annotations do not
+// bound the GPU work they launch):
+//   - a GPU event belongs to the step whose annotation holds its launch (an event without a
+//     launch record: to the step whose window, below, holds its own start);
+//   - step k's window is [g0_k, g0_{k+1}): g0_k = the start of its first GPU event, g0_{k+1} the
+//     next step's with GPU work (the GPU's period); the last such step ends at its last GPU
+//     event's end (the gap to the next step is not in the trace: a note says so);
+//   - a step whose annotation launched no GPU work is left out with a note.
+// When no GPU event is linked to a launch, the steps are cut on the host's annotations as
+// before (a note says so): an event belongs to the step whose annotation holds its own start,
+// and the window is [g0, g0 + the annotation's length).
+// Per step, with g0 its window's start and T its length (the step's iteration time):
+//   idle spans = the gaps of [0, T) (times from g0) not covered by an NCCL kernel, whichever
+//                step launched it (the GPU's timeline), shorter ones than `min_span_s` left out;
+//   classes    = GPU seconds and event count per kernel class of the step's events;
 //   collectives = each NCCL kernel's collective, duration, group size, and bytes when the trace
 //                records them ("In msg nelems", "Out msg nelems", "dtype": S = max(in, out) x
 //                the type's size);
@@ -22,9 +34,10 @@
 // The rank is distributedInfo.rank, else the file's position.
 //
 // Errors (InputError, file and JSON pointer): not a trace-event document; no ProfilerStep
-// annotation ("profile with torch.profiler.schedule and call prof.step()"); a step without GPU
-// work; no NCCL kernel in any step (a single-GPU trace: no network to find idle spans of);
-// events with non-finite or negative times.
+// annotation ("profile with torch.profiler.schedule and call prof.step()"); no GPU event at all
+// (a CPU-only trace); no step with GPU work; steps whose GPU work starts out of order; kernels
+// but no collective among them (a job without collectives has no network idle spans: the
+// kernel classes found are listed); events with non-finite or negative times.
 #include <map>
 #include <optional>
 #include <string>
@@ -70,6 +83,8 @@ struct ProfiledRank {
   int rank = 0;
   int world_size = 0;  ///< 0 when the trace does not say
   std::vector<ProfiledStep> steps;
+  bool host_windows = false;        ///< steps cut on the host's annotations (no GPU event linked to its launch)
+  std::vector<std::string> notes;   ///< what was left out or assumed, for the user
 };
 
 struct TorchProfilerOptions {
@@ -78,13 +93,26 @@ struct TorchProfilerOptions {
   std::optional<int> gpus_per_machine;       ///< gives each collective its machine count
 };
 
+/// Whether parse_torch_profiler may read `event` (an element of traceEvents): a ProfilerStep
+/// annotation, a runtime call, a GPU event or an ac2g flow. The others (cpu_op, python_function,
+/// ... often most of a trace) need not be held: `parse_json_strict(text, file,
+/// {"traceEvents", torch_profiler_reads})` replaces them by null while parsing
+/// (core/input_file.hpp), which gives the same ProfiledRank with a fraction of the memory.
+bool torch_profiler_reads(const nlohmann::json& event);
+
 /// One rank's trace (`position`: its place among the files, the rank when the trace names none).
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& options);
 
 /// The measured idle-span profile (docs/profile-format.md) of the ranks' steps: one iteration per
-/// (rank, step), in order. Throws InputError when they do not all have the same number of spans
-/// (the format's span k must be the same gap in every iteration), listing the counts.
-nlohmann::json idle_span_profile(const std::vector<ProfiledRank>& ranks, const std::string& source);
+/// (rank, step), in order. The format's span k must be the same gap in every iteration: when the
+/// steps have different numbers of spans, the spans are matched to those of the step with the
+/// fewest (the reference) by their overlap, times from each step's start: per step, the
+/// order-preserving matching with the largest total overlap (dynamic programming); a reference
+/// span is kept when every step has a span overlapping it, and each step then lists its matched
+/// spans; the others are dropped, and `notes` (when given) says how many per step and how long.
+/// Throws InputError, listing the counts, when no span matches in every step or the steps hold
+/// too many spans to match (more than 5e7 pairs).
+nlohmann::json idle_span_profile(const std::vector<ProfiledRank>& ranks, const std::string& source, std::vector<std::string>* notes = nullptr);
 
 /// The kernel-class document (`ckptsim-kernels/1`, docs/profile-format.md): per rank and step
 /// the iteration time, network busy time, classes, collectives (with their machine count, null

@@ -18,6 +18,7 @@
 // is refused. The document is built from the parser's SAX events in time linear in the text
 // (benchmarks/core/json_reader_benchmark.cpp: 200,000 objects in an array).
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +55,19 @@ JsonDocument parse_json_document(std::string_view text, const std::string& file)
 
 /// parse_json_document, refusing keys written twice.
 nlohmann::json parse_json_strict(std::string_view text, const std::string& file);
+
+/// Which elements of one large array to keep while parsing (the events of a trace): the array is
+/// the document itself or the value of the top-level key `key`; each object element for which
+/// `keep` is false is replaced by null as soon as it is read, so the parsed document holds only
+/// the kept elements (the indices, hence every JSON pointer, stay as in the file). Syntax,
+/// depth, number range and duplicate keys are checked in every element, kept or not.
+struct JsonArrayFilter {
+  std::string key;
+  std::function<bool(const nlohmann::json& element)> keep;
+};
+
+/// parse_json_strict with the elements `filter` drops replaced by null.
+nlohmann::json parse_json_strict(std::string_view text, const std::string& file, const JsonArrayFilter& filter);
 
 /// read_input_file + parse_json_strict.
 nlohmann::json read_json_file(const std::string& path, std::string_view what);

@@ -180,34 +180,51 @@ TEST_CASE("torch profiler: idle spans and steps of two ranks' traces") {
     const std::string path = kFixtures + "torch-profiler/hta-sampled-rank-" + std::to_string(r) + ".json.gz";
     ranks.push_back(parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, r, {}));
   }
-  // expected_values.py: rank 0 ProfilerStep#551 is 607.312 ms long, 6 gaps, the first
-  // (0, 12.149 ms), the last (545.589, 61.723) ms, 411.985 ms idle in all; rank 1 step 552 has
-  // 6 gaps and 419.613 ms idle.
+  // expected_values.py (steps on the GPU's clock): rank 0 ProfilerStep#551 runs from its first
+  // GPU event to step 552's, 607.246 ms, 6 gaps, the first (0, 12.149 ms), the last (545.589,
+  // 61.657) ms, 411.919 ms idle in all; rank 1 step 552 (the last: to its last GPU event) has 6
+  // gaps and 412.260 ms idle.
   REQUIRE(ranks[0].steps.size() == 2);
   CHECK(ranks[0].world_size == 128);
   CHECK(ranks[0].steps[0].step == 551);
-  CHECK(ranks[0].steps[0].iteration_time_s == doctest::Approx(0.607312));
+  CHECK(ranks[0].steps[0].iteration_time_s == doctest::Approx(0.607246));
   REQUIRE(ranks[0].steps[0].idle_spans.size() == 6);
   CHECK(ranks[0].steps[0].idle_spans[0].first == doctest::Approx(0.0).epsilon(1e-9));
   CHECK(ranks[0].steps[0].idle_spans[0].second == doctest::Approx(0.012149).epsilon(1e-4));
   CHECK(ranks[0].steps[0].idle_spans[5].first == doctest::Approx(0.545589).epsilon(1e-5));
-  CHECK(ranks[0].steps[0].idle_spans[5].second == doctest::Approx(0.061723).epsilon(1e-4));
+  CHECK(ranks[0].steps[0].idle_spans[5].second == doctest::Approx(0.061657).epsilon(1e-4));
   double idle = 0;
   for (const auto& s : ranks[1].steps[1].idle_spans) idle += s.second;
-  CHECK(idle == doctest::Approx(0.419613).epsilon(1e-5));
+  CHECK(idle == doctest::Approx(0.412260).epsilon(1e-5));
   // Idle plus NCCL-busy time covers the step exactly.
   CHECK(idle + ranks[1].steps[1].network_busy_s == doctest::Approx(ranks[1].steps[1].iteration_time_s).epsilon(1e-9));
   // The profile has one iteration per (rank, step), 6 spans each, and loads as a --profile.
   const nlohmann::json profile = idle_span_profile(ranks, "test");
   CHECK(profile["iterations"].size() == 4);
-  // Dropping gaps under 1 ms leaves rank 0 step 551 with 5 (its 0.01 ms gap goes) but step 552
-  // with 6: the counts differ and the profile is refused, naming them.
+  // Dropping gaps under 1 ms leaves rank 0 step 551 with 5 (its 0.006 ms gap goes) but step 552
+  // with 6 (expected_values.py, ms): 551 [0, 12.149) [105.607, 213.434) [225.161, 266.268)
+  // [313.92, 503.093) [545.589, 607.246); 552 [0, 51.622) [119.449, 165.21) [186.334, 441.592)
+  // [453.711, 456.853) [493.011, 496.416) [560.06, 615.601). Matched to 551's (the fewest) by the
+  // largest total overlap: 551's 4th with 552's 3rd (127.672 ms in common) beats 551's 3rd with
+  // it (41.107) plus the 4th with a 3.4 ms gap, so 4 spans are kept: 551 drops [225.161,
+  // 266.268) (41.107 ms), 552 its 3.142 and 3.405 ms gaps (6.547 ms).
   TorchProfilerOptions o;
   o.min_span_s = 1e-3;
   const std::string path = kFixtures + "torch-profiler/hta-sampled-rank-0.json.gz";
   const ProfiledRank r0 = parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, 0, o);
   CHECK(r0.steps[0].idle_spans.size() == 5);
-  CHECK(what_of([&] { (void)idle_span_profile({r0}, "t"); }).find("rank 0 step 551: 5, rank 0 step 552: 6") != std::string::npos);
+  std::vector<std::string> notes;
+  const nlohmann::json matched = idle_span_profile({r0}, "t", &notes);
+  REQUIRE(matched["iterations"].size() == 2);
+  const nlohmann::json& second = matched["iterations"][1]["spans"];
+  REQUIRE(second.size() == 4);
+  REQUIRE(matched["iterations"][0]["spans"].size() == 4);
+  CHECK(second[2][0].get<double>() == doctest::Approx(0.186334).epsilon(1e-5));
+  CHECK(second[3][0].get<double>() == doctest::Approx(0.560060).epsilon(1e-5));
+  CHECK(matched["iterations"][0]["spans"][2][0].get<double>() == doctest::Approx(0.313920).epsilon(1e-5));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0].find("rank 0 step 551: 1 of 5 (41.107 ms)") != std::string::npos);
+  CHECK(notes[0].find("rank 0 step 552: 2 of 6 (6.547 ms)") != std::string::npos);
 }
 
 TEST_CASE("torch profiler: collectives with sizes, kernel classes, and the kernel document read back") {
@@ -215,11 +232,13 @@ TEST_CASE("torch profiler: collectives with sizes, kernel classes, and the kerne
   TorchProfilerOptions o;
   o.gpus_per_machine = 8;
   const ProfiledRank r = parse_torch_profiler(parse_json_strict(read_maybe_gzip_file(path, "trace", 1 << 28), path), path, 0, o);
-  // expected_values.py: ProfilerStep#4..6, 8 gaps each; step 4 is 222.442191 ms with 210.453171 ms idle.
+  // expected_values.py: ProfilerStep#4..6, 8 gaps each; step 4 is 222.054812 ms on the GPU's
+  // clock with 210.065792 ms idle.
   REQUIRE(r.steps.size() == 3);
   CHECK(r.steps[0].step == 4);
   CHECK(r.steps[0].idle_spans.size() == 8);
-  CHECK(r.steps[0].iteration_time_s - r.steps[0].network_busy_s == doctest::Approx(0.210453171).epsilon(1e-6));
+  CHECK(r.steps[0].iteration_time_s == doctest::Approx(0.222054812).epsilon(1e-6));
+  CHECK(r.steps[0].iteration_time_s - r.steps[0].network_busy_s == doctest::Approx(0.210065792).epsilon(1e-6));
   // The trace's 15 all-reduce kernels (and 6 broadcasts) fall into the three steps; a 6637568-
   // element Float all-reduce is 26550272 bytes over a group of 2 ranks, one machine (G = 8).
   std::size_t allreduce = 0;
@@ -261,29 +280,33 @@ TEST_CASE("torch profiler: traces without steps or NCCL kernels, and damaged gzi
 }
 
 TEST_CASE("torch profiler: out-of-range correlation ids and group sizes name no launch and no group") {
-  // One step [0, 100) us; a launch at ts 5 with correlation 7, and two NCCL kernels:
-  //   - correlation 7 at ts 150 (after the step), which belongs to the step through its launch at 5;
-  //   - correlation 1e300 and group size -1e300 at ts 20: no launch matches (the kernel keeps its
-  //     own start, 20, inside the step) and no group (0), instead of converting the doubles to
-  //     integers, which is undefined behaviour (found by the import fuzzer).
+  // One step [0, 200) us; a launch at ts 5 with correlation 7, and two NCCL kernels:
+  //   - correlation 7 at ts 150, which belongs to the step through its launch at 5;
+  //   - correlation 1e300 and group size -1e300 at ts 155: no launch matches (the kernel is placed
+  //     by its own start, inside the step's window [150, 160) on the GPU's clock) and no group
+  //     (0), instead of converting the doubles to integers, which is undefined behaviour (found
+  //     by the import fuzzer).
   nlohmann::json trace = {{"traceEvents", nlohmann::json::array({
-      {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#1"}, {"ts", 0}, {"dur", 100}},
+      {{"ph", "X"}, {"cat", "user_annotation"}, {"name", "ProfilerStep#1"}, {"ts", 0}, {"dur", 200}},
       {{"ph", "X"}, {"cat", "cuda_runtime"}, {"name", "cudaLaunchKernel"}, {"ts", 5}, {"dur", 1}, {"args", {{"correlation", 7}}}},
       {{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllReduce_RING_LL_Sum_float"}, {"ts", 150}, {"dur", 10},
        {"args", {{"correlation", 7}, {"Group size", 4}}}},
-      {{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllGather_RING_LL_Sum_float"}, {"ts", 20}, {"dur", 10},
+      {{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllGather_RING_LL_Sum_float"}, {"ts", 155}, {"dur", 10},
        {"args", {{"correlation", 1e300}, {"Group size", -1e300}}}},
   })}};
   const ProfiledRank r = parse_torch_profiler(trace, "t.json", 0, {});
+  CHECK_FALSE(r.host_windows);
   REQUIRE(r.steps.size() == 1);
   REQUIRE(r.steps[0].collectives.size() == 2);
   int grouped = 0, ungrouped = 0;
   for (const ProfiledCollective& c : r.steps[0].collectives) (c.group_size == 4 ? grouped : ungrouped) += c.group_size == 4 || c.group_size == 0;
   CHECK(grouped == 1);
   CHECK(ungrouped == 1);
-  // A fractional or negative correlation is no correlation either: the kernel at ts 150 then
-  // launches after the step and belongs to none, so the step holds only the other kernel.
+  // A fractional or negative correlation is no correlation either (7.5 is not 7): nothing is
+  // linked, so the step falls back to the host's annotation.
   trace["traceEvents"][2]["args"]["correlation"] = 7.5;
   trace["traceEvents"][1]["args"]["correlation"] = 7.5;
-  CHECK(parse_torch_profiler(trace, "t.json", 0, {}).steps[0].collectives.size() == 1);
+  const ProfiledRank h = parse_torch_profiler(trace, "t.json", 0, {});
+  CHECK(h.host_windows);
+  CHECK(h.steps[0].collectives.size() == 2);
 }

@@ -81,3 +81,61 @@ TEST_CASE("calibrate: when every fit that writes a field is refused, nothing is 
     CHECK(e.message().find("m.json: /samples/5") != std::string::npos);
   }
 }
+
+TEST_CASE("calibrate: kernel classes without the profiled job's scenario are refused alone, the other fits written") {
+  // Issue 40: kernel-class samples and no kernel model (no --scenario) used to refuse the whole
+  // calibration before any fit; now the host-copy fit holds (1 GB/s exactly) and the kernel
+  // classes are one refusal naming their file and the reason.
+  MeasurementSet m;
+  m.sources = {"m.json", "k.json"};
+  add_exact_host_copies(m);
+  m.class_samples = {{KernelClass::gemm, 0.1, "k.json: /ranks/0/steps/0/classes/gemm"}};
+  const Calibration c = calibrate(m, {});
+  CHECK(parse_bandwidth(c.fields["cluster"]["gpu_cpu_bandwidth"].get<std::string>()) == doctest::Approx(1e9).epsilon(1e-6));
+  REQUIRE(c.refused.size() == 1);
+  CHECK(c.refused.front().rfind("k.json: kernel classes (kernel model): ", 0) == 0);
+  CHECK(c.refused.front().find("no base scenario was given") != std::string::npos);
+}
+
+TEST_CASE("calibrate: a kernel fit far faster than any efficiency allows names another job as the cause") {
+  MeasurementSet m;
+  m.sources = {"m.json", "k.json"};
+  add_exact_host_copies(m);
+  // The scenario's model predicts 0.1 s of GEMM per step at efficiency 0.8, so at most 1/0.8 =
+  // 1.25x faster is physical; three steps measured 0.1 / 56.69 s each: 56.69x, beyond 2 x 1.25.
+  CalibrationBase b;
+  KernelModelBase k;
+  k.seconds = {0.1, 0, 0, 0, 0, 0};
+  k.gemm_efficiency = 0.8;
+  k.memory_efficiency = 0.5;
+  b.kernel_model = k;
+  for (int i = 0; i < 3; ++i) m.class_samples.push_back({KernelClass::gemm, 0.1 / 56.69, "k.json: step " + std::to_string(i)});
+  const Calibration c = calibrate(m, b);
+  CHECK(c.fields["cluster"].contains("gpu_cpu_bandwidth"));
+  CHECK_FALSE(c.fields["cluster"].contains("gpu_gemm_efficiency"));
+  REQUIRE(c.refused.size() == 1);
+  CHECK(c.refused.front().find("the kernel fit comes from another job than --scenario") != std::string::npos);
+  CHECK(c.refused.front().find("56.69x faster") != std::string::npos);
+  CHECK(c.refused.front().find("allows 1.25x") != std::string::npos);
+  // The short reason in the notes is the cause, not the rate arithmetic.
+  bool noted = false;
+  for (const std::string& n : c.notes) noted = noted || n.find("GEMM (kernel model): refused, its fields not written (the kernel fit comes from another job") == 0;
+  CHECK(noted);
+}
+
+TEST_CASE("calibrate: --skip leaves a kind out, so the fit it would have refused is not tried") {
+  MeasurementSet m;
+  m.sources = {"m.json"};
+  add_exact_host_copies(m);
+  add_one_size_p2p(m);
+  m.class_samples = {{KernelClass::gemm, 0.1, "m.json: g"}, {KernelClass::layer_norm, 0.1, "m.json: l"}};
+  CHECK(skip_kind(m, "p2p") == 3);
+  CHECK(skip_kind(m, "gemm") == 1);
+  REQUIRE(m.class_samples.size() == 1);
+  CHECK(m.class_samples.front().cls == KernelClass::layer_norm);
+  CHECK(skip_kind(m, "kernel-class") == 1);
+  CHECK_THROWS_AS(skip_kind(m, "teleport"), ModelError);
+  const Calibration c = calibrate(m, {});
+  CHECK(c.refused.empty());
+  CHECK(c.fields["cluster"].contains("gpu_cpu_bandwidth"));
+}

@@ -1,7 +1,5 @@
 #include "ckptsim/calibration/calibrate.hpp"
 
-#include "ckptsim/workload/kernel_time.hpp"
-
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -16,6 +14,8 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "ckptsim/workload/kernel_time.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
 
 namespace ckptsim {
 
@@ -123,10 +123,11 @@ std::vector<Measurement> select_sizes(const std::vector<Measurement>& all, const
     }
     const std::string group = group_name(*ms.front());
     if (range.is_default && in.size() < 2) {
-      c.warnings.push_back(fmt::format("{}: fewer than 2 sizes in the default fit range ({}, where NCCL runs its Simple protocol); "
+      c.warnings.push_back(fmt::format("{}: fewer than 2 sizes in the default fit range ({}, {}); "
                                        "fitted on all its sizes, {}, where start-up latency and the LL/LL128 protocols weigh, so its "
                                        "rate may be off for larger messages (--sizes MIN:MAX to choose)",
-                                       group, range_text, size_range_text(*every.begin(), *every.rbegin())));
+                                       group, range_text, range.origin.empty() ? "where NCCL runs its Simple protocol" : range.origin,
+                                       size_range_text(*every.begin(), *every.rbegin())));
       for (const Measurement* s : ms) out.push_back(*s);
       continue;
     }
@@ -137,7 +138,9 @@ std::vector<Measurement> select_sizes(const std::vector<Measurement>& all, const
     }
     if (left > 0) {
       c.notes.push_back(fmt::format("{} samples of {}: sizes outside the fit range {}{}: read, not fitted", left, group, range_text,
-                                    range.is_default ? " (the default; --sizes to choose)" : " (--sizes)"));
+                                    !range.is_default       ? " (--sizes)"
+                                    : range.origin.empty() ? " (the default; --sizes to choose)"
+                                                           : fmt::format(" ({}; --sizes to choose)", range.origin)));
     }
   }
   return out;
@@ -237,8 +240,29 @@ void fit_kernel_classes(const std::vector<ClassSample>& samples, const Calibrati
 
 }  // namespace
 
+SizeRange default_size_range(std::vector<CollectiveSize> job) {
+  double total = 0;
+  for (const CollectiveSize& c : job) total += c.traffic;
+  if (job.empty() || !(total > 0)) return SizeRange{64.0 * 1024 * 1024, 0, true, ""};
+  std::sort(job.begin(), job.end(), [](const CollectiveSize& a, const CollectiveSize& b) { return a.bytes > b.bytes; });
+  double carried = 0;
+  double smallest = job.front().bytes;
+  for (const CollectiveSize& c : job) {
+    if (carried >= 0.99 * total) break;
+    carried += c.traffic;
+    smallest = c.bytes;
+  }
+  return SizeRange{smallest, job.front().bytes, true,
+                   "the sizes of the base scenario's collectives between machines that carry 99% of their bytes"};
+}
+
 CalibrationBase calibration_base(const Scenario& s) {
   CalibrationBase b;
+  try {
+    b.job_collectives = parallelism_model(s.training.parallelism).network_collective_sizes(s);
+  } catch (const ModelError&) {
+    // A base the iteration model cannot run keeps the protocol default (default_size_range).
+  }
   b.gpus_per_machine = s.cluster.gpus_per_machine;
   b.scenario_machines = s.cluster.machines;
   b.network_bandwidth = s.cluster.network_bandwidth;

@@ -23,6 +23,8 @@ CalibrationTarget load_calibration_target(const std::string& base_path, Calibrat
   base = calibration_base(s);
   base.machines = machines;
   base.sizes = sizes;
+  // A default range gives way to the sizes of the base's own collectives.
+  if (sizes && sizes->is_default && !base.job_collectives.empty()) base.sizes = default_size_range(base.job_collectives);
   t.base_path = base_path;
   t.base_doc = read_json_file(base_path, "a scenario file");
   return t;

@@ -41,8 +41,9 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
       "Each run is reported with its devices, machines and the algorithm its all-reduce was read as:\n"
       "over 2 machines NCCL runs a tree (each NIC carries S bytes: the NIC rate is algbw, not busbw),\n"
       "over more a ring, unless the log's NCCL_ALGO or NCCL TUNING lines, or --algorithm, say otherwise.\n"
-      "The fits use the sizes of 64 MiB and up by default (NCCL's Simple protocol; a group with fewer\n"
-      "than 2 such sizes is fitted on all of them, with a warning); each fit reports the sizes it was\n"
+      "The fits use by default the sizes of --scenario's collectives between machines (smallest to\n"
+      "largest buffer), or without one the sizes of 64 MiB and up (NCCL's Simple protocol); a group with\n"
+      "fewer than 2 such sizes is fitted on all of them, with a warning; each fit reports the sizes it was\n"
       "fitted on. Logs of different clusters (devices, GPUs per machine) are refused together (exit 2),\n"
       "and collectives fitted on n machines written into a --scenario of m != n machines warn.\n\noptions");
   std::string output, base_path, collective, sizes, algorithm;
@@ -50,7 +51,7 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
   visible.add_options()("help,h", "print this help")("json", "print the fits as JSON")
       ("output,o", po::value(&output), "file to write (required)")
       ("scenario", po::value(&base_path), "base scenario: its line rate bounds and normalizes the fits, its fields are replaced")
-      ("sizes", po::value(&sizes), "MIN:MAX sizes (bytes, or 64MiB, 1GiB, ...; either side may be empty) the fits use (default 64MiB:)")
+      ("sizes", po::value(&sizes), "MIN:MAX sizes (bytes, or 64MiB, 1GiB, ...; either side may be empty) the fits use (default: the sizes of --scenario's collectives between machines, else 64MiB:)")
       ("algorithm", po::value(&algorithm), "how all-reduce over 2+ machines ran: ring or tree (default: from the log, else tree on 2 machines, ring on more)")
       ("collective", po::value(&collective), "the test of files that do not name it: all_gather, reduce_scatter, all_reduce, sendrecv, alltoall")
       ("ranks", po::value(&ranks), "ranks of runs whose Rank lines are missing or incomplete")
@@ -82,7 +83,7 @@ int import_nccl_tests(const CommandContext& ctx, const std::vector<std::string>&
     }
   }
   CalibrationBase base;
-  base.sizes = SizeRange{64.0 * 1024 * 1024, 0, true};
+  base.sizes = default_size_range({});
   if (vm.count("sizes")) {
     try {
       base.sizes = parse_size_range(sizes);

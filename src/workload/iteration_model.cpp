@@ -138,6 +138,19 @@ std::vector<BusyInterval> profiler_busy(const IterationWorkload& w, const GraphR
   return busy;
 }
 
+EngineProgram iteration_program(const Scenario& scenario, const TransformerShape& shape, const ComputeModel& compute,
+                                ActivationMemory* activations_out) {
+  const ClusterSpec& c = scenario.cluster;
+  EngineInput input{&scenario, shape, compute, c.machines, std::max(1, c.gpus_per_machine)};
+  // The memory the gathered parameters may take before the allocator makes the host wait
+  // (memory_pressure.hpp): the capacity minus every other term's peak.
+  const EngineMemory fixed = engine_memory(scenario.training.engine, input);
+  const ActivationMemory activations = activation_memory(shape, fixed.layer_gradients, fixed.held_gradient);
+  input.buffer_budget = std::max(0.0, gpu_memory(scenario, shape, fixed.terms, fixed.communicators, activations).free());
+  if (activations_out != nullptr) *activations_out = activations;
+  return make_engine_program(scenario.training.engine, input);
+}
+
 IterationModel simulate_iteration(const Scenario& scenario) {
   if (scenario.training.parallelism == Parallelism::megatron)
     throw ModelError("/training/parallelism",
@@ -150,17 +163,11 @@ IterationModel simulate_iteration(const Scenario& scenario) {
   w.shape = TransformerShape::from(scenario);
   w.compute = ComputeModel::from(scenario, w.shape);
   const ClusterSpec& c = scenario.cluster;
-  EngineInput input{&scenario, w.shape, w.compute, c.machines, std::max(1, c.gpus_per_machine)};
-  // The memory the gathered parameters may take before the allocator makes the host wait
-  // (memory_pressure.hpp): the capacity minus every other term's peak.
-  const EngineMemory fixed = engine_memory(w.engine, input);
-  const ActivationMemory activations = activation_memory(w.shape, fixed.layer_gradients, fixed.held_gradient);
-  input.buffer_budget =
-      std::max(0.0, gpu_memory(scenario, w.shape, fixed.terms, fixed.communicators, activations).free());
-  w.program = make_engine_program(w.engine, input);
+  ActivationMemory activations;
+  w.program = iteration_program(scenario, w.shape, w.compute, &activations);
   ProgramCosts costs;
   costs.algorithm = c.network.collective;
-  costs.gpus_per_machine = input.gpus_per_machine;
+  costs.gpus_per_machine = std::max(1, c.gpus_per_machine);
   costs.latency = c.network.latency;
   costs.collective_efficiency = c.network.collective_efficiency;
   costs.host_staging = !c.gpudirect_rdma;

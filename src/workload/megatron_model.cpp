@@ -57,6 +57,15 @@ class MegatronParallelism final : public ParallelismModel {
   [[nodiscard]] std::vector<int> data_parallel_units(const Scenario& s) const override {
     return MegatronLayout::from(s).replica_units();
   }
+  [[nodiscard]] std::vector<CollectiveSize> network_collective_sizes(const Scenario& s) const override {
+    std::vector<CollectiveSize> sizes;
+    // The step report's collective table (megatron_iteration.hpp): those on the network, less
+    // the pipeline's point-to-point transfers.
+    for (const MegatronCollective& c : simulate_megatron_iteration(s).collectives)
+      if (c.link == "network" && c.bytes > 0 && c.name.find("send") == std::string::npos)
+        sizes.push_back({c.bytes, c.bytes * static_cast<double>(c.calls)});
+    return sizes;
+  }
 };
 
 }  // namespace

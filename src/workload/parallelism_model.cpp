@@ -34,6 +34,18 @@ class Zero3Parallelism final : public ParallelismModel {
     std::iota(units.begin(), units.end(), 0);
     return units;
   }
+  [[nodiscard]] std::vector<CollectiveSize> network_collective_sizes(const Scenario& s) const override {
+    std::vector<CollectiveSize> sizes;
+    if (s.cluster.machines < 2) return sizes;
+    const TransformerShape shape = TransformerShape::from(s);
+    const EngineProgram p = iteration_program(s, shape, ComputeModel::from(s, shape));
+    // The sharding group of HYBRID_SHARD stays inside a machine; the others cross machines. A
+    // batched operation is `count` collectives of bytes / count each (stream_program.hpp).
+    for (const ProgramOp& op : p.program.ops())
+      if (op.kind == ProgramOp::Kind::collective && op.group != Group::shard && op.bytes > 0)
+        sizes.push_back({op.bytes / std::max(1, op.count), op.bytes});
+    return sizes;
+  }
 };
 
 }  // namespace

@@ -71,6 +71,7 @@
 #include "ckptsim/calibration/rate_fit.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/workload/kernels.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
 
 namespace ckptsim {
 
@@ -87,7 +88,15 @@ struct SizeRange {
   double min_bytes = 0;
   double max_bytes = 0;     ///< 0: no upper bound
   bool is_default = false;  ///< a default, not the user's: a group with < 2 sizes in it keeps all its sizes (warning)
+  std::string origin;       ///< where a default came from ("" : NCCL's Simple-protocol sizes, 64 MiB and up)
 };
+
+/// The default range of `import nccl-tests` with a base scenario: the sizes of the job's
+/// collectives that cross machines (ParallelismModel::network_collective_sizes) that carry its
+/// traffic: from the largest buffer down to the smallest of those that together carry 99% of the
+/// bytes (a scalar all-reduce of a few bytes is latency, not rate); without a base scenario, or
+/// when its model cannot say, 64 MiB and up (NCCL's Simple protocol).
+SizeRange default_size_range(std::vector<CollectiveSize> job_collectives);
 
 /// "64MiB:", ":1GiB", "1MiB:8GiB", "1048576:2147483648" (bytes, units of scenario/units.hpp
 /// parse_bytes); UsageError-free: throws std::invalid_argument naming what was expected.
@@ -105,6 +114,7 @@ struct CalibrationBase {
   std::optional<int> scenario_machines;     ///< the base scenario's machine count, for the warning above
   std::optional<KernelModelBase> kernel_model;
   std::string kernel_model_missing;  ///< why there is none (for the error when class samples need it)
+  std::vector<CollectiveSize> job_collectives;  ///< the base scenario's network collectives (default_size_range)
 };
 
 struct GroupFit {

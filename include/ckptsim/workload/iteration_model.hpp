@@ -75,4 +75,10 @@ std::vector<GpuMemoryTerm> queued_buffer_terms(const EngineProgram& program, con
 /// lacks what the model needs.
 IterationModel simulate_iteration(const Scenario& scenario);
 
+/// The ZeRO-3 engine's program of one iteration (what simulate_iteration simulates), without
+/// its task graph or simulation; `activations`, when given, receives the activation memory its
+/// buffer budget was computed with.
+EngineProgram iteration_program(const Scenario& scenario, const TransformerShape& shape, const ComputeModel& compute,
+                                ActivationMemory* activations = nullptr);
+
 }  // namespace ckptsim

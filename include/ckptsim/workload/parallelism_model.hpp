@@ -38,6 +38,12 @@
 
 namespace ckptsim {
 
+/// One collective operation of an iteration: its buffer and the buffers of all its calls.
+struct CollectiveSize {
+  double bytes = 0;    ///< S of one call
+  double traffic = 0;  ///< S x calls per iteration
+};
+
 class ParallelismModel {
  public:
   virtual ~ParallelismModel() = default;
@@ -54,6 +60,11 @@ class ParallelismModel {
   /// data-parallel job reshards its states over any machine count); megatron: the machines of
   /// the model replicas its ranks belong to (megatron_layout.hpp).
   [[nodiscard]] virtual std::vector<int> data_parallel_units(const Scenario& scenario) const = 0;
+  /// The iteration's collectives that cross machines: per operation its buffer size S (bytes,
+  /// nccl-tests' size column: the whole gathered buffer, the reduced input) and the bytes S of
+  /// all its calls in one iteration, in no particular order: what a calibration of the network
+  /// should be fitted on (calibrate.hpp, "Sizes"). Point-to-point sends are left out.
+  [[nodiscard]] virtual std::vector<CollectiveSize> network_collective_sizes(const Scenario& scenario) const = 0;
 };
 
 /// The unit of a kind (table order = Parallelism's).

@@ -10,11 +10,15 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "ckptsim/calibration/calibrate.hpp"
 #include "ckptsim/calibration/nccl_tests.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
+#include "ckptsim/scenario/loader.hpp"
+#include "ckptsim/workload/megatron_iteration.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
 
 using namespace ckptsim;
 
@@ -293,3 +297,47 @@ TEST_CASE("nccl-tests algorithms: the published 2 x 8 H100 log of nccl-tests iss
 }
 
 }  // namespace nccl_algorithm_test
+
+TEST_CASE("megatron: the sizes of the collectives between machines, the default fit range of a calibration") {
+  // tp = 8 inside each DGX A100, d = 2 across the two machines, distributed optimizer: the only
+  // collectives on the network are the data-parallel reduce-scatter of the gradients and the
+  // all-gather of the parameters, each of one stage's parameters per rank (P_r) times its word:
+  // gradients reduced in fp32 by default (4 B), parameters in bf16 (2 B); once per iteration.
+  const Scenario s = load_scenario_json(nlohmann::json::parse(R"({
+    "cluster": {"instance": "dgx-a100", "machines": 2},
+    "storage": {"bandwidth": "20GB/s"},
+    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
+                 "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
+    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })"), "megatron.json", ".");
+  const MegatronIteration it = simulate_megatron_iteration(s);
+  const double per_rank = it.stages[0].parameters;
+  std::vector<CollectiveSize> job = parallelism_model(Parallelism::megatron).network_collective_sizes(s);
+  std::sort(job.begin(), job.end(), [](const CollectiveSize& a, const CollectiveSize& b) { return a.bytes < b.bytes; });
+  REQUIRE(job.size() == 2);
+  const double grad_word = s.training.megatron.grad_reduce_in_fp32 ? 4 : 2;
+  CHECK(job[0].bytes == doctest::Approx(2 * per_rank));
+  CHECK(job[1].bytes == doctest::Approx(grad_word * per_rank));
+  CHECK(job[1].traffic == doctest::Approx(job[1].bytes));  // one call per iteration
+  // The default range of an import with this base: both carry far more than 1% of the bytes.
+  const SizeRange r = default_size_range(job);
+  CHECK(r.min_bytes == job[0].bytes);
+  CHECK(r.max_bytes == job[1].bytes);
+  CHECK(r.is_default);
+  // A scalar all-reduce (8 B, 1,000 calls) beside a 1 GiB gather carries 8 kB of 1 GiB + 8 kB,
+  // under 1%: the range starts at the gather, not at 8 B. With the 8 B collective carrying half
+  // of the bytes it is kept.
+  const SizeRange big = default_size_range({{8, 8e3}, {1073741824.0, 1073741824.0}});
+  CHECK(big.min_bytes == 1073741824.0);
+  const SizeRange half = default_size_range({{8, 1073741824.0}, {1073741824.0, 1073741824.0}});
+  CHECK(half.min_bytes == 8);
+  // Without a base: NCCL's Simple-protocol sizes, 64 MiB and up.
+  const SizeRange none = default_size_range({});
+  CHECK(none.min_bytes == 64.0 * 1024 * 1024);
+  CHECK(none.max_bytes == 0);
+  CHECK(none.origin.empty());
+}

@@ -7,7 +7,10 @@
 //     it read) and as a kernel-class document (parse_kernel_classes_document, add_kernel_samples);
 //   - repeated up to 256 times (about 1 MiB at most) as the events of one trace ({"traceEvents": [IN, IN, ...]}),
 //     through the JSON reader and parse_torch_profiler: a large array of whatever the input is,
-//     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays).
+//     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays);
+//   - as a Chakra execution trace (parse_chakra_trace, when this build has the reader) scheduled
+//     with every node timed (schedule_chakra_trace, bus bandwidth, group size and FLOP/s given),
+//     and as GEMINI's comm_gap.txt (parse_gemini_gaps, laid out in a 1000 s iteration).
 // Bad input must end in the typed errors of core/error.hpp.
 #include <algorithm>
 #include <cstddef>
@@ -15,6 +18,8 @@
 #include <string>
 
 #include "ckptsim/calibration/calibrate.hpp"
+#include "ckptsim/calibration/chakra_trace.hpp"
+#include "ckptsim/calibration/gemini_gaps.hpp"
 #include "ckptsim/calibration/gzip_input.hpp"
 #include "ckptsim/calibration/nccl_tests.hpp"
 #include "ckptsim/calibration/torch_profiler.hpp"
@@ -77,6 +82,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     events += "]}";
     const nlohmann::json doc = ckptsim::parse_json_strict(events, path);
     (void)ckptsim::parse_torch_profiler(doc, path, 0, {});
+  });
+  if (ckptsim::chakra_reader_available()) {
+    guarded([&] {
+      const ckptsim::ChakraTrace trace = ckptsim::parse_chakra_trace(text, path);
+      const ckptsim::ChakraSchedule s = ckptsim::schedule_chakra_trace(trace, {1e10, 8, 1e14}, 0);
+      (void)ckptsim::chakra_idle_span_profile({s}, "fuzz");
+    });
+  }
+  guarded([&] {
+    const ckptsim::GeminiGapsProfile p = ckptsim::gemini_gaps_spans(ckptsim::parse_gemini_gaps(text, path), {std::nullopt, 1000.0, 0});
+    (void)ckptsim::gemini_gaps_profile(p, 1000.0, "fuzz");
   });
   return 0;
 }

@@ -50,6 +50,7 @@ std::pair<double, bool> chakra_bus_factor(std::int64_t comm_type, int n) {
 
 double chakra_communication_seconds(const ChakraTrace& trace, const ChakraNode& n, const ChakraTiming& timing) {
   double factor = 1.0;
+  bool needs_group = false;
   if (n.type == ChakraNodeType::collective) {
     if (!n.comm_type) {
       throw InputError(trace.file, chakra_node_pointer(n), "a collective with attr comm_type (it records no duration_micros)", "none");
@@ -57,19 +58,22 @@ double chakra_communication_seconds(const ChakraTrace& trace, const ChakraNode& 
     const auto [f, needs_n] = chakra_bus_factor(*n.comm_type, timing.group_size.value_or(2));
     if (f < 0) throw InputError(trace.file, chakra_node_pointer(n), "comm_type 0..9 (et_def.proto CollectiveCommType)", std::to_string(*n.comm_type));
     if (f == 0) return 0;  // a barrier: no bytes
-    if (needs_n && !timing.group_size) {
-      throw InputError(trace.file, chakra_node_pointer(n), "--group-size N: the collective records no duration_micros and its bus factor depends on the ranks",
-                       "no --group-size");
-    }
     factor = f;
+    needs_group = needs_n;
   }
   if (!n.comm_size) {
     throw InputError(trace.file, chakra_node_pointer(n), "attr comm_size (bytes) on a communication node without duration_micros", "none");
   }
   if (*n.comm_size == 0) return 0;
   if (!timing.bus_bandwidth) {
-    throw InputError(trace.file, chakra_node_pointer(n), "--bus-bandwidth: the communication node records no duration_micros, only comm_size",
+    throw InputError(trace.file, chakra_node_pointer(n),
+                     needs_group ? "--bus-bandwidth and --group-size: the collective records no duration_micros, only comm_size"
+                                 : "--bus-bandwidth: the communication node records no duration_micros, only comm_size",
                      fmt::format("comm_size {} B and no --bus-bandwidth", *n.comm_size));
+  }
+  if (needs_group && !timing.group_size) {
+    throw InputError(trace.file, chakra_node_pointer(n), "--group-size N: the collective records no duration_micros and its bus factor depends on the ranks",
+                     "no --group-size");
   }
   const double t = static_cast<double>(*n.comm_size) * factor / *timing.bus_bandwidth;
   if (!(t <= kChakraMaxSeconds)) {

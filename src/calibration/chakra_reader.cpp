@@ -73,8 +73,8 @@ ChakraNode convert_chakra_node(const ChakraProtoMsg::Node& m, const std::string&
     throw InputError(file, fmt::format("node {}", n.id), "a node type 0..7 (et_def.proto NodeType)", std::to_string(type));
   }
   n.type = static_cast<ChakraNodeType>(type);
-  n.deps.assign(m.data_deps().begin(), m.data_deps().end());
-  n.deps.insert(n.deps.end(), m.ctrl_deps().begin(), m.ctrl_deps().end());
+  n.data_deps.assign(m.data_deps().begin(), m.data_deps().end());
+  n.ctrl_deps.assign(m.ctrl_deps().begin(), m.ctrl_deps().end());
   n.duration_micros = m.duration_micros();
   for (const ChakraProtoMsg::AttributeProto& a : m.attr()) {
     const std::string& name = a.name();
@@ -141,7 +141,7 @@ ChakraTrace parse_chakra_trace(std::string_view bytes, const std::string& file) 
       throw LimitError(fmt::format("{}: more than {} nodes, the limit of a Chakra trace (docs/limits.md)", file, kMaxChakraNodes));
     }
     trace.nodes.push_back(convert_chakra_node(node, file));
-    dependencies += trace.nodes.back().deps.size();
+    dependencies += trace.nodes.back().data_deps.size() + trace.nodes.back().ctrl_deps.size();
     if (dependencies > kMaxChakraDependencies) {
       throw LimitError(fmt::format("{}: more than {} dependencies, the limit of a Chakra trace (docs/limits.md)", file, kMaxChakraDependencies));
     }

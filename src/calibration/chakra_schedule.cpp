@@ -134,7 +134,7 @@ std::vector<double> chakra_durations(const ChakraTrace& trace, const ChakraTimin
   return out;
 }
 
-ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTiming& timing, double min_span_s) {
+ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTiming& timing, double min_span_s, bool ctrl_deps_order) {
   const std::size_t count = trace.nodes.size();
   if (count == 0) throw InputError(trace.file, "", "Node messages after the GlobalMetadata", "none");
   const std::vector<double> duration = chakra_durations(trace, timing);
@@ -161,18 +161,23 @@ ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTimin
     throw InputError(trace.file, "", "communication nodes (COMM_COLL_NODE, COMM_SEND_NODE, COMM_RECV_NODE): their gaps are the idle spans",
                      fmt::format("none among {} nodes", count));
   }
-  // Successors and the number of distinct dependencies of each node.
-  std::vector<std::vector<std::size_t>> successors(count);
+  // Each node's distinct dependencies (as file positions), its successors, and how many it waits for.
+  std::vector<std::vector<std::size_t>> predecessors(count), successors(count);
   std::vector<std::size_t> waiting(count, 0);
   for (std::size_t i = 0; i < count; ++i) {
     const ChakraNode& n = trace.nodes[i];
-    std::vector<std::uint64_t> deps = n.deps;
+    std::vector<std::uint64_t> deps = n.data_deps;
+    if (ctrl_deps_order) deps.insert(deps.end(), n.ctrl_deps.begin(), n.ctrl_deps.end());
     std::sort(deps.begin(), deps.end());
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     for (std::uint64_t d : deps) {
       if (d == n.id) throw InputError(trace.file, chakra_node_pointer(n), "dependencies on other nodes", "a dependency on itself");
       const auto it = index.find(d);
-      if (it == index.end()) throw InputError(trace.file, chakra_node_pointer(n), "dependencies on nodes of the trace", fmt::format("a dependency on node {}, which it does not hold", d));
+      if (it == index.end()) {
+        throw InputError(trace.file, chakra_node_pointer(n), ctrl_deps_order ? "dependencies (data_deps, ctrl_deps) on nodes of the trace" : "data_deps on nodes of the trace",
+                         fmt::format("a dependency on node {}, which it does not hold", d));
+      }
+      predecessors[i].push_back(it->second);
       successors[it->second].push_back(i);
       ++waiting[i];
     }
@@ -200,8 +205,7 @@ ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTimin
       while (position[at] < 0) {
         position[at] = static_cast<int>(order.size());
         order.push_back(at);
-        for (std::uint64_t d : trace.nodes[at].deps) {
-          const std::size_t j = index.at(d);
+        for (const std::size_t j : predecessors[at]) {
           if (left[j] > 0) {
             at = j;
             break;
@@ -270,7 +274,7 @@ ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTimin
   // in order and inside the iteration.
   const auto snap = [](double s) { return SimTime::from_seconds(s).ns(); };
   const std::int64_t iteration_ns = snap(out.iteration_time_s);
-  out.iteration_time_s = static_cast<double>(iteration_ns) * 1e-9;
+  out.iteration_time_s = static_cast<double>(iteration_ns) / 1e9;
   std::vector<std::pair<double, double>> comm;
   for (std::size_t i = 0; i < count; ++i)
     if (is_chakra_communication(trace.nodes[i].type) && end[i] > start[i]) comm.emplace_back(start[i], end[i]);
@@ -278,8 +282,8 @@ ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTimin
   double cursor = 0;
   auto gap = [&](double from, double to) {
     const std::int64_t a = snap(from), b = std::min(snap(to), iteration_ns);
-    if (b > a && static_cast<double>(b - a) * 1e-9 >= min_span_s) {
-      out.idle_spans.emplace_back(static_cast<double>(a) * 1e-9, static_cast<double>(b - a) * 1e-9);
+    if (b > a && static_cast<double>(b - a) / 1e9 >= min_span_s) {
+      out.idle_spans.emplace_back(static_cast<double>(a) / 1e9, static_cast<double>(b - a) / 1e9);
     }
   };
   for (const auto& [a, b] : comm) {

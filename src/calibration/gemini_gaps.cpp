@@ -105,8 +105,8 @@ GeminiGapsProfile gemini_gaps_spans(const GeminiGaps& gaps, const GeminiGapsOpti
   for (const double length : out.lengths_s) {
     cursor += out.busy_between_s;
     const std::int64_t a = snap(cursor), b = std::min(snap(cursor + length), t_ns);
-    if (b > a && static_cast<double>(b - a) * 1e-9 >= options.min_span_s) {
-      out.spans.emplace_back(static_cast<double>(a) * 1e-9, static_cast<double>(b - a) * 1e-9);
+    if (b > a && static_cast<double>(b - a) / 1e9 >= options.min_span_s) {
+      out.spans.emplace_back(static_cast<double>(a) / 1e9, static_cast<double>(b - a) / 1e9);
     }
     cursor += length;
   }

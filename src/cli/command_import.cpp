@@ -3,7 +3,7 @@
 // torch_profiler.hpp, calibrate.hpp); this file parses options, routes and prints.
 //   ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--collective NAME] [--ranks N] [--machines N] [--json]
 //   ckptsim import torch-profiler TRACE... -o profile.json [--kernels FILE] [--steps A:B] [--min-span T] [--json]
-//   ckptsim import chakra TRACE... -o profile.json [--bus-bandwidth B] [--group-size N] [--gpu-flops F] [--min-span T]
+//   ckptsim import chakra TRACE... -o profile.json [--bus-bandwidth B] [--group-size N] [--gpu-flops F] [--min-span T] [--ctrl-deps]
 //   ckptsim import gemini-gaps FILE -o profile.json --iteration-time T [--lines A:B] [--min-span T]
 #include <ostream>
 #include <string>

@@ -39,9 +39,9 @@ double parse_duration_option(const std::string& name, const std::string& text) {
 int import_chakra(const CommandContext& ctx, const std::vector<std::string>& args) {
   po::options_description visible(
       "usage: ckptsim import chakra TRACE... -o profile.json [--bus-bandwidth B] [--group-size N]\n"
-      "                             [--gpu-flops F] [--min-span T]\n\n"
+      "                             [--gpu-flops F] [--min-span T] [--ctrl-deps]\n\n"
       "Reads MLCommons Chakra execution traces (protobuf, one file per rank: NAME.RANK.et), schedules\n"
-      "each rank's node graph (a node starts when its data and control dependencies have ended; CPU\n"
+      "each rank's node graph (a node starts when its data dependencies have ended; CPU\n"
       "operators, GPU compute and GPU communication each run one node at a time, as ASTRA-sim does)\n"
       "and writes the network idle spans of the iteration, one iteration per trace (-o,\n"
       "docs/profile-format.md; ckptsim iteration, schedule and run take it with --profile).\n"
@@ -56,7 +56,9 @@ int import_chakra(const CommandContext& ctx, const std::vector<std::string>& arg
       ("bus-bandwidth", po::value(&bus_bandwidth), "bus bandwidth of the collectives without duration_micros (e.g. 100GB/s, 400Gbps)")
       ("group-size", po::value(&group_size), "ranks of those collectives (all-reduce, all-gather, reduce-scatter, all-to-all)")
       ("gpu-flops", po::value(&gpu_flops), "sustained FLOP/s of compute nodes without duration_micros (e.g. 3.12e14)")
-      ("min-span", po::value(&min_span)->default_value("0s"), "leave out idle gaps shorter than this (a duration: 100us, 1ms)");
+      ("min-span", po::value(&min_span)->default_value("0s"), "leave out idle gaps shorter than this (a duration: 100us, 1ms)")
+      ("ctrl-deps", "order nodes after their ctrl_deps too (by default only data_deps order them, as in Chakra's feeder and "
+                    "ASTRA-sim; Chakra's PyTorch converter writes the parent operator there)");
   const auto parsed = parse_files_options(ctx, args, visible);
   if (!parsed) return 0;
   const po::variables_map& vm = parsed->vm;
@@ -93,7 +95,7 @@ int import_chakra(const CommandContext& ctx, const std::vector<std::string>& arg
   std::vector<ChakraSchedule> schedules;
   for (const std::string& f : files) {
     const ChakraTrace trace = parse_chakra_trace(read_input_file(f, "a Chakra execution trace", kChakraTraceLimit), f);
-    schedules.push_back(schedule_chakra_trace(trace, timing, min_span_s));
+    schedules.push_back(schedule_chakra_trace(trace, timing, min_span_s, vm.count("ctrl-deps") > 0));
   }
   std::string source = "chakra:";
   for (const std::string& f : files) source += " " + f;

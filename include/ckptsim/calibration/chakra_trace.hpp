@@ -7,13 +7,16 @@
 // one GlobalMetadata, then Node messages. One file per rank ("NAME.RANK.et").
 //
 // What is read of a Node:
-//   id, name, type; data_deps and ctrl_deps (both are "starts after the end of");
+//   id, type; data_deps ("starts after the end of"); ctrl_deps only when asked
+//   (ctrl_deps_order): Chakra's own feeder (src/feeder/et_feeder.cpp) and ASTRA-sim order nodes
+//   by data_deps alone, and Chakra's PyTorch converter writes a node's parent operator into
+//   ctrl_deps (src/converter/pytorch_converter.py), a node the trace may not even hold;
 //   duration_micros;
 //   attr is_cpu_op (bool), num_ops (integer FLOPs), comm_type (CollectiveCommType),
 //   comm_size (integer bytes).
-// Everything else (name, start_time_micros, inputs, outputs, pg_name, tensor_size,
-// comm_src/dst/tag, comm_priority, involved_dim, other attrs, GlobalMetadata's attrs but
-// "schema") is not read.
+// Everything else (name, ctrl_deps unless asked, start_time_micros, inputs, outputs, pg_name,
+// tensor_size, comm_src/dst/tag, comm_priority, involved_dim, other attrs, GlobalMetadata's
+// attrs but "schema") is not read.
 //
 // Durations (seconds):
 //   compute node:  duration_micros·1e-6 when > 0, else num_ops / F (F = --gpu-flops, FLOP/s),
@@ -71,7 +74,8 @@ struct ChakraNode {
   std::uint64_t id = 0;
   ChakraNodeType type = ChakraNodeType::invalid;
   bool is_cpu_op = false;
-  std::vector<std::uint64_t> deps;             ///< data_deps then ctrl_deps
+  std::vector<std::uint64_t> data_deps;
+  std::vector<std::uint64_t> ctrl_deps;
   std::uint64_t duration_micros = 0;
   std::optional<std::int64_t> num_ops;         ///< FLOPs
   std::optional<std::int64_t> comm_type;       ///< CollectiveCommType value
@@ -118,8 +122,10 @@ ChakraResource chakra_resource(const ChakraNode& node);
 /// Each node's duration in seconds (the rules above), in the trace's node order.
 std::vector<double> chakra_durations(const ChakraTrace& trace, const ChakraTiming& timing);
 
-/// Schedules the trace (the rules above) and returns its iteration time and idle spans.
-ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTiming& timing, double min_span_s);
+/// Schedules the trace (the rules above) and returns its iteration time and idle spans; with
+/// `ctrl_deps_order` a node also waits for its ctrl_deps (which must then be in the trace).
+ChakraSchedule schedule_chakra_trace(const ChakraTrace& trace, const ChakraTiming& timing, double min_span_s,
+                                     bool ctrl_deps_order = false);
 
 /// The measured idle-span profile (docs/profile-format.md): one iteration per trace. Throws
 /// InputError when the traces do not all have the same number of spans, listing the counts.

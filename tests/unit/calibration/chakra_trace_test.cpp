@@ -80,7 +80,7 @@ Problem chakra_problem(const std::string& bytes, const ChakraTiming& timing = {}
 TEST_CASE("chakra: a hand-written trace's schedule gives the hand-computed idle spans") {
   if (!chakra_reader_available()) return;  // built without protobuf: the refusal is checked in cli_test.sh
   // node 0 compute 100 us; 1 all-reduce 50 us after 0; 2 compute 80 us after 0; 3 all-gather
-  // 30 us after 2; 4 compute 40 us after 3 (data) and 1 (control).
+  // 30 us after 2; 4 compute 40 us after 3 and 1 (both data_deps).
   //   GPU compute: 0 [0,100], 2 [100,180], 4 [210,250];  communication: 1 [100,150], 3 [180,210]
   //   iteration 250 us; network busy 50 + 30 = 80 us;
   //   idle spans [0,100), [150,180), [210,250): (0, 100), (150, 30), (210, 40) us.
@@ -89,12 +89,12 @@ TEST_CASE("chakra: a hand-written trace's schedule gives the hand-computed idle 
       chakra_node_bytes(1, kChakraColl, {0}, 50, chakra_int_attr("comm_type", 0) + chakra_int_attr("comm_size", 1 << 20)),
       chakra_node_bytes(2, kChakraComp, {0}, 80),
       chakra_node_bytes(3, kChakraColl, {2}, 30, chakra_int_attr("comm_type", 2) + chakra_int_attr("comm_size", 1 << 20)),
-      chakra_node_bytes(4, kChakraComp, {3}, 40, "", {1}),
+      chakra_node_bytes(4, kChakraComp, {3, 1}, 40),
   });
   const ChakraTrace trace = parse_chakra_trace(bytes, "t.et");
   REQUIRE(trace.nodes.size() == 5);
   CHECK(trace.schema == "0.0.4");
-  CHECK(trace.nodes[4].deps == std::vector<std::uint64_t>{3, 1});
+  CHECK(trace.nodes[4].data_deps == std::vector<std::uint64_t>{3, 1});
   const ChakraSchedule s = schedule_chakra_trace(trace, {}, 0);
   CHECK(s.iteration_time_s == doctest::Approx(250e-6));
   CHECK(s.network_busy_s == doctest::Approx(80e-6));
@@ -114,6 +114,36 @@ TEST_CASE("chakra: a hand-written trace's schedule gives the hand-computed idle 
   const IterationProfile p = parse_profile(doc, "p.json", 1);
   CHECK(p.iteration_time.seconds() == doctest::Approx(250e-6));
   CHECK(p.machine_spans.front().size() == 3);
+}
+
+TEST_CASE("chakra: ctrl_deps order nodes only when asked") {
+  if (!chakra_reader_available()) return;
+  // 0 compute 100 us; 1 all-reduce 50 us after 0 (data); 2 send 20 us with ctrl_deps {1} and
+  // ctrl_deps {77}, a node the trace does not hold (as Chakra's PyTorch converter writes parents).
+  //   data_deps only: the send is ready at 0: [0,20]; the all-reduce [100,150]; iteration 150 us,
+  //                   one span (20, 80) us.
+  //   with ctrl_deps: 77 is missing: refused. Without it, the send waits for the all-reduce:
+  //                   [150,170]; iteration 170 us, one span (0, 100) us.
+  const std::string coll = chakra_int_attr("comm_type", 0) + chakra_int_attr("comm_size", 8);
+  const std::string send = chakra_int_attr("comm_size", 8);
+  const ChakraTrace with_missing = parse_chakra_trace(chakra_trace_bytes({
+      chakra_node_bytes(0, kChakraComp, {}, 100), chakra_node_bytes(1, kChakraColl, {0}, 50, coll),
+      chakra_node_bytes(2, kChakraSend, {}, 20, send, {1, 77})}), "t.et");
+  CHECK(with_missing.nodes[2].ctrl_deps == std::vector<std::uint64_t>{1, 77});
+  const ChakraSchedule data_only = schedule_chakra_trace(with_missing, {}, 0);
+  CHECK(data_only.iteration_time_s == doctest::Approx(150e-6));
+  REQUIRE(data_only.idle_spans.size() == 1);
+  CHECK(data_only.idle_spans[0].first == doctest::Approx(20e-6));
+  CHECK(data_only.idle_spans[0].second == doctest::Approx(80e-6));
+  CHECK_THROWS_AS(schedule_chakra_trace(with_missing, {}, 0, true), InputError);
+  const ChakraTrace ordered = parse_chakra_trace(chakra_trace_bytes({
+      chakra_node_bytes(0, kChakraComp, {}, 100), chakra_node_bytes(1, kChakraColl, {0}, 50, coll),
+      chakra_node_bytes(2, kChakraSend, {}, 20, send, {1})}), "t.et");
+  const ChakraSchedule by_ctrl = schedule_chakra_trace(ordered, {}, 0, true);
+  CHECK(by_ctrl.iteration_time_s == doctest::Approx(170e-6));
+  REQUIRE(by_ctrl.idle_spans.size() == 1);
+  CHECK(by_ctrl.idle_spans[0].first == 0);
+  CHECK(by_ctrl.idle_spans[0].second == doctest::Approx(100e-6));
 }
 
 TEST_CASE("chakra: one node at a time per resource; CPU operators and receives beside the GPU's") {

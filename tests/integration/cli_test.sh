@@ -595,7 +595,7 @@ check "validate: a plan against a profiled job's kernel classes compares iterati
 ch=$fx/chakra
 if "$bin" import chakra $ch/custom_allreduce.0.et -o "$tmp/probe.json" 2>&1 | grep -q 'no Chakra reader'; then
   check "import chakra: a build without protobuf exits 2 saying how to get the reader" bash -c "
-    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'libprotobuf-dev' '$tmp/e' && test ! -e '$tmp/x.json'"
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/chakra-none.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'libprotobuf-dev' '$tmp/e' && test ! -e '$tmp/chakra-none.json'"
 else
   # The MLP trace at 1 GB/s over 2 ranks: 195429.616 us, 12 spans (chakra_trace_test.cpp has the sums).
   check "import chakra: ASTRA-sim's MLP trace into a profile that ckptsim iteration reads" bash -c "
@@ -604,7 +604,7 @@ else
     python3 -c \"import json; d = json.load(open('$tmp/mlp.json'))['iterations']; assert len(d) == 1 and len(d[0]['spans']) == 12 and abs(d[0]['iteration_time'] - 0.195429616) < 1e-12, d\" &&
     '$bin' iteration $small --profile '$tmp/mlp.json' >/dev/null 2>&1"
   check "import chakra: collectives without durations need --bus-bandwidth (exit 2, the node named)" bash -c "
-    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'MLP_ModelParallel.0.et: node 1: expected --bus-bandwidth' '$tmp/e' && test ! -e '$tmp/x.json'"
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/chakra-none.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'MLP_ModelParallel.0.et: node 1: expected --bus-bandwidth' '$tmp/e' && test ! -e '$tmp/chakra-none.json'"
   check "import chakra: a trace cut short exits 2 naming the message" bash -c "head -c 1000 $ch/custom_allreduce.0.et >'$tmp/cut.et' &&
     '$bin' import chakra '$tmp/cut.et' --bus-bandwidth 10GB/s -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'cut.et: message [0-9]* (byte [0-9]*)' '$tmp/e'"
   check "import chakra: traces with different span counts exit 2 listing them" bash -c "

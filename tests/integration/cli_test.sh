@@ -593,7 +593,9 @@ check "validate: a plan against a profiled job's kernel classes compares iterati
 
 # --- import chakra and gemini-gaps: published traces and GEMINI's own profile into --profile ---
 ch=$fx/chakra
-if "$bin" import chakra $ch/custom_allreduce.0.et -o "$tmp/probe.json" 2>&1 | grep -q 'no Chakra reader'; then
+# The probe exits 2 either way (without protobuf, or for want of --bus-bandwidth); its message tells which.
+"$bin" import chakra $ch/custom_allreduce.0.et -o "$tmp/probe.json" >"$tmp/probe.txt" 2>&1
+if grep -q 'no Chakra reader' "$tmp/probe.txt"; then
   check "import chakra: a build without protobuf exits 2 saying how to get the reader" bash -c "
     '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/chakra-none.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'libprotobuf-dev' '$tmp/e' && test ! -e '$tmp/chakra-none.json'"
 else

@@ -15,7 +15,10 @@
 //     through the JSON reader and parse_torch_profiler: a large array of whatever the input is,
 //     the shape of a real trace (issue 38: the reader once took quadratic time in such arrays),
 //     read once whole and once as the importer reads it (parse_json_strict with the
-//     torch_profiler_reads filter: unread events dropped while parsing).
+//     torch_profiler_reads filter: unread events dropped while parsing);
+//   - as a Chakra execution trace (parse_chakra_trace, when this build has the reader) scheduled
+//     with every node timed (schedule_chakra_trace, bus bandwidth, group size and FLOP/s given),
+//     and as GEMINI's comm_gap.txt (parse_gemini_gaps, laid out in a 1000 s iteration).
 // Bad input must end in the typed errors of core/error.hpp.
 #include <algorithm>
 #include <cstddef>
@@ -25,6 +28,8 @@
 #include <vector>
 
 #include "ckptsim/calibration/calibrate.hpp"
+#include "ckptsim/calibration/chakra_trace.hpp"
+#include "ckptsim/calibration/gemini_gaps.hpp"
 #include "ckptsim/calibration/gzip_input.hpp"
 #include "ckptsim/calibration/nccl_tests.hpp"
 #include "ckptsim/calibration/torch_profiler.hpp"
@@ -112,6 +117,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)ckptsim::parse_torch_profiler(doc, path, 0, {});
     // The importer's own reading: the events it does not read dropped while parsing.
     (void)ckptsim::parse_torch_profiler(ckptsim::parse_json_strict(events, path, {"traceEvents", ckptsim::torch_profiler_reads}), path, 0, {});
+  });
+  if (ckptsim::chakra_reader_available()) {
+    guarded([&] {
+      const ckptsim::ChakraTrace trace = ckptsim::parse_chakra_trace(text, path);
+      const ckptsim::ChakraSchedule s = ckptsim::schedule_chakra_trace(trace, {1e10, 8, 1e14}, 0);
+      (void)ckptsim::chakra_idle_span_profile({s}, "fuzz");
+    });
+  }
+  guarded([&] {
+    const ckptsim::GeminiGapsProfile p = ckptsim::gemini_gaps_spans(ckptsim::parse_gemini_gaps(text, path), {std::nullopt, 1000.0, 0});
+    (void)ckptsim::gemini_gaps_profile(p, 1000.0, "fuzz");
   });
   return 0;
 }

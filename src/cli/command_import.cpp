@@ -4,6 +4,8 @@
 //   ckptsim import nccl-tests FILE... -o FILE [--scenario BASE] [--sizes MIN:MAX] [--algorithm ring|tree] [--collective NAME]
 //                             [--ranks N] [--machines N] [--write-machines N] [--json]
 //   ckptsim import torch-profiler TRACE... -o profile.json [--kernels FILE] [--steps A:B] [--min-span T] [--json]
+//   ckptsim import chakra TRACE... -o profile.json [--bus-bandwidth B] [--group-size N] [--gpu-flops F] [--min-span T] [--ctrl-deps]
+//   ckptsim import gemini-gaps FILE -o profile.json --iteration-time T [--lines A:B] [--min-span T]
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -20,6 +22,8 @@
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/output_file.hpp"
 #include "calibration_output.hpp"
+#include "import_chakra.hpp"
+#include "import_gemini_gaps.hpp"
 #include "import_torch_profiler.hpp"
 #include "input_guards.hpp"
 
@@ -131,6 +135,8 @@ int command_import(const CommandContext& ctx) {
   const std::string usage =
       "usage: ckptsim import nccl-tests FILE... -o FILE [options]      nccl-tests output -> calibrated network fields\n"
       "       ckptsim import torch-profiler TRACE... -o FILE [options]  PyTorch profiler traces -> idle-span profile and kernel classes\n"
+      "       ckptsim import chakra TRACE... -o FILE [options]          Chakra execution traces -> idle-span profile\n"
+      "       ckptsim import gemini-gaps FILE -o FILE [options]         GEMINI's comm_gap.txt -> idle-span profile\n"
       "(ckptsim import FORMAT --help for a format's options)\n";
   if (ctx.args.empty() || ctx.args[0] == "--help" || ctx.args[0] == "-h") {
     (ctx.args.empty() ? ctx.err : ctx.out) << usage;
@@ -139,7 +145,9 @@ int command_import(const CommandContext& ctx) {
   const std::vector<std::string> rest(ctx.args.begin() + 1, ctx.args.end());
   if (ctx.args[0] == "nccl-tests") return import_nccl_tests(ctx, rest);
   if (ctx.args[0] == "torch-profiler") return import_torch_profiler(ctx, rest);
-  throw UsageError(fmt::format("import expects the format nccl-tests or torch-profiler, found \"{}\"", ctx.args[0]));
+  if (ctx.args[0] == "chakra") return import_chakra(ctx, rest);
+  if (ctx.args[0] == "gemini-gaps") return import_gemini_gaps(ctx, rest);
+  throw UsageError(fmt::format("import expects the format nccl-tests, torch-profiler, chakra or gemini-gaps, found \"{}\"", ctx.args[0]));
 }
 
 }  // namespace ckptsim::cli

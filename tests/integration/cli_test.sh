@@ -671,6 +671,38 @@ check "validate: a plan against a profiled job's kernel classes compares iterati
   '$bin' validate '$tmp/small.plan.json' '$tmp/kern.json' --json >'$tmp/pv.json' 2>/dev/null; test \$? -le 1 &&
   python3 -c \"import json; d = json.load(open('$tmp/pv.json')); assert d['iteration_time']['samples'] == 4 and 'compute' in d['operations'], d\""
 
+# --- import chakra and gemini-gaps: published traces and GEMINI's own profile into --profile ---
+ch=$fx/chakra
+# The probe exits 2 either way (without protobuf, or for want of --bus-bandwidth); its message tells which.
+"$bin" import chakra $ch/custom_allreduce.0.et -o "$tmp/probe.json" >"$tmp/probe.txt" 2>&1
+if grep -q 'no Chakra reader' "$tmp/probe.txt"; then
+  check "import chakra: a build without protobuf exits 2 saying how to get the reader" bash -c "
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/chakra-none.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'libprotobuf-dev' '$tmp/e' && test ! -e '$tmp/chakra-none.json'"
+else
+  # The MLP trace at 1 GB/s over 2 ranks: 195429.616 us, 12 spans (chakra_trace_test.cpp has the sums).
+  check "import chakra: ASTRA-sim's MLP trace into a profile that ckptsim iteration reads" bash -c "
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et --bus-bandwidth 1GB/s --group-size 2 -o '$tmp/mlp.json' >/dev/null 2>'$tmp/e' &&
+    grep -q '11 of 11 communication nodes record no duration_micros' '$tmp/e' &&
+    python3 -c \"import json; d = json.load(open('$tmp/mlp.json'))['iterations']; assert len(d) == 1 and len(d[0]['spans']) == 12 and abs(d[0]['iteration_time'] - 0.195429616) < 1e-12, d\" &&
+    '$bin' iteration $small --profile '$tmp/mlp.json' >/dev/null 2>&1"
+  check "import chakra: collectives without durations need --bus-bandwidth (exit 2, the node named)" bash -c "
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et -o '$tmp/chakra-none.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'MLP_ModelParallel.0.et: node 1: expected --bus-bandwidth' '$tmp/e' && test ! -e '$tmp/chakra-none.json'"
+  check "import chakra: a trace cut short exits 2 naming the message" bash -c "head -c 1000 $ch/custom_allreduce.0.et >'$tmp/cut.et' &&
+    '$bin' import chakra '$tmp/cut.et' --bus-bandwidth 10GB/s -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'cut.et: message [0-9]* (byte [0-9]*)' '$tmp/e'"
+  check "import chakra: traces with different span counts exit 2 listing them" bash -c "
+    '$bin' import chakra $ch/MLP_ModelParallel.0.et $ch/custom_allreduce.0.et --bus-bandwidth 1GB/s --group-size 2 -o '$tmp/x.json' 2>'$tmp/e' >/dev/null
+    test \$? -eq 2 && grep -q 'MLP_ModelParallel.0.et: 12, .*custom_allreduce.0.et: 7' '$tmp/e'"
+fi
+gg=$fx/gemini/bert-comm_gap.txt
+check "import gemini-gaps: GEMINI's BERT profile into a profile that ckptsim iteration reads" bash -c "
+  '$bin' import gemini-gaps $gg --lines 11:20 --iteration-time 2s --min-span 10ms -o '$tmp/gg.json' >/dev/null 2>'$tmp/e' &&
+  grep -q 'records no span start times' '$tmp/e' &&
+  '$bin' iteration $small --profile '$tmp/gg.json' >/dev/null 2>&1"
+check "import gemini-gaps: without --iteration-time exits 2 saying the file lacks it" bash -c "
+  '$bin' import gemini-gaps $gg -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'does not record the iteration time' '$tmp/e'"
+check "import gemini-gaps: lines of different lengths exit 2 listing them" bash -c "
+  '$bin' import gemini-gaps $gg --lines 9:20 --iteration-time 2s -o '$tmp/x.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'line 10: 125' '$tmp/e'"
+
 # --- the guards of docs/limits.md (issue 21: clock sums, limits, reads, silent behaviours) ---
 source tests/integration/cli_limits_checks.sh
 

@@ -135,8 +135,13 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
                        study.modelled_iteration.seconds());
   else
     out << fmt::format("  iteration time {:.3f} s\n", study.training_iteration.seconds());
-  if (profile.imported && !profile.idle_after_last_span)
-    out << "  the time after the last measured span is counted busy (the profile does not state it idle: idle_after_last_span)\n";
+  // Only where the profile leaves time after its last span (docs/profile-format.md).
+  const auto& spans = study.input.spans;
+  const SimTime tail_from = spans.empty() ? SimTime::zero() : spans.back().start + spans.back().length;
+  if (profile.imported && !profile.idle_after_last_span && tail_from < study.training_iteration)
+    out << fmt::format("  the {:.3f} s after the last measured span are counted busy (the profile does not state them idle: "
+                       "idle_after_last_span)\n",
+                       (study.training_iteration - tail_from).seconds());
   if (study.model.has_training_graph()) print_breakdown(out, study);
   print_spans(out, "idle as the profiler sees it (gaps between collectives)", study.input.spans);
   if (!study.span_groups.empty()) {

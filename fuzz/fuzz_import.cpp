@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       set.samples.insert(set.samples.end(), run.samples.begin(), run.samples.end());
     }
     ckptsim::CalibrationBase base;
-    base.sizes = ckptsim::SizeRange{64.0 * 1024 * 1024, 0, true};
+    base.sizes = ckptsim::default_size_range({});
     (void)ckptsim::calibrate(set, base);
   });
   try {

@@ -116,9 +116,10 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
   std::vector<ProfiledRank> ranks;
   std::set<int> seen;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    // The text is freed once parsed: the trace's events are then held once, as the JSON tree,
-    // without the events the importer does not read (cpu_op, python_function, ...: null).
-    const nlohmann::json doc = parse_json_strict(read_maybe_gzip_file(files[i], "a PyTorch profiler trace", limit, beyond_limit), files[i],
+    // Read and inflated in chunks, never held whole: the trace's events are held once, as the
+    // JSON tree, without the events the importer does not read (cpu_op, python_function, ...: null).
+    MaybeGzipText text(files[i], "a PyTorch profiler trace", limit, beyond_limit);
+    const nlohmann::json doc = parse_json_strict([&text](char* out, std::size_t n) { return text.read(out, n); }, files[i],
                                                  JsonArrayFilter{"traceEvents", torch_profiler_reads});
     ProfiledRank r = parse_torch_profiler(doc, files[i], static_cast<int>(i), o);
     if (!seen.insert(r.rank).second) throw InputError(files[i], "/distributedInfo/rank", "one trace per rank", fmt::format("rank {} again", r.rank));

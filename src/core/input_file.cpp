@@ -8,7 +8,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <istream>
 #include <optional>
+#include <streambuf>
 #include <utility>
 
 #include <fmt/format.h>
@@ -36,7 +38,9 @@ constexpr int kNumberOverflowId = 406;
 struct Descriptor {
   explicit Descriptor(int descriptor) : fd(descriptor) {}
   int fd;
-  ~Descriptor() { ::close(fd); }
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
   Descriptor(const Descriptor&) = delete;
   Descriptor& operator=(const Descriptor&) = delete;
 };
@@ -280,11 +284,17 @@ bool json_pointer_within(std::string_view inner, std::string_view outer) {
   return inner.size() == outer.size() || inner[outer.size()] == '/';
 }
 
-std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit) {
-  const auto too_large = [&](const std::string& found) {
-    return InputError(path, "", fmt::format("{} of at most {}", what, size_text(max_bytes)),
-                      beyond_limit.empty() ? found : fmt::format("{} ({})", found, beyond_limit));
-  };
+namespace {
+
+InputError too_large_error(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit,
+                           const std::string& found) {
+  return InputError(path, "", fmt::format("{} of at most {}", what, size_text(max_bytes)),
+                    beyond_limit.empty() ? found : fmt::format("{} ({})", found, beyond_limit));
+}
+
+/// The file opened and checked (header): its descriptor, the caller closes it; `size` its length.
+int open_checked(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit,
+                 std::size_t& size) {
   // Opened without blocking (a FIFO with no writer would block open(2) itself), then checked on
   // the descriptor: what is read is what was checked, even if the path changes meanwhile.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -295,12 +305,23 @@ std::string read_input_file(const std::string& path, std::string_view what, std:
       throw InputError(path, "", std::string(what) + " (a regular file)", file_kind(info.st_mode));
     throw InputError(path, "", std::string(what), errno_reason(error));
   }
-  const Descriptor guard{fd};
+  Descriptor guard{fd};
   struct stat info {};
   if (::fstat(fd, &info) != 0) throw InputError(path, "", std::string(what), errno_reason(errno));
   if (!S_ISREG(info.st_mode)) throw InputError(path, "", std::string(what) + " (a regular file)", file_kind(info.st_mode));
-  const auto size = static_cast<std::size_t>(info.st_size);
-  if (size > max_bytes) throw too_large(fmt::format("a file of {}", size_text(size)));
+  size = static_cast<std::size_t>(info.st_size);
+  if (size > max_bytes) throw too_large_error(path, what, max_bytes, beyond_limit, fmt::format("a file of {}", size_text(size)));
+  guard.fd = -1;  // the caller's now
+  return fd;
+}
+
+}  // namespace
+
+std::string read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit) {
+  const auto too_large = [&](const std::string& found) { return too_large_error(path, what, max_bytes, beyond_limit, found); };
+  std::size_t size = 0;
+  const int fd = open_checked(path, what, max_bytes, beyond_limit, size);
+  const Descriptor guard{fd};
   // Read in blocks into a string sized from fstat (not the limit: zero-filling 64 MiB for every
   // file read cost more than the parse), still refusing a file that grew past the limit.
   std::string text;
@@ -332,27 +353,128 @@ std::string_view strip_utf8_bom(std::string_view text, const std::string& file) 
 
 namespace {
 
+/// The parser stopped: the InputError for it (`position_at`: line and column of a text offset).
+[[noreturn]] void throw_parse_failure(const JsonDocumentBuilder& builder, const std::string& file,
+                                      const std::function<Position(std::size_t)>& position_at) {
+  const JsonDocumentBuilder::ParseFailure failure = builder.failure().value_or(JsonDocumentBuilder::ParseFailure{0, 0, "valid JSON"});
+  const Position p = position_at(failure.position > 0 ? failure.position - 1 : 0);
+  if (failure.id == kNumberOverflowId) {
+    throw InputError(file, builder.current(), "a number within the range of a double (magnitude below 1.8e308)",
+                     "a number out of range");
+  }
+  if (builder.document_done())
+    throw InputError(file, "", "nothing after the JSON document", fmt::format("more text at line {}, column {}", p.line, p.column));
+  auto [expected, found] = describe_syntax_error(failure.what);
+  throw InputError(file, builder.current(), expected, fmt::format("{} (line {}, column {})", found, p.line, p.column));
+}
+
 JsonDocument parse_json_filtered(std::string_view text, const std::string& file, const JsonArrayFilter* filter) {
   text = strip_utf8_bom(text, file);
   check_depth_and_bytes(text, file);
   JsonDocument doc;
   JsonDocumentBuilder builder(doc.value, filter);
-  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder)) {
-    const JsonDocumentBuilder::ParseFailure failure = builder.failure().value_or(JsonDocumentBuilder::ParseFailure{0, 0, "valid JSON"});
-    const Position p = position_of(text, failure.position > 0 ? failure.position - 1 : 0);
-    if (failure.id == kNumberOverflowId) {
-      throw InputError(file, builder.current(), "a number within the range of a double (magnitude below 1.8e308)",
-                       "a number out of range");
-    }
-    if (builder.document_done())
-      throw InputError(file, "", "nothing after the JSON document",
-                       fmt::format("more text at line {}, column {}", p.line, p.column));
-    auto [expected, found] = describe_syntax_error(failure.what);
-    throw InputError(file, builder.current(), expected, fmt::format("{} (line {}, column {})", found, p.line, p.column));
-  }
+  if (!nlohmann::json::sax_parse(text.begin(), text.end(), &builder))
+    throw_parse_failure(builder, file, [&](std::size_t offset) { return position_of(text, offset); });
   doc.duplicate_keys = builder.take_duplicates();
   return doc;
 }
+
+/// A text read in chunks as a stream buffer for the parser (input_file.hpp, parse_json_strict
+/// over TextChunks): each chunk is checked as it arrives, as check_depth_and_bytes checks a
+/// whole text (nesting, NUL bytes), a leading byte-order mark is skipped, and the line and
+/// column at the current chunk's start are kept so that a parse error's offset can be placed.
+class ChunkedText final : public std::streambuf {
+ public:
+  ChunkedText(const TextChunks& chunks, const std::string& file) : chunks_(chunks), file_(file), buffer_(kChunk) {}
+
+  /// Line and column of `offset` (bytes after the byte-order mark): exact inside the current
+  /// chunk, where the parser stops; the chunk's start otherwise.
+  [[nodiscard]] Position position_at(std::size_t offset) const {
+    Position p = chunk_start_position_;
+    if (offset < chunk_start_) return p;
+    const std::size_t upto = std::min(offset - chunk_start_, chunk_size_);
+    for (std::size_t i = 0; i < upto; ++i) {
+      if (buffer_[i] == '\n') {
+        ++p.line;
+        p.column = 1;
+      } else {
+        ++p.column;
+      }
+    }
+    return p;
+  }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    std::size_t n = fill(0);
+    if (first_) {
+      first_ = false;
+      // Enough bytes to see two byte-order marks, as strip_utf8_bom(text, file) does.
+      while (n < 6) {
+        const std::size_t more = fill(n);
+        if (more == 0) break;
+        n += more;
+      }
+      const std::string_view head(buffer_.data(), n);
+      const std::string_view text = strip_utf8_bom(head, file_);
+      const std::size_t skipped = head.size() - text.size();
+      std::memmove(buffer_.data(), buffer_.data() + skipped, n - skipped);
+      n -= skipped;
+    }
+    // At the end the last chunk stays, so that an error at its end is placed in it.
+    if (n == 0) return traits_type::eof();
+    chunk_start_ += chunk_size_;
+    chunk_start_position_ = scan_position_;
+    chunk_size_ = n;
+    check(n);
+    setg(buffer_.data(), buffer_.data(), buffer_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  static constexpr std::size_t kChunk = 1u << 20;
+
+  std::size_t fill(std::size_t at) { return chunks_(buffer_.data() + at, buffer_.size() - at); }
+
+  /// check_depth_and_bytes over the new chunk, its state carried from the chunks before.
+  void check(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const char c = buffer_[i];
+      if (c == '\0')
+        throw InputError(file_, "", "JSON text (a NUL byte is never valid JSON)",
+                         fmt::format("a NUL byte at line {}, column {}", scan_position_.line, scan_position_.column));
+      if (in_string_) {
+        if (escaped_) escaped_ = false;
+        else if (c == '\\') escaped_ = true;
+        else if (c == '"') in_string_ = false;
+      } else if (c == '"') {
+        in_string_ = true;
+      } else if (c == '[' || c == '{') {
+        if (++depth_ > kMaxJsonDepth)
+          throw InputError(file_, "", fmt::format("JSON nested at most {} levels deep", kMaxJsonDepth),
+                           fmt::format("deeper nesting at line {}, column {}", scan_position_.line, scan_position_.column));
+      } else if ((c == ']' || c == '}') && depth_ > 0) {
+        --depth_;
+      }
+      if (c == '\n') {
+        ++scan_position_.line;
+        scan_position_.column = 1;
+      } else {
+        ++scan_position_.column;
+      }
+    }
+  }
+
+  const TextChunks& chunks_;
+  const std::string& file_;
+  std::vector<char> buffer_;
+  bool first_ = true;
+  std::size_t chunk_start_ = 0, chunk_size_ = 0;
+  Position chunk_start_position_, scan_position_;
+  int depth_ = 0;
+  bool in_string_ = false, escaped_ = false;
+};
 
 nlohmann::json strict_value(JsonDocument doc, const std::string& file) {
   if (!doc.duplicate_keys.empty()) {
@@ -374,6 +496,37 @@ nlohmann::json parse_json_strict(std::string_view text, const std::string& file)
 
 nlohmann::json parse_json_strict(std::string_view text, const std::string& file, const JsonArrayFilter& filter) {
   return strict_value(parse_json_filtered(text, file, &filter), file);
+}
+
+nlohmann::json parse_json_strict(const TextChunks& chunks, const std::string& file, const JsonArrayFilter& filter) {
+  ChunkedText text(chunks, file);
+  std::istream stream(&text);
+  JsonDocument doc;
+  JsonDocumentBuilder builder(doc.value, &filter);
+  if (!nlohmann::json::sax_parse(stream, &builder))
+    throw_parse_failure(builder, file, [&](std::size_t offset) { return text.position_at(offset); });
+  doc.duplicate_keys = builder.take_duplicates();
+  return strict_value(std::move(doc), file);
+}
+
+InputFileBlocks::InputFileBlocks(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit)
+    : path_(path), what_(what), beyond_limit_(beyond_limit), max_bytes_(max_bytes) {
+  std::size_t size = 0;
+  fd_ = open_checked(path, what, max_bytes, beyond_limit, size);
+}
+
+InputFileBlocks::~InputFileBlocks() { ::close(fd_); }
+
+std::size_t InputFileBlocks::read(char* out, std::size_t n) {
+  for (;;) {
+    const ssize_t got = ::read(fd_, out, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw InputError(path_, "", what_, "a file that cannot be read: " + errno_reason(errno));
+    read_ += static_cast<std::size_t>(got);
+    if (read_ > max_bytes_)
+      throw too_large_error(path_, what_, max_bytes_, beyond_limit_, "a larger file (it grew while being read)");
+    return static_cast<std::size_t>(got);
+  }
 }
 
 nlohmann::json read_json_file(const std::string& path, std::string_view what) {

@@ -10,8 +10,12 @@
 // (a file above max_bytes: InputError with its size and `beyond_limit`). The text returned is
 // the only copy held: its capacity is its size (plain) or the gzip trailer's length (inflated).
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "ckptsim/core/input_file.hpp"
 
 namespace ckptsim {
 
@@ -23,5 +27,33 @@ bool is_gzip(std::string_view data);
 
 /// Inflates gzip `data` (named `path` in messages), at most `max_bytes` of output.
 std::string gunzip(std::string_view data, const std::string& path, std::size_t max_bytes, std::string_view beyond_limit = {});
+
+/// read_maybe_gzip_file as a stream: the file is read block by block and, when it starts with
+/// the gzip magic bytes, inflated as it is read, so neither the file nor its text is ever held
+/// whole (a TextChunks source for parse_json_strict, core/input_file.hpp). The same guards and
+/// messages: a regular file of at most max_bytes, at most max_bytes of text, several members,
+/// a truncated or damaged stream and bytes after the last member refused.
+class MaybeGzipText {
+ public:
+  MaybeGzipText(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit = {});
+  ~MaybeGzipText();
+  MaybeGzipText(const MaybeGzipText&) = delete;
+  MaybeGzipText& operator=(const MaybeGzipText&) = delete;
+  /// Up to n bytes of text; 0 at its end.
+  std::size_t read(char* out, std::size_t n);
+
+ private:
+  struct Inflater;
+  [[nodiscard]] bool refill();
+  [[noreturn]] void something_else_after();
+  InputFileBlocks file_;
+  std::string path_, beyond_limit_;
+  std::size_t max_bytes_;
+  std::vector<char> in_;
+  std::size_t in_pos_ = 0, in_end_ = 0;
+  bool gzip_ = false, done_ = false, pending_ = false;
+  std::size_t out_total_ = 0;
+  std::unique_ptr<Inflater> z_;
+};
 
 }  // namespace ckptsim

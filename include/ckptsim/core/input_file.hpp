@@ -69,6 +69,33 @@ struct JsonArrayFilter {
 /// parse_json_strict with the elements `filter` drops replaced by null.
 nlohmann::json parse_json_strict(std::string_view text, const std::string& file, const JsonArrayFilter& filter);
 
+/// A text read in chunks: fills up to `n` bytes at `out` and returns how many, 0 at its end
+/// (a file read block by block, or inflated as it is read: calibration/gzip_input.hpp).
+using TextChunks = std::function<std::size_t(char* out, std::size_t n)>;
+
+/// parse_json_strict with `filter` over a text read in chunks of 1 MiB that is never held whole
+/// (only the parsed, filtered document is): the same checks and messages, the depth and NUL-byte
+/// checks made on each chunk as it arrives, line and column counted from the text's start.
+nlohmann::json parse_json_strict(const TextChunks& chunks, const std::string& file, const JsonArrayFilter& filter);
+
+/// An input file opened and checked as read_input_file does (a regular file of at most
+/// max_bytes, InputError otherwise), then read block by block: a TextChunks source.
+class InputFileBlocks {
+ public:
+  InputFileBlocks(const std::string& path, std::string_view what, std::size_t max_bytes, std::string_view beyond_limit = {});
+  ~InputFileBlocks();
+  InputFileBlocks(const InputFileBlocks&) = delete;
+  InputFileBlocks& operator=(const InputFileBlocks&) = delete;
+  /// Up to n bytes; 0 at the end. InputError when the file cannot be read or grew past max_bytes.
+  std::size_t read(char* out, std::size_t n);
+
+ private:
+  std::string path_, what_, beyond_limit_;
+  std::size_t max_bytes_;
+  std::size_t read_ = 0;
+  int fd_;
+};
+
 /// read_input_file + parse_json_strict.
 nlohmann::json read_json_file(const std::string& path, std::string_view what);
 

@@ -198,7 +198,7 @@ TEST_CASE("nccl-tests sizes: a piecewise protocol model is recovered at GiB size
   const auto at_1gib = [&](const GroupFit& g) { return 254 * g.fit.latency_s + 2.0 * 127 / 128 * kGiB / g.fit.rate; };
   // The default range (64 MiB and up: 8 sizes, all Simple) and --sizes 8MiB:8GiB both give 45 GB/s
   // and the 1 GiB time t(1 GiB) = 80 us + 2 (127/128) 2^30 / 45e9 s = 47.43 ms, within 2%.
-  for (const SizeRange& r : {SizeRange{64 * kMiB, 0, true}, parse_size_range("8MiB:8GiB")}) {
+  for (const SizeRange& r : {default_size_range({}), parse_size_range("8MiB:8GiB")}) {
     CalibrationBase base;
     base.sizes = r;
     const Calibration c = calibrate(set, base);
@@ -229,7 +229,7 @@ TEST_CASE("nccl-tests sizes: parsing --sizes, and a default range without two la
   // 1 MiB .. 16 MiB only: no size in the default range, so the group keeps all five, with a warning.
   const std::string log = all_reduce_log(16, 2, doubling(kMiB, 16 * kMiB), [](double s) { return 30 * kAlpha + s / kRate; });
   CalibrationBase base;
-  base.sizes = SizeRange{64 * kMiB, 0, true};
+  base.sizes = default_size_range({});
   const Calibration c = calibrate(set_of(parse_nccl_tests(log, "small.txt", {})), base);
   REQUIRE(c.warnings.size() == 1);
   CHECK(c.warnings[0].find("fewer than 2 sizes in the default fit range") != std::string::npos);
@@ -277,7 +277,7 @@ TEST_CASE("nccl-tests algorithms: the published 2 x 8 H100 log of nccl-tests iss
   CHECK(runs[0].devices == std::vector<std::string>{"NVIDIA H100 80GB HBM3"});
   CHECK(runs[0].algorithms[0].rfind("tree (", 0) == 0);
   CalibrationBase base;
-  base.sizes = SizeRange{64 * kMiB, 0, true};
+  base.sizes = default_size_range({});
   base.network_bandwidth = 400e9;  // 8 x 400 Gbps ConnectX-7 per machine (the issue's text)
   const Calibration c = calibrate(set_of(runs), base);
   // The log's own NIC rate: the slope between its 4 GiB and 16 GiB rows, (17179869184 -

@@ -221,7 +221,7 @@ TEST_CASE("iteration study: span groups take the worst group's outcome; their sh
   IterationModel model{Topology::build(sc.cluster), {}, {}, {}, {}, seconds(2), {}, {0, 0, 1, 1},
                        {{IdleSpan{seconds(0), seconds(1), -1}}, {IdleSpan{seconds(1), seconds(1), -1}}}};
   model.profile.iteration_time = seconds(2);
-  IterationStudy study{sc, model, group_placement(4, 2), {}, {}, 1e12, seconds(2)};
+  IterationStudy study{sc, model, group_placement(4, 2), {}, {}, 1e12, seconds(2), seconds(2)};
   study.input.shard_bytes = 0.4e9;
   study.input.copies = 1;
   study.input.buffer_bytes = 1e9;

@@ -1,0 +1,139 @@
+// Traces read as streams (issue 40): parse_json_strict over TextChunks (core/input_file.hpp) and
+// MaybeGzipText (calibration/gzip_input.hpp) against the whole-text readers they replace for
+// `import torch-profiler`, which serve as the oracle: the same document for good input and the
+// same refusal (file, pointer, expected, found, line and column) for bad input, whatever the
+// chunk boundaries.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ckptsim/calibration/gzip_input.hpp"
+#include "ckptsim/calibration/torch_profiler.hpp"
+#include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
+
+using namespace ckptsim;
+
+namespace streamed_trace_test {
+
+const std::string kTraces = CKPTSIM_SOURCE_ROOT "/tests/fixtures/torch-profiler/";
+
+/// `text` handed out `chunk` bytes at a time.
+TextChunks chunks_of(const std::string& text, std::size_t chunk, std::size_t& at) {
+  return [&text, chunk, &at](char* out, std::size_t n) {
+    const std::size_t k = std::min({n, chunk, text.size() - at});
+    std::copy_n(text.data() + at, k, out);
+    at += k;
+    return k;
+  };
+}
+
+/// The message of the InputError `f` throws ("" if none).
+template <typename F>
+std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::string write_temp(const std::string& name, const std::string& bytes) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("ckptsim-streamed-" + name)).string();
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+const JsonArrayFilter kFilter{"traceEvents", torch_profiler_reads};
+
+}  // namespace streamed_trace_test
+
+using namespace streamed_trace_test;
+
+TEST_CASE("streamed JSON: the same document and the same refusals as the whole text, at any chunk size") {
+  const std::vector<std::string> texts = {
+      R"({"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "cat": "cpu_op", "name": "b"}], "x": 1})",
+      "\xEF\xBB\xBF{\"traceEvents\": []}",                       // a byte-order mark, skipped
+      "\xEF\xBB\xBF\xEF\xBB\xBF{}",                               // two: refused
+      "{\"traceEvents\": [\n  {\"ph\": \"X\",\n   \"ts\": tru}]}",  // a syntax error on line 3
+      "{\"a\": 1}\n{\"b\": 2}",                                   // text after the document
+      "{\"a\": 1, \"a\": 2}",                                     // a key written twice
+      std::string("{\"a\": \"x\0y\"}", 12),                       // a NUL byte
+      std::string(70, '[') + std::string(70, ']'),                // nested beyond 64
+      "{\"traceEvents\": [1e400]}",                               // a number beyond a double
+      "{\"traceEvents\": [",                                      // cut short
+  };
+  for (const std::string& text : texts) {
+    CAPTURE(text);
+    std::string whole_error;
+    nlohmann::json whole;
+    whole_error = refusal([&] { whole = parse_json_strict(text, "t.json", kFilter); });
+    // Chunks of 1, 2, 3 and 7 bytes put a boundary everywhere, inside the BOM and every token.
+    for (std::size_t chunk : {1u, 2u, 3u, 7u, 1u << 20}) {
+      CAPTURE(chunk);
+      std::size_t at = 0;
+      nlohmann::json streamed;
+      const std::string streamed_error =
+          refusal([&] { streamed = parse_json_strict(chunks_of(text, chunk, at), "t.json", kFilter); });
+      // Depth and NUL bytes are checked per chunk, before the parser reaches them, as the whole
+      // text is checked before it is parsed: the same messages either way.
+      CHECK(streamed_error == whole_error);
+      if (whole_error.empty()) CHECK(streamed == whole);
+    }
+  }
+}
+
+TEST_CASE("streamed gzip: the profiler's traces inflate to the same text, and damaged files are refused alike") {
+  const std::string gz = slurp(kTraces + "hta-sampled-rank-1.json.gz");
+  REQUIRE(gz.size() > 20000);
+  const std::size_t limit = 256u << 20;
+  // Inflated in pieces (the reader asks for 4 KiB at a time here): byte for byte gunzip's text.
+  const auto streamed_text = [&](const std::string& path, std::size_t ask) {
+    MaybeGzipText text(path, "a trace", limit);
+    std::string out;
+    std::vector<char> block(ask);
+    for (std::size_t n; (n = text.read(block.data(), block.size())) > 0;) out.append(block.data(), n);
+    return out;
+  };
+  const std::string whole = read_maybe_gzip_file(kTraces + "hta-sampled-rank-1.json.gz", "a trace", limit);
+  CHECK(streamed_text(kTraces + "hta-sampled-rank-1.json.gz", 4096) == whole);
+  // A plain file is handed on as it is.
+  const std::string plain = write_temp("plain.json", whole.substr(0, 5000));
+  CHECK(streamed_text(plain, 777) == whole.substr(0, 5000));
+  // Two members (gzip -c a a): both inflated, one after the other.
+  const std::string twice = write_temp("twice.json.gz", gz + gz);
+  CHECK(streamed_text(twice, 65536) == read_maybe_gzip_file(twice, "a trace", limit));
+  // Cut short, followed by other bytes, or damaged inside: the refusals of the whole-file reader.
+  std::string damaged = gz;
+  damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x55);
+  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+           {"cut.json.gz", gz.substr(0, 20000)}, {"extra.json.gz", gz + "trailing"}, {"damaged.json.gz", damaged}}) {
+    CAPTURE(name);
+    const std::string path = write_temp(name, bytes);
+    const std::string expected = refusal([&] { (void)read_maybe_gzip_file(path, "a trace", limit); });
+    REQUIRE(!expected.empty());
+    CHECK(refusal([&] { (void)streamed_text(path, 4096); }) == expected);
+  }
+  // Beyond the limit on inflated text: a LimitError naming the file, as gunzip's.
+  CHECK_THROWS_AS(
+      [&] {
+        MaybeGzipText text(kTraces + "hta-sampled-rank-1.json.gz", "a trace", 1u << 20);
+        std::vector<char> block(65536);
+        while (text.read(block.data(), block.size()) > 0) {
+        }
+      }(),
+      LimitError);
+}

@@ -9,6 +9,8 @@
 // 4 GiB") and a truncated or corrupt stream (InputError); any other file is returned as it is
 // (a file above max_bytes: InputError with its size and `beyond_limit`). The text returned is
 // the only copy held: its capacity is its size (plain) or the gzip trailer's length (inflated).
+// MaybeGzipText reads the same files as a stream (below): `import torch-profiler` parses its
+// traces from it without holding the text.
 #include <cstddef>
 #include <memory>
 #include <string>

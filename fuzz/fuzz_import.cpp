@@ -104,6 +104,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)ckptsim::calibrate(set, {});
     });
   });
+  // The importer's streamed reading (MaybeGzipText in 7-byte pieces, parse_json_strict over
+  // TextChunks) against the whole-text reading: the same document, or both refused (with several
+  // problems each may name another first: the whole text is checked for depth and NUL bytes
+  // before it is parsed, a stream chunk by chunk).
+  {
+    std::string whole_error, streamed_error;
+    nlohmann::json whole, streamed;
+    const ckptsim::JsonArrayFilter filter{"traceEvents", ckptsim::torch_profiler_reads};
+    try {
+      whole = ckptsim::parse_json_strict(ckptsim::read_maybe_gzip_file(path, "a trace", std::size_t{64} << 20), path, filter);
+    } catch (const std::exception& e) {
+      whole_error = e.what();
+    }
+    try {
+      ckptsim::MaybeGzipText stream(path, "a trace", std::size_t{64} << 20);
+      streamed = ckptsim::parse_json_strict([&](char* out, std::size_t n) { return stream.read(out, std::min<std::size_t>(n, 7)); },
+                                            path, filter);
+    } catch (const std::exception& e) {
+      streamed_error = e.what();
+    }
+    if (whole_error.empty() != streamed_error.empty() || (whole_error.empty() && whole != streamed)) __builtin_trap();
+  }
   guarded([&] {
     std::string events = R"({"traceEvents": [)";
     const std::size_t copies = large_array_copies(text.size());

@@ -75,7 +75,9 @@ using TextChunks = std::function<std::size_t(char* out, std::size_t n)>;
 
 /// parse_json_strict with `filter` over a text read in chunks of 1 MiB that is never held whole
 /// (only the parsed, filtered document is): the same checks and messages, the depth and NUL-byte
-/// checks made on each chunk as it arrives, line and column counted from the text's start.
+/// checks made on each chunk as it arrives, line and column counted from the text's start. A
+/// text with several problems may be refused for another of them than the whole-text reader
+/// names (that one checks depth and NUL bytes in the whole text before parsing).
 nlohmann::json parse_json_strict(const TextChunks& chunks, const std::string& file, const JsonArrayFilter& filter);
 
 /// An input file opened and checked as read_input_file does (a regular file of at most

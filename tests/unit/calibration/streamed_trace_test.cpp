@@ -119,10 +119,12 @@ TEST_CASE("streamed gzip: the profiler's traces inflate to the same text, and da
   // Cut short, followed by other bytes, or damaged inside: the refusals of the whole-file reader.
   std::string damaged = gz;
   damaged[damaged.size() / 2] = static_cast<char>(damaged[damaged.size() / 2] ^ 0x55);
-  for (const auto& [name, bytes] : std::vector<std::pair<std::string, std::string>>{
+  // (No structured binding: clang 14 cannot capture one in CAPTURE's lambda.)
+  for (const std::pair<std::string, std::string>& bad : std::vector<std::pair<std::string, std::string>>{
            {"cut.json.gz", gz.substr(0, 20000)}, {"extra.json.gz", gz + "trailing"}, {"damaged.json.gz", damaged}}) {
+    const std::string& name = bad.first;
     CAPTURE(name);
-    const std::string path = write_temp(name, bytes);
+    const std::string path = write_temp(name, bad.second);
     const std::string expected = refusal([&] { (void)read_maybe_gzip_file(path, "a trace", limit); });
     REQUIRE(!expected.empty());
     CHECK(refusal([&] { (void)streamed_text(path, 4096); }) == expected);

@@ -7,10 +7,10 @@
 // several concatenated gzip members included, refusing more than `max_bytes` of output
 // (LimitError naming the file and the limit, with `beyond_limit`, e.g. "--force reads up to
 // 4 GiB") and a truncated or corrupt stream (InputError); any other file is returned as it is
-// (a file above max_bytes: InputError with its size and `beyond_limit`). The text returned is
-// the only copy held: its capacity is its size (plain) or the gzip trailer's length (inflated).
-// MaybeGzipText reads the same files as a stream (below): `import torch-profiler` parses its
-// traces from it without holding the text.
+// (a file above max_bytes: InputError with its size and `beyond_limit`).
+// MaybeGzipText reads the same files as a stream (below); read_maybe_gzip_file is that stream
+// drained into one string. `import torch-profiler` parses its traces from the stream without
+// holding the text.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -26,9 +26,6 @@ std::string read_maybe_gzip_file(const std::string& path, std::string_view what,
 
 /// Whether `data` starts with the gzip magic bytes.
 bool is_gzip(std::string_view data);
-
-/// Inflates gzip `data` (named `path` in messages), at most `max_bytes` of output.
-std::string gunzip(std::string_view data, const std::string& path, std::size_t max_bytes, std::string_view beyond_limit = {});
 
 /// read_maybe_gzip_file as a stream: the file is read block by block and, when it starts with
 /// the gzip magic bytes, inflated as it is read, so neither the file nor its text is ever held

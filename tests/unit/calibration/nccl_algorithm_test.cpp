@@ -19,6 +19,8 @@
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/workload/parallelism_model.hpp"
+#include "../common/scenario_documents.hpp"
+#include "../common/error_text.hpp"
 
 using namespace ckptsim;
 
@@ -26,14 +28,7 @@ using namespace ckptsim;
 // the anonymous-namespace helpers of other tests (what_of, set_of) share this one's scope.
 namespace nccl_algorithm_test {
 
-std::string what_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
+using test::what_of;
 
 /// Rank lines of `ranks` ranks, `ranks / machines` per host, on `device`.
 std::string rank_lines(int ranks, int machines, const std::string& device) {
@@ -303,17 +298,7 @@ TEST_CASE("megatron: the sizes of the collectives between machines, the default 
   // collectives on the network are the data-parallel reduce-scatter of the gradients and the
   // all-gather of the parameters, each of one stage's parameters per rank (P_r) times its word:
   // gradients reduced in fp32 by default (4 B), parameters in bf16 (2 B); once per iteration.
-  const Scenario s = load_scenario_json(nlohmann::json::parse(R"({
-    "cluster": {"instance": "dgx-a100", "machines": 2},
-    "storage": {"bandwidth": "20GB/s"},
-    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
-    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
-                 "serialization_bandwidth": "2GB/s",
-                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
-    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
-    "failures": {"process": "none"},
-    "run": {"duration": "1d"}
-  })"), "megatron.json", ".");
+  const Scenario s = load_scenario_json(test::megatron_single_stage_document(), "megatron.json", ".");
   const MegatronIteration it = simulate_megatron_iteration(s);
   const double per_rank = it.stages[0].parameters;
   std::vector<CollectiveSize> job = parallelism_model(Parallelism::megatron).network_collective_sizes(s);

@@ -14,6 +14,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/workload/profile.hpp"
+#include "../common/scenario_documents.hpp"
 
 using namespace ckptsim;
 using nlohmann::json;
@@ -108,17 +109,7 @@ TEST_CASE("measured profile: an iteration time more than 10% from the model's is
 }
 
 TEST_CASE("measured profile: a megatron layout takes the spans it writes") {
-  const json doc = json::parse(R"({
-    "cluster": {"instance": "dgx-a100", "machines": 2},
-    "storage": {"bandwidth": "20GB/s"},
-    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
-    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
-                 "serialization_bandwidth": "2GB/s",
-                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
-    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
-    "failures": {"process": "none"},
-    "run": {"duration": "1d"}
-  })");
+  const json doc = test::megatron_single_stage_document();
   const Scenario s = load_scenario_json(doc, "megatron.json", ".");
   const IterationStudy model = prepare_iteration_study(s);
   IterationProfile shared = model.model.profile;

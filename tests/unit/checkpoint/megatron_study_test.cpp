@@ -15,30 +15,16 @@
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/workload/parallelism_model.hpp"
+#include "../common/scenario_documents.hpp"
 
 using namespace ckptsim;
 using nlohmann::json;
 
 namespace {
 
-/// No pipeline: t = 8 (one machine's NVLink domain), p = 1, d = 2 on 2 DGX A100, 4
-/// micro-batches, no overlap of the gradient reduce or the parameter gather. Only the
-/// data-parallel collectives cross the network, after the schedule.
-json single_stage(double checkpoint_bytes_per_parameter) {
-  json doc = json::parse(R"({
-    "cluster": {"instance": "dgx-a100", "machines": 2},
-    "storage": {"bandwidth": "20GB/s"},
-    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
-    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
-                 "serialization_bandwidth": "2GB/s",
-                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
-    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
-    "failures": {"process": "none"},
-    "run": {"duration": "1d"}
-  })");
-  doc["training"]["checkpoint_bytes_per_parameter"] = checkpoint_bytes_per_parameter;
-  return doc;
-}
+/// No pipeline (common/scenario_documents.hpp): only the data-parallel collectives cross the
+/// network, after the schedule.
+json single_stage(double checkpoint_bytes_per_parameter) { return test::megatron_single_stage_document(checkpoint_bytes_per_parameter); }
 
 Scenario load_document(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
 

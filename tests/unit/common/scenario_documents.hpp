@@ -25,6 +25,25 @@ inline nlohmann::json minimal_scenario_document() {
   })");
 }
 
+/// A one-stage Megatron layout worked by hand in several tests: t = 8 inside each of 2 DGX A100,
+/// p = 1, d = 2 across the machines, 4 micro-batches, distributed optimizer, no overlap of the
+/// gradient reduce or the parameter gather; a 4-layer toy model, GEMINI with 2 replicas.
+inline nlohmann::json megatron_single_stage_document(double checkpoint_bytes_per_parameter = 12) {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "cluster": {"instance": "dgx-a100", "machines": 2},
+    "storage": {"bandwidth": "20GB/s"},
+    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
+    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
+                 "serialization_bandwidth": "2GB/s",
+                 "megatron": {"tp": 8, "pp": 1, "micro_batches": 4, "distributed_optimizer": true}},
+    "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"},
+    "failures": {"process": "none"},
+    "run": {"duration": "1d"}
+  })");
+  doc["training"]["checkpoint_bytes_per_parameter"] = checkpoint_bytes_per_parameter;
+  return doc;
+}
+
 /// The loader's problems for `doc` (named test.json), none when it loads.
 inline std::vector<Problem> scenario_problems(const nlohmann::json& doc) {
   try {

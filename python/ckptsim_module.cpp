@@ -33,6 +33,7 @@
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/output/band_report.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/iteration_report.hpp"
 #include "ckptsim/output/placement_report.hpp"
@@ -229,6 +230,7 @@ py::object iteration(const py::object& scenario_arg, const std::string& schedule
     for (const auto kind : kinds) rows.push_back({std::string(ckptsim::name_of(kind)), ckptsim::evaluate_scheduler(study, kind)});
     doc = ckptsim::iteration_report_json(
         study, rows, call_text("iteration", in, scheduler == "all" ? "" : fmt::format(", scheduler=\"{}\"", scheduler)));
+    doc["prediction_band"] = ckptsim::band_json(ckptsim::band_view(scenario, study.modelled_iteration.seconds(), imported.has_value()));
   }
   return to_python(doc);
 }

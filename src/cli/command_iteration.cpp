@@ -17,6 +17,7 @@
 #include "ckptsim/cli/commands.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/cli/options.hpp"
+#include "ckptsim/output/band_report.hpp"
 #include "ckptsim/output/iteration_report.hpp"
 #include "ckptsim/output/megatron_report.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
@@ -71,6 +72,7 @@ int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, cons
   warnings.insert(warnings.end(), unread.begin(), unread.end());
   std::vector<SchedulerRow> rows;
   for (const SchedulerKind kind : scheduler_kinds(chosen)) rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind)});
+  const BandView band = band_view(scenario, it.iteration_time.seconds(), imported.has_value());
   if (vm.count("json")) {
     nlohmann::json doc = megatron_report_json(scenario, it, ctx.command_line);
     const nlohmann::json checkpoint = iteration_report_json(study, rows, ctx.command_line);
@@ -79,10 +81,12 @@ int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, cons
     doc["shard_bytes_per_gpu"] = checkpoint["shard_bytes_per_gpu"];
     doc["profile"] = checkpoint["profile"];
     if (imported) doc["modelled_iteration_time_s"] = checkpoint["modelled_iteration_time_s"];
+    doc["prediction_band"] = band_json(band);
     add_warnings(doc, warnings);
     ctx.out << doc.dump(2) << '\n';
   } else {
     print_megatron_report(ctx.out, scenario, it);
+    print_band_line(ctx.out, band);
     ctx.out << '\n';
     print_iteration_report(ctx.out, study, rows);
     print_warning_lines(ctx.out, warnings);
@@ -178,12 +182,15 @@ int command_iteration(const CommandContext& ctx) {
   std::vector<std::string> warnings = profile_time_warnings(study);
   const std::vector<std::string> unread = unread_field_messages(scenario, UnreadFor::iteration);
   warnings.insert(warnings.end(), unread.begin(), unread.end());
+  const BandView band = band_view(scenario, study.modelled_iteration.seconds(), imported.has_value());
   if (vm.count("json")) {
     nlohmann::json doc = iteration_report_json(study, rows, ctx.command_line);
+    doc["prediction_band"] = band_json(band);
     add_warnings(doc, warnings);
     ctx.out << doc.dump(2) << '\n';
   } else {
     print_iteration_report(ctx.out, study, rows);
+    print_band_line(ctx.out, band);
     print_warning_lines(ctx.out, warnings);
   }
   return 0;

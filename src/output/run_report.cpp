@@ -4,6 +4,7 @@
 #include "ckptsim/output/warnings.hpp"
 
 #include "ckptsim/output/assumptions_report.hpp"
+#include "ckptsim/output/band_report.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -102,6 +103,7 @@ nlohmann::json run_report_json(const Scenario& scenario, const StrategyCosts& co
                      {"costs", costs_json(costs)},
                      {"summary", summary_json(summary)}};
   if (nlohmann::json restart = restart_phases_json(scenario); !restart.is_null()) doc["restart"] = std::move(restart);
+  if (nlohmann::json band = band_effect_json(band_effect(scenario, costs)); !band.is_null()) doc["prediction_band"] = std::move(band);
   return tidy_numbers(std::move(doc));
 }
 
@@ -129,6 +131,7 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
                      format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
   print_restart_phases(out, s);
   print_assumptions(out, s, every_default);
+  print_band_effect(out, band_effect(s, c));
   print_warning_lines(out, c.warnings);
   out << fmt::format("replicas   {} (seed {})\n\n", summary.replicas, s.run.seed);
 

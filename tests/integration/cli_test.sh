@@ -127,6 +127,48 @@ for name in ('blocking', 'naive', 'single-buffer', 'gemini'):
 # blocking sends everything while training waits: never faster than gemini
 assert d['blocking']['iteration_time_with_checkpoint_s'] >= d['gemini']['iteration_time_with_checkpoint_s']
 \""
+# The prediction band (docs/models.md, "The prediction band"): GEMINI's testbed is DeepSpeed on
+# A100, which no published run of the development set is; the same scenario under FSDP is.
+check "iteration: a blind prediction without a published run of its engine and GPU says its error is unknown" bash -c "
+  '$bin' iteration $paper --scheduler blocking | grep -q '^band       no published deepspeed-zero3 run on a100 is in the development set'"
+python3 -c "
+import json; d = json.load(open('$paper')); d.pop('\$schema', None); d['training']['engine'] = 'fsdp'
+json.dump(d, open('$tmp/fsdp-a100.json', 'w'))"
+check "iteration --json: an FSDP prediction on A100 carries the band [low P, high P] and its points" bash -c "
+  '$bin' iteration '$tmp/fsdp-a100.json' --scheduler blocking --json > '$tmp/band.json' &&
+  python3 -c \"
+import json
+d = json.load(open('$tmp/band.json'))
+b = d['prediction_band']
+assert b['engine'] == 'fsdp' and b['gpu_family'] == 'a100' and b['applies'], b
+assert b['points'] >= 3 and b['low'] <= b['median'] <= b['high'], b
+# the range is the band's ratios times this iteration's predicted time (15 significant digits)
+assert abs(b['predicted_s'] - d['iteration_time_s']) <= 1e-9 * d['iteration_time_s'], (b, d['iteration_time_s'])
+assert abs(b['low_s'] - b['low'] * b['predicted_s']) <= 1e-9 * b['low_s'], b
+assert abs(b['high_s'] - b['high'] * b['predicted_s']) <= 1e-9 * b['high_s'], b
+\""
+check "iteration --profile: the band does not apply to a measured iteration time" bash -c "
+  '$bin' iteration '$tmp/fsdp-a100.json' --scheduler blocking --write-profile '$tmp/band-profile.json' >/dev/null &&
+  '$bin' iteration '$tmp/fsdp-a100.json' --scheduler blocking --profile '$tmp/band-profile.json' |
+    grep -qx 'band       does not apply: the iteration time is measured (--profile)'"
+check "run: the band's range of iteration time and the closed-form ETTR at T and at both ends (text and JSON)" bash -c "
+  '$bin' run '$tmp/fsdp-a100.json' --replicas 2 --output '$tmp/band-run.json' > '$tmp/band-run.txt' &&
+  grep -q '^band       iteration [0-9.]* s is a blind prediction; [0-9]* published fsdp runs on a100' '$tmp/band-run.txt' &&
+  grep -q '^           closed-form ETTR' '$tmp/band-run.txt' &&
+  python3 -c \"
+import json
+d = json.load(open('$tmp/band-run.json'))
+b = d['prediction_band']
+assert abs(b['predicted_s'] - d['costs']['iteration_time_s']) <= 1e-9 * b['predicted_s'], b
+for end in ('predicted', 'low', 'high'):
+    assert 0 < b['closed_form_ettr'][end] <= 1, b
+    assert isinstance(b['completes_within_period'][end], bool), b
+\""
+check "run: a written training.iteration_time is the user's, and no band is printed" bash -c "
+  python3 -c \"import json; d = json.load(open('$tmp/fsdp-a100.json')); d['training']['iteration_time'] = '30s'; json.dump(d, open('$tmp/fsdp-written.json', 'w'))\" &&
+  '$bin' run '$tmp/fsdp-written.json' --replicas 2 --output '$tmp/written-run.json' > '$tmp/written-run.txt' &&
+  ! grep -q '^band' '$tmp/written-run.txt' &&
+  python3 -c \"import json; assert 'prediction_band' not in json.load(open('$tmp/written-run.json'))\""
 check "iteration --json: both idle-span views, phases + exposed causes, and memory terms add up" bash -c "
   python3 -c \"
 import json

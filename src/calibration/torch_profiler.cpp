@@ -205,12 +205,28 @@ StepWindows step_windows(const std::vector<StepMark>& marks, const std::vector<G
 
 }  // namespace
 
+bool engine_hook_range(std::string_view name) {
+  static constexpr std::string_view fsdp1[] = {"FullyShardedDataParallel._pre_forward", "FullyShardedDataParallel._post_forward",
+                                               "FullyShardedDataParallel._pre_backward_hook",
+                                               "FullyShardedDataParallel._post_backward_hook"};
+  static constexpr std::string_view fsdp2[] = {"FSDP::pre_forward", "FSDP::post_forward", "FSDP::pre_backward", "FSDP::post_backward"};
+  for (const std::string_view n : fsdp1)
+    if (name == n) return true;
+  // FSDP2 appends the module's name: "FSDP::pre_forward (layers.0)"; "FSDP::post_backward_reduce"
+  // (nested in the hook) is another range.
+  for (const std::string_view n : fsdp2)
+    if (name.substr(0, n.size()) == n && (name.size() == n.size() || name.substr(n.size(), 2) == " (")) return true;
+  return false;
+}
+
 bool torch_profiler_reads(const nlohmann::json& e) {
   if (!e.is_object()) return true;
   const auto cat_it = e.find("cat"), name_it = e.find("name");
   const std::string& cat = cat_it != e.end() && cat_it->is_string() ? cat_it->get_ref<const std::string&>() : kEmpty;
   if (cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "cuda_runtime" || cat == "cuda_driver" || cat == "ac2g") return true;
-  return name_it != e.end() && name_it->is_string() && name_it->get_ref<const std::string&>().rfind("ProfilerStep#", 0) == 0;
+  if (name_it == e.end() || !name_it->is_string()) return false;
+  const std::string& name = name_it->get_ref<const std::string&>();
+  return name.rfind("ProfilerStep#", 0) == 0 || (cat == "user_annotation" && engine_hook_range(name));
 }
 
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& o) {
@@ -241,6 +257,7 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
   std::vector<GpuEvent> gpu;
   std::vector<long long> gpu_correlation;
   std::vector<std::string> gpu_key;  // (pid, tid, ts) of GPU events without a correlation arg
+  std::vector<std::pair<double, double>> hooks;  // engine hooks' host ranges: (start, length)
   for (std::size_t k = 0; k < events->size(); ++k) {
     const nlohmann::json& e = (*events)[k];
     if (!e.is_object() || !e.contains("ph") || !e.at("ph").is_string()) continue;
@@ -271,6 +288,8 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
         throw InputError(file, fmt::format("/traceEvents/{}/name", k), "ProfilerStep#N with a step number N", "\"" + name + "\"");
       }
       marks.push_back({number, ts, dur});
+    } else if (cat == "user_annotation" && engine_hook_range(name)) {
+      hooks.push_back(r.times(e, k));
     } else if (cat == "cuda_runtime" || cat == "cuda_driver") {
       // cudaLaunchKernel, cudaMemcpyAsync, ... and on ROCm hipLaunchKernel,
       // hipExtModuleLaunchKernel, hipMemcpyWithStream (same categories).
@@ -361,6 +380,13 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
     const double g0 = w.window[s].first, t_end = w.window[s].second - w.window[s].first;
     st.iteration_time_s = t_end;
     st.gpu_start_s = g0;
+    // The engine's hooks that started in the step's own host annotation.
+    for (const auto& [start, length] : hooks) {
+      if (start >= marks[s].start && start < marks[s].start + marks[s].length) {
+        ++st.hook_calls;
+        st.hook_host_s += length;
+      }
+    }
     for (const GpuEvent* g : w.of[s]) {
       ClassTime& c = st.classes[g->cls];
       ++c.count;

@@ -56,6 +56,22 @@ void print_summary(std::ostream& out, const std::vector<ProfiledRank>& ranks) {
                          1e3 * idle, 1e3 * s.network_busy_s, classes);
     }
   }
+  // The engine's hooks on the host (FSDP's record_function ranges): their mean host time per
+  // call is what training.hook_host_time models.
+  long long calls = 0, steps = 0;
+  double host = 0;
+  for (const ProfiledRank& r : ranks) {
+    for (const ProfiledStep& s : r.steps) {
+      calls += s.hook_calls;
+      host += s.hook_host_s;
+      ++steps;
+    }
+  }
+  if (calls > 0)
+    out << fmt::format("engine hooks: {} calls in {} steps ({:.1f} per step), {:.3f} ms of host time per call (FSDP's hook ranges); "
+                       "training.hook_host_time = \"{:.0f}us\" models them (docs/models.md, \"Engine hooks on the host\")\n",
+                       calls, steps, static_cast<double>(calls) / static_cast<double>(steps), 1e3 * host / static_cast<double>(calls),
+                       1e6 * host / static_cast<double>(calls));
 }
 
 }  // namespace
@@ -73,7 +89,9 @@ int import_torch_profiler(const CommandContext& ctx, const std::vector<std::stri
       "docs/profile-format.md; ckptsim iteration and schedule take it with --profile); steps with\n"
       "different numbers of spans are matched by overlap and the unmatched spans dropped (a note\n"
       "says which). With --kernels, the GPU time per kernel class, collective sizes and copies\n"
-      "(ckptsim-kernels/1, input of ckptsim calibrate).\n\noptions");
+      "(ckptsim-kernels/1, input of ckptsim calibrate). FSDP's own ranges around its hooks\n"
+      "(FullyShardedDataParallel._pre_forward ..., FSDP::pre_forward ...) give the host time per hook\n"
+      "call, printed as the value of training.hook_host_time.\n\noptions");
   std::string output, kernels, steps_text, min_span = "0s";
   int only_rank = -1, gpus_per_machine = 0;
   visible.add_options()("help,h", "print this help")("json", "print the kernel-class document instead of the summary")

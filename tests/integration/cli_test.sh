@@ -638,6 +638,23 @@ check "iteration --trace: a megatron layout exits 2 saying it has no task graph"
 check "iteration --profile: an iteration time 4x the model's draws a warning with both times" bash -c "
   python3 -c \"import json; d = json.load(open('$tmp/meg-prof.json')); d['iterations'][0]['iteration_time'] *= 4; json.dump(d, open('$tmp/meg-4x.json', 'w'))\" &&
   '$bin' iteration $meg --scheduler gemini --profile '$tmp/meg-4x.json' 2>&1 | grep '^warning' | grep -q '+300% from the model'"
+# Two steps of 100 us, each with a GEMM, an NCCL kernel and two FSDP hook ranges of 2 and 4 us
+# (FSDP1 names in step 1, FSDP2 names with their module in step 2): 4 calls, 12 us, 3 us per call.
+python3 -c "
+import json
+ev = []
+for k, (a, b) in enumerate([('FullyShardedDataParallel._pre_forward', 'FullyShardedDataParallel._post_backward_hook'),
+                            ('FSDP::pre_forward (layers.0)', 'FSDP::post_backward (layers.0)')]):
+    t = 100 * k
+    ev.append({'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#%d' % (k + 1), 'ts': t, 'dur': 100})
+    ev.append({'ph': 'X', 'cat': 'kernel', 'name': 'sm80_gemm', 'ts': t + 10, 'dur': 20})
+    ev.append({'ph': 'X', 'cat': 'kernel', 'name': 'ncclKernel_AllReduce_RING_LL_Sum_float', 'ts': t + 40, 'dur': 10})
+    ev.append({'ph': 'X', 'cat': 'user_annotation', 'name': a, 'ts': t + 5, 'dur': 2})
+    ev.append({'ph': 'X', 'cat': 'user_annotation', 'name': b, 'ts': t + 60, 'dur': 4})
+json.dump({'traceEvents': ev}, open('$tmp/hooks.json', 'w'))"
+check "import torch-profiler: FSDP's hook ranges give the host time per hook call (training.hook_host_time)" bash -c "
+  '$bin' import torch-profiler '$tmp/hooks.json' -o '$tmp/hooks-profile.json' 2>/dev/null |
+    grep -qF 'engine hooks: 4 calls in 2 steps (2.0 per step), 0.003 ms of host time per call (FSDP'\''s hook ranges); training.hook_host_time = \"3us\"'"
 check "import torch-profiler: a trace given twice exits 2" exits_with 2 "$bin" import torch-profiler $tp/hta-sampled-rank-0.json.gz ./$tp/hta-sampled-rank-0.json.gz -o "$tmp/x.json"
 check "import torch-profiler: a trace without NCCL kernels exits 2 saying so" bash -c "
   python3 -c \"import json; json.dump({'traceEvents': [{'ph': 'X', 'cat': 'user_annotation', 'name': 'ProfilerStep#1', 'ts': 0, 'dur': 100},

@@ -41,6 +41,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,16 @@ struct ProfiledStep {
   std::map<std::string, ClassTime> classes;
   std::vector<ProfiledCollective> collectives;
   std::vector<ProfiledCopy> copies;
+  /// The engine's hooks on the host that started in the step's host window (ProfilerStep#N's own
+  /// annotation): FSDP's record_function ranges around its pre/post forward and backward hooks,
+  /// FullyShardedDataParallel._pre_forward, ._post_forward, ._pre_backward_hook and
+  /// ._post_backward_hook (FSDP1, torch/distributed/fsdp/_runtime_utils.py) and FSDP::pre_forward,
+  /// FSDP::post_forward, FSDP::pre_backward and FSDP::post_backward, each followed by " (fqn)"
+  /// (FSDP2, fully_shard's _fsdp_state.py and _fsdp_param_group.py); nested ranges (all-gathers,
+  /// prefetches inside a hook) are not counted again. Their calls and host time: what
+  /// training.hook_host_time models per call (docs/models.md, "Engine hooks on the host").
+  int hook_calls = 0;
+  double hook_host_s = 0;
 };
 
 struct ProfiledRank {
@@ -94,7 +105,8 @@ struct TorchProfilerOptions {
 };
 
 /// Whether parse_torch_profiler may read `event` (an element of traceEvents): a ProfilerStep
-/// annotation, a runtime call, a GPU event or an ac2g flow. The others (cpu_op, python_function,
+/// annotation, a runtime call, a GPU event, an ac2g flow or an engine hook's range
+/// (ProfiledStep::hook_calls). The others (cpu_op, python_function,
 /// ... often most of a trace) need not be held: `parse_json_strict(text, file,
 /// {"traceEvents", torch_profiler_reads})` replaces them by null while parsing
 /// (core/input_file.hpp), which gives the same ProfiledRank with a fraction of the memory.
@@ -102,6 +114,9 @@ bool torch_profiler_reads(const nlohmann::json& event);
 
 /// One rank's trace (`position`: its place among the files, the rank when the trace names none).
 ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& file, int position, const TorchProfilerOptions& options);
+
+/// An engine hook's record_function range by its name (ProfiledStep::hook_calls).
+bool engine_hook_range(std::string_view name);
 
 /// The measured idle-span profile (docs/profile-format.md) of the ranks' steps: one iteration per
 /// (rank, step), in order. The format's span k must be the same gap in every iteration: when the

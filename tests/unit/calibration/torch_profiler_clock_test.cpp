@@ -81,3 +81,42 @@ TEST_CASE("torch profiler: kernel classes within the clock are read back; their 
   CHECK(p.pointer == "/traceEvents");
   CHECK(p.found.find("class gemm in ProfilerStep#1") != std::string::npos);
 }
+
+TEST_CASE("torch profiler: FSDP's hook ranges per step, by name, nested ranges not counted twice") {
+  // Two steps: ProfilerStep#1 [0, 100) us and #2 [100, 200) us, a GEMM and an NCCL kernel in
+  // each. Hook ranges (user_annotation), start and length in us:
+  //   FSDP1 _pre_forward at 5 for 3, _post_backward_hook at 60 for 4     -> step 1
+  //   FSDP2 "FSDP::pre_forward (layers.0)" at 110 for 2, and nested in it
+  //   "FSDP::all_gather (layers.0)" at 110.5 for 1 (not a hook), "FSDP::post_backward (layers.0)"
+  //   at 150 for 5 and "FSDP::post_backward_reduce (layers.0)" inside it (not a hook) -> step 2
+  //   a "FullyShardedDataParallel._pre_forward" at 250, after the last step   -> no step
+  // Step 1: 2 calls, 3 + 4 = 7 us; step 2: 2 calls, 2 + 5 = 7 us.
+  nlohmann::json ev = nlohmann::json::array();
+  const auto range = [&](const char* name, double ts, double dur) {
+    ev.push_back({{"ph", "X"}, {"cat", "user_annotation"}, {"name", name}, {"ts", ts}, {"dur", dur}});
+  };
+  for (int k = 0; k < 2; ++k) {
+    range(k == 0 ? "ProfilerStep#1" : "ProfilerStep#2", 100.0 * k, 100);
+    ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "sm80_gemm"}, {"ts", 100.0 * k + 10}, {"dur", 20}});
+    ev.push_back({{"ph", "X"}, {"cat", "kernel"}, {"name", "ncclKernel_AllReduce_RING_LL_Sum_float"}, {"ts", 100.0 * k + 40}, {"dur", 10}});
+  }
+  range("FullyShardedDataParallel._pre_forward", 5, 3);
+  range("FullyShardedDataParallel._post_backward_hook", 60, 4);
+  range("FSDP::pre_forward (layers.0)", 110, 2);
+  range("FSDP::all_gather (layers.0)", 110.5, 1);
+  range("FSDP::post_backward (layers.0)", 150, 5);
+  range("FSDP::post_backward_reduce (layers.0)", 151, 2);
+  range("FullyShardedDataParallel._pre_forward", 250, 3);
+  const ProfiledRank r = parse_torch_profiler({{"traceEvents", ev}}, "t.json", 0, {});
+  REQUIRE(r.steps.size() == 2);
+  CHECK(r.steps[0].hook_calls == 2);
+  CHECK(r.steps[0].hook_host_s == doctest::Approx(7e-6));
+  CHECK(r.steps[1].hook_calls == 2);
+  CHECK(r.steps[1].hook_host_s == doctest::Approx(7e-6));
+  // The streaming reader keeps the hooks' ranges and drops the nested ones (torch_profiler_reads).
+  CHECK(torch_profiler_reads({{"cat", "user_annotation"}, {"name", "FSDP::post_backward (x)"}}));
+  CHECK_FALSE(torch_profiler_reads({{"cat", "user_annotation"}, {"name", "FSDP::post_backward_reduce (x)"}}));
+  CHECK_FALSE(torch_profiler_reads({{"cat", "cpu_op"}, {"name", "FullyShardedDataParallel._pre_forward"}}));
+  CHECK(engine_hook_range("FSDP::pre_forward"));
+  CHECK_FALSE(engine_hook_range("FullyShardedDataParallel._pre_backward_prefetch"));
+}

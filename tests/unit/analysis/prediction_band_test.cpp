@@ -42,9 +42,10 @@ TEST_CASE("the compiled development set: positive times, known engines, and one 
     const bool known = p.engine == "megatron" || p.engine == "fsdp" || p.engine == "deepspeed-zero3";
     CHECK(known);
   }
-  // The published runs are FSDP on A100 (llm-foundry) and Megatron on H100 (Llama 3): a
-  // family without a run has no band.
+  // The published runs are FSDP on A100 (llm-foundry), Megatron on A100 (Narayanan et al.,
+  // SC '21, Table 1) and Megatron on H100 (Llama 3): a family without a run has no band.
   CHECK(prediction_band("fsdp", "a100").has_value());
+  CHECK(prediction_band("megatron", "a100").has_value());
   CHECK(prediction_band("megatron", "h100").has_value());
   CHECK_FALSE(prediction_band("megatron", "v100").has_value());
   CHECK_FALSE(prediction_band("no-such-engine", "a100").has_value());

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <fmt/format.h>
+
 namespace ckptsim {
 namespace {
 
@@ -13,6 +15,23 @@ namespace {
 // scenarios/validation/ and this build's predictions of them (a registered test regenerates the
 // file and fails when it differs, so the points are this build's).
 #include "development_points.inc"
+
+/// The first of the kernel model's efficiencies (workload/kernel_time.hpp; what `ckptsim
+/// calibrate` writes from profiled kernel classes) that the scenario file writes with a value of
+/// its own (not the GPU type's), as "cluster.gpu_gemm_efficiency".
+std::optional<std::string> kernel_efficiency_written(const Scenario& s) {
+  static constexpr std::string_view kPointers[] = {"/cluster/gpu_gemm_efficiency", "/cluster/gpu_memory_efficiency",
+                                                   "/cluster/gpu_flash_attention_efficiency"};
+  for (const std::string_view p : kPointers) {
+    const auto in = [&](const std::vector<std::string>& list) { return std::find(list.begin(), list.end(), p) != list.end(); };
+    if (in(s.written) && !in(s.written_unchanged)) {
+      std::string field(p.substr(1));
+      std::replace(field.begin(), field.end(), '/', '.');
+      return field;
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -65,7 +84,9 @@ BandView band_view(const Scenario& s, double predicted_s, bool profile_given) {
   else if (s.training.iteration_time)
     v.not_applicable = "the iteration time is measured (training.iteration_time)";
   else if (s.training.compute_efficiency)
-    v.not_applicable = "the compute efficiency is calibrated (training.compute_efficiency)";
+    v.not_applicable = "training.compute_efficiency is written: it replaces the kernel model whose errors the band describes";
+  else if (const auto written = kernel_efficiency_written(s))
+    v.not_applicable = fmt::format("{} is written (measured or calibrated): the band describes the kernel model's own figures", *written);
   if (!v.gpu_family.empty()) v.band = prediction_band(v.engine, v.gpu_family);
   return v;
 }

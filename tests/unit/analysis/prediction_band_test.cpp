@@ -94,6 +94,13 @@ TEST_CASE("the band applies to blind predictions only") {
   Scenario calibrated = s;
   calibrated.training.compute_efficiency = 0.5;
   CHECK(band_view(calibrated, 2.0, false).not_applicable->find("training.compute_efficiency") != std::string::npos);
+  // A kernel-model efficiency the file writes with a value of its own (what calibrate writes):
+  // no range; the same pointer written with the GPU type's own value changes nothing.
+  Scenario gemm = s;
+  gemm.written = {"/cluster/gpu_gemm_efficiency"};
+  CHECK(band_view(gemm, 2.0, false).not_applicable->find("cluster.gpu_gemm_efficiency") != std::string::npos);
+  gemm.written_unchanged = {"/cluster/gpu_gemm_efficiency"};
+  CHECK(band_view(gemm, 2.0, false).has_range());
   // A GPU given by its figures has no family and so no band; the prediction stands alone.
   Scenario figures = s;
   figures.cluster.gpu.clear();

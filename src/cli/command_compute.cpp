@@ -26,7 +26,7 @@ int command_compute(const CommandContext& ctx) {
       "launch per kernel. Prints one layer's time per kernel class and pass, each submodule use's time, the\n"
       "iteration's compute, and DeepSpeed 0.7.3's boundary and optimizer-step phases.\n\noptions");
   visible.add_options()("help,h", "print this help")
-      ("kernels", "also list every kernel of one layer and of the embedding and output stages")
+      ("kernels", "also list every kernel of one layer and of the embedding and output stages, each GEMM with its shape, waves and the fraction of the peak it achieves")
       ("json", "print JSON instead of the table");
   std::string scenario_path;
   const auto parsed = parse_command_options(ctx, visible, "scenario", &scenario_path);

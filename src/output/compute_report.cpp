@@ -100,14 +100,31 @@ void print_phases(std::ostream& out, const char* title, const std::vector<StepPh
                      milliseconds_text(total_duration(phases).seconds()));
 }
 
+/// The fraction of the GPU's peak a kernel that executes FLOPs achieves: FLOPs / (t · P), its
+/// launch, tile and wave quantization included (0 for memory-bound kernels).
+double peak_fraction(const ComputeReport& r, const Kernel& k, double seconds) {
+  const double peak = r.scenario.cluster.gpu_peak_flops;
+  return k.flops > 0 && seconds > 0 && peak > 0 ? k.flops / (seconds * peak) : 0.0;
+}
+
+/// A GEMM's waves of tiles over the SMs (kernel_time.hpp); 0 for other kernels.
+double gemm_waves(const ComputeReport& r, const Kernel& k) {
+  return k.bound == KernelBound::gemm ? r.times.timer().gemm_waves(k.m, k.n, k.batch) : 0.0;
+}
+
 void print_kernels(std::ostream& out, const ComputeReport& r) {
-  out << "\nkernels (one layer, the embedding and output stages)\n";
+  out << "\nkernels (one layer, the embedding and output stages; GEMMs and fused attention: the fraction of the peak\n"
+         "they achieve, FLOPs / (time x peak) with tile and wave quantization and the launch; GEMMs: waves of tiles)\n";
   for (ComputeUse use : kAllUses)
     for (Pass pass : kAllPasses) {
       if (!has_pass(r, use, pass)) continue;
-      for (const auto& [k, seconds] : r.times.timed_kernels(use, pass))
-        out << fmt::format("  {:<10} {:<10} {:<38} {:<44} {:>11}\n", to_string(use), to_string(pass), k.name,
-                           kernel_shape(k), fmt::format("{:.1f} us", seconds * 1e6));
+      for (const auto& [k, seconds] : r.times.timed_kernels(use, pass)) {
+        std::string achieved;
+        if (const double f = peak_fraction(r, k, seconds); f > 0) achieved = fmt::format("  {:.3f} of peak", f);
+        if (k.bound == KernelBound::gemm && !r.times.overridden()) achieved += fmt::format(", {:.0f} waves", gemm_waves(r, k));
+        out << fmt::format("  {:<10} {:<10} {:<38} {:<44} {:>11}{}\n", to_string(use), to_string(pass), k.name,
+                           kernel_shape(k), fmt::format("{:.1f} us", seconds * 1e6), achieved);
+      }
     }
 }
 
@@ -197,7 +214,9 @@ nlohmann::json compute_report_json(const ComputeReport& r, bool kernels) {
                           {"batch", k.batch},
                           {"bytes", k.bytes},
                           {"flops", k.flops},
-                          {"time_s", seconds}});
+                          {"time_s", seconds},
+                          {"peak_fraction", peak_fraction(r, k, seconds)},
+                          {"waves", r.times.overridden() ? 0.0 : gemm_waves(r, k)}});
       }
     doc["kernels"] = list;
   }

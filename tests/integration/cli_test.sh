@@ -218,6 +218,27 @@ assert abs(rest - ph['boundary']) <= 1e-6, (rest, ph['boundary'])
 # every kernel has a time, GEMMs their FLOPs
 assert all(k['time_s'] > 0 for k in c['kernels']) and all(k['flops'] > 0 for k in c['kernels'] if k['m'] > 0)
 \""
+check "compute --json --kernels: each GEMM's waves and the fraction of the peak it achieves (tile and wave quantization)" bash -c "
+  python3 -c \"
+import json, math
+c = json.load(open('$tmp/compute.json'))
+g = c['gpu']
+gemms = [k for k in c['kernels'] if k['m'] > 0]
+assert gemms
+for k in gemms:
+    # waves = ceil(ceil(m / 256) ceil(n / 128) batch / SMs) (A100: 108 SMs, 256 x 128 tiles)
+    tiles = math.ceil(k['m'] / 256) * math.ceil(k['n'] / 128) * k['batch']
+    assert k['waves'] == math.ceil(tiles / g['sms']), k
+    # FLOPs / (time x peak), never above the GEMM efficiency (quantization and the launch only take away)
+    assert abs(k['peak_fraction'] - k['flops'] / (k['time_s'] * g['peak_flops'])) <= 1e-9, k
+    assert 0 < k['peak_fraction'] <= g['gemm_efficiency'], k
+# FC1 forward, 4096 x 32768 x 8192: 16 x 256 = 4096 tiles in 38 waves of 108, so at most
+# e_g x 4096 / (38 x 108) of the peak (the launch takes a little more)
+fc1 = next(k for k in gemms if k['use'] == 'fc1' and k['pass'] == 'forward')
+assert fc1['waves'] == 38
+assert fc1['peak_fraction'] <= g['gemm_efficiency'] * 4096 / (38 * 108) + 1e-12
+assert fc1['peak_fraction'] > 0.99 * g['gemm_efficiency'] * 4096 / (38 * 108), fc1
+\""
 check "compute: flash attention on V100 (no FlashAttention-2 kernel) exits 2 naming /training/attention" bash -c "
   python3 -c \"import json; d=json.load(open('scenarios/paper/gpt2-40b-16xp3dn.json')); d['training']['attention']='flash'; json.dump(d, open('$tmp/v100-flash.json', 'w'))\" &&
   out=\$('$bin' compute '$tmp/v100-flash.json' 2>&1); test \$? -eq 2 && echo \"\$out\" | grep -q '/training/attention' && echo \"\$out\" | grep -q v100-sxm2-32gb"

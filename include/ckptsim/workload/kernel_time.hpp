@@ -93,6 +93,8 @@ class ComputeTimes {
   /// True when the compute_efficiency override replaces the kernel model.
   [[nodiscard]] bool overridden() const { return override_rate_.has_value(); }
   [[nodiscard]] const TransformerShape& shape() const { return shape_; }
+  /// The kernel model's timing rules for this GPU (tiles, waves, rates).
+  [[nodiscard]] const KernelTimer& timer() const { return timer_; }
 
  private:
   struct Entry {

@@ -10,6 +10,7 @@
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/byte_units.hpp"
+#include "ckptsim/output/compute_report.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -118,6 +119,15 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
                      format_bytes(shard), format_bytes(shard * L.gpus_per_machine()), L.gpus_per_machine(),
                      sharded ? "split over" : "whole on each of", L.dp() * L.cp(), L.dp() * L.cp(),
                      sharded ? ", the optimizer states one (distributed optimizer)" : ", and so are the optimizer states");
+  if (!it.step_phases.empty()) {
+    const MegatronStage& st = it.stages[static_cast<std::size_t>(it.step_stage)];
+    const std::string title = fmt::format("optimizer step, stage {} ({}{}{})", st.rank,
+                                          !sc.training.mixed_precision ? "fp32" : (g.fp16 ? "fp16" : "bf16"),
+                                          g.distributed_optimizer ? ", distributed optimizer" : "",
+                                          g.clip_grad > 0 ? fmt::format(", clip_grad {}", g.clip_grad) : std::string(", no clipping"));
+    print_step_phases(out, title.c_str(), it.step_phases);
+    out << fmt::format("  with its all-reduces (collectives below) {}\n", format_duration(st.step));
+  }
   out << "\ncollective                           link     group  buffer      time       calls/step\n";
   for (const MegatronCollective& c : it.collectives)
     out << fmt::format("{:<36} {:<8} {:>5}  {:>10}  {:>9}  {:>10}\n", c.name, c.link, c.group, format_bytes(c.bytes),
@@ -191,6 +201,10 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
                         {"total", st.memory.total()}}}});
   }
   doc["stages"] = stages;
+  if (!it.step_phases.empty())
+    doc["optimizer_step"] = {{"stage", it.step_stage},
+                             {"phases", step_phases_json(it.step_phases)},
+                             {"time_s", it.stages[static_cast<std::size_t>(it.step_stage)].step.seconds()}};
   auto colls = nlohmann::json::array();
   for (const MegatronCollective& c : it.collectives)
     colls.push_back({{"name", c.name}, {"link", c.link}, {"group", c.group}, {"buffer_bytes", c.bytes},

@@ -364,6 +364,10 @@ void check_megatron(const Scenario& s, CheckContext& ctx) {
     add(ctx, "/training/gelu",
         "\"fused\" under training.parallelism \"megatron\" (Megatron-LM's layer always runs its fused bias + GeLU kernel; "
         "\"unfused\" describes Hugging Face's GPT-2 under a ZeRO-3 engine)");
+  if (g.fp16 && !s.training.mixed_precision && !any_bad(ctx, {"/training/megatron/fp16", "/training/mixed_precision"}))
+    add(ctx, "/training/megatron/fp16",
+        "false when /training/mixed_precision is false (fp16 is a 16-bit mixed-precision type; without it the step is "
+        "Megatron's FP32Optimizer)");
   if (g.overlap_param_gather && !g.distributed_optimizer && !any_bad(ctx, {"/training/megatron/overlap_param_gather"}))
     add(ctx, "/training/megatron/overlap_param_gather",
         "false without /training/megatron/distributed_optimizer (only the distributed optimizer gathers parameters)");

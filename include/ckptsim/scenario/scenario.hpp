@@ -89,6 +89,10 @@ struct MegatronSpec {
   bool overlap_grad_reduce = false;        ///< --overlap-grad-reduce
   bool overlap_param_gather = false;       ///< --overlap-param-gather
   bool grad_reduce_in_fp32 = false;        ///< --accumulate-allreduce-grads-in-fp32
+  /// --fp16 (else --bf16 under training.mixed_precision): fp16 adds the dynamic grad scaler's
+  /// unscale, inf/NaN check and found-inf all-reduce to the optimizer step.
+  bool fp16 = false;
+  double clip_grad = 1.0;                  ///< --clip-grad (Megatron's default 1.0); 0: no gradient norm or clip
   bool tp_across_machines = false;         ///< allow a tensor group to span machines (NVLink domains)
 };
 

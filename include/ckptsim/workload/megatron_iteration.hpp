@@ -52,14 +52,22 @@
 //   group, in buckets of max(4e7, 1e6·d·c) parameters; with overlap_grad_reduce the buckets run
 //   during the stage's last backward (only the last bucket after it), else after the schedule.
 //   Tied embeddings with p > 1 add the all-reduce of the embedding gradient between the first
-//   and last stage. The optimizer step (Adam, memory-bound: 16-bit parameter, gradient, fp32
-//   main parameter and two moments read and written, 30 bytes per parameter) runs on the rank's
-//   shard Φ_r/(d·c) (distributed) or Φ_r; the distributed optimizer then all-gathers the 16-bit
-//   parameters (Φ_r·w bytes), hidden under the next step's forward except its first bucket
-//   with overlap_param_gather.
-// Iteration = max over stages of (schedule end + exposed gradient reduce) (the gradient-norm
-//   all-reduce over the model-parallel group synchronizes the stages) + the slowest step + the
-//   exposed parameter gather.
+//   and last stage. The optimizer step is Megatron-LM's pass list (step_phases.hpp,
+//   megatron_step_phases: gradients to fp32 main gradients, fp16's unscale and inf/NaN check,
+//   the gradient norm and clip, fused Adam, main parameters back to 16-bit, the gradient buffer
+//   zeroed) on the rank's shard Φ_r/(d·c) (distributed; experts Φ_e/(d·c/e)) or Φ_r, with its
+//   scalar all-reduces (found inf with fp16, the gradient norm with clip_grad > 0) over the
+//   gradient-statistics group: every rank under the distributed optimizer, else Megatron's
+//   model-parallel group (t·p ranks; the expert optimizer's t·e·p), each timed as NCCL's tuner
+//   picks for 4 bytes, the lesser of the ring's 2(n-1) steps and the tree's 2((n/N - 1)·alpha_NVLink +
+//   ceil(log2 N)·alpha_network) on N machines. The distributed optimizer then all-gathers the
+//   16-bit parameters (Φ_r·w bytes), hidden under the next step's forward except its first
+//   bucket with overlap_param_gather.
+// Iteration: each stage starts its step when its gradient reduce (and embedding sync) ends, runs
+//   its phases up to the first all-reduce, and every later segment starts when the all-reduce
+//   before it ends (the group spans every stage): step end = max_r(finish_r + A_r) + AR_1 +
+//   max_r(B_r) + AR_2 + max_r(C_r) (A, B, C the segments between the all-reduces); iteration =
+//   step end + the exposed parameter gather.
 // Memory per rank (Korthikanti et al. 2022, Table 2, per layer and micro-batch, bytes; 16-bit
 //   activations and 1-byte dropout masks):
 //     stored = 10·s·b·h (norm inputs, the two projection inputs kept whole, dropout masks)
@@ -98,6 +106,7 @@
 #include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/workload/megatron_layout.hpp"
 #include "ckptsim/workload/pipeline_schedule.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 
 namespace ckptsim {
 
@@ -173,6 +182,10 @@ struct MegatronIteration {
   SimTime param_gather;                   ///< the distributed optimizer's parameter all-gather
   SimTime param_gather_exposed;
   SimTime schedule_time;                  ///< the pipeline's makespan
+  SimTime step_start;                     ///< every stage's gradient reduce (and embedding sync) is done
+  SimTime step_end;                       ///< the last stage's optimizer step ends (before the exposed gather)
+  int step_stage = 0;                     ///< the stage with the longest step
+  std::vector<StepPhase> step_phases;     ///< its passes (step_phases.hpp, megatron_step_phases)
   SimTime iteration_time;
   double model_flops = 0;                 ///< per iteration, whole job (6 Φ_active tokens + attention)
   [[nodiscard]] double bubble_fraction() const;  ///< of the first pipeline rank

@@ -46,6 +46,10 @@ ParameterBlock megatron_parameters() {
      [](Scenario& s) -> FieldRef { return &s.training.megatron.overlap_param_gather; }, nullptr, {}, &megatron_only},
     {"/training/megatron/grad_reduce_in_fp32", U::boolean, C::none, P::defaulted, R::iteration, "megatron: accumulate and reduce gradients in fp32 (--accumulate-allreduce-grads-in-fp32); else in the 16-bit training type",
      [](Scenario& s) -> FieldRef { return &s.training.megatron.grad_reduce_in_fp32; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/fp16", U::boolean, C::none, P::defaulted, R::iteration, "megatron: fp16 training (--fp16) with its dynamic loss scaler: the optimizer step unscales the gradients, checks them for inf/NaN and all-reduces the flag; false is --bf16 (no grad scaler). Needs training.mixed_precision",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.fp16; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/clip_grad", U::number, C::non_negative, P::defaulted, R::iteration, "megatron: gradient clipping threshold (--clip-grad, default 1.0): the step computes the gradient norm, all-reduces it and scales the gradients (counted on every step); 0 turns norm and clip off",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.clip_grad; }, nullptr, {}, &megatron_only},
     {"/training/megatron/tp_across_machines", U::boolean, C::none, P::defaulted, R::iteration, "megatron: allow a tensor group to span machines (its all-reduces then cross the network)",
      [](Scenario& s) -> FieldRef { return &s.training.megatron.tp_across_machines; }, nullptr, {}, &megatron_only},
   }};

@@ -24,7 +24,8 @@ constexpr const char* kWhere = "/training/megatron";
 /// The symbols of the header for one scenario, per rank.
 struct Dims {
   double b, s, sc, T, Tn, h, f, a, kv, dh, V, w, g, E, k, t, c, e;
-  bool sp, causal, dropout, gated, flash;
+  double capacity_factor, imbalance;  ///< MoE dispatch: 0 = dropless; the busiest expert over the mean
+  bool sp, causal, dropout, gated, flash, pad;
   Recomputation recompute;
   TransformerParameterCount count;  ///< the model's parameters, whole (scenario/parameter_count.hpp)
 };
@@ -57,6 +58,9 @@ Dims dims_of(const Scenario& sc) {
   d.gated = m.gated_ffn;
   d.flash = sc.training.attention == AttentionKind::flash;
   d.recompute = g.recomputation;
+  d.capacity_factor = g.moe_capacity_factor.value_or(0.0);
+  d.pad = g.moe_pad_to_capacity;
+  d.imbalance = g.moe_load_imbalance;
   d.count = transformer_parameter_count(m).value_or(TransformerParameterCount{});  // the loader checked the shape
   return d;
 }
@@ -122,6 +126,38 @@ void add_attention(PassSeconds& p, const Clock& clk, const Dims& d) {
   p.backward += p.attention_backward;
 }
 
+/// Megatron-core's alltoall token dispatch on one rank for one layer and micro-batch (header):
+/// capacity, kept and dropped tokens, the busiest expert's rank, the permutation passes.
+MegatronMoeDispatch dispatch_of(const Dims& d) {
+  MegatronMoeDispatch x;
+  if (d.E <= 1) return x;
+  const double assignments = d.Tn * d.k;                      // T'·k
+  const double mean = assignments / d.E;                       // m
+  const double hot = d.imbalance * mean;                       // λ·m
+  const double other = mean * (d.E - d.imbalance) / (d.E - 1);  // the rest, evenly
+  const bool capped = d.capacity_factor > 0;
+  x.capacity = capped ? std::ceil(assignments / d.E * d.capacity_factor) : 0.0;
+  const auto fits = [&](double load) { return capped ? std::min(load, x.capacity) : load; };
+  const auto kept = [&](double load) { return d.pad && capped ? x.capacity : fits(load); };
+  const double fitted = fits(hot) + (d.E - 1) * fits(other);  // assignments within capacity
+  x.routed = kept(hot) + (d.E - 1) * kept(other);
+  x.dropped = assignments > 0 ? (assignments - fitted) / assignments : 0.0;
+  x.padding = x.routed > 0 ? (x.routed - fitted) / x.routed : 0.0;
+  // On the busiest expert's rank, after the all-to-all from the e ranks and the gather over the
+  // tensor group (T/T' = t with sequence parallelism).
+  const double gather = d.T / d.Tn;
+  const double local = d.E / d.e;
+  x.busiest_expert = gather * d.e * kept(hot);
+  x.other_expert = gather * d.e * kept(other);
+  x.busiest_rank = x.busiest_expert + (local - 1) * x.other_expert;
+  const double row = d.h * d.w;
+  x.permute = 2 * x.routed * row;                                  // index_select: read + write
+  x.sort = local > 1 ? 2 * x.busiest_rank * row : 0.0;             // sort_chunks_by_idxs (or the padded transpose)
+  x.unpermute = 5 * x.routed * row + d.Tn * row;                   // probs product 2, zeros, scatter_add 3
+  x.a2a_tokens = std::max(x.routed, x.busiest_rank / gather);
+  return x;
+}
+
 /// One transformer layer's compute on one rank for one micro-batch.
 PassSeconds layer_seconds(const Dims& d, const Clock& clk) {
   PassSeconds p;
@@ -131,12 +167,23 @@ PassSeconds layer_seconds(const Dims& d, const Clock& clk) {
   const double mask = d.dropout ? d.Tn * d.h : 0.0;
   std::vector<double> mem{2 * hw + 8 * d.Tn, 3 * hw + mask, 2 * hw + 8 * d.Tn, 3 * hw + mask};
   if (d.E > 1) {
+    // The busiest expert's rank (dispatch_of): its hot expert and its other local experts.
+    const MegatronMoeDispatch x = dispatch_of(d);
     const double local = d.E / d.e;                 // experts on this rank
-    const double tokens = d.T * d.k * d.e / d.E;    // tokens each local expert receives
     ls.push_back({d.T, d.E, d.h, 1});                // router
-    ls.push_back({tokens, d.g * d.f / d.t, d.h, local});
-    ls.push_back({tokens, d.h, d.f / d.t, local});
-    mem.push_back((d.g + 1) * d.T * d.k * d.f / d.t * d.w);
+    ls.push_back({x.busiest_expert, d.g * d.f / d.t, d.h, 1});
+    ls.push_back({x.busiest_expert, d.h, d.f / d.t, 1});
+    if (local > 1) {
+      ls.push_back({x.other_expert, d.g * d.f / d.t, d.h, local - 1});
+      ls.push_back({x.other_expert, d.h, d.f / d.t, local - 1});
+    }
+    mem.push_back((d.g + 1) * x.busiest_rank * d.f / d.t * d.w);
+    mem.push_back(x.permute);
+    if (x.sort > 0) {
+      mem.push_back(x.sort);  // permutation 2
+      mem.push_back(x.sort);  // unpermutation 2
+    }
+    mem.push_back(x.unpermute);
   } else {
     ls.push_back({d.T, d.g * d.f / d.t, d.h, 1});
     ls.push_back({d.T, d.h, d.f / d.t, 1});
@@ -210,7 +257,9 @@ double activation_bytes(const Dims& d) {
   // Dropout masks (1 byte each, after the attention and FFN blocks) exist only with dropout.
   const double masks = d.dropout ? 2 * sbh : 0.0;
   const double whole = 4 * sbh + 2 * sbh + 2 * sbh + masks;
-  const double split = 2 * sbh + 4 * d.sc * d.b * d.kv * d.dh + 2 * sbh + d.k * (2 * d.g * d.sc * d.b * d.f + 2 * d.sc * d.b * d.f);
+  // Expert rows per token on the busiest expert's rank (k when balanced and dropless).
+  const double rows = d.E > 1 ? dispatch_of(d).busiest_rank / d.T : d.k;
+  const double split = 2 * sbh + 4 * d.sc * d.b * d.kv * d.dh + 2 * sbh + rows * (2 * d.g * d.sc * d.b * d.f + 2 * d.sc * d.b * d.f);
   const double scores = (d.flash || d.recompute == Recomputation::selective)
                             ? 0.0
                             : (d.dropout ? 5.0 : 2.0) * d.a * d.sc * d.s * d.b;  // softmax (+ mask, dropout output)
@@ -421,7 +470,9 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime cp_fwd = cp_ring > attn_f ? cp_ring - attn_f : SimTime::zero();
   const SimTime cp_bwd = 2 * cp_ring > attn_b ? 2 * cp_ring - attn_b : SimTime::zero();
   const bool ep_cross = L.expert_group_machines() > 1;
-  const double a2a_bytes = d.E > 1 ? d.Tn * d.k * d.h * d.w : 0.0;
+  // Each all-to-all waits for the rank that sends or receives the most rows (dispatch_of).
+  it.moe = dispatch_of(d);
+  const double a2a_bytes = d.E > 1 ? it.moe.a2a_tokens * d.h * d.w : 0.0;
   const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.step_latency(ep_cross), 1, "an expert all-to-all");
 
   it.layer_forward_compute = seconds_checked(layer.forward, "the layer forward time");

@@ -93,6 +93,13 @@ struct MegatronSpec {
   /// unscale, inf/NaN check and found-inf all-reduce to the optimizer step.
   bool fp16 = false;
   double clip_grad = 1.0;                  ///< --clip-grad (Megatron's default 1.0); 0: no gradient norm or clip
+  /// --moe-expert-capacity-factor: each expert takes at most ceil(T·k/E · factor) tokens of a
+  /// rank, the rest are dropped; nullopt: dropless (Megatron's default).
+  std::optional<double> moe_capacity_factor;
+  bool moe_pad_to_capacity = false;        ///< --moe-pad-expert-input-to-capacity: every expert gets exactly its capacity
+  /// The busiest expert's tokens over the mean (a stated input, 1: balanced): it sets the expert
+  /// step's time, since the all-to-alls and the expert GEMMs wait for it.
+  double moe_load_imbalance = 1.0;
   bool tp_across_machines = false;         ///< allow a tensor group to span machines (NVLink domains)
 };
 

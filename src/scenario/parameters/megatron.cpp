@@ -50,6 +50,12 @@ ParameterBlock megatron_parameters() {
      [](Scenario& s) -> FieldRef { return &s.training.megatron.fp16; }, nullptr, {}, &megatron_only},
     {"/training/megatron/clip_grad", U::number, C::non_negative, P::defaulted, R::iteration, "megatron: gradient clipping threshold (--clip-grad, default 1.0): the step computes the gradient norm, all-reduces it and scales the gradients (counted on every step); 0 turns norm and clip off",
      [](Scenario& s) -> FieldRef { return &s.training.megatron.clip_grad; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/moe_capacity_factor", U::number, C::positive, P::optional, R::iteration, "megatron, experts: --moe-expert-capacity-factor: each expert takes at most ceil(tokens x top-k / experts x factor) of a rank's tokens and drops the rest (default: dropless)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.moe_capacity_factor; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/moe_pad_to_capacity", U::boolean, C::none, P::defaulted, R::iteration, "megatron, experts: --moe-pad-expert-input-to-capacity: every expert receives exactly its capacity, padded (needs moe_capacity_factor)",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.moe_pad_to_capacity; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/moe_load_imbalance", U::number, C::at_least_one, P::defaulted, R::iteration, "megatron, experts: the busiest expert's tokens over the mean (1: balanced; at most experts / top-k); the busiest expert's rank sets the all-to-alls' and the expert GEMMs' time",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.moe_load_imbalance; }, nullptr, {}, &megatron_only},
     {"/training/megatron/tp_across_machines", U::boolean, C::none, P::defaulted, R::iteration, "megatron: allow a tensor group to span machines (its all-reduces then cross the network)",
      [](Scenario& s) -> FieldRef { return &s.training.megatron.tp_across_machines; }, nullptr, {}, &megatron_only},
   }};

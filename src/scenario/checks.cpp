@@ -364,6 +364,9 @@ void check_megatron(const Scenario& s, CheckContext& ctx) {
     add(ctx, "/training/gelu",
         "\"fused\" under training.parallelism \"megatron\" (Megatron-LM's layer always runs its fused bias + GeLU kernel; "
         "\"unfused\" describes Hugging Face's GPT-2 under a ZeRO-3 engine)");
+  if (g.fp16 && g.ep > 1 && !any_bad(ctx, {"/training/megatron/fp16", "/training/megatron/ep"}))
+    add(ctx, "/training/megatron/fp16",
+        "false with expert parallelism (Megatron-LM asserts \"Expert parallelism is not supported with fp16 training\")");
   if (g.fp16 && !s.training.mixed_precision && !any_bad(ctx, {"/training/megatron/fp16", "/training/mixed_precision"}))
     add(ctx, "/training/megatron/fp16",
         "false when /training/mixed_precision is false (fp16 is a 16-bit mixed-precision type; without it the step is "

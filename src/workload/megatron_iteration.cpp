@@ -455,9 +455,19 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
                                : ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 2, "a tensor-parallel all-reduce");
   const int tp_calls = d.sp ? 4 : 2;
   const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.step_latency(tp_cross), 2, "the loss all-reduce");
-  it.layer_tp_forward = tp_call * tp_calls;
+  // With experts and sequence parallelism the FFN half's all-gather and reduce-scatter are the
+  // dispatcher's, over the expert rows the busiest expert's rank gathers (N·h·w, the dispatch
+  // below; token_dispatcher.py gather_from_sequence_parallel_region after the all-to-all,
+  // reduce_scatter_to_sequence_parallel_region before the combine): 2 calls at S, 2 at S_e.
+  it.moe = dispatch_of(d);
+  const bool moe_tp = d.E > 1 && d.sp;
+  const double S_e = moe_tp ? it.moe.busiest_rank * d.h * d.w : S;
+  const SimTime tp_call_e =
+      moe_tp ? ring_time(S_e, g.tp, tp_rate, links.step_latency(tp_cross), 1, "a tensor-parallel collective") : tp_call;
+  const SimTime tp_layer = moe_tp ? 2 * tp_call + 2 * tp_call_e : tp_call * tp_calls;
+  it.layer_tp_forward = tp_layer;
   const double tp_share = g.tp > 1 ? static_cast<double>(g.tp - 1) / g.tp : 0.0;
-  it.tp_sent_bytes_per_layer = 4 * tp_share * S;
+  it.tp_sent_bytes_per_layer = 2 * tp_share * S + 2 * tp_share * S_e;
 
   // Context-parallel ring (K and V per step) and expert all-to-alls.
   const PassSeconds layer = layer_seconds(d, clk);
@@ -471,15 +481,14 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime cp_bwd = 2 * cp_ring > attn_b ? 2 * cp_ring - attn_b : SimTime::zero();
   const bool ep_cross = L.expert_group_machines() > 1;
   // Each all-to-all waits for the rank that sends or receives the most rows (dispatch_of).
-  it.moe = dispatch_of(d);
   const double a2a_bytes = d.E > 1 ? it.moe.a2a_tokens * d.h * d.w : 0.0;
   const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.step_latency(ep_cross), 1, "an expert all-to-all");
 
   it.layer_forward_compute = seconds_checked(layer.forward, "the layer forward time");
   it.layer_backward_compute = seconds_checked(layer.backward, "the layer backward time");
   SimTime layer_fwd = it.layer_forward_compute + it.layer_tp_forward + cp_fwd + 2 * a2a;
-  SimTime layer_bwd = it.layer_backward_compute + tp_call * tp_calls + cp_bwd + 2 * a2a;
-  it.layer_tp_backward = tp_call * tp_calls;
+  SimTime layer_bwd = it.layer_backward_compute + tp_layer + cp_bwd + 2 * a2a;
+  it.layer_tp_backward = tp_layer;
   if (d.recompute == Recomputation::full) layer_bwd += layer_fwd;
   if (d.recompute == Recomputation::selective) layer_bwd += attn_f;
 
@@ -740,7 +749,10 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const std::int64_t mb = g.micro_batches;
   const std::int64_t first_layers = it.stages.front().layers;
   it.collectives.push_back(collective(d.sp ? "tensor all-gather / reduce-scatter" : "tensor all-reduce", tp_cross, g.tp, S,
-                                      (d.sp ? 1 : 2) * tp_share * S, tp_call, 2 * tp_calls * first_layers * mb));
+                                      (d.sp ? 1 : 2) * tp_share * S, tp_call, 2 * (moe_tp ? 2 : tp_calls) * first_layers * mb));
+  if (moe_tp)
+    it.collectives.push_back(collective("tensor all-gather / RS (expert rows)", tp_cross, g.tp, S_e, tp_share * S_e,
+                                        tp_call_e, 2 * 2 * first_layers * mb));
   if (P > 1) it.collectives.push_back(collective("pipeline send / receive", pp_cross, 2, p2p_bytes, p2p_bytes, it.p2p_forward, 2 * mb * V));
   if (g.cp > 1) it.collectives.push_back(collective("context ring step (K, V)", cp_cross, g.cp, kv_bytes, kv_bytes, cp_step, 3 * (g.cp - 1) * first_layers * mb));
   if (d.E > 1 && g.ep > 1) it.collectives.push_back(collective("expert all-to-all", ep_cross, g.ep, a2a_bytes, a2a_bytes * (g.ep - 1) / g.ep, a2a, 4 * first_layers * mb));

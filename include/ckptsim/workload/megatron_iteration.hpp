@@ -43,6 +43,9 @@
 //     with sequence parallelism: 2 all-gathers + 2 reduce-scatters each way, the same bytes:
 //       t_AG = t_RS = (t-1)·alpha + (t-1)/t · S / B
 //     bytes each rank sends per layer forward: 4(t-1)/t · S either way.
+//     With experts and sequence parallelism the FFN half's pair is the dispatcher's, over the
+//     expert rows: an all-gather after the all-to-all and a reduce-scatter before the combine,
+//     each on S_e = N·h·w (N below), so 2(t-1)/t · (S + S_e) sent per layer forward.
 //   context parallelism (ring attention, Megatron's TransformerEngine path): c-1 steps, each
 //     passing the local K and V, 2·b·(s/c)·k_v·d_h/t·w bytes, overlapped with the attention
 //     block computes: exposed = max(0, (c-1)·t_step - t_attention); backward twice the bytes

@@ -115,6 +115,27 @@ TEST_CASE("moe dispatch: a capacity factor drops, and padding fills every expert
   CHECK(even_pad.moe.padding == doctest::Approx(0.2));
 }
 
+TEST_CASE("moe dispatch: under sequence parallelism the FFN half's tensor collectives carry the expert rows") {
+  // tp 2 with sequence parallelism (dp 4, ep 2): T = 1,024, T' = 512, A = 1,024, m = 256, u = 2;
+  // each local expert of the busiest rank 2 x 2 x 256 = 1,024 rows, N = 2,048. The attention's
+  // all-gather / reduce-scatter stay at S = T·h·w = 2,097,152 B; the dispatcher's gather over
+  // the tensor group and its reduce-scatter move S_e = N·h·w = 4,194,304 B.
+  const MegatronIteration it = moe_toy({{"tp", 2}, {"sequence_parallel", true}});
+  CHECK(it.moe.busiest_rank == 2048);
+  const MegatronCollective* attention = moe_collective(it, "tensor all-gather / reduce-scatter");
+  const MegatronCollective* experts = moe_collective(it, "tensor all-gather / RS (expert rows)");
+  REQUIRE(attention);
+  REQUIRE(experts);
+  CHECK(attention->bytes == 2'097'152);
+  CHECK(experts->bytes == 4'194'304);
+  // Two calls of each per layer and direction, 2 layers, 1 micro-batch: 8 each.
+  CHECK(attention->calls == 8);
+  CHECK(experts->calls == 8);
+  // Sent per rank forward: 2 x (1/2) x S + 2 x (1/2) x S_e = 6,291,456 B.
+  CHECK(it.tp_sent_bytes_per_layer == 6'291'456);
+  CHECK(it.layer_tp_forward == 2 * attention->time + 2 * experts->time);
+}
+
 TEST_CASE("moe dispatch: bad inputs are refused with their pointers") {
   auto problems_with = [](const json& extra, bool dense = false) {
     json doc = moe_toy_document();
@@ -133,5 +154,7 @@ TEST_CASE("moe dispatch: bad inputs are refused with their pointers") {
   CHECK(test::scenario_problems(moe_toy_document()).empty());
   CHECK(problems_with({{"moe_load_imbalance", 2.0}}).empty());
   CHECK(test::has_problem_at(problems_with({{"moe_capacity_factor", 0}}), "/training/megatron/moe_capacity_factor"));
+  // Megatron-LM refuses fp16 with expert parallelism (ep 2 here).
+  CHECK(test::has_problem_at(problems_with({{"fp16", true}}), "/training/megatron/fp16"));
   CHECK(test::has_problem_at(problems_with({{"moe_capacity_factor", 1.25}}, true), "/training/megatron/moe_capacity_factor"));
 }

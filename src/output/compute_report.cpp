@@ -91,15 +91,6 @@ void print_uses(std::ostream& out, const ComputeReport& r) {
                      r.times.iteration().seconds(), r.times.shape().layers);
 }
 
-void print_phases(std::ostream& out, const char* title, const std::vector<StepPhase>& phases) {
-  out << fmt::format("\n{:<46} {:>9} {:>6} {:>12} {:>11}\n", title, "kernels", "syncs", "HBM bytes", "time");
-  for (const StepPhase& p : phases)
-    out << fmt::format("  {:<44} {:>9.0f} {:>6.0f} {:>12} {:>11}\n", p.name, p.kernels, p.syncs, format_bytes(p.bytes),
-                       milliseconds_text(p.duration.seconds()));
-  out << fmt::format("  {:<44} {:>9} {:>6} {:>12} {:>11}\n", "total", "", "", "",
-                     milliseconds_text(total_duration(phases).seconds()));
-}
-
 /// The fraction of the GPU's peak a kernel that executes FLOPs achieves: FLOPs / (t · P), its
 /// launch, tile and wave quantization included (0 for memory-bound kernels).
 double peak_fraction(const ComputeReport& r, const Kernel& k, double seconds) {
@@ -128,7 +119,18 @@ void print_kernels(std::ostream& out, const ComputeReport& r) {
     }
 }
 
-nlohmann::json phases_json(const std::vector<StepPhase>& phases) {
+}  // namespace
+
+void print_step_phases(std::ostream& out, const char* title, const std::vector<StepPhase>& phases) {
+  out << fmt::format("\n{:<46} {:>9} {:>6} {:>12} {:>11}\n", title, "kernels", "syncs", "HBM bytes", "time");
+  for (const StepPhase& p : phases)
+    out << fmt::format("  {:<44} {:>9.0f} {:>6.0f} {:>12} {:>11}\n", p.name, p.kernels, p.syncs, format_bytes(p.bytes),
+                       milliseconds_text(p.duration.seconds()));
+  out << fmt::format("  {:<44} {:>9} {:>6} {:>12} {:>11}\n", "total", "", "", "",
+                     milliseconds_text(total_duration(phases).seconds()));
+}
+
+nlohmann::json step_phases_json(const std::vector<StepPhase>& phases) {
   nlohmann::json out = nlohmann::json::array();
   for (const StepPhase& p : phases)
     out.push_back({{"name", p.name},
@@ -141,8 +143,6 @@ nlohmann::json phases_json(const std::vector<StepPhase>& phases) {
   return out;
 }
 
-}  // namespace
-
 ComputeReport make_compute_report(const Scenario& scenario) {
   ComputeTimes times(scenario);
   const KernelTimer timer = KernelTimer::memory_only(scenario.cluster);
@@ -154,9 +154,9 @@ void print_compute_report(std::ostream& out, const ComputeReport& r, bool kernel
   print_gpu(out, r);
   print_layer(out, r);
   print_uses(out, r);
-  print_phases(out, "step boundary (DeepSpeed 0.7.3, before the update)", r.boundary);
+  print_step_phases(out, "step boundary (DeepSpeed 0.7.3, before the update)", r.boundary);
   out << "  (plus the latency of the overflow flag's and the gradient norm's all-reduces, in the iteration model)\n";
-  print_phases(out, "optimizer step and step end", r.optimizer);
+  print_step_phases(out, "optimizer step and step end", r.optimizer);
   if (kernels) print_kernels(out, r);
 }
 
@@ -197,7 +197,7 @@ nlohmann::json compute_report_json(const ComputeReport& r, bool kernels) {
   }
   doc["uses_s"] = uses;
   doc["iteration_compute_s"] = r.times.iteration().seconds();
-  doc["step_phases"] = {{"boundary", phases_json(r.boundary)}, {"optimizer", phases_json(r.optimizer)}};
+  doc["step_phases"] = {{"boundary", step_phases_json(r.boundary)}, {"optimizer", step_phases_json(r.optimizer)}};
   if (kernels) {
     nlohmann::json list = nlohmann::json::array();
     for (ComputeUse use : kAllUses)

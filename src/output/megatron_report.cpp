@@ -10,6 +10,7 @@
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/placement.hpp"
 #include "ckptsim/core/byte_units.hpp"
+#include "ckptsim/output/compute_report.hpp"
 #include "ckptsim/output/manifest.hpp"
 #include "ckptsim/scenario/checkpoint_layout.hpp"
 #include "ckptsim/scenario/units.hpp"
@@ -118,6 +119,31 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
                      format_bytes(shard), format_bytes(shard * L.gpus_per_machine()), L.gpus_per_machine(),
                      sharded ? "split over" : "whole on each of", L.dp() * L.cp(), L.dp() * L.cp(),
                      sharded ? ", the optimizer states one (distributed optimizer)" : ", and so are the optimizer states");
+  if (sc.model.experts > 1) {
+    const MegatronMoeDispatch& x = it.moe;
+    const std::string capacity = g.moe_capacity_factor
+                                     ? fmt::format("capacity {:.0f} tokens per expert and rank (factor {}{})", x.capacity,
+                                                   *g.moe_capacity_factor, g.moe_pad_to_capacity ? ", padded" : "")
+                                     : std::string("dropless");
+    out << fmt::format("\nexpert dispatch ({} experts, top-{}, {} per rank; {}; busiest expert {}x the mean), one layer and "
+                       "micro-batch:\n",
+                       sc.model.experts, sc.model.experts_per_token, sc.model.experts / L.ep(), capacity, g.moe_load_imbalance);
+    out << fmt::format("  a rank sends {:.0f} token rows ({:.1f}% of assignments dropped, {:.1f}% of the rows padding); the "
+                       "busiest expert's rank computes {:.0f} rows, {:.0f} in that expert\n",
+                       x.routed, 100 * x.dropped, 100 * x.padding, x.busiest_rank, x.busiest_expert);
+    out << fmt::format("  permutations {} forward (permute {}, sort by expert {} twice, unpermute {}); all-to-all {} per call\n",
+                       format_bytes(x.permutation_bytes()), format_bytes(x.permute), format_bytes(x.sort),
+                       format_bytes(x.unpermute), format_bytes(x.a2a_tokens * sc.model.hidden * (sc.training.mixed_precision ? 2 : 4)));
+  }
+  if (!it.step_phases.empty()) {
+    const MegatronStage& st = it.stages[static_cast<std::size_t>(it.step_stage)];
+    const std::string title = fmt::format("optimizer step, stage {} ({}{}{})", st.rank,
+                                          !sc.training.mixed_precision ? "fp32" : (g.fp16 ? "fp16" : "bf16"),
+                                          g.distributed_optimizer ? ", distributed optimizer" : "",
+                                          g.clip_grad > 0 ? fmt::format(", clip_grad {}", g.clip_grad) : std::string(", no clipping"));
+    print_step_phases(out, title.c_str(), it.step_phases);
+    out << fmt::format("  with its all-reduces (collectives below) {}\n", format_duration(st.step));
+  }
   out << "\ncollective                           link     group  buffer      time       calls/step\n";
   for (const MegatronCollective& c : it.collectives)
     out << fmt::format("{:<36} {:<8} {:>5}  {:>10}  {:>9}  {:>10}\n", c.name, c.link, c.group, format_bytes(c.bytes),
@@ -191,6 +217,19 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
                         {"total", st.memory.total()}}}});
   }
   doc["stages"] = stages;
+  if (sc.model.experts > 1)
+    doc["moe_dispatch"] = {{"capacity_tokens", it.moe.capacity},
+                           {"routed_rows", it.moe.routed},
+                           {"busiest_expert_rows", it.moe.busiest_expert},
+                           {"busiest_rank_rows", it.moe.busiest_rank},
+                           {"dropped_share", it.moe.dropped},
+                           {"padding_share", it.moe.padding},
+                           {"all_to_all_rows", it.moe.a2a_tokens},
+                           {"permutation_bytes_forward", it.moe.permutation_bytes()}};
+  if (!it.step_phases.empty())
+    doc["optimizer_step"] = {{"stage", it.step_stage},
+                             {"phases", step_phases_json(it.step_phases)},
+                             {"time_s", it.stages[static_cast<std::size_t>(it.step_stage)].step.seconds()}};
   auto colls = nlohmann::json::array();
   for (const MegatronCollective& c : it.collectives)
     colls.push_back({{"name", c.name}, {"link", c.link}, {"group", c.group}, {"buffer_bytes", c.bytes},

@@ -364,6 +364,30 @@ void check_megatron(const Scenario& s, CheckContext& ctx) {
     add(ctx, "/training/gelu",
         "\"fused\" under training.parallelism \"megatron\" (Megatron-LM's layer always runs its fused bias + GeLU kernel; "
         "\"unfused\" describes Hugging Face's GPT-2 under a ZeRO-3 engine)");
+  if (g.fp16 && g.ep > 1 && !any_bad(ctx, {"/training/megatron/fp16", "/training/megatron/ep"}))
+    add(ctx, "/training/megatron/fp16",
+        "false with expert parallelism (Megatron-LM asserts \"Expert parallelism is not supported with fp16 training\")");
+  if (g.fp16 && !s.training.mixed_precision && !any_bad(ctx, {"/training/megatron/fp16", "/training/mixed_precision"}))
+    add(ctx, "/training/megatron/fp16",
+        "false when /training/mixed_precision is false (fp16 is a 16-bit mixed-precision type; without it the step is "
+        "Megatron's FP32Optimizer)");
+  // MoE dispatch (workload/megatron_iteration.hpp): Megatron asserts a capacity factor for
+  // padding (token_dispatcher.py); the busiest expert holds at most every token once, T of the
+  // mean T·k/E, so the imbalance is at most E / k.
+  const bool moe_set = g.moe_capacity_factor || g.moe_pad_to_capacity || g.moe_load_imbalance != 1.0;
+  if (moe_set && s.model.experts <= 1 && !any_bad(ctx, {"/model/experts"}))
+    add(ctx, g.moe_capacity_factor ? "/training/megatron/moe_capacity_factor"
+             : g.moe_pad_to_capacity ? "/training/megatron/moe_pad_to_capacity"
+                                     : "/training/megatron/moe_load_imbalance",
+        "no expert-dispatch setting without experts (/model/experts is 1)");
+  if (g.moe_pad_to_capacity && !g.moe_capacity_factor && !any_bad(ctx, {"/training/megatron/moe_pad_to_capacity"}))
+    add(ctx, "/training/megatron/moe_pad_to_capacity",
+        "false without /training/megatron/moe_capacity_factor (Megatron-LM asserts a capacity factor to pad to)");
+  if (s.model.experts > 1 && !any_bad(ctx, {"/training/megatron/moe_load_imbalance", "/model/experts", "/model/experts_per_token"}) &&
+      s.model.experts_per_token >= 1 && g.moe_load_imbalance > static_cast<double>(s.model.experts) / s.model.experts_per_token)
+    add(ctx, "/training/megatron/moe_load_imbalance",
+        fmt::format("at most experts / top-k = {} / {} (the busiest expert can hold each token once)", s.model.experts,
+                    s.model.experts_per_token));
   if (g.overlap_param_gather && !g.distributed_optimizer && !any_bad(ctx, {"/training/megatron/overlap_param_gather"}))
     add(ctx, "/training/megatron/overlap_param_gather",
         "false without /training/megatron/distributed_optimizer (only the distributed optimizer gathers parameters)");

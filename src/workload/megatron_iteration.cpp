@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 
 namespace ckptsim {
 namespace {
@@ -22,7 +24,8 @@ constexpr const char* kWhere = "/training/megatron";
 /// The symbols of the header for one scenario, per rank.
 struct Dims {
   double b, s, sc, T, Tn, h, f, a, kv, dh, V, w, g, E, k, t, c, e;
-  bool sp, causal, dropout, gated, flash;
+  double capacity_factor, imbalance;  ///< MoE dispatch: 0 = dropless; the busiest expert over the mean
+  bool sp, causal, dropout, gated, flash, pad;
   Recomputation recompute;
   TransformerParameterCount count;  ///< the model's parameters, whole (scenario/parameter_count.hpp)
 };
@@ -55,6 +58,9 @@ Dims dims_of(const Scenario& sc) {
   d.gated = m.gated_ffn;
   d.flash = sc.training.attention == AttentionKind::flash;
   d.recompute = g.recomputation;
+  d.capacity_factor = g.moe_capacity_factor.value_or(0.0);
+  d.pad = g.moe_pad_to_capacity;
+  d.imbalance = g.moe_load_imbalance;
   d.count = transformer_parameter_count(m).value_or(TransformerParameterCount{});  // the loader checked the shape
   return d;
 }
@@ -73,8 +79,6 @@ class Clock {
   }
   [[nodiscard]] double flash(double flops) const { return rate_ ? flops / *rate_ : timer_.flash_seconds(flops); }
   [[nodiscard]] double memory(double bytes) const { return rate_ ? 0.0 : timer_.memory_seconds(bytes); }
-  /// The optimizer step is memory-bound whatever the override (it is not in the calibrated rate).
-  [[nodiscard]] double step_memory(double bytes) const { return timer_.memory_seconds(bytes); }
 
  private:
   KernelTimer timer_;
@@ -122,6 +126,38 @@ void add_attention(PassSeconds& p, const Clock& clk, const Dims& d) {
   p.backward += p.attention_backward;
 }
 
+/// Megatron-core's alltoall token dispatch on one rank for one layer and micro-batch (header):
+/// capacity, kept and dropped tokens, the busiest expert's rank, the permutation passes.
+MegatronMoeDispatch dispatch_of(const Dims& d) {
+  MegatronMoeDispatch x;
+  if (d.E <= 1) return x;
+  const double assignments = d.Tn * d.k;                      // T'·k
+  const double mean = assignments / d.E;                       // m
+  const double hot = d.imbalance * mean;                       // λ·m
+  const double other = mean * (d.E - d.imbalance) / (d.E - 1);  // the rest, evenly
+  const bool capped = d.capacity_factor > 0;
+  x.capacity = capped ? std::ceil(assignments / d.E * d.capacity_factor) : 0.0;
+  const auto fits = [&](double load) { return capped ? std::min(load, x.capacity) : load; };
+  const auto kept = [&](double load) { return d.pad && capped ? x.capacity : fits(load); };
+  const double fitted = fits(hot) + (d.E - 1) * fits(other);  // assignments within capacity
+  x.routed = kept(hot) + (d.E - 1) * kept(other);
+  x.dropped = assignments > 0 ? (assignments - fitted) / assignments : 0.0;
+  x.padding = x.routed > 0 ? (x.routed - fitted) / x.routed : 0.0;
+  // On the busiest expert's rank, after the all-to-all from the e ranks and the gather over the
+  // tensor group (T/T' = t with sequence parallelism).
+  const double gather = d.T / d.Tn;
+  const double local = d.E / d.e;
+  x.busiest_expert = gather * d.e * kept(hot);
+  x.other_expert = gather * d.e * kept(other);
+  x.busiest_rank = x.busiest_expert + (local - 1) * x.other_expert;
+  const double row = d.h * d.w;
+  x.permute = 2 * x.routed * row;                                  // index_select: read + write
+  x.sort = local > 1 ? 2 * x.busiest_rank * row : 0.0;             // sort_chunks_by_idxs (or the padded transpose)
+  x.unpermute = 5 * x.routed * row + d.Tn * row;                   // probs product 2, zeros, scatter_add 3
+  x.a2a_tokens = std::max(x.routed, x.busiest_rank / gather);
+  return x;
+}
+
 /// One transformer layer's compute on one rank for one micro-batch.
 PassSeconds layer_seconds(const Dims& d, const Clock& clk) {
   PassSeconds p;
@@ -131,12 +167,23 @@ PassSeconds layer_seconds(const Dims& d, const Clock& clk) {
   const double mask = d.dropout ? d.Tn * d.h : 0.0;
   std::vector<double> mem{2 * hw + 8 * d.Tn, 3 * hw + mask, 2 * hw + 8 * d.Tn, 3 * hw + mask};
   if (d.E > 1) {
+    // The busiest expert's rank (dispatch_of): its hot expert and its other local experts.
+    const MegatronMoeDispatch x = dispatch_of(d);
     const double local = d.E / d.e;                 // experts on this rank
-    const double tokens = d.T * d.k * d.e / d.E;    // tokens each local expert receives
     ls.push_back({d.T, d.E, d.h, 1});                // router
-    ls.push_back({tokens, d.g * d.f / d.t, d.h, local});
-    ls.push_back({tokens, d.h, d.f / d.t, local});
-    mem.push_back((d.g + 1) * d.T * d.k * d.f / d.t * d.w);
+    ls.push_back({x.busiest_expert, d.g * d.f / d.t, d.h, 1});
+    ls.push_back({x.busiest_expert, d.h, d.f / d.t, 1});
+    if (local > 1) {
+      ls.push_back({x.other_expert, d.g * d.f / d.t, d.h, local - 1});
+      ls.push_back({x.other_expert, d.h, d.f / d.t, local - 1});
+    }
+    mem.push_back((d.g + 1) * x.busiest_rank * d.f / d.t * d.w);
+    mem.push_back(x.permute);
+    if (x.sort > 0) {
+      mem.push_back(x.sort);  // permutation 2
+      mem.push_back(x.sort);  // unpermutation 2
+    }
+    mem.push_back(x.unpermute);
   } else {
     ls.push_back({d.T, d.g * d.f / d.t, d.h, 1});
     ls.push_back({d.T, d.h, d.f / d.t, 1});
@@ -210,7 +257,9 @@ double activation_bytes(const Dims& d) {
   // Dropout masks (1 byte each, after the attention and FFN blocks) exist only with dropout.
   const double masks = d.dropout ? 2 * sbh : 0.0;
   const double whole = 4 * sbh + 2 * sbh + 2 * sbh + masks;
-  const double split = 2 * sbh + 4 * d.sc * d.b * d.kv * d.dh + 2 * sbh + d.k * (2 * d.g * d.sc * d.b * d.f + 2 * d.sc * d.b * d.f);
+  // Expert rows per token on the busiest expert's rank (k when balanced and dropless).
+  const double rows = d.E > 1 ? dispatch_of(d).busiest_rank / d.T : d.k;
+  const double split = 2 * sbh + 4 * d.sc * d.b * d.kv * d.dh + 2 * sbh + rows * (2 * d.g * d.sc * d.b * d.f + 2 * d.sc * d.b * d.f);
   const double scores = (d.flash || d.recompute == Recomputation::selective)
                             ? 0.0
                             : (d.dropout ? 5.0 : 2.0) * d.a * d.sc * d.s * d.b;  // softmax (+ mask, dropout output)
@@ -344,6 +393,46 @@ MegatronCollective collective(std::string name, bool crosses, int group, double 
   return {std::move(name), crosses ? "network" : "NVLink", group, bytes, sent, time, calls};
 }
 
+/// Parameter tensors of one layer on one rank, dense and expert (Megatron-core's layer with
+/// TransformerEngine modules: fused QKV and FC1 weights, each norm a weight (RMSNorm) or a
+/// weight and a bias (LayerNorm), a bias on every linear layer in the GPT style; the router's
+/// weight; each local expert's FC1 and FC2, with their biases). Only the launch counts of the
+/// per-tensor kernels of the optimizer step read them.
+struct LayerTensors {
+  double dense = 0, experts = 0;
+};
+
+LayerTensors layer_tensors(const Dims& d) {
+  const double biased = d.gated ? 1.0 : 2.0;  // a linear layer's weight (and bias); a norm's weight (and bias)
+  LayerTensors t;
+  t.dense = 2 * biased + 2 * biased;          // QKV, projection; the two norms
+  const double ffn = 2 * biased;              // FC1, FC2
+  if (d.E > 1) {
+    t.dense += 1;                             // router
+    t.experts = ffn * d.E / d.e;
+  } else {
+    t.dense += ffn;
+  }
+  return t;
+}
+
+/// The time of a 4-byte all-reduce over n ranks on `machines` machines (n / machines each):
+/// NCCL's tuner runs the algorithm of least modelled time (src/graph/tuning.cc): the ring's
+/// 2(n - 1) steps at the tier's latency (ring_time), or the tree's 2((n/N - 1)·alpha_NVLink +
+/// ceil(log2 N)·alpha_network) (docs/references.md, "Bandwidth factors"); the bytes are negligible.
+SimTime scalar_all_reduce(std::int64_t n, std::int64_t machines, const Links& links, const char* what) {
+  if (n <= 1) return SimTime::zero();
+  const bool crosses = machines > 1;
+  const SimTime ring = ring_time(4, static_cast<int>(std::min<std::int64_t>(n, std::numeric_limits<int>::max())),
+                                 links.rate(crosses), links.step_latency(crosses), 2, what);
+  if (!crosses) return ring;
+  const std::int64_t local = std::max<std::int64_t>(1, n / machines);
+  const auto hops = static_cast<std::int64_t>(std::ceil(std::log2(static_cast<double>(machines))));
+  const SimTime tree = checked_add(checked_multiply(links.alpha_nvlink, 2 * (local - 1), kWhere, what),
+                                   checked_multiply(links.alpha, 2 * hops, kWhere, what), kWhere, what);
+  return std::min(ring, tree);
+}
+
 }  // namespace
 
 MegatronIteration simulate_megatron_iteration(const Scenario& s) {
@@ -366,9 +455,19 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
                                : ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 2, "a tensor-parallel all-reduce");
   const int tp_calls = d.sp ? 4 : 2;
   const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.step_latency(tp_cross), 2, "the loss all-reduce");
-  it.layer_tp_forward = tp_call * tp_calls;
+  // With experts and sequence parallelism the FFN half's all-gather and reduce-scatter are the
+  // dispatcher's, over the expert rows the busiest expert's rank gathers (N·h·w, the dispatch
+  // below; token_dispatcher.py gather_from_sequence_parallel_region after the all-to-all,
+  // reduce_scatter_to_sequence_parallel_region before the combine): 2 calls at S, 2 at S_e.
+  it.moe = dispatch_of(d);
+  const bool moe_tp = d.E > 1 && d.sp;
+  const double S_e = moe_tp ? it.moe.busiest_rank * d.h * d.w : S;
+  const SimTime tp_call_e =
+      moe_tp ? ring_time(S_e, g.tp, tp_rate, links.step_latency(tp_cross), 1, "a tensor-parallel collective") : tp_call;
+  const SimTime tp_layer = moe_tp ? 2 * tp_call + 2 * tp_call_e : tp_call * tp_calls;
+  it.layer_tp_forward = tp_layer;
   const double tp_share = g.tp > 1 ? static_cast<double>(g.tp - 1) / g.tp : 0.0;
-  it.tp_sent_bytes_per_layer = 4 * tp_share * S;
+  it.tp_sent_bytes_per_layer = 2 * tp_share * S + 2 * tp_share * S_e;
 
   // Context-parallel ring (K and V per step) and expert all-to-alls.
   const PassSeconds layer = layer_seconds(d, clk);
@@ -381,14 +480,15 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const SimTime cp_fwd = cp_ring > attn_f ? cp_ring - attn_f : SimTime::zero();
   const SimTime cp_bwd = 2 * cp_ring > attn_b ? 2 * cp_ring - attn_b : SimTime::zero();
   const bool ep_cross = L.expert_group_machines() > 1;
-  const double a2a_bytes = d.E > 1 ? d.Tn * d.k * d.h * d.w : 0.0;
+  // Each all-to-all waits for the rank that sends or receives the most rows (dispatch_of).
+  const double a2a_bytes = d.E > 1 ? it.moe.a2a_tokens * d.h * d.w : 0.0;
   const SimTime a2a = ring_time(a2a_bytes, g.ep, links.rate(ep_cross), links.step_latency(ep_cross), 1, "an expert all-to-all");
 
   it.layer_forward_compute = seconds_checked(layer.forward, "the layer forward time");
   it.layer_backward_compute = seconds_checked(layer.backward, "the layer backward time");
   SimTime layer_fwd = it.layer_forward_compute + it.layer_tp_forward + cp_fwd + 2 * a2a;
-  SimTime layer_bwd = it.layer_backward_compute + tp_call * tp_calls + cp_bwd + 2 * a2a;
-  it.layer_tp_backward = tp_call * tp_calls;
+  SimTime layer_bwd = it.layer_backward_compute + tp_layer + cp_bwd + 2 * a2a;
+  it.layer_tp_backward = tp_layer;
   if (d.recompute == Recomputation::full) layer_bwd += layer_fwd;
   if (d.recompute == Recomputation::selective) layer_bwd += attn_f;
 
@@ -443,24 +543,54 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const bool tied_pair = s.model.tied_embeddings && P > 1;
   const double vocab_rank = d.count.embedding / d.t;
   const SimTime tied_ar = tied_pair ? ring_time(vocab_rank * grad_word, 2, links.rate(pp_cross), links.step_latency(pp_cross), 2, "the embedding all-reduce") : SimTime::zero();
-  SimTime synced, slowest_step, gather_exposed;
+  // The optimizer step's scalar all-reduces (found inf, gradient norm) over the gradient-
+  // statistics group: every rank under the distributed optimizer, else the model-parallel group
+  // (dense) and the expert tensor-model-pipeline group (experts) (megatron_step_phases).
+  const bool moe = d.E > 1;
+  const SimTime ar_world = scalar_all_reduce(L.world(), L.machines(), links, "the optimizer's all-reduce");
+  const SimTime ar_dense = g.distributed_optimizer ? ar_world
+                                                    : scalar_all_reduce(L.model_group_size(false), L.model_group_machines(false), links,
+                                                                        "the optimizer's all-reduce");
+  const SimTime ar_expert = !moe ? SimTime::zero()
+                            : g.distributed_optimizer ? ar_world
+                                                      : scalar_all_reduce(L.model_group_size(true), L.model_group_machines(true), links,
+                                                                          "the optimizer's all-reduce");
+  const SimTime found_inf_ar = s.training.mixed_precision && g.fp16 ? ar_dense + ar_expert : SimTime::zero();
+  // One norm over both optimizers when their groups are the same (distributed), else one each.
+  const SimTime norm_ar = g.clip_grad > 0 ? (g.distributed_optimizer || !moe ? ar_dense : ar_dense + ar_expert) : SimTime::zero();
+  const KernelTimer step_timer = KernelTimer::memory_only(s.cluster);
+  const LayerTensors lt = layer_tensors(d);
+  // Per stage: the step's phases up to each all-reduce (segments), for the synchronization below.
+  std::vector<std::vector<SimTime>> segments(static_cast<std::size_t>(P));
+  std::vector<SimTime> finishes(static_cast<std::size_t>(P));
+  std::vector<StepSync> sync_order;  // the all-reduces of the step, in order (the same on every stage)
+  SimTime synced, gather_exposed;
   it.stages.resize(static_cast<std::size_t>(P));
   for (int r = 0; r < P; ++r) {
     MegatronStage& st = it.stages[static_cast<std::size_t>(r)];
     st.rank = r;
-    double dense = 0, experts = 0;
+    double dense = 0, experts = 0, dense_tensors = 0, expert_tensors = 0;
     for (int c = 0; c < V; ++c) {
       const int n = it.chunk_layers[static_cast<std::size_t>(c * P + r)];
       st.layers += n;
       dense += n * lp.dense;
       experts += n * lp.experts;
+      dense_tensors += n * lt.dense;
+      expert_tensors += n * lt.experts;
       st.forward += costs.forward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
       st.backward += costs.backward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
     }
-    if (r == 0) dense += vocab_rank;
+    if (r == 0) {
+      dense += vocab_rank;
+      dense_tensors += 1;
+    }
     // The last stage holds the output projection: its own when untied, else a copy of the
     // embedding when the first stage is another rank (synchronised by the tied all-reduce).
-    if (r == P - 1) dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
+    if (r == P - 1) {
+      const bool projection = d.count.output_projection > 0 || P > 1;
+      dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
+      dense_tensors += (projection ? 1.0 : 0.0) + (d.gated ? 1.0 : 2.0);
+    }
     st.parameters = dense + experts;
     const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
     const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.step_latency(dp_cross), factor, "the gradient reduce") +
@@ -478,16 +608,49 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     if (dp_cross && dc > 1) st.silent_busy = std::move(reduce_iv);
     st.grad_reduce_exposed = finish - st.schedule_end;
     synced = std::max(synced, finish);
+    finishes[ru] = finish;
     if (r == 0) it.grad_reduce = reduce;
-    // Adam on the rank's shard: 30 bytes per parameter read and written (header).
+    // The optimizer step's passes on the rank's shard (step_phases.hpp, megatron_step_phases).
     const double shard = g.distributed_optimizer ? dense / dc + experts / expert_dp : dense + experts;
-    st.step = seconds_checked(clk.step_memory(30 * shard), "the optimizer step");
+    MegatronStepShape step;
+    // Under the distributed optimizer a rank's shard of each bucket cuts about 1/(d·c) of its
+    // tensors and one more at the shard's edge.
+    const auto pieces = [&](double tensors, double params, int ranks) {
+      if (!g.distributed_optimizer || ranks <= 1) return tensors;
+      return std::min(tensors, std::ceil(tensors / ranks) + std::max(1.0, std::ceil(params / bucket)));
+    };
+    step.optimizers.push_back({g.distributed_optimizer ? dense / dc : dense, pieces(dense_tensors, dense, dc)});
+    if (moe) step.optimizers.push_back({g.distributed_optimizer ? experts / expert_dp : experts, pieces(expert_tensors, experts, expert_dp)});
+    step.rank_parameters = dense + experts;
+    step.buffers = static_cast<double>(V) * static_cast<double>(step.optimizers.size());
+    step.word_bytes = d.w;
+    step.grad_bytes = grad_word;
+    step.mixed_precision = s.training.mixed_precision;
+    step.fp16 = s.training.mixed_precision && g.fp16;
+    step.distributed = g.distributed_optimizer;
+    step.clip_grad = g.clip_grad;
+    step.norms = (moe && !g.distributed_optimizer) ? 2 : 1;
+    std::vector<StepPhase> phases = megatron_step_phases(step_timer, step);
+    // Segments between the all-reduces: every rank of the group waits at each.
+    std::vector<SimTime>& seg = segments[ru];
+    seg.assign(1, SimTime::zero());
+    if (r == 0) sync_order.clear();
+    for (const StepPhase& p : phases) {
+      seg.back() += p.duration;
+      if (p.sync == StepSync::none) continue;
+      seg.push_back(SimTime::zero());
+      if (r == 0) sync_order.push_back(p.sync);
+    }
+    st.step = total_duration(phases) + found_inf_ar + norm_ar;
+    if (r == 0 || st.step > it.stages[static_cast<std::size_t>(it.step_stage)].step) {
+      it.step_stage = r;
+      it.step_phases = std::move(phases);
+    }
     const double per_parameter = s.training.checkpoint_bytes_per_parameter;
     // Under the distributed optimizer each data-parallel rank owns 1/(d·c) of its stage's state;
     // without it every one holds all of it (header).
     st.checkpoint_shard = g.distributed_optimizer ? per_parameter * (dense / dc + experts / expert_dp) : per_parameter * (dense + experts);
     st.parameter_copies = dc;
-    slowest_step = std::max(slowest_step, st.step);
     const SimTime gather = g.distributed_optimizer
                                ? ring_time(dense * d.w, dc, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather") +
                                      ring_time(experts * d.w, expert_dp, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather")
@@ -527,7 +690,22 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     }
   }
   it.param_gather_exposed = gather_exposed;
-  it.iteration_time = synced + slowest_step + gather_exposed;
+  // The step: each stage runs its phases up to the first all-reduce from its own reduce's end;
+  // every all-reduce waits for the slowest rank of the group (all stages: the model-parallel
+  // group spans them, and so does the world), the segments after it start together.
+  {
+    SimTime at;
+    for (int r = 0; r < P; ++r) at = std::max(at, finishes[static_cast<std::size_t>(r)] + segments[static_cast<std::size_t>(r)][0]);
+    for (std::size_t k = 0; k < sync_order.size(); ++k) {
+      at += sync_order[k] == StepSync::found_inf ? found_inf_ar : norm_ar;
+      SimTime longest;
+      for (int r = 0; r < P; ++r) longest = std::max(longest, segments[static_cast<std::size_t>(r)][k + 1]);
+      at += longest;
+    }
+    it.step_start = synced;
+    it.step_end = at;
+  }
+  it.iteration_time = it.step_end + gather_exposed;
 
   // Network-busy intervals of one rank per stage (the NIC of its GPU) and the idle spans between,
   // in the two views of workload/profile.hpp. Profiler view (network_busy): the gradient reduce
@@ -551,7 +729,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
       if (g.distributed_optimizer) {
         // Under the next step's forward when overlapped (its place in this step: the start).
         if (g.overlap_param_gather) both({SimTime::zero(), it.param_gather});
-        else both({synced + slowest_step, it.iteration_time});
+        else both({it.step_end, it.iteration_time});
       }
     }
     st.idle_spans = gaps(st.network_busy, it.iteration_time);
@@ -571,10 +749,23 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const std::int64_t mb = g.micro_batches;
   const std::int64_t first_layers = it.stages.front().layers;
   it.collectives.push_back(collective(d.sp ? "tensor all-gather / reduce-scatter" : "tensor all-reduce", tp_cross, g.tp, S,
-                                      (d.sp ? 1 : 2) * tp_share * S, tp_call, 2 * tp_calls * first_layers * mb));
+                                      (d.sp ? 1 : 2) * tp_share * S, tp_call, 2 * (moe_tp ? 2 : tp_calls) * first_layers * mb));
+  if (moe_tp)
+    it.collectives.push_back(collective("tensor all-gather / RS (expert rows)", tp_cross, g.tp, S_e, tp_share * S_e,
+                                        tp_call_e, 2 * 2 * first_layers * mb));
   if (P > 1) it.collectives.push_back(collective("pipeline send / receive", pp_cross, 2, p2p_bytes, p2p_bytes, it.p2p_forward, 2 * mb * V));
   if (g.cp > 1) it.collectives.push_back(collective("context ring step (K, V)", cp_cross, g.cp, kv_bytes, kv_bytes, cp_step, 3 * (g.cp - 1) * first_layers * mb));
   if (d.E > 1 && g.ep > 1) it.collectives.push_back(collective("expert all-to-all", ep_cross, g.ep, a2a_bytes, a2a_bytes * (g.ep - 1) / g.ep, a2a, 4 * first_layers * mb));
+  // The step's scalar all-reduces, as the dense optimizer's group sees them (with experts the
+  // expert optimizer's own call counts too).
+  const std::int64_t stats_ranks = g.distributed_optimizer ? L.world() : L.model_group_size(false);
+  const bool stats_cross = (g.distributed_optimizer ? L.machines() : L.model_group_machines(false)) > 1;
+  const int stats_group = static_cast<int>(std::min<std::int64_t>(stats_ranks, std::numeric_limits<int>::max()));
+  if (found_inf_ar > SimTime::zero())
+    it.collectives.push_back(collective("found-inf all-reduce (step)", stats_cross, stats_group, 4, 8, ar_dense, moe ? 2 : 1));
+  if (norm_ar > SimTime::zero())
+    it.collectives.push_back(collective("gradient-norm all-reduce (step)", stats_cross, stats_group, 4, 8, ar_dense,
+                                        moe && !g.distributed_optimizer ? 2 : 1));
   if (dc > 1) {
     const double grad_bytes = it.stages.front().parameters * grad_word;
     it.collectives.push_back(collective(g.distributed_optimizer ? "data reduce-scatter (gradients)" : "data all-reduce (gradients)",

@@ -53,6 +53,24 @@ std::int64_t MegatronLayout::machines_spanned(std::int64_t size, std::int64_t st
 std::int64_t MegatronLayout::data_group_machines() const { return machines_spanned(dp_ * cp_, tp_); }
 std::int64_t MegatronLayout::expert_group_machines() const { return machines_spanned(ep_, tp_); }
 
+std::int64_t MegatronLayout::model_group_size(bool experts) const {
+  return static_cast<std::int64_t>(tp_) * (experts ? ep_ : 1) * pp_;
+}
+
+std::int64_t MegatronLayout::model_group_machines(bool experts) const {
+  // Blocks of b consecutive ranks (the tensor ranks, with the expert ranks after them), one per
+  // pipeline rank, t·c·d apart: the machines each block covers, counted once (ascending).
+  const std::int64_t b = static_cast<std::int64_t>(tp_) * (experts ? ep_ : 1);
+  const std::int64_t stride = static_cast<std::int64_t>(tp_) * cp_ * dp_;
+  std::int64_t count = 0, last = -1;
+  for (std::int64_t k = 0; k < pp_; ++k) {
+    const std::int64_t first = k * stride / gpm_, end = (k * stride + b - 1) / gpm_;
+    count += end - std::max(first, last + 1) + 1;
+    last = end;
+  }
+  return count;
+}
+
 BlastRadius MegatronLayout::machine_failure(std::int64_t machine) const {
   if (machine < 0 || machine >= machines())
     throw ModelError("/cluster/machines", fmt::format("machine {} is not one of the {} machines", machine, machines()));

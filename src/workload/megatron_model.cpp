@@ -72,19 +72,16 @@ class MegatronParallelism final : public ParallelismModel {
 
 IterationModel megatron_iteration_model(const Scenario& s, const MegatronIteration& it) {
   IterationModel m{Topology::build(s.cluster), {}, {}, {}, stage_memory(s, it), {}, {}, {}, {}};
-  SimTime slowest_step;
   double shard = 0;
   std::vector<std::pair<SimTime, SimTime>> busy;
   std::vector<std::pair<SimTime, SimTime>> silent;
   for (const MegatronStage& st : it.stages) {
-    slowest_step = std::max(slowest_step, st.step);
     shard = std::max(shard, st.checkpoint_shard);
     for (const PipelineSpan& iv : st.network_busy) busy.emplace_back(iv.from, iv.to);
     for (const PipelineSpan& iv : st.silent_busy) silent.emplace_back(iv.from, iv.to);
   }
-  // iteration = every stage's reduce done + the slowest step + the exposed gather
-  // (megatron_iteration.hpp): the step starts when the last reduce is done.
-  const SimTime step = it.iteration_time - it.param_gather_exposed - slowest_step;
+  // The step starts when the last reduce is done (megatron_iteration.hpp).
+  const SimTime step = it.step_start;
   const MegatronLayout& L = it.layout;
   m.workload.program.summary = fmt::format("megatron tp {} x cp {} x dp {} x pp {} (ep {}, {} chunks per rank), {} micro-batches",
                                            L.tp(), L.cp(), L.dp(), L.pp(), L.ep(), L.virtual_stages(), s.training.megatron.micro_batches);

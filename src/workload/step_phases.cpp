@@ -83,6 +83,56 @@ std::vector<StepPhase> optimizer_step_phases(const KernelTimer& timer, const Ste
   return out;
 }
 
+double multi_tensor_launches(double elements, double tensors, int depth) {
+  // depth_to_max_tensors of multi_tensor_apply.cuh, chunks of 65,536 elements, 320 per launch.
+  constexpr double kMaxTensors[4] = {110, 64, 48, 36};
+  if (elements <= 0 || tensors <= 0) return 0;
+  const double by_chunks = std::ceil(elements / (65536.0 * 320.0));
+  const double by_tensors = std::ceil(tensors / kMaxTensors[std::clamp(depth, 1, 4) - 1]);
+  return std::max(by_chunks, by_tensors);
+}
+
+std::vector<StepPhase> megatron_step_phases(const KernelTimer& timer, const MegatronStepShape& x) {
+  double E = 0, t = 0, foreach1 = 0, scale2 = 0, adam4 = 0;
+  for (const MegatronOptimizerPart& o : x.optimizers) {
+    E += o.elements;
+    t += o.tensors;
+    foreach1 += multi_tensor_launches(o.elements, o.tensors, 1);
+    scale2 += multi_tensor_launches(o.elements, o.tensors, 2);
+    adam4 += multi_tensor_launches(o.elements, o.tensors, 4);
+  }
+  const auto opts = static_cast<double>(x.optimizers.size());
+  const double w = x.word_bytes, g = x.grad_bytes;
+  std::vector<StepPhase> out;
+  const bool copy_grads = x.mixed_precision && g < 4;
+  out.push_back(phase("copy gradients to main (fp32)", StepPart::boundary, copy_grads ? t : 0, 0, copy_grads ? (g + 4) * E : 0));
+  if (x.mixed_precision && x.fp16) {
+    StepPhase unscale = phase("unscale and check inf/NaN", StepPart::boundary, 4 * opts + foreach1, 0, 8 * E);
+    unscale.sync = StepSync::found_inf;
+    out.push_back(unscale);
+    out.push_back(phase("found inf to host", StepPart::boundary, opts, opts, 0));
+  }
+  if (x.clip_grad > 0) {
+    // One norm over all optimizers' gradients, or one per optimizer (each over its own tensors).
+    const double norm_launches = x.norms > 1 ? foreach1 : multi_tensor_launches(E, t, 1);
+    StepPhase norm = phase("gradient norm (multi_tensor_l2norm)", StepPart::boundary, 4.0 * x.norms + norm_launches, 0, 4 * E);
+    norm.sync = StepSync::grad_norm;
+    out.push_back(norm);
+    out.push_back(phase("gradient norm to host", StepPart::boundary, x.norms, x.norms, 0));
+    out.push_back(phase("clip (multi_tensor_scale)", StepPart::update, opts + scale2, 0, 8 * E));
+  }
+  out.push_back(phase("fused Adam", StepPart::update, adam4, 0, 28 * E));
+  if (x.mixed_precision) {
+    const bool multi_tensor_copy = x.fp16 && !x.distributed;
+    out.push_back(phase("copy main parameters to model (16-bit)", StepPart::update, multi_tensor_copy ? opts + scale2 : t, 0,
+                        (4 + w) * E));
+  }
+  out.push_back(phase("zero the gradient buffer (next step)", StepPart::step_end, x.buffers, 0, g * x.rank_parameters));
+  StepShape none;
+  time_phases(out, timer, none);
+  return out;
+}
+
 SimTime total_duration(const std::vector<StepPhase>& phases) {
   SimTime t;
   for (const StepPhase& p : phases) t += p.duration;

@@ -654,6 +654,12 @@ check "iteration --profile: a megatron layout reads back the profile it writes" 
   '$bin' iteration $meg --scheduler gemini --write-profile '$tmp/meg-prof.json' >'$tmp/meg-a.txt' 2>&1 &&
   '$bin' iteration $meg --scheduler gemini --profile '$tmp/meg-prof.json' >'$tmp/meg-b.txt' 2>&1 &&
   grep -q 'measured profile; the model gives' '$tmp/meg-b.txt' && ! grep -q '^warning' '$tmp/meg-b.txt'"
+check "iteration: a megatron layout lists its optimizer step's passes and the gradient-norm all-reduce" bash -c "
+  out=\$('$bin' iteration $meg); echo \"\$out\" | grep -q '^optimizer step, stage' && echo \"\$out\" | grep -q '  fused Adam ' &&
+  echo \"\$out\" | grep -q '^gradient-norm all-reduce (step) '"
+check "iteration: megatron fp16 without mixed precision exits 2 naming /training/megatron/fp16" bash -c "
+  python3 -c \"import json; d = json.load(open('$meg')); d['training']['mixed_precision'] = False; d['training']['megatron']['fp16'] = True; json.dump(d, open('$tmp/meg-fp16.json', 'w'))\" &&
+  out=\$('$bin' iteration '$tmp/meg-fp16.json' 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/training/megatron/fp16'* ]]"
 check "iteration --trace: a megatron layout exits 2 saying it has no task graph" bash -c "
   '$bin' iteration $meg --trace '$tmp/meg-trace.json' 2>'$tmp/e' >/dev/null; test \$? -eq 2 && grep -q 'closed-form step model' '$tmp/e'"
 check "iteration --profile: an iteration time 4x the model's draws a warning with both times" bash -c "

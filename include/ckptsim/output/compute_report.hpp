@@ -34,4 +34,9 @@ void print_compute_report(std::ostream& out, const ComputeReport& report, bool k
 /// `kernels` every kernel.
 nlohmann::json compute_report_json(const ComputeReport& report, bool kernels);
 
+/// A list of step phases as a table under `title` (name, kernels, syncs, HBM bytes, time, and a
+/// total line), and as a JSON array; the megatron report prints its optimizer step with them.
+void print_step_phases(std::ostream& out, const char* title, const std::vector<StepPhase>& phases);
+nlohmann::json step_phases_json(const std::vector<StepPhase>& phases);
+
 }  // namespace ckptsim

@@ -89,6 +89,17 @@ struct MegatronSpec {
   bool overlap_grad_reduce = false;        ///< --overlap-grad-reduce
   bool overlap_param_gather = false;       ///< --overlap-param-gather
   bool grad_reduce_in_fp32 = false;        ///< --accumulate-allreduce-grads-in-fp32
+  /// --fp16 (else --bf16 under training.mixed_precision): fp16 adds the dynamic grad scaler's
+  /// unscale, inf/NaN check and found-inf all-reduce to the optimizer step.
+  bool fp16 = false;
+  double clip_grad = 1.0;                  ///< --clip-grad (Megatron's default 1.0); 0: no gradient norm or clip
+  /// --moe-expert-capacity-factor: each expert takes at most ceil(T·k/E · factor) tokens of a
+  /// rank, the rest are dropped; nullopt: dropless (Megatron's default).
+  std::optional<double> moe_capacity_factor;
+  bool moe_pad_to_capacity = false;        ///< --moe-pad-expert-input-to-capacity: every expert gets exactly its capacity
+  /// The busiest expert's tokens over the mean (a stated input, 1: balanced): it sets the expert
+  /// step's time, since the all-to-alls and the expert GEMMs wait for it.
+  double moe_load_imbalance = 1.0;
   bool tp_across_machines = false;         ///< allow a tensor group to span machines (NVLink domains)
 };
 

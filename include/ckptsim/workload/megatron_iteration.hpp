@@ -15,8 +15,26 @@
 //     backward; unfused: scores and context GEMMs and the softmax, mask and dropout passes over
 //     b·(a/t)·(s/c)·s elements); LayerNorms, residual adds and the activation as memory-bound
 //     passes over T'·h and T·f/t elements (backward: twice the forward bytes).
-//     Mixture of experts: the FFN becomes the router (T, E, h) and k expert FFNs per token,
-//     the tokens of a rank spread over its E/e local experts.
+//     Mixture of experts: the FFN becomes the router (T, E, h) and the expert FFNs, timed on
+//     the busiest expert's rank (dispatch below).
+//   MoE dispatch (Megatron-core core_v0.12.0, megatron/core/transformer/moe/token_dispatcher.py
+//     MoEAlltoAllTokenDispatcher, moe_utils.py permute / unpermute / get_capacity, unfused):
+//     a rank routes A = T'·k assignments (T' = T/t with sequence parallelism), mean m = A/E per
+//     expert; the busiest expert gets λ·m (training.megatron.moe_load_imbalance, stated; every
+//     rank's busiest is the same expert), the others m·(E - λ)/(E - 1) each. With a capacity
+//     factor C: capacity c = ceil(A/E · C) per expert and rank, each expert keeps min(load, c)
+//     and the rest is dropped; with pad_to_capacity every expert gets exactly c rows. Rows a
+//     rank sends: R = kept(λm) + (E - 1)·kept(rest). On the busiest expert's rank, after the
+//     all-to-all from the e ranks and the gather over the tensor group (u = T/T'): its expert
+//     n_hot = u·e·kept(λm) rows, each other local expert n_o = u·e·kept(rest), in all
+//     N = n_hot + (E/e - 1)·n_o; the expert GEMMs run at these row counts and the FFN
+//     activation passes over N rows. Permutation passes (memory-bound, forward; backward twice):
+//       permutation 1 (index_select)            2·R·h·w
+//       permutation 2 (sort_chunks_by_idxs, or the padded transpose; E/e > 1 only)  2·N·h·w
+//       unpermutation 2 (the same, back)        2·N·h·w
+//       unpermutation 1 (probs product 2·R·h·w, zeros T'·h·w, scatter_add 3·R·h·w)
+//     Not counted: the routing map's transposes and sorts (T'·E elements), the fused permute
+//     (--moe-permute-fusion), DeepEP's dispatcher.
 //   tensor-parallel collectives on NVLink (ring, Thakur et al. 2005), each on S = T·h·w bytes
 //   (Megatron's ParallelMLP / ParallelAttention; Korthikanti et al. 2022, §4.2.2):
 //     without sequence parallelism: 2 all-reduces forward (after the attention and FFN row-parallel
@@ -25,13 +43,17 @@
 //     with sequence parallelism: 2 all-gathers + 2 reduce-scatters each way, the same bytes:
 //       t_AG = t_RS = (t-1)·alpha + (t-1)/t · S / B
 //     bytes each rank sends per layer forward: 4(t-1)/t · S either way.
+//     With experts and sequence parallelism the FFN half's pair is the dispatcher's, over the
+//     expert rows: an all-gather after the all-to-all and a reduce-scatter before the combine,
+//     each on S_e = N·h·w (N below), so 2(t-1)/t · (S + S_e) sent per layer forward.
 //   context parallelism (ring attention, Megatron's TransformerEngine path): c-1 steps, each
 //     passing the local K and V, 2·b·(s/c)·k_v·d_h/t·w bytes, overlapped with the attention
 //     block computes: exposed = max(0, (c-1)·t_step - t_attention); backward twice the bytes
 //     (K, V and their gradients).
 //   expert parallelism: all-to-all dispatch and combine forward, and both again backward, each
-//     of T'·k·h·w bytes per rank, (e-1)/e of them leaving it:
-//     t_A2A = (e-1)·alpha + (e-1)/e · T'·k·h·w / B
+//     of S = max(R, N/u)·h·w bytes (the rank that sends or receives the most rows sets it; T'·k·h·w
+//     when balanced and dropless), (e-1)/e of them leaving it:
+//     t_A2A = (e-1)·alpha + (e-1)/e · S / B
 //   alpha, the latency of one ring step, is the tier's: cluster.nvlink_latency for a group inside
 //     one machine, cluster.network.latency for one that crosses machines (NCCL's tuning model
 //     charges each step the latency of the hardware it crosses: src/graph/tuning.cc, hwLat).
@@ -52,20 +74,29 @@
 //   group, in buckets of max(4e7, 1e6·d·c) parameters; with overlap_grad_reduce the buckets run
 //   during the stage's last backward (only the last bucket after it), else after the schedule.
 //   Tied embeddings with p > 1 add the all-reduce of the embedding gradient between the first
-//   and last stage. The optimizer step (Adam, memory-bound: 16-bit parameter, gradient, fp32
-//   main parameter and two moments read and written, 30 bytes per parameter) runs on the rank's
-//   shard Φ_r/(d·c) (distributed) or Φ_r; the distributed optimizer then all-gathers the 16-bit
-//   parameters (Φ_r·w bytes), hidden under the next step's forward except its first bucket
-//   with overlap_param_gather.
-// Iteration = max over stages of (schedule end + exposed gradient reduce) (the gradient-norm
-//   all-reduce over the model-parallel group synchronizes the stages) + the slowest step + the
-//   exposed parameter gather.
+//   and last stage. The optimizer step is Megatron-LM's pass list (step_phases.hpp,
+//   megatron_step_phases: gradients to fp32 main gradients, fp16's unscale and inf/NaN check,
+//   the gradient norm and clip, fused Adam, main parameters back to 16-bit, the gradient buffer
+//   zeroed) on the rank's shard Φ_r/(d·c) (distributed; experts Φ_e/(d·c/e)) or Φ_r, with its
+//   scalar all-reduces (found inf with fp16, the gradient norm with clip_grad > 0) over the
+//   gradient-statistics group: every rank under the distributed optimizer, else Megatron's
+//   model-parallel group (t·p ranks; the expert optimizer's t·e·p), each timed as NCCL's tuner
+//   picks for 4 bytes, the lesser of the ring's 2(n-1) steps and the tree's 2((n/N - 1)·alpha_NVLink +
+//   ceil(log2 N)·alpha_network) on N machines. The distributed optimizer then all-gathers the
+//   16-bit parameters (Φ_r·w bytes), hidden under the next step's forward except its first
+//   bucket with overlap_param_gather.
+// Iteration: each stage starts its step when its gradient reduce (and embedding sync) ends, runs
+//   its phases up to the first all-reduce, and every later segment starts when the all-reduce
+//   before it ends (the group spans every stage): step end = max_r(finish_r + A_r) + AR_1 +
+//   max_r(B_r) + AR_2 + max_r(C_r) (A, B, C the segments between the all-reduces); iteration =
+//   step end + the exposed parameter gather.
 // Memory per rank (Korthikanti et al. 2022, Table 2, per layer and micro-batch, bytes; 16-bit
 //   activations and 1-byte dropout masks):
 //     stored = 10·s·b·h (norm inputs, the two projection inputs kept whole, dropout masks)
 //            + 24·s·b·h + 5·a·s²·b (the rest), in general (gated FFN, grouped KV, experts):
 //       whole:  4sbh (norms) + 2sbh (QKV input) + 2sbh (FFN input) + 2sbh (masks)
 //       split:  2sbh (Q) + 4sb·k_v·d_h (K, V) + 2sbh (projection input) + k·(2·g·sbf + 2sbf)
+//               (with experts k is N/T, the busiest expert's rank's rows per token: k when balanced)
 //       scores: 5·a·s²·b  (softmax 2, its dropout mask 1, dropout output 2; none with flash)
 //     (model.dropout 0: no masks and no dropout output, so 2sbh less whole and 2·a·s²·b scores);
 //     with context parallelism the scores of a rank are a·(s/c)·s·b
@@ -98,6 +129,7 @@
 #include "ckptsim/scenario/scenario.hpp"
 #include "ckptsim/workload/megatron_layout.hpp"
 #include "ckptsim/workload/pipeline_schedule.hpp"
+#include "ckptsim/workload/step_phases.hpp"
 
 namespace ckptsim {
 
@@ -110,6 +142,23 @@ struct MegatronCollective {
   double sent_bytes = 0;  ///< bytes a rank sends per call
   SimTime time;           ///< one call
   std::int64_t calls = 0; ///< per iteration, on a rank of the busiest stage
+};
+
+/// Megatron-core's MoE token dispatch (alltoall dispatcher) on one rank, per layer and
+/// micro-batch (header); zero without experts.
+struct MegatronMoeDispatch {
+  double capacity = 0;        ///< tokens per expert from one rank (0: dropless)
+  double routed = 0;          ///< R: token rows a rank permutes and sends
+  double busiest_expert = 0;  ///< GEMM rows of the busiest expert
+  double other_expert = 0;    ///< GEMM rows of each other local expert of its rank
+  double busiest_rank = 0;    ///< N: the rows of all local experts of that rank
+  double dropped = 0;         ///< share of the T'·k assignments dropped
+  double padding = 0;         ///< share of the sent rows that are padding
+  double a2a_tokens = 0;      ///< max(R, N·T'/T): the rows of the all-to-all's busiest rank
+  double permute = 0;         ///< forward HBM bytes: permutation 1
+  double sort = 0;            ///< permutation 2 (and unpermutation 2), with several local experts
+  double unpermute = 0;       ///< unpermutation 1
+  [[nodiscard]] double permutation_bytes() const { return permute + 2 * sort + unpermute; }
 };
 
 /// Per-rank memory, bytes (peak over the step).
@@ -173,6 +222,11 @@ struct MegatronIteration {
   SimTime param_gather;                   ///< the distributed optimizer's parameter all-gather
   SimTime param_gather_exposed;
   SimTime schedule_time;                  ///< the pipeline's makespan
+  MegatronMoeDispatch moe;                ///< the token dispatch, with experts
+  SimTime step_start;                     ///< every stage's gradient reduce (and embedding sync) is done
+  SimTime step_end;                       ///< the last stage's optimizer step ends (before the exposed gather)
+  int step_stage = 0;                     ///< the stage with the longest step
+  std::vector<StepPhase> step_phases;     ///< its passes (step_phases.hpp, megatron_step_phases)
   SimTime iteration_time;
   double model_flops = 0;                 ///< per iteration, whole job (6 Φ_active tokens + attention)
   [[nodiscard]] double bubble_fraction() const;  ///< of the first pipeline rank

@@ -74,6 +74,12 @@ class MegatronLayout {
   [[nodiscard]] std::int64_t context_group_machines() const { return machines_spanned(cp_, tp_); }
   [[nodiscard]] std::int64_t data_group_machines() const;  ///< the d·c ranks of the dense gradients
   [[nodiscard]] std::int64_t expert_group_machines() const;  ///< the e ranks of an all-to-all
+  /// Ranks and machines of the gradient-statistics groups of the non-distributed optimizer:
+  /// Megatron's model-parallel group ("tp-pp": the t·p ranks sharing (i_c, i_d)) or, for the
+  /// expert optimizer, the expert tensor-model-pipeline group ("tp-ep-pp": t·e·p ranks, the
+  /// expert ranks consecutive after the tensor ranks).
+  [[nodiscard]] std::int64_t model_group_size(bool experts) const;
+  [[nodiscard]] std::int64_t model_group_machines(bool experts) const;
   /// True when pipeline neighbours sit on different machines.
   [[nodiscard]] bool pipeline_crosses_machines() const { return static_cast<std::int64_t>(tp_) * cp_ * dp_ >= gpm_; }
 

@@ -44,6 +44,63 @@
 // silent phase: the engine's program writes them between the update and the step end
 // (deepspeed_zero3.hpp). Not counted: the Python time of these loops (no published per-call
 // figure was found: the launch overhead is the only host cost counted, a lower bound).
+//
+// Megatron-LM's optimizer step (megatron_step_phases), as NVIDIA/Megatron-LM tag core_v0.12.0
+// (commit d580efc) runs it: megatron/core/optimizer/optimizer.py MixedPrecisionOptimizer.step
+// (prepare_grads, clip_grad_norm, step_with_ready_grads) with Float16OptimizerWithFloat16Params
+// or distrib_optimizer.py DistributedOptimizer, FP32Optimizer.step without mixed precision,
+// ChainedOptimizer.step for a dense and an expert optimizer; clip_grads.py get_grad_norm_fp32 and
+// clip_grad_by_total_norm_fp32; grad_scaler.py; __init__.py (TransformerEngine's FusedAdam, else
+// Apex's; a grad scaler only with --fp16 or --loss-scale); megatron/training/training.py train_step
+// (zero_grad_buffer before the next forward).
+// Symbols, per optimizer o (one; two with experts: dense and expert, ChainedOptimizer): E_o the
+// elements it updates on this rank (its shard under the distributed optimizer, else all of the
+// rank's parameters), t_o its parameter tensors (shard pieces under the distributed optimizer),
+// E = sum E_o, t = sum t_o; w the 16-bit word (2; 4 without mixed precision), g the gradient
+// buffer's word (4 with grad_reduce_in_fp32, else w); Φ_r the rank's parameters (the gradient
+// buffer it zeroes). multi_tensor_apply (TransformerEngine's and Apex's multi_tensor_apply.cuh,
+// PyTorch's ATen MultiTensorApply.cuh for the foreach kernel) cuts the tensors into chunks of
+// 65,536 elements and launches a kernel when 320 chunks or depth_to_max_tensors[depth - 1] =
+// {110, 64, 48, 36} tensors (depth 1..4 lists) are queued:
+//   M(E_o, t_o, depth) = max(ceil(E_o / (65536 x 320)), ceil(t_o / max_tensors(depth)))
+// (the larger of the two limits, a lower bound of the loop when tensors end mid-launch).
+//   copy gradients to main        _copy_model_grads_to_main_grads: main_grad.float() per
+//                                 tensor: t kernels, (g + 4)·E; none when g = 4 (.float() of an
+//                                 fp32 tensor is the tensor) and without mixed precision
+//                                 (FP32Optimizer: param.grad = param.main_grad)
+//   fp16 only (DynamicGradScaler; bf16 has no grad scaler, __init__.py):
+//   unscale and check inf/NaN     found_inf.fill_(0), inv_scale (double, reciprocal, float: 3),
+//                                 torch._amp_foreach_non_finite_check_and_unscale_ on the fp32
+//                                 main gradients: sum_o (4 + M(E_o, t_o, 1)) kernels, 8·E
+//     (found_inf's all-reduce, MAX, over the gradient-statistics group: the iteration model)
+//   found inf to host             found_inf.item(): per optimizer 1 copy, 1 sync
+//   clip_grad > 0 (--clip-grad, default 1.0):
+//   gradient norm                 get_grad_norm_fp32: the overflow buffer to the GPU (1), TE's
+//                                 multi_tensor_l2norm (zeros for 320 partial sums, M(E_o, t_o,
+//                                 1) launches, one cleanup), norm ** 2 (1): per norm
+//                                 4 + M launches, 4·E bytes
+//     (the norm's all-reduce, SUM, over the group: the iteration model)
+//   gradient norm to host         total_norm.item(): per norm 1 copy, 1 sync
+//   clip                          clip_grad_by_total_norm_fp32: the overflow buffer (1) and
+//                                 multi_tensor_scale in place (depth 2): sum_o (1 + M(E_o, t_o,
+//                                 2)) kernels, 8·E; it runs when the norm exceeds clip_grad:
+//                                 counted on every step (the bound; a step under the threshold
+//                                 skips it)
+//   Adam                          FusedAdam, multi_tensor_adam over [g, p, m, v] (depth 4) on
+//                                 the fp32 main parameters: reads 16, writes 12: 28·E,
+//                                 sum_o M(E_o, t_o, 4) kernels
+//   copy main parameters to model _copy_main_params_to_model_params (mixed precision only):
+//                                 per-tensor copy_ (bf16, and the distributed optimizer in
+//                                 both): t kernels; fp16 Float16Optimizer: overflow_buf.fill_
+//                                 and multi_tensor_scale(1.0) (depth 2): sum_o (1 + M) kernels;
+//                                 (4 + w)·E
+//   zero the gradient buffer      train_step's zero_grad_buffer before the next forward:
+//                                 grad_data.zero_() per buffer (one per model chunk and
+//                                 optimizer): g·Φ_r bytes written
+// Norms: one over every optimizer's gradients when their statistics groups are the same (the
+// distributed optimizer: every rank, both optimizers), else one per optimizer (model-parallel
+// and expert-model-parallel groups). Not counted: count_zeros (off by default), the grad
+// scaler's host-side update, the Python time of these loops (as for DeepSpeed above).
 #include <string_view>
 #include <vector>
 
@@ -55,6 +112,10 @@ namespace ckptsim {
 enum class StepPart { boundary, update, step_end };
 const char* to_string(StepPart part);
 
+/// A group-wide scalar all-reduce that follows a phase (Megatron's step; the iteration model
+/// times it and every rank of the group waits for it).
+enum class StepSync { none, found_inf, grad_norm };
+
 struct StepPhase {
   std::string_view name;
   StepPart part = StepPart::boundary;
@@ -62,6 +123,7 @@ struct StepPhase {
   double syncs = 0;       ///< host synchronizations
   double bytes = 0;       ///< HBM bytes read + written
   double host_bytes = 0;  ///< bytes over the GPU's host link
+  StepSync sync = StepSync::none;  ///< the all-reduce after it (Megatron)
   SimTime duration;
 };
 
@@ -78,6 +140,33 @@ struct StepShape {
 /// order. Their durations are the header's formula on `timer`'s figures.
 std::vector<StepPhase> boundary_phases(const KernelTimer& timer, const StepShape& shape);
 std::vector<StepPhase> optimizer_step_phases(const KernelTimer& timer, const StepShape& shape);
+
+/// One optimizer of Megatron's step (ChainedOptimizer holds one per parameter kind).
+struct MegatronOptimizerPart {
+  double elements = 0;  ///< E_o
+  double tensors = 0;   ///< t_o
+};
+
+struct MegatronStepShape {
+  std::vector<MegatronOptimizerPart> optimizers;  ///< dense, then expert (with experts)
+  double rank_parameters = 0;   ///< Φ_r, the gradient buffer zero_grad_buffer clears
+  double buffers = 1;           ///< gradient buffers zeroed (model chunks x optimizers)
+  double word_bytes = 2;        ///< w
+  double grad_bytes = 2;        ///< g
+  bool mixed_precision = true;  ///< 16-bit model parameters with fp32 main copies
+  bool fp16 = false;            ///< --fp16: a dynamic grad scaler
+  bool distributed = false;     ///< --use-distributed-optimizer
+  double clip_grad = 1.0;       ///< --clip-grad; 0: no norm, no clip
+  int norms = 1;                ///< gradient norms computed (1, or one per optimizer)
+};
+
+/// Megatron-LM's step, in order (header); the all-reduces between the boundary phases are the
+/// iteration model's. Boundary phases (part boundary) precede the norm's all-reduce's end,
+/// update phases follow it, step end is the buffer zeroing.
+std::vector<StepPhase> megatron_step_phases(const KernelTimer& timer, const MegatronStepShape& shape);
+
+/// multi_tensor_apply's launches for `elements` in `tensors` tensors with `depth` lists (header).
+double multi_tensor_launches(double elements, double tensors, int depth);
 
 /// The sum of the phases' durations.
 SimTime total_duration(const std::vector<StepPhase>& phases);

@@ -294,24 +294,29 @@ TEST_CASE("nccl-tests algorithms: the published 2 x 8 H100 log of nccl-tests iss
 }  // namespace nccl_algorithm_test
 
 TEST_CASE("megatron: the sizes of the collectives between machines, the default fit range of a calibration") {
-  // tp = 8 inside each DGX A100, d = 2 across the two machines, distributed optimizer: the only
+  // tp = 8 inside each DGX A100, d = 2 across the two machines, distributed optimizer: the
   // collectives on the network are the data-parallel reduce-scatter of the gradients and the
   // all-gather of the parameters, each of one stage's parameters per rank (P_r) times its word:
-  // gradients reduced in fp32 by default (4 B), parameters in bf16 (2 B); once per iteration.
+  // gradients reduced in fp32 by default (4 B), parameters in bf16 (2 B); once per iteration;
+  // and the optimizer step's 4-byte gradient-norm all-reduce over every rank (bf16: no
+  // found-inf all-reduce).
   const Scenario s = load_scenario_json(test::megatron_single_stage_document(), "megatron.json", ".");
   const MegatronIteration it = simulate_megatron_iteration(s);
   const double per_rank = it.stages[0].parameters;
   std::vector<CollectiveSize> job = parallelism_model(Parallelism::megatron).network_collective_sizes(s);
   std::sort(job.begin(), job.end(), [](const CollectiveSize& a, const CollectiveSize& b) { return a.bytes < b.bytes; });
-  REQUIRE(job.size() == 2);
+  REQUIRE(job.size() == 3);
   const double grad_word = s.training.megatron.grad_reduce_in_fp32 ? 4 : 2;
-  CHECK(job[0].bytes == doctest::Approx(2 * per_rank));
-  CHECK(job[1].bytes == doctest::Approx(grad_word * per_rank));
-  CHECK(job[1].traffic == doctest::Approx(job[1].bytes));  // one call per iteration
-  // The default range of an import with this base: both carry far more than 1% of the bytes.
+  CHECK(job[0].bytes == 4);
+  CHECK(job[0].traffic == 4);  // one call per iteration
+  CHECK(job[1].bytes == doctest::Approx(2 * per_rank));
+  CHECK(job[2].bytes == doctest::Approx(grad_word * per_rank));
+  CHECK(job[2].traffic == doctest::Approx(job[2].bytes));  // one call per iteration
+  // The default range of an import with this base: the gather and the reduce carry far more than
+  // 1% of the bytes, the 4-byte norm far less.
   const SizeRange r = default_size_range(job);
-  CHECK(r.min_bytes == job[0].bytes);
-  CHECK(r.max_bytes == job[1].bytes);
+  CHECK(r.min_bytes == job[1].bytes);
+  CHECK(r.max_bytes == job[2].bytes);
   CHECK(r.is_default);
   // A scalar all-reduce (8 B, 1,000 calls) beside a 1 GiB gather carries 8 kB of 1 GiB + 8 kB,
   // under 1%: the range starts at the gather, not at 8 B. With the 8 B collective carrying half

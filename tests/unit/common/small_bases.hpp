@@ -48,8 +48,9 @@ inline json cost_key_fsdp_leaf_spine() {
   return doc;
 }
 
-/// Megatron: tensor 2, pipeline 2 with 2 virtual stages, experts 4 over ep 2, grouped-query
-/// attention, a gated FFN and untied embeddings.
+/// Megatron: tensor 2, pipeline 2 with 2 virtual stages, experts 4 over ep 2 with a capacity
+/// factor (so that padding to capacity can change alone), grouped-query attention, a gated FFN
+/// and untied embeddings.
 inline json cost_key_megatron() {
   return cost_key_common(json::parse(R"({
     "cluster": {"instance": "dgx-h100", "machines": 2},
@@ -58,7 +59,8 @@ inline json cost_key_megatron() {
     "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 512,
                  "serialization_bandwidth": "1GB/s",
                  "megatron": {"tp": 2, "pp": 2, "ep": 2, "virtual_stages": 2, "micro_batches": 8,
-                              "sequence_parallel": true, "distributed_optimizer": true}},
+                              "sequence_parallel": true, "distributed_optimizer": true,
+                              "moe_capacity_factor": 2.0}},
     "strategy": {"kind": "gemini", "replicas": 2, "placement": "group"}})"));
 }
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "ckptsim/scenario/parameters.hpp"
+
 namespace ckptsim {
 namespace {
 
@@ -16,16 +18,19 @@ namespace {
 // file and fails when it differs, so the points are this build's).
 #include "development_points.inc"
 
-/// The first of the kernel model's efficiencies (workload/kernel_time.hpp; what `ckptsim
-/// calibrate` writes from profiled kernel classes) that the scenario file writes with a value of
-/// its own (not the GPU type's), as "cluster.gpu_gemm_efficiency".
-std::optional<std::string> kernel_efficiency_written(const Scenario& s) {
-  static constexpr std::string_view kPointers[] = {"/cluster/gpu_gemm_efficiency", "/cluster/gpu_memory_efficiency",
-                                                   "/cluster/gpu_flash_attention_efficiency"};
-  for (const std::string_view p : kPointers) {
-    const auto in = [&](const std::vector<std::string>& list) { return std::find(list.begin(), list.end(), p) != list.end(); };
-    if (in(s.written) && !in(s.written_unchanged)) {
-      std::string field(p.substr(1));
+/// The first of the GPU type's figures (the parameter table's rows filled from the GPU type:
+/// peak, HBM bandwidth, NVLink, the kernel model's SMs, efficiencies and launch time; what
+/// `ckptsim calibrate` writes from profiled kernels is among them) that the scenario file writes
+/// with a value of its own, as "cluster.gpu_gemm_efficiency": the GPU is then not the stock type
+/// whose published runs the band describes.
+std::optional<std::string> gpu_figure_written(const Scenario& s) {
+  const auto in = [](const std::vector<std::string>& list, std::string_view p) {
+    return std::find(list.begin(), list.end(), p) != list.end();
+  };
+  for (const Field& f : scenario_fields()) {
+    if (f.presence != Presence::from_gpu && f.presence != Presence::gpu_kernel) continue;
+    if (in(s.written, f.pointer) && !in(s.written_unchanged, f.pointer)) {
+      std::string field(f.pointer.substr(1));
       std::replace(field.begin(), field.end(), '/', '.');
       return field;
     }
@@ -85,8 +90,9 @@ BandView band_view(const Scenario& s, double predicted_s, bool profile_given) {
     v.not_applicable = "the iteration time is measured (training.iteration_time)";
   else if (s.training.compute_efficiency)
     v.not_applicable = "training.compute_efficiency is written: it replaces the kernel model whose errors the band describes";
-  else if (const auto written = kernel_efficiency_written(s))
-    v.not_applicable = fmt::format("{} is written (measured or calibrated): the band describes the kernel model's own figures", *written);
+  else if (const auto written = gpu_figure_written(s))
+    v.not_applicable = fmt::format("{} is written with a value other than the GPU type's (measured or calibrated): the band "
+                                   "describes the stock GPU's predictions", *written);
   if (!v.gpu_family.empty()) v.band = prediction_band(v.engine, v.gpu_family);
   return v;
 }

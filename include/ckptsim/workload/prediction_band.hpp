@@ -15,11 +15,10 @@
 //
 // It describes blind predictions only: an iteration time that is measured (training.
 // iteration_time in the scenario, or an imported profile) or a compute side that is measured or
-// calibrated (training.compute_efficiency, or one of the kernel model's efficiencies written in
-// the scenario file with a value other than its GPU type's: cluster.gpu_gemm_efficiency,
-// gpu_memory_efficiency, gpu_flash_attention_efficiency, what `ckptsim calibrate` writes from
-// profiled kernels) replaces what it describes, and the band is then reported as not applying,
-// with the reason. Network fields written in the file leave it in force: the development set's
+// calibrated (training.compute_efficiency, or any of the GPU type's figures written in the
+// scenario file with a value other than the type's: the parameter table's rows filled from the
+// GPU type, among them the kernel efficiencies `ckptsim calibrate` writes from profiled kernels)
+// replaces what it describes, and the band is then reported as not applying, with the reason. Network fields written in the file leave it in force: the development set's
 // own runs write their fabric.
 #include <optional>
 #include <span>

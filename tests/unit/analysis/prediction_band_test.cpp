@@ -101,6 +101,14 @@ TEST_CASE("the band applies to blind predictions only") {
   CHECK(band_view(gemm, 2.0, false).not_applicable->find("cluster.gpu_gemm_efficiency") != std::string::npos);
   gemm.written_unchanged = {"/cluster/gpu_gemm_efficiency"};
   CHECK(band_view(gemm, 2.0, false).has_range());
+  // Any figure the GPU type fills (the table's from-GPU rows: here the data-sheet peak), not only
+  // the kernel efficiencies; a field the type does not fill (the network) leaves the band.
+  Scenario peak = s;
+  peak.written = {"/cluster/gpu_peak_flops"};
+  CHECK(band_view(peak, 2.0, false).not_applicable->find("cluster.gpu_peak_flops") != std::string::npos);
+  Scenario network = s;
+  network.written = {"/cluster/network/latency"};
+  CHECK(band_view(network, 2.0, false).has_range());
   // A GPU given by its figures has no family and so no band; the prediction stands alone.
   Scenario figures = s;
   figures.cluster.gpu.clear();

@@ -6,14 +6,20 @@
 namespace ckptsim {
 namespace {
 
+/// The closed form of `c` (ETTR, and whether the checkpoint completes within its period).
+BandPoint point_of(const StrategyCosts& c, const AnalyticPrediction& closed) {
+  BandPoint p;
+  p.iteration_s = c.iteration_time.seconds();
+  p.ettr = closed.ettr;
+  if (takes_checkpoints(c.tier)) p.completes_within_period = c.completion <= c.iteration_time * c.every_iterations;
+  return p;
+}
+
+/// The run's costs with T replaced, and nothing else.
 BandPoint point_at(const Scenario& s, const StrategyCosts& run_costs, double iteration_s) {
   StrategyCosts c = run_costs;
   c.iteration_time = SimTime::from_seconds(iteration_s);
-  BandPoint p;
-  p.iteration_s = c.iteration_time.seconds();
-  p.ettr = predict_run(s, c).ettr;
-  if (takes_checkpoints(c.tier)) p.completes_within_period = c.completion <= c.iteration_time * c.every_iterations;
-  return p;
+  return point_of(c, predict_run(s, c));
 }
 
 }  // namespace
@@ -25,7 +31,7 @@ BandEffect band_effect(const Scenario& s, const StrategyCosts& costs) {
   const AnalyticPrediction at_t = predict_run(s, costs);
   e.closed_form = at_t.available;
   e.closed_form_reason = at_t.reason;
-  e.predicted = point_at(s, costs, e.view.predicted_s);
+  e.predicted = point_of(costs, at_t);
   e.low = point_at(s, costs, e.view.low_s());
   e.high = point_at(s, costs, e.view.high_s());
   return e;

@@ -9,9 +9,10 @@
 namespace ckptsim {
 namespace {
 
-/// FusedAdam's elements per launch: multi_tensor_apply chunks of 2048 x 32 elements, at most
-/// 320 blocks (one chunk each) per launch for four tensor lists (csrc/adam/multi_tensor_apply.cuh).
-constexpr double kAdamElementsPerLaunch = 2048.0 * 32.0 * 320.0;
+/// multi_tensor_apply's elements per launch: chunks of 2048 x 32 = 65,536 elements, at most 320
+/// blocks (one chunk each) per launch (DeepSpeed's csrc/adam/multi_tensor_apply.cuh, Apex's and
+/// TransformerEngine's multi_tensor_apply.cuh alike): DeepSpeed's FusedAdam and Megatron's step.
+constexpr double kMultiTensorElementsPerLaunch = 2048.0 * 32.0 * 320.0;
 
 StepPhase phase(std::string_view name, StepPart part, double kernels, double syncs, double bytes,
                 double host_bytes = 0) {
@@ -67,8 +68,8 @@ std::vector<StepPhase> optimizer_step_phases(const KernelTimer& timer, const Ste
   // ceil(E_g / elements per launch) times.
   const double full = groups - 1;
   const double last = E - full * x.sub_group_size;
-  const double adam_launches = full * std::ceil(x.sub_group_size / kAdamElementsPerLaunch) +
-                               std::ceil(std::max(last, 1.0) / kAdamElementsPerLaunch);
+  const double adam_launches = full * std::ceil(x.sub_group_size / kMultiTensorElementsPerLaunch) +
+                               std::ceil(std::max(last, 1.0) / kMultiTensorElementsPerLaunch);
   std::vector<StepPhase> out{
       phase("flatten 16-bit gradients", StepPart::update, groups, 0, 2 * w * E),
       phase("gradients to fp32", StepPart::update, groups, 0, (w + 4) * E),
@@ -84,10 +85,10 @@ std::vector<StepPhase> optimizer_step_phases(const KernelTimer& timer, const Ste
 }
 
 double multi_tensor_launches(double elements, double tensors, int depth) {
-  // depth_to_max_tensors of multi_tensor_apply.cuh, chunks of 65,536 elements, 320 per launch.
+  // depth_to_max_tensors of multi_tensor_apply.cuh; chunks as above.
   constexpr double kMaxTensors[4] = {110, 64, 48, 36};
   if (elements <= 0 || tensors <= 0) return 0;
-  const double by_chunks = std::ceil(elements / (65536.0 * 320.0));
+  const double by_chunks = std::ceil(elements / kMultiTensorElementsPerLaunch);
   const double by_tensors = std::ceil(tensors / kMaxTensors[std::clamp(depth, 1, 4) - 1]);
   return std::max(by_chunks, by_tensors);
 }

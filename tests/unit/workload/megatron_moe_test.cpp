@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/megatron_documents.hpp"
 #include "../common/scenario_documents.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
@@ -41,9 +42,7 @@ MegatronIteration moe_toy(const json& megatron_extra) {
 }
 
 const MegatronCollective* moe_collective(const MegatronIteration& it, const std::string& name) {
-  for (const MegatronCollective& c : it.collectives)
-    if (c.name == name) return &c;
-  return nullptr;
+  return test::find_named(it.collectives, name);
 }
 
 }  // namespace

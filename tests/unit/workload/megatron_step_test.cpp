@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../common/megatron_documents.hpp"
 #include "../common/scenario_documents.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
@@ -44,32 +45,14 @@ MegatronStepShape step_toy_shape() {
   return x;
 }
 
-const StepPhase* find_phase(const std::vector<StepPhase>& phases, const std::string& name) {
-  for (const StepPhase& p : phases)
-    if (p.name == name) return &p;
-  return nullptr;
-}
+const StepPhase* find_phase(const std::vector<StepPhase>& phases, const std::string& name) { return test::find_named(phases, name); }
 
-json step_megatron_document() {
-  return json::parse(R"({
-    "cluster": {"instance": "dgx-a100", "machines": 2},
-    "storage": {"bandwidth": "20GB/s"},
-    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
-    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
-                 "serialization_bandwidth": "2GB/s",
-                 "megatron": {"tp": 2, "pp": 2, "micro_batches": 4, "distributed_optimizer": true}},
-    "strategy": {"kind": "remote-periodic"},
-    "failures": {"process": "none"},
-    "run": {"duration": "1d"}
-  })");
-}
+json step_megatron_document() { return test::small_megatron_document(); }
 
 Scenario load_step_scenario(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
 
 const MegatronCollective* find_collective(const MegatronIteration& it, const std::string& name) {
-  for (const MegatronCollective& c : it.collectives)
-    if (c.name == name) return &c;
-  return nullptr;
+  return test::find_named(it.collectives, name);
 }
 
 }  // namespace

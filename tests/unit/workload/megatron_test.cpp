@@ -7,6 +7,7 @@
 #include "../common/scenario_documents.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/scenario/loader.hpp"
+#include "../common/megatron_documents.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
 #include "ckptsim/workload/megatron_iteration.hpp"
 #include "ckptsim/workload/megatron_layout.hpp"
@@ -33,21 +34,7 @@ json gpt3_korthikanti() {
   })");
 }
 
-/// A small GPT-style model on 2 machines of 8 GPUs: 4 layers, h 1024, f 4096, 16 heads,
-/// vocabulary 32000; t = 2, p = 2, d = 4.
-json small_megatron() {
-  return json::parse(R"({
-    "cluster": {"instance": "dgx-a100", "machines": 2},
-    "storage": {"bandwidth": "20GB/s"},
-    "model": {"layers": 4, "hidden": 1024, "ffn": 4096, "heads": 16, "vocabulary": 32000},
-    "training": {"parallelism": "megatron", "micro_batch": 1, "sequence_length": 1024,
-                 "serialization_bandwidth": "2GB/s",
-                 "megatron": {"tp": 2, "pp": 2, "micro_batches": 4, "distributed_optimizer": true}},
-    "strategy": {"kind": "remote-periodic"},
-    "failures": {"process": "none"},
-    "run": {"duration": "1d"}
-  })");
-}
+json small_megatron() { return test::small_megatron_document(); }
 
 Scenario load(const json& doc) { return load_scenario_json(doc, "test.json", "."); }
 

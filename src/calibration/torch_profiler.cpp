@@ -219,6 +219,18 @@ bool engine_hook_range(std::string_view name) {
   return false;
 }
 
+HookHostTime hook_host_time(const std::vector<ProfiledRank>& ranks) {
+  HookHostTime h;
+  for (const ProfiledRank& r : ranks) {
+    for (const ProfiledStep& s : r.steps) {
+      h.calls += s.hook_calls;
+      h.host_s += s.hook_host_s;
+      ++h.steps;
+    }
+  }
+  return h;
+}
+
 bool torch_profiler_reads(const nlohmann::json& e) {
   if (!e.is_object()) return true;
   const auto cat_it = e.find("cat"), name_it = e.find("name");

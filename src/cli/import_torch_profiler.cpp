@@ -56,22 +56,12 @@ void print_summary(std::ostream& out, const std::vector<ProfiledRank>& ranks) {
                          1e3 * idle, 1e3 * s.network_busy_s, classes);
     }
   }
-  // The engine's hooks on the host (FSDP's record_function ranges): their mean host time per
-  // call is what training.hook_host_time models.
-  long long calls = 0, steps = 0;
-  double host = 0;
-  for (const ProfiledRank& r : ranks) {
-    for (const ProfiledStep& s : r.steps) {
-      calls += s.hook_calls;
-      host += s.hook_host_s;
-      ++steps;
-    }
-  }
-  if (calls > 0)
+  // The engine's hooks on the host (FSDP's record_function ranges).
+  const HookHostTime hooks = hook_host_time(ranks);
+  if (hooks.calls > 0)
     out << fmt::format("engine hooks: {} calls in {} steps ({:.1f} per step), {:.3f} ms of host time per call (FSDP's hook ranges); "
                        "training.hook_host_time = \"{:.0f}us\" models them (docs/models.md, \"Engine hooks on the host\")\n",
-                       calls, steps, static_cast<double>(calls) / static_cast<double>(steps), 1e3 * host / static_cast<double>(calls),
-                       1e6 * host / static_cast<double>(calls));
+                       hooks.calls, hooks.steps, hooks.calls_per_step(), 1e3 * hooks.per_call_s(), 1e6 * hooks.per_call_s());
 }
 
 }  // namespace

@@ -118,6 +118,17 @@ ProfiledRank parse_torch_profiler(const nlohmann::json& doc, const std::string& 
 /// An engine hook's record_function range by its name (ProfiledStep::hook_calls).
 bool engine_hook_range(std::string_view name);
 
+/// The engine hooks of every step of the ranks: calls, steps and host seconds in all; the mean
+/// per call is what training.hook_host_time models.
+struct HookHostTime {
+  long long calls = 0;
+  long long steps = 0;
+  double host_s = 0;
+  [[nodiscard]] double per_call_s() const { return calls > 0 ? host_s / static_cast<double>(calls) : 0.0; }
+  [[nodiscard]] double calls_per_step() const { return steps > 0 ? static_cast<double>(calls) / static_cast<double>(steps) : 0.0; }
+};
+HookHostTime hook_host_time(const std::vector<ProfiledRank>& ranks);
+
 /// The measured idle-span profile (docs/profile-format.md) of the ranks' steps: one iteration per
 /// (rank, step), in order. The format's span k must be the same gap in every iteration: when the
 /// steps have different numbers of spans, the spans are matched to those of the step with the

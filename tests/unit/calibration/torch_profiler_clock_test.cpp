@@ -113,6 +113,12 @@ TEST_CASE("torch profiler: FSDP's hook ranges per step, by name, nested ranges n
   CHECK(r.steps[0].hook_host_s == doctest::Approx(7e-6));
   CHECK(r.steps[1].hook_calls == 2);
   CHECK(r.steps[1].hook_host_s == doctest::Approx(7e-6));
+  // Over both steps: 4 calls, 14 us, 3.5 us per call, 2 calls per step.
+  const HookHostTime h = hook_host_time({r});
+  CHECK(h.calls == 4);
+  CHECK(h.steps == 2);
+  CHECK(h.per_call_s() == doctest::Approx(3.5e-6));
+  CHECK(h.calls_per_step() == doctest::Approx(2.0));
   // The streaming reader keeps the hooks' ranges and drops the nested ones (torch_profiler_reads).
   CHECK(torch_profiler_reads({{"cat", "user_annotation"}, {"name", "FSDP::post_backward (x)"}}));
   CHECK_FALSE(torch_profiler_reads({{"cat", "user_annotation"}, {"name", "FSDP::post_backward_reduce (x)"}}));

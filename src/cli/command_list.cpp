@@ -49,6 +49,12 @@ void print_gpus(std::ostream& out) {
     out << fmt::format("  {:<20}   {}\n", "",
                        g.flash_efficiency ? kernel_figure("FlashAttention-2", *g.flash_efficiency)
                                           : std::string("FlashAttention-2 none (no published figure or no kernel)"));
+    out << fmt::format("  {:<20}   {}\n", "",
+                       g.gemm_depth_overhead
+                           ? fmt::format("GEMM depth overhead K0 {:g} elements at reference depth {:g} ({}: {})",
+                                         g.gemm_depth_overhead->value, g.gemm_reference_depth,
+                                         to_string(g.gemm_depth_overhead->origin), g.gemm_depth_overhead->source)
+                           : std::string("GEMM depth overhead none (no per-shape sweep found; every depth at the GEMM figure)"));
     out << fmt::format("  {:<20}   launch {} per kernel ({}); GEMM tiles {} x {}\n", "", format_duration(g.launch_overhead),
                        g.launch_source, g.tile_m, g.tile_n);
     out << fmt::format("  {:<20}   data sheet: {}\n", "", g.data_sheet);

@@ -54,6 +54,13 @@ void print_gpu(std::ostream& out, const ComputeReport& r) {
                      c.gpu_memory_bandwidth / 1e9, k.memory_efficiency, format_duration(k.launch_overhead),
                      k.flash_efficiency ? fmt::format("; FlashAttention-2 at {:.3f} of the peak", *k.flash_efficiency)
                                         : std::string());
+  if (k.gemm_depth_overhead && k.gemm_reference_depth)
+    out << fmt::format("  GEMM inner depth k: each tile pays K0 = {:g} elements more, so depth k runs at "
+                       "min(1, k/(k+K0) x {:g}/{:g}) of the GEMM figure (k below 768 taken as 768)\n",
+                       *k.gemm_depth_overhead, *k.gemm_reference_depth + *k.gemm_depth_overhead,
+                       *k.gemm_reference_depth);
+  else
+    out << "  GEMM inner depth k: no per-shape sweep for this GPU; every depth at the GEMM figure\n";
 }
 
 void print_layer(std::ostream& out, const ComputeReport& r) {
@@ -98,6 +105,11 @@ double peak_fraction(const ComputeReport& r, const Kernel& k, double seconds) {
   return k.flops > 0 && seconds > 0 && peak > 0 ? k.flops / (seconds * peak) : 0.0;
 }
 
+/// A GEMM's depth factor d(k) (kernel_time.hpp); 0 for other kernels and with the override.
+double depth_factor(const ComputeReport& r, const Kernel& k) {
+  return k.bound == KernelBound::gemm && !r.times.overridden() ? r.times.timer().gemm_depth_factor(k.k) : 0.0;
+}
+
 /// A GEMM's waves of tiles over the SMs (kernel_time.hpp); 0 for other kernels.
 double gemm_waves(const ComputeReport& r, const Kernel& k) {
   return k.bound == KernelBound::gemm ? r.times.timer().gemm_waves(k.m, k.n, k.batch) : 0.0;
@@ -105,14 +117,16 @@ double gemm_waves(const ComputeReport& r, const Kernel& k) {
 
 void print_kernels(std::ostream& out, const ComputeReport& r) {
   out << "\nkernels (one layer, the embedding and output stages; GEMMs and fused attention: the fraction of the peak\n"
-         "they achieve, FLOPs / (time x peak) with tile and wave quantization and the launch; GEMMs: waves of tiles)\n";
+         "they achieve, FLOPs / (time x peak) with tile and wave quantization and the launch; GEMMs: waves of tiles\n"
+         "and the depth factor d(k))\n";
   for (ComputeUse use : kAllUses)
     for (Pass pass : kAllPasses) {
       if (!has_pass(r, use, pass)) continue;
       for (const auto& [k, seconds] : r.times.timed_kernels(use, pass)) {
         std::string achieved;
         if (const double f = peak_fraction(r, k, seconds); f > 0) achieved = fmt::format("  {:.3f} of peak", f);
-        if (k.bound == KernelBound::gemm && !r.times.overridden()) achieved += fmt::format(", {:.0f} waves", gemm_waves(r, k));
+        if (k.bound == KernelBound::gemm && !r.times.overridden())
+          achieved += fmt::format(", {:.0f} waves, d {:.3f}", gemm_waves(r, k), depth_factor(r, k));
         out << fmt::format("  {:<10} {:<10} {:<38} {:<44} {:>11}{}\n", to_string(use), to_string(pass), k.name,
                            kernel_shape(k), fmt::format("{:.1f} us", seconds * 1e6), achieved);
       }
@@ -171,6 +185,10 @@ nlohmann::json compute_report_json(const ComputeReport& r, bool kernels) {
                 {"memory_efficiency", c.kernels.memory_efficiency},
                 {"flash_attention_efficiency",
                  c.kernels.flash_efficiency ? nlohmann::json(*c.kernels.flash_efficiency) : nlohmann::json(nullptr)},
+                {"gemm_depth_overhead",
+                 c.kernels.gemm_depth_overhead ? nlohmann::json(*c.kernels.gemm_depth_overhead) : nlohmann::json(nullptr)},
+                {"gemm_reference_depth",
+                 c.kernels.gemm_reference_depth ? nlohmann::json(*c.kernels.gemm_reference_depth) : nlohmann::json(nullptr)},
                 {"launch_overhead_s", c.kernels.launch_overhead.seconds()},
                 {"compute_efficiency_override", r.scenario.training.compute_efficiency
                                                     ? nlohmann::json(*r.scenario.training.compute_efficiency)
@@ -216,7 +234,8 @@ nlohmann::json compute_report_json(const ComputeReport& r, bool kernels) {
                           {"flops", k.flops},
                           {"time_s", seconds},
                           {"peak_fraction", peak_fraction(r, k, seconds)},
-                          {"waves", r.times.overridden() ? 0.0 : gemm_waves(r, k)}});
+                          {"waves", r.times.overridden() ? 0.0 : gemm_waves(r, k)},
+                          {"depth_factor", depth_factor(r, k)}});
       }
     doc["kernels"] = list;
   }

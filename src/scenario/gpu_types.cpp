@@ -51,6 +51,18 @@ constexpr const char* kMarkidis = "Markidis et al., IPDPSW 2018, https://arxiv.o
 //   ND H200 v5: triad 4.15 TB/s; FlashAttention-2 329.3 TFLOPS
 //   ND GB200 v6: FlashAttention-2 373.9 TFLOPS (no HBM figure)
 constexpr const char* kAzure = "Azure AI-benchmarking-guide, https://github.com/Azure/AI-benchmarking-guide";
+// GEMM depth overhead K0 (kernel_time.hpp): fitted by scripts/fit-gemm-depth to the Azure AI
+// benchmarking guide's cuBLASLt sweeps (Azure_Results/ND_*_results.md @ 8fd0c6e, shapes 2048^3 to
+// 32768^3 and 6144 x 12288 x 12288 whose tiles fill their waves): A100 80GB FP16 390 elements
+// (4 shapes, rms error 0.6 %); H100 80GB FP8 255 (6 shapes, 1.6 %); H200 FP8 175 (6 shapes,
+// 0.9 %). No BF16 sweep is published for H100/H200: their FP8 K0 is taken for BF16 (assumed: the
+// same depth per tile). Held out, H200 BF16 torch.bmm (tile-ai/TileOPs PR 2148: 8 x 1024^3 in
+// 30.7 us, 16 x 512^3 in 11.9 us) against the model with and without K0 is in docs/references.md.
+// The reference depth is the k of the MAMF best shape (A100 1024 x 10240 x 5120; H100
+// 2048 x 2048 x 13312).
+constexpr const char* kDepthSweep =
+    "fitted to the Azure AI-benchmarking-guide cuBLASLt sweep (scripts/fit-gemm-depth)";
+
 // Launch: "the launch overhead of null kernels ... about 3 microseconds with recent hardware and
 // software" (NVIDIA developer forums,
 // https://forums.developer.nvidia.com/t/too-much-time-for-kernel-launch-latency/233645/3).
@@ -109,6 +121,9 @@ std::vector<GpuType> make_gpu_types() {
     t.peak_flops = 312 * kTflops;
     t.nvlink_bandwidth = 300 * kGB;
     t.gemm_efficiency = measured(271.2, 312, kMamf);
+    t.gemm_depth_overhead = KernelFigure{390, large ? FigureOrigin::measured : FigureOrigin::assumed,
+                                         std::string(kDepthSweep) + ", A100 80GB FP16"};
+    t.gemm_reference_depth = 5120;
     const std::string azure_a100 = std::string(kAzure) + " (ND A100 v4, A100 80GB)";
     t.memory_efficiency = measured(1700, 2039, azure_a100 + ": triad 1.70 TB/s");
     t.flash_efficiency = measured(179.5, 312, azure_a100 + ": 179.5 TFLOPS, head dimension 64");
@@ -132,6 +147,8 @@ std::vector<GpuType> make_gpu_types() {
     t.peak_flops = 989 * kTflops;
     t.nvlink_bandwidth = 450 * kGB;
     t.gemm_efficiency = measured(794.5, 989, kMamf);
+    t.gemm_depth_overhead = KernelFigure{255, FigureOrigin::assumed, std::string(kDepthSweep) + ", H100 FP8 taken for BF16"};
+    t.gemm_reference_depth = 13312;
     t.memory_efficiency = measured(2970, 3350, std::string(kAzure) + " (ND H100 v5): triad 2.97 TB/s");
     t.flash_efficiency = measured(327.9, 989, std::string(kAzure) + " (ND H100 v5): 327.9 TFLOPS");
     add(std::move(t));
@@ -150,6 +167,8 @@ std::vector<GpuType> make_gpu_types() {
     t.peak_flops = 989 * kTflops;
     t.nvlink_bandwidth = 450 * kGB;
     t.gemm_efficiency = measured(794.5, 989, std::string(kMamf) + ": H100 SXM, \"H200 is the same\"");
+    t.gemm_depth_overhead = KernelFigure{175, FigureOrigin::assumed, std::string(kDepthSweep) + ", H200 FP8 taken for BF16"};
+    t.gemm_reference_depth = 13312;
     t.memory_efficiency = measured(4150, 4800, std::string(kAzure) + " (ND H200 v5): triad 4.15 TB/s");
     t.flash_efficiency = measured(329.3, 989, std::string(kAzure) + " (ND H200 v5): 329.3 TFLOPS");
     add(std::move(t));
@@ -258,6 +277,9 @@ void apply_gpu_type(ClusterSpec& cluster, const GpuType& type) {
   k.gemm_efficiency = type.gemm_efficiency.value;
   k.memory_efficiency = type.memory_efficiency.value;
   k.flash_efficiency = type.flash_efficiency ? std::optional<double>(type.flash_efficiency->value) : std::nullopt;
+  k.gemm_depth_overhead =
+      type.gemm_depth_overhead ? std::optional<double>(type.gemm_depth_overhead->value) : std::nullopt;
+  k.gemm_reference_depth = type.gemm_depth_overhead ? std::optional<double>(type.gemm_reference_depth) : std::nullopt;
   k.launch_overhead = type.launch_overhead;
   k.tile_m = type.tile_m;
   k.tile_n = type.tile_n;

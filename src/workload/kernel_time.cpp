@@ -26,6 +26,11 @@ SimTime use_time(double seconds, ComputeUse use, Pass pass) {
                          std::string("the ") + to_string(use) + " " + to_string(pass) + " compute time");
 }
 
+/// The smallest inner depth in the per-shape sweeps K0 is fitted to (802816 x 192 x 768, in the
+/// A100, H100 and H200 sweeps alike; scripts/fit-gemm-depth): below it d(k) is held at d(768)
+/// rather than extrapolated (cuBLAS changes its kernels for very shallow GEMMs).
+constexpr double kSmallestSweptDepth = 768;
+
 }  // namespace
 
 KernelTimer KernelTimer::from(const ClusterSpec& c, AttentionKind attention) {
@@ -43,6 +48,17 @@ KernelTimer KernelTimer::from(const ClusterSpec& c, AttentionKind attention) {
   t.tile_m_ = k.tile_m;
   t.tile_n_ = k.tile_n;
   t.gemm_rate_ = k.gemm_efficiency * c.gpu_peak_flops;
+  if (k.gemm_depth_overhead) {
+    if (!(*k.gemm_depth_overhead >= 0))
+      throw ModelError("/cluster/gpu_gemm_depth_overhead", "must be at least 0 (elements of GEMM inner depth)");
+    if (!k.gemm_reference_depth || !(*k.gemm_reference_depth >= 1))
+      throw ModelError("/cluster/gpu_gemm_reference_depth",
+                       "the GEMM depth overhead needs the inner depth k of the shape gpu_gemm_efficiency was "
+                       "measured at (at least 1): give /cluster/gpu_gemm_reference_depth or drop "
+                       "/cluster/gpu_gemm_depth_overhead");
+    t.depth_overhead_ = *k.gemm_depth_overhead;
+    t.reference_depth_ = *k.gemm_reference_depth;
+  }
   if (attention == AttentionKind::flash) {
     if (!k.flash_efficiency)
       throw ModelError("/training/attention",
@@ -76,8 +92,15 @@ double KernelTimer::gemm_waves(double m, double n, double batch) const {
   return std::ceil(tiles / sms_);
 }
 
+double KernelTimer::gemm_depth_factor(double k) const {
+  if (depth_overhead_ == 0 || !(k > 0)) return 1;
+  const double depth = k > kSmallestSweptDepth ? k : kSmallestSweptDepth;
+  const double d = depth / (depth + depth_overhead_) * (reference_depth_ + depth_overhead_) / reference_depth_;
+  return d < 1 ? d : 1;
+}
+
 double KernelTimer::gemm_seconds(double m, double n, double k, double batch) const {
-  const double tile = 2 * tile_m_ * tile_n_ * k / (gemm_rate_ / sms_);
+  const double tile = 2 * tile_m_ * tile_n_ * k / (gemm_rate_ * gemm_depth_factor(k) / sms_);
   return gemm_waves(m, n, batch) * tile + launch_;
 }
 

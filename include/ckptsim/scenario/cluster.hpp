@@ -39,6 +39,11 @@ struct GpuKernelSpec {
   double memory_efficiency = 0;            ///< achieved fraction of the HBM bandwidth (STREAM triad)
   std::optional<double> flash_efficiency;  ///< FlashAttention-2 forward + backward, fraction of the peak; nullopt: none published
   SimTime launch_overhead;                 ///< per kernel, on top of its work
+  /// K0: each GEMM tile's fixed cost (pipeline fill, output write) in elements of inner depth k;
+  /// nullopt: no per-shape sweep, every depth runs at gemm_efficiency (kernel_time.hpp).
+  std::optional<double> gemm_depth_overhead;
+  /// The inner depth k of the shape gemm_efficiency was measured at (needed with K0).
+  std::optional<double> gemm_reference_depth;
   int tile_m = 256;                        ///< GEMM output tile (rows x columns) one SM computes at a time
   int tile_n = 128;
 };

@@ -14,6 +14,10 @@
 //                      bandwidth; 1 (the data sheet) where no measurement was found
 //   flash_efficiency   FlashAttention-2 forward + backward throughput measured / the dense
 //                      peak; none where the kernel does not run or no figure was found
+//   gemm_depth_overhead  K0, each GEMM tile's fixed cost in elements of inner depth, fitted to
+//                      a per-shape cuBLASLt sweep (scripts/fit-gemm-depth); none where no
+//                      sweep was found. gemm_reference_depth is the inner depth of the shape
+//                      gemm_efficiency was measured at.
 //   launch_overhead    time per kernel launch on top of its work
 //   tile_m x tile_n    the GEMM output tile one SM computes at a time (cuBLAS's largest)
 // Units: bytes, bytes/s (NVLink per direction: half the data sheet's both-ways figure), FLOP/s,
@@ -56,6 +60,8 @@ struct GpuType {
   KernelFigure gemm_efficiency;
   KernelFigure memory_efficiency;
   std::optional<KernelFigure> flash_efficiency;  ///< nullopt: no FlashAttention-2 figure (or kernel)
+  std::optional<KernelFigure> gemm_depth_overhead;  ///< K0 in elements; nullopt: no per-shape sweep
+  double gemm_reference_depth = 0;                  ///< k of gemm_efficiency's shape (with K0)
   SimTime launch_overhead;
   std::string launch_source;
   int tile_m = 256;

@@ -11,10 +11,20 @@
 //   quantization; NVIDIA, "Matrix Multiplication Background User's Guide", section 3,
 //   https://docs.nvidia.com/deeplearning/performance/dl-performance-matrix-multiplication/index.html):
 //     tiles = ceil(m / t_m) · ceil(n / t_n) · batch,   waves = ceil(tiles / N)
-//     t_tile = 2·t_m·t_n·k / (e_g · P / N)             (one SM at e_g of its share of the peak)
+//     t_tile = 2·t_m·t_n·k / (e_g · d(k) · P / N)      (one SM at e_g·d(k) of its share of the peak)
 //     t = waves · t_tile + L
 //   A GEMM of a few whole waves runs at e_g · P, the rate the large-GEMM benchmark measures;
 //   one tile more than a full wave takes a second wave.
+//   Inner depth: every tile also pays a fixed cost that does not shrink with k (filling the
+//   shared-memory pipeline, writing the output tile), K0 elements of depth (cluster.
+//   gpu_gemm_depth_overhead, fitted to a per-shape cuBLASLt sweep by scripts/fit-gemm-depth).
+//   e_g was measured at depth k_ref (gpu_gemm_reference_depth, the large-GEMM benchmark's best
+//   shape), so at depth k the tile runs at e_g · d(k) of its share:
+//     d(k) = min(1, k / (k + K0) · (k_ref + K0) / k_ref)
+//   capped at 1 because e_g is the best of its benchmark's sweep, and held at d(768) below
+//   k = 768, the shallowest depth the sweeps measured (no extrapolation). Without K0, d = 1.
+//   Shapes whose tiles fill under 90 % of their waves are not described by the fit (cuBLAS
+//   picks smaller tiles there; the fixed 256 x 128 tile then overstates their time).
 //   Memory-bound kernel of `bytes` read + written:   t = bytes / (e_m · B) + L
 //   Fused attention (FlashAttention-2) of F FLOPs:   t = F / (e_a · P) + L
 // A use's duration is the sum of its kernels' (kernels run one after another on the compute
@@ -53,6 +63,8 @@ class KernelTimer {
   [[nodiscard]] double launch_seconds() const { return launch_; }
   /// GEMM waves: ceil(ceil(m / t_m) · ceil(n / t_n) · batch / N).
   [[nodiscard]] double gemm_waves(double m, double n, double batch = 1) const;
+  /// d(k): the fraction of e_g a GEMM of inner depth k reaches (1 without a depth overhead).
+  [[nodiscard]] double gemm_depth_factor(double k) const;
 
  private:
   double peak_ = 0;
@@ -61,6 +73,8 @@ class KernelTimer {
   double flash_rate_ = 0;    ///< e_a · P (0: no fused kernel figure)
   double sms_ = 1;
   double tile_m_ = 256, tile_n_ = 128;
+  double depth_overhead_ = 0;   ///< K0 (0: d = 1)
+  double reference_depth_ = 1;  ///< k_ref
   double launch_ = 0;
 };
 

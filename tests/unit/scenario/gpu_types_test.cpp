@@ -108,6 +108,32 @@ TEST_CASE("GPU types: kernel efficiencies are the measured throughput over the p
   }
 }
 
+TEST_CASE("GPU types: the GEMM depth overhead where a per-shape sweep exists, and its reference depth") {
+  // scripts/fit-gemm-depth on the Azure cuBLASLt sweeps: A100 80GB FP16 K0 = 390 (measured; the
+  // 40 GB part assumed the same), H100 FP8 255 and H200 FP8 175 (taken for BF16: assumed). The
+  // reference depth is the k of the MAMF best shape: A100 1024 x 10240 x 5120, H100 2048 x 2048
+  // x 13312. No sweep for V100 or B200: no K0.
+  REQUIRE(gpu("a100-sxm4-80gb").gemm_depth_overhead.has_value());
+  CHECK(gpu("a100-sxm4-80gb").gemm_depth_overhead->value == 390);
+  CHECK(gpu("a100-sxm4-80gb").gemm_depth_overhead->origin == FigureOrigin::measured);
+  CHECK(gpu("a100-sxm4-40gb").gemm_depth_overhead->origin == FigureOrigin::assumed);
+  CHECK(gpu("a100-sxm4-80gb").gemm_reference_depth == 5120);
+  CHECK(gpu("h100-sxm5-80gb").gemm_depth_overhead->value == 255);
+  CHECK(gpu("h200-sxm-141gb").gemm_depth_overhead->value == 175);
+  CHECK(gpu("h200-sxm-141gb").gemm_reference_depth == 13312);
+  CHECK_FALSE(gpu("v100-sxm2-32gb").gemm_depth_overhead.has_value());
+  CHECK_FALSE(gpu("b200-180gb").gemm_depth_overhead.has_value());
+  // The loader carries both into the cluster, and a written value replaces the type's.
+  json doc = test::minimal_scenario_document();  // p4d.24xlarge: A100 40GB
+  Scenario s = load_scenario_json(doc, "p4d.json", ".");
+  REQUIRE(s.cluster.kernels.gemm_depth_overhead.has_value());
+  CHECK(*s.cluster.kernels.gemm_depth_overhead == 390);
+  CHECK(*s.cluster.kernels.gemm_reference_depth == 5120);
+  doc["cluster"]["gpu_gemm_depth_overhead"] = 100;
+  s = load_scenario_json(doc, "depth.json", ".");
+  CHECK(*s.cluster.kernels.gemm_depth_overhead == 100);
+}
+
 TEST_CASE("loader: the instance's GPU type, cluster.gpu instead, and explicit fields over both") {
   json doc = test::minimal_scenario_document();  // p4d.24xlarge: A100 40GB
   Scenario s = load_scenario_json(doc, "p4d.json", ".");

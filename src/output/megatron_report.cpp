@@ -84,6 +84,7 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
                      "({} sent per rank forward)\n",
                      format_duration(it.layer_forward_compute), format_duration(it.layer_backward_compute),
                      format_duration(it.layer_tp_forward), format_bytes(it.tp_sent_bytes_per_layer));
+  out << fmt::format("collectives inside a machine: {}\n", it.nvlink_collectives);
   out << fmt::format("pipeline transfer {}; data-parallel gradient reduce {}, parameter gather {}; {} sent per rank per step\n\n",
                      format_duration(it.p2p_forward), format_duration(it.grad_reduce), format_duration(it.param_gather),
                      format_bytes(it.dp_sent_bytes_per_step));
@@ -185,7 +186,8 @@ nlohmann::json megatron_report_json(const Scenario& sc, const MegatronIteration&
                   {"backward_compute_s", it.layer_backward_compute.seconds()},
                   {"tensor_parallel_forward_s", it.layer_tp_forward.seconds()},
                   {"tensor_parallel_backward_s", it.layer_tp_backward.seconds()},
-                  {"tensor_parallel_sent_bytes", it.tp_sent_bytes_per_layer}};
+                  {"tensor_parallel_sent_bytes", it.tp_sent_bytes_per_layer},
+                  {"nvlink_collectives", it.nvlink_collectives}};
   doc["data_parallel"] = {{"gradient_reduce_s", it.grad_reduce.seconds()},
                           {"parameter_gather_s", it.param_gather.seconds()},
                           {"sent_bytes_per_step", it.dp_sent_bytes_per_step}};

@@ -63,6 +63,43 @@ constexpr const char* kAzure = "Azure AI-benchmarking-guide, https://github.com/
 constexpr const char* kDepthSweep =
     "fitted to the Azure AI-benchmarking-guide cuBLASLt sweep (scripts/fit-gemm-depth)";
 
+// Collectives inside one machine of 8 GPUs (NVLink + NVSwitch), nccl-tests bus bandwidth by size
+// (bus_curve.hpp; docs/references.md, "Collectives inside a machine"):
+//   all-reduce as NCCL picks it on 8 GPUs: Azure AI benchmarking guide, Azure_Results/
+//   ND_A100_v4_results.md, ND_H100_v5_results.md, ND_H200_v5_results.md @ 8fd0c6e, all_reduce_perf
+//   -g 8, in place, 1 MiB to 8 GiB (NCCL 2.18.5 on A100 and H100, 2.20.5 on H200). On H100/H200
+//   that is NVLink SHARP (NVLS; the file says so); A100 has no NVLS (NCCL src/graph/tuning.cc,
+//   nvlsEfficiency 0 on Ampere), so its curve is NCCL's ring.
+//   ring reduce-scatter on one H100 server: NVIDIA/nccl issue 1047 (2023-10-31), out of place,
+//   128 MiB to 4 GiB (tests/fixtures/nccl-tests/reduce_scatter_perf-nccl-1047-h100x8.txt). NVLS
+//   does not serve reduce-scatter or all-gather on one machine (issue 1047's finding; nccl issue
+//   1670), so the ring is what Megatron's sequence-parallel collectives run. All-gather is taken
+//   equal (one machine of 8 H200, 16 GiB: reduce-scatter 362.9, all-gather 361.4, ring
+//   all-reduce 367.2 GB/s; ml-engineering network/README.md). H200: the H100 curve (the same
+//   NVLink 4 and NVSwitch; assumed). A100: the ring all-reduce curve (assumed for reduce-scatter
+//   and all-gather on the same evidence).
+constexpr double kMiB = 1024.0 * 1024;
+const std::vector<double> kAzureSizes = {1 * kMiB,   2 * kMiB,   4 * kMiB,    8 * kMiB,    16 * kMiB,
+                                         32 * kMiB,  64 * kMiB,  128 * kMiB,  256 * kMiB,  512 * kMiB,
+                                         1024 * kMiB, 2048 * kMiB, 4096 * kMiB, 8192 * kMiB};
+constexpr const char* kAzureNccl = "Azure AI-benchmarking-guide all_reduce_perf -g 8";
+
+BusCurve curve(const std::vector<double>& sizes, const std::vector<double>& gbps, std::string source, bool assumed) {
+  BusCurve c;
+  for (std::size_t i = 0; i < sizes.size(); ++i) c.points.push_back({sizes[i], gbps[i] * 1e9});
+  c.source = std::move(source);
+  c.assumed = assumed;
+  return c;
+}
+
+BusCurve h100_ring_reduce_scatter(bool assumed) {
+  return curve({128 * kMiB, 256 * kMiB, 512 * kMiB, 1024 * kMiB, 2048 * kMiB, 4096 * kMiB},
+               {311.34, 330.94, 340.94, 349.36, 354.81, 357.76},
+               std::string("NVIDIA/nccl issue 1047, reduce_scatter_perf on one H100 server (ring)") +
+                   (assumed ? ", taken for H200" : ""),
+               assumed);
+}
+
 // Launch: "the launch overhead of null kernels ... about 3 microseconds with recent hardware and
 // software" (NVIDIA developer forums,
 // https://forums.developer.nvidia.com/t/too-much-time-for-kernel-launch-latency/233645/3).
@@ -124,6 +161,14 @@ std::vector<GpuType> make_gpu_types() {
     t.gemm_depth_overhead = KernelFigure{390, large ? FigureOrigin::measured : FigureOrigin::assumed,
                                          std::string(kDepthSweep) + ", A100 80GB FP16"};
     t.gemm_reference_depth = 5120;
+    t.nvlink_all_reduce_curve = curve(kAzureSizes,
+                                      {36.22, 53.54, 71.43, 89.99, 109.22, 132.77, 166.63, 174.18, 213.87, 221.58, 228.10,
+                                       230.22, 230.48, 231.58},
+                                      std::string(kAzureNccl) + " (ND A100 v4, NCCL 2.18.5; ring: no NVLS on Ampere)", !large);
+    t.nvlink_ring_curve = *t.nvlink_all_reduce_curve;
+    t.nvlink_ring_curve->source += ", taken for reduce-scatter and all-gather";
+    t.nvlink_ring_curve->assumed = true;
+    t.nvlink_curve_gpus = 8;
     const std::string azure_a100 = std::string(kAzure) + " (ND A100 v4, A100 80GB)";
     t.memory_efficiency = measured(1700, 2039, azure_a100 + ": triad 1.70 TB/s");
     t.flash_efficiency = measured(179.5, 312, azure_a100 + ": 179.5 TFLOPS, head dimension 64");
@@ -149,6 +194,12 @@ std::vector<GpuType> make_gpu_types() {
     t.gemm_efficiency = measured(794.5, 989, kMamf);
     t.gemm_depth_overhead = KernelFigure{255, FigureOrigin::assumed, std::string(kDepthSweep) + ", H100 FP8 taken for BF16"};
     t.gemm_reference_depth = 13312;
+    t.nvlink_all_reduce_curve = curve(kAzureSizes,
+                                      {43.70, 81.93, 128.73, 172.13, 234.45, 295.53, 361.78, 400.61, 423.38, 438.46, 466.35,
+                                       472.36, 475.54, 478.87},
+                                      std::string(kAzureNccl) + " (ND H100 v5, NCCL 2.18.5, NVLS)", false);
+    t.nvlink_ring_curve = h100_ring_reduce_scatter(false);
+    t.nvlink_curve_gpus = 8;
     t.memory_efficiency = measured(2970, 3350, std::string(kAzure) + " (ND H100 v5): triad 2.97 TB/s");
     t.flash_efficiency = measured(327.9, 989, std::string(kAzure) + " (ND H100 v5): 327.9 TFLOPS");
     add(std::move(t));
@@ -169,6 +220,12 @@ std::vector<GpuType> make_gpu_types() {
     t.gemm_efficiency = measured(794.5, 989, std::string(kMamf) + ": H100 SXM, \"H200 is the same\"");
     t.gemm_depth_overhead = KernelFigure{175, FigureOrigin::assumed, std::string(kDepthSweep) + ", H200 FP8 taken for BF16"};
     t.gemm_reference_depth = 13312;
+    t.nvlink_all_reduce_curve = curve(kAzureSizes,
+                                      {52.96, 88.78, 138.44, 181.94, 240.41, 300.91, 368.11, 412.45, 432.24, 442.72, 467.58,
+                                       472.57, 477.41, 479.98},
+                                      std::string(kAzureNccl) + " (ND H200 v5, NCCL 2.20.5, NVLS)", false);
+    t.nvlink_ring_curve = h100_ring_reduce_scatter(true);
+    t.nvlink_curve_gpus = 8;
     t.memory_efficiency = measured(4150, 4800, std::string(kAzure) + " (ND H200 v5): triad 4.15 TB/s");
     t.flash_efficiency = measured(329.3, 989, std::string(kAzure) + " (ND H200 v5): 329.3 TFLOPS");
     add(std::move(t));
@@ -281,6 +338,9 @@ void apply_gpu_type(ClusterSpec& cluster, const GpuType& type) {
       type.gemm_depth_overhead ? std::optional<double>(type.gemm_depth_overhead->value) : std::nullopt;
   k.gemm_reference_depth = type.gemm_depth_overhead ? std::optional<double>(type.gemm_reference_depth) : std::nullopt;
   k.launch_overhead = type.launch_overhead;
+  cluster.nvlink_ring_curve = type.nvlink_ring_curve;
+  cluster.nvlink_all_reduce_curve = type.nvlink_all_reduce_curve;
+  cluster.nvlink_curve_gpus = type.nvlink_curve_gpus;
   k.tile_m = type.tile_m;
   k.tile_n = type.tile_n;
 }

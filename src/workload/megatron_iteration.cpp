@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/network/topology.hpp"
 #include "ckptsim/scenario/parameter_count.hpp"
+#include "ckptsim/scenario/units.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
 #include "ckptsim/workload/step_phases.hpp"
 
@@ -215,7 +217,25 @@ struct Links {
   /// A group that crosses machines pays the network's step latency (its slowest hops); one
   /// inside a machine NVLink's (NCCL's tuning model charges each step its own tier's latency).
   [[nodiscard]] SimTime step_latency(bool crosses) const { return crosses ? alpha : alpha_nvlink; }
+  /// The GPU type's measured curves inside a machine (nullptr: a ring at nvlink, alpha_nvlink
+  /// per step), and the GPU count they were measured on.
+  const BusCurve* ring_curve = nullptr;
+  const BusCurve* all_reduce_curve = nullptr;
+  int curve_gpus = 0;
+  /// A ring collective of `bytes` over n ranks (steps_factor 1: reduce-scatter or all-gather; 2:
+  /// all-reduce). Inside a machine with curves: t = k·S / busbw(S) (bus_curve.hpp) with
+  /// k = steps_factor·(n-1)/n, the all-reduce curve (NVLS on Hopper) for an all-reduce over the
+  /// curves' GPU count, else the ring curve; otherwise ring_time at the tier's rate and latency.
+  [[nodiscard]] SimTime collective(double bytes, int n, bool crosses, int steps_factor, const char* what) const;
 };
+
+SimTime Links::collective(double bytes, int n, bool crosses, int steps_factor, const char* what) const {
+  if (crosses || ring_curve == nullptr) return ring_time(bytes, n, rate(crosses), step_latency(crosses), steps_factor, what);
+  if (n <= 1 || bytes <= 0) return SimTime::zero();
+  const double k = steps_factor * static_cast<double>(n - 1) / n;
+  const BusCurve& curve = steps_factor == 2 && n == curve_gpus && all_reduce_curve != nullptr ? *all_reduce_curve : *ring_curve;
+  return checked_seconds(curve.seconds(bytes, k), kWhere, what);
+}
 
 Links links_of(const Scenario& s) {
   const ClusterSpec& c = s.cluster;
@@ -228,6 +248,11 @@ Links links_of(const Scenario& s) {
   l.network_p2p = std::min(c.nvlink_bandwidth, c.network.p2p_efficiency * per_gpu);
   l.alpha = c.network.latency;
   l.alpha_nvlink = c.nvlink_latency;
+  if (nvlink_curves_apply(s)) {
+    l.ring_curve = &*c.nvlink_ring_curve;
+    l.all_reduce_curve = c.nvlink_all_reduce_curve ? &*c.nvlink_all_reduce_curve : nullptr;
+    l.curve_gpus = c.nvlink_curve_gpus;
+  }
   return l;
 }
 
@@ -435,6 +460,28 @@ SimTime scalar_all_reduce(std::int64_t n, std::int64_t machines, const Links& li
 
 }  // namespace
 
+bool nvlink_curves_apply(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  const auto written = [&](std::string_view p) { return std::find(s.written.begin(), s.written.end(), p) != s.written.end(); };
+  return c.nvlink_curves && c.nvlink_ring_curve && !c.nvlink_ring_curve->points.empty() &&
+         !written("/cluster/nvlink_bandwidth") && !written("/cluster/nvlink_latency");
+}
+
+std::string nvlink_collectives_description(const Scenario& s) {
+  const ClusterSpec& c = s.cluster;
+  const std::string ring = fmt::format("a ring at {:.0f} GB/s with {} per step", c.nvlink_bandwidth / 1e9,
+                                       format_duration(c.nvlink_latency));
+  if (nvlink_curves_apply(s))
+    return fmt::format("measured nccl-tests curves of {} ({} GPUs): reduce-scatter/all-gather {}{}; all-reduce {}{}",
+                       c.gpu, c.nvlink_curve_gpus, c.nvlink_ring_curve->source,
+                       c.nvlink_ring_curve->assumed ? " (assumed)" : "",
+                       c.nvlink_all_reduce_curve ? c.nvlink_all_reduce_curve->source : std::string("the ring curve"),
+                       c.nvlink_all_reduce_curve && c.nvlink_all_reduce_curve->assumed ? " (assumed)" : "");
+  if (!c.nvlink_ring_curve) return ring + " (no published curve for this GPU)";
+  if (!c.nvlink_curves) return ring + " (cluster.nvlink_curves is false)";
+  return ring + " (cluster.nvlink_bandwidth or nvlink_latency is written, so the GPU type's measured curves are not used)";
+}
+
 MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   if (s.training.parallelism != Parallelism::megatron)
     throw ModelError("/training/parallelism", "the megatron iteration model needs \"megatron\"");
@@ -445,16 +492,16 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const Dims d = dims_of(s);
   const Clock clk(s);
   const Links links = links_of(s);
+  it.nvlink_collectives = nvlink_collectives_description(s);
   it.chunk_layers = virtual_stage_layers(s);
 
   // Tensor-parallel collectives of one layer (header): four calls of S = T·h·w each way.
   const bool tp_cross = L.tensor_group_machines() > 1;
   const double S = d.T * d.h * d.w;
-  const double tp_rate = links.rate(tp_cross);
-  const SimTime tp_call = d.sp ? ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 1, "a tensor-parallel collective")
-                               : ring_time(S, g.tp, tp_rate, links.step_latency(tp_cross), 2, "a tensor-parallel all-reduce");
+  const SimTime tp_call = d.sp ? links.collective(S, g.tp, tp_cross, 1, "a tensor-parallel collective")
+                               : links.collective(S, g.tp, tp_cross, 2, "a tensor-parallel all-reduce");
   const int tp_calls = d.sp ? 4 : 2;
-  const SimTime tp_small = ring_time(4 * d.T, g.tp, tp_rate, links.step_latency(tp_cross), 2, "the loss all-reduce");
+  const SimTime tp_small = links.collective(4 * d.T, g.tp, tp_cross, 2, "the loss all-reduce");
   // With experts and sequence parallelism the FFN half's all-gather and reduce-scatter are the
   // dispatcher's, over the expert rows the busiest expert's rank gathers (N·h·w, the dispatch
   // below; token_dispatcher.py gather_from_sequence_parallel_region after the all-to-all,
@@ -463,7 +510,7 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   const bool moe_tp = d.E > 1 && d.sp;
   const double S_e = moe_tp ? it.moe.busiest_rank * d.h * d.w : S;
   const SimTime tp_call_e =
-      moe_tp ? ring_time(S_e, g.tp, tp_rate, links.step_latency(tp_cross), 1, "a tensor-parallel collective") : tp_call;
+      moe_tp ? links.collective(S_e, g.tp, tp_cross, 1, "a tensor-parallel collective") : tp_call;
   const SimTime tp_layer = moe_tp ? 2 * tp_call + 2 * tp_call_e : tp_call * tp_calls;
   it.layer_tp_forward = tp_layer;
   const double tp_share = g.tp > 1 ? static_cast<double>(g.tp - 1) / g.tp : 0.0;
@@ -538,6 +585,11 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   // The data-parallel rings over their machines, slowed where they cross oversubscribed switch
   // tiers (network/topology.hpp, ring_tier_factor).
   const double dp_rate = links.rate(dp_cross) * (dp_cross ? ring_tier_factor(s.cluster.network, L.data_group_machines()) : 1.0);
+  // A data-parallel group across machines rings at dp_rate; one inside a machine as Links does.
+  const auto dp_collective = [&](double bytes, int n, int factor, const char* what) {
+    return dp_cross ? ring_time(bytes, n, dp_rate, links.step_latency(true), factor, what)
+                    : links.collective(bytes, n, false, factor, what);
+  };
   const double grad_word = g.grad_reduce_in_fp32 ? 4.0 : d.w;
   const double bucket = std::max(4e7, 1e6 * dc);
   const bool tied_pair = s.model.tied_embeddings && P > 1;
@@ -593,8 +645,8 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     }
     st.parameters = dense + experts;
     const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
-    const SimTime reduce = ring_time(dense * grad_word, dc, dp_rate, links.step_latency(dp_cross), factor, "the gradient reduce") +
-                           ring_time(experts * grad_word, expert_dp, dp_rate, links.step_latency(dp_cross), factor, "the expert gradient reduce");
+    const SimTime reduce = dp_collective(dense * grad_word, dc, factor, "the gradient reduce") +
+                           dp_collective(experts * grad_word, expert_dp, factor, "the expert gradient reduce");
     const auto ru = static_cast<std::size_t>(r);
     st.schedule_end = it.pipeline.rank_end[ru];
     // The reduce's buckets, and the embedding sync after them, are the silent view's network-busy
@@ -652,8 +704,8 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
     st.checkpoint_shard = g.distributed_optimizer ? per_parameter * (dense / dc + experts / expert_dp) : per_parameter * (dense + experts);
     st.parameter_copies = dc;
     const SimTime gather = g.distributed_optimizer
-                               ? ring_time(dense * d.w, dc, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather") +
-                                     ring_time(experts * d.w, expert_dp, dp_rate, links.step_latency(dp_cross), 1, "the parameter all-gather")
+                               ? dp_collective(dense * d.w, dc, 1, "the parameter all-gather") +
+                                     dp_collective(experts * d.w, expert_dp, 1, "the parameter all-gather")
                                : SimTime::zero();
     const auto buckets = static_cast<std::int64_t>(std::max(1.0, std::ceil(st.parameters / bucket)));
     const SimTime exposed = g.overlap_param_gather ? SimTime::from_ns((gather.ns() + buckets - 1) / buckets) : gather;

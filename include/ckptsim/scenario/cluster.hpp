@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ckptsim/core/sim_time.hpp"
+#include "ckptsim/scenario/bus_curve.hpp"
 #include "ckptsim/scenario/kinds.hpp"
 
 namespace ckptsim {
@@ -63,6 +64,14 @@ struct ClusterSpec {
   /// tuning model, src/graph/tuning.cc, hwLat[NVLINK][Ring][Simple] = 3.4 us (against 14 us per
   /// network step; docs/references.md). calibrate fits it from single-machine nccl-tests runs.
   SimTime nvlink_latency = nanoseconds(3'400);
+  /// Measured nccl-tests curves of collectives inside one machine (the GPU type's; bus_curve.hpp):
+  /// a ring reduce-scatter / all-gather, and the all-reduce NCCL picks on a full machine (NVLS on
+  /// Hopper, the ring on Ampere). The Megatron model times in-machine collectives by them unless
+  /// nvlink_curves is false or the scenario writes nvlink_bandwidth or nvlink_latency.
+  std::optional<BusCurve> nvlink_ring_curve;
+  std::optional<BusCurve> nvlink_all_reduce_curve;
+  int nvlink_curve_gpus = 0;               ///< the GPU count the curves were measured on
+  bool nvlink_curves = true;               ///< false: a ring at nvlink_bandwidth, nvlink_latency per step
   double gpu_peak_flops = 0;               ///< FLOP/s per GPU at the training precision (dense)
   double gpu_memory_bandwidth = 0;         ///< bytes/s per GPU, HBM (data sheet)
   GpuKernelSpec kernels;                   ///< the GPU type's kernel-level figures

@@ -62,6 +62,11 @@ struct GpuType {
   std::optional<KernelFigure> flash_efficiency;  ///< nullopt: no FlashAttention-2 figure (or kernel)
   std::optional<KernelFigure> gemm_depth_overhead;  ///< K0 in elements; nullopt: no per-shape sweep
   double gemm_reference_depth = 0;                  ///< k of gemm_efficiency's shape (with K0)
+  /// nccl-tests curves inside one machine of nvlink_curve_gpus GPUs (bus_curve.hpp); nullopt:
+  /// none published, a ring at nvlink_bandwidth is used.
+  std::optional<BusCurve> nvlink_ring_curve;
+  std::optional<BusCurve> nvlink_all_reduce_curve;
+  int nvlink_curve_gpus = 0;
   SimTime launch_overhead;
   std::string launch_source;
   int tile_m = 256;

@@ -229,10 +229,19 @@ struct MegatronIteration {
   std::vector<StepPhase> step_phases;     ///< its passes (step_phases.hpp, megatron_step_phases)
   SimTime iteration_time;
   double model_flops = 0;                 ///< per iteration, whole job (6 Φ_active tokens + attention)
+  std::string nvlink_collectives;         ///< how collectives inside a machine were timed (nvlink_collectives_description)
   [[nodiscard]] double bubble_fraction() const;  ///< of the first pipeline rank
   /// Achieved model FLOP/s per GPU over peak: model_flops / (iteration_time · GPUs · peak).
   [[nodiscard]] double mfu(double peak_flops) const;
 };
+
+/// Whether collectives inside a machine are timed by the GPU type's measured nccl-tests curves
+/// (scenario/bus_curve.hpp): the type has them, cluster.nvlink_curves is true, and the scenario
+/// writes neither nvlink_bandwidth nor nvlink_latency (a user's own figures are then used as a
+/// ring: T = (n-1)·alpha + (n-1)/n·S / B_nv per pass).
+bool nvlink_curves_apply(const Scenario& scenario);
+/// One line saying which of the two timed the in-machine collectives, and why.
+std::string nvlink_collectives_description(const Scenario& scenario);
 
 /// Simulates one step. Throws ModelError naming the field when the scenario lacks what the model
 /// needs (the loader has already checked the layout).

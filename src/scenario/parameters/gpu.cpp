@@ -21,6 +21,8 @@ ParameterBlock gpu_parameters() {
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
     {"/cluster/nvlink_latency", U::duration, C::non_negative, P::defaulted, R::iteration | R::costs, "latency of one ring step of a collective inside a machine (NVLink/NVSwitch); default NCCL's tuning model, 3.4 us",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_latency; }, nullptr, {}, &megatron_only},
+    {"/cluster/nvlink_curves", U::boolean, C::none, P::defaulted, R::iteration | R::costs, "time collectives inside a machine by the GPU type's measured nccl-tests curves (ring reduce-scatter/all-gather; all-reduce as NCCL picks it, NVLS on Hopper); default true; false, or nvlink_bandwidth or nvlink_latency written: a ring at nvlink_bandwidth with nvlink_latency per step",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_curves; }, nullptr, {}, &megatron_only},
     {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_gpu, R::iteration | R::costs, "peak dense FLOP rate per GPU at the training precision (data sheet)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
     {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU memory (HBM) bandwidth per GPU (data sheet)",
@@ -44,6 +46,7 @@ ParameterBlock gpu_parameters() {
   // Only the megatron model times collectives inside a machine by ring steps (the ZeRO-3/FSDP
   // flow model's groups cross machines).
   row_of(block, "/cluster/nvlink_latency").read_when = &kReadUnderMegatron;
+  row_of(block, "/cluster/nvlink_curves").read_when = &kReadUnderMegatron;
   return block;
 }
 

@@ -2,6 +2,9 @@
 // and its scenario fields, on cases worked by hand.
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "../common/scenario_documents.hpp"
@@ -427,4 +430,43 @@ TEST_CASE("megatron layout: the units an elastic shrink removes are the machines
   CHECK(MegatronLayout(4, 1, 4, 1, 1, 1, 8, false).replica_units() == std::vector<int>{0, 1});
   // tp 8, cp 2 on 8 GPUs, pp 1, dp 2: a replica's 16 ranks span two machines: {0, 1}, {2, 3}.
   CHECK(MegatronLayout(8, 2, 2, 1, 1, 1, 8, false).replica_units() == std::vector<int>{0, 0, 1, 1});
+}
+
+TEST_CASE("megatron: tensor-parallel collectives inside an H100 machine by the measured curves, RS + AG against NVLS") {
+  // GPT-3 175B's layout on 8 DGX H100, t = 8 inside each machine; b = 4, s = 2048 so that S =
+  // 4 x 2048 x 12288 x 2 B = 192 MiB per call. With sequence parallelism a layer's forward runs
+  // 4 ring calls (2 all-gathers, 2 reduce-scatters) of 7/8 S at the ring curve (nccl issue 1047:
+  // 128 MiB 311.34, 256 MiB 330.94 GB/s; 192 MiB is log2-fraction 0.58496 of the way: 322.807
+  // GB/s); without it 2 all-reduces of 7/4 S at the NVLS curve (Azure ND H100 v5: 128 MiB 400.61,
+  // 256 MiB 423.38: 413.929 GB/s). Same bytes moved, so SP / no SP = 413.929 / 322.807 = 1.28228.
+  json doc = gpt3_korthikanti();
+  doc["cluster"]["instance"] = "dgx-h100";
+  doc["training"]["micro_batch"] = 4;
+  const Scenario with_sp = load(doc);
+  REQUIRE(nvlink_curves_apply(with_sp));
+  const MegatronIteration sp = simulate_megatron_iteration(with_sp);
+  doc["training"]["megatron"]["sequence_parallel"] = false;
+  const MegatronIteration plain = simulate_megatron_iteration(load(doc));
+  const double S = 4.0 * 2048 * 12288 * 2;
+  const double x = std::log2(S / (128.0 * 1024 * 1024));  // 0.58496
+  const double ring = 311.34e9 + x * (330.94e9 - 311.34e9);
+  const double nvls = 400.61e9 + x * (423.38e9 - 400.61e9);
+  CHECK(sp.layer_tp_forward.seconds() == doctest::Approx(4 * 7.0 / 8 * S / ring).epsilon(1e-6));
+  CHECK(plain.layer_tp_forward.seconds() == doctest::Approx(2 * 7.0 / 4 * S / nvls).epsilon(1e-6));
+  CHECK(sp.layer_tp_forward.seconds() / plain.layer_tp_forward.seconds() == doctest::Approx(1.28228).epsilon(1e-4));
+  CHECK(sp.nvlink_collectives.find("measured nccl-tests curves") != std::string::npos);
+
+  // Writing the NVLink figures (a user's own) or nvlink_curves false returns the ring at
+  // nvlink_bandwidth: 4 x (7 x 3.4 us + 7/8 S / 450 GB/s) with SP, and the line says why.
+  doc["training"]["megatron"]["sequence_parallel"] = true;
+  doc["cluster"]["nvlink_latency"] = "3.4us";
+  const Scenario own = load(doc);
+  CHECK_FALSE(nvlink_curves_apply(own));
+  const MegatronIteration ring_model = simulate_megatron_iteration(own);
+  CHECK(ring_model.layer_tp_forward.seconds() == doctest::Approx(4 * (7 * 3.4e-6 + 7.0 / 8 * S / 450e9)).epsilon(1e-6));
+  CHECK(ring_model.nvlink_collectives.find("nvlink_latency is written") != std::string::npos);
+  doc["cluster"].erase("nvlink_latency");
+  doc["cluster"]["nvlink_curves"] = false;
+  CHECK_FALSE(nvlink_curves_apply(load(doc)));
+  CHECK(simulate_megatron_iteration(load(doc)).layer_tp_forward == ring_model.layer_tp_forward);
 }

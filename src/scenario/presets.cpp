@@ -41,8 +41,19 @@ constexpr double kGbps = 1e9 / 8.0;  // bytes/s in one gigabit per second
 // No GPUDirect RDMA on p3dn: NCCL's EFA traffic goes through host memory
 // (https://github.com/aws/aws-ofi-nccl/issues/104); p4d has it (NCCL_DEBUG shows
 // "NET/AWS Libfabric/0/GDRDMA" in NCCL issue 527).
+// HGX H100 with eight 400 Gb/s ConnectX-7 NDR InfiniBand NICs (400 GB/s per machine): nccl-tests
+// issue 309 (https://github.com/NVIDIA/nccl-tests/issues/309; fixture
+// all_reduce_perf-nccl-tests-309-h100-2x8.txt), two Dell XE9680, NCCL 2.26.2; 8 GiB all-reduce:
+// 2 machines algbw 248.92 GB/s (a tree: each NIC carries S) -> 0.622; 8 machines busbw 320.70
+// (comment by gj-aion, 2025-06-18; a ring of 64 ranks, 2(n-1)/n S per NIC) -> 0.802. Taken for
+// the DGX H100 and Azure ND H100 v5, which have the same eight 400 Gb/s NDR NICs (assumed); point
+// to point has no measurement (1).
 // Every other instance: no measurement used; its factors are 1 (line rate), and `ckptsim list`
 // says so.
+const std::vector<EfficiencyPoint> kHgxH100Collective = {{2, 248.92 / 400}, {8, 320.70 / 400}};
+constexpr const char* kHgxH100Factors =
+    "assumed from an HGX H100 cluster with the same eight 400 Gb/s NDR NICs: collectives nccl-tests issue 309 "
+    "(https://github.com/NVIDIA/nccl-tests/issues/309); point to point: line rate, no measurement used";
 const std::vector<EfficiencyPoint> kP4dCollective = {{2, 30.49 / 50}, {3, 31.77 / 50}, {4, 29.61 / 50}};
 const std::vector<EfficiencyPoint> kP3dnCollective = {{8, 60.0 / 100}, {32, 50.0 / 100}};
 constexpr double kEfaP2p = 55.2 / 100;
@@ -150,16 +161,20 @@ std::vector<InstancePreset> make_instances() {
       "https://learn.microsoft.com/en-us/azure/virtual-machines/nda100-v4-series", "a100-sxm4-40gb", 8, 900 * kGiB,
       1600 * kGbps, "8 x 200 Gb/s HDR InfiniBand", kGen4, true);
   // Azure ND H100 v5 (Standard_ND96isr_H100_v5): 8 x H100 80GB, 1,900 GiB, 8 x 400 Gb/s NDR.
-  add("nd-h100-v5", "Azure Standard_ND96isr_H100_v5, 8 x H100 80GB",
-      "https://learn.microsoft.com/en-us/azure/virtual-machines/nd-h100-v5-series", "h100-sxm5-80gb", 8,
-      1900 * kGiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  InstancePreset* nd_h100 = add("nd-h100-v5", "Azure Standard_ND96isr_H100_v5, 8 x H100 80GB",
+                                "https://learn.microsoft.com/en-us/azure/virtual-machines/nd-h100-v5-series",
+                                "h100-sxm5-80gb", 8, 1900 * kGiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  nd_h100->collective_efficiency = kHgxH100Collective;
+  nd_h100->bandwidth_factors = kHgxH100Factors;
   // NVIDIA DGX A100 (data sheet): 8 x A100-80GB, 2 TB system memory (the larger configuration;
   // GEMINI Table 1 lists 2 TB), compute fabric 8 x 200 Gb/s HDR InfiniBand = 1.6 Tbps.
   add("dgx-a100", "NVIDIA DGX A100, 8 x A100 80GB", "https://www.nvidia.com/en-us/data-center/dgx-a100/",
       "a100-sxm4-80gb", 8, 2 * kTiB, 1600 * kGbps, "8 x 200 Gb/s HDR InfiniBand", kGen4, true);
   // NVIDIA DGX H100 (data sheet): 8 x H100-80GB SXM, 2 TB, 8 x 400 Gb/s NDR = 3.2 Tbps.
-  add("dgx-h100", "NVIDIA DGX H100, 8 x H100 80GB", "https://www.nvidia.com/en-us/data-center/dgx-h100/",
-      "h100-sxm5-80gb", 8, 2 * kTiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  InstancePreset* dgx_h100 = add("dgx-h100", "NVIDIA DGX H100, 8 x H100 80GB", "https://www.nvidia.com/en-us/data-center/dgx-h100/",
+                                 "h100-sxm5-80gb", 8, 2 * kTiB, 3200 * kGbps, "8 x 400 Gb/s NDR InfiniBand", kGen5, true);
+  dgx_h100->collective_efficiency = kHgxH100Collective;
+  dgx_h100->bandwidth_factors = kHgxH100Factors;
   // NVIDIA DGX B200 (data sheet): 8 x B200, 2 TB system memory (up to 4 TB), 8 x 400 Gb/s
   // ConnectX-7 = 3.2 Tbps compute fabric.
   add("dgx-b200", "NVIDIA DGX B200, 8 x B200 180GB", "https://www.nvidia.com/en-us/data-center/dgx-b200/",

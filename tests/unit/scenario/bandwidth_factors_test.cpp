@@ -61,17 +61,29 @@ TEST_CASE("bandwidth factors: p3dn interpolates linearly in log2(nodes)") {
   CHECK(collective_efficiency_at({}, 16) == 1.0);                        // no measurement: line rate
 }
 
-TEST_CASE("bandwidth factors: point to point and GPUDirect RDMA per preset; only p4d and p3dn are measured") {
+TEST_CASE("bandwidth factors: point to point and GPUDirect RDMA per preset; p4d and p3dn measured, HGX H100's taken") {
   // libfabric issue 5694: fi_rdm_tagged_bw 6,899.89 MB/s over 100 Gbps EFA = 55.2%.
   CHECK(preset("p4d.24xlarge").p2p_efficiency == doctest::Approx(0.552));
   CHECK(preset("p3dn.24xlarge").p2p_efficiency == doctest::Approx(0.552));
   CHECK(preset("p4d.24xlarge").gpudirect_rdma);
   CHECK_FALSE(preset("p3dn.24xlarge").gpudirect_rdma);  // aws-ofi-nccl issue 104
+  // nccl-tests issue 309, 8 GiB all-reduce on HGX H100 with eight 400 Gb/s NDR NICs (400 GB/s):
+  // 2 machines algbw 248.92 (a tree) -> 0.6223; 8 machines busbw 320.70 (a ring) -> 0.80175;
+  // taken for the DGX H100 and ND H100 v5 (the same NICs), and said to be taken.
+  for (const char* name : {"dgx-h100", "nd-h100-v5"}) {
+    CAPTURE(name);
+    CHECK(collective_efficiency_at(preset(name).collective_efficiency, 2) == doctest::Approx(248.92 / 400));
+    CHECK(collective_efficiency_at(preset(name).collective_efficiency, 128) == doctest::Approx(320.70 / 400));
+    CHECK(preset(name).bandwidth_factors.rfind("assumed from an HGX H100", 0) == 0);
+    CHECK(preset(name).p2p_efficiency == 1.0);
+  }
   // Every other instance has no measurement: line rate, and it says so.
   for (const InstancePreset& p : instance_presets()) {
     const bool measured = p.name == "p4d.24xlarge" || p.name == "p3dn.24xlarge";
+    const bool taken = p.name == "dgx-h100" || p.name == "nd-h100-v5";
     CAPTURE(p.name);
-    CHECK(p.measured_factors() == measured);
+    CHECK(p.measured_factors() == (measured || taken));
+    if (taken) continue;
     CHECK(p.bandwidth_factors.rfind(measured ? "measured: " : "line rate", 0) == 0);
     if (!measured) {
       CHECK(p.p2p_efficiency == 1.0);

@@ -55,6 +55,14 @@ void print_gpus(std::ostream& out) {
                                          g.gemm_depth_overhead->value, g.gemm_reference_depth,
                                          to_string(g.gemm_depth_overhead->origin), g.gemm_depth_overhead->source)
                            : std::string("GEMM depth overhead none (no per-shape sweep found; every depth at the GEMM figure)"));
+    if (g.nvlink_ring_curve)
+      out << fmt::format("  {:<20}   collectives inside a machine of {} GPUs: nccl-tests curves, reduce-scatter/all-gather {}{}; "
+                         "all-reduce {}{}\n",
+                         "", g.nvlink_curve_gpus, g.nvlink_ring_curve->source, g.nvlink_ring_curve->assumed ? " (assumed)" : "",
+                         g.nvlink_all_reduce_curve ? g.nvlink_all_reduce_curve->source : std::string("the ring curve"),
+                         g.nvlink_all_reduce_curve && g.nvlink_all_reduce_curve->assumed ? " (assumed)" : "");
+    else
+      out << fmt::format("  {:<20}   collectives inside a machine: no published curve; a ring at the NVLink rate\n", "");
     out << fmt::format("  {:<20}   launch {} per kernel ({}); GEMM tiles {} x {}\n", "", format_duration(g.launch_overhead),
                        g.launch_source, g.tile_m, g.tile_n);
     out << fmt::format("  {:<20}   data sheet: {}\n", "", g.data_sheet);

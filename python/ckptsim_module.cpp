@@ -345,7 +345,7 @@ PYBIND11_MODULE(ckptsim, m) {
   m.doc() =
       "ckptsim from Python: run, iteration, analyze and placement return the dicts the command line's\n"
       "JSON outputs hold (run -o FILE, iteration --json, analyze --json, placement --json).\n"
-      "A scenario is a path or a dict in the scenario format (README.md, \"The scenario format\").\n"
+      "A scenario is a path or a dict in the scenario format (docs/scenario-format.md).\n"
       "A dict given with file=PATH (run, analyze, iteration) is loaded as the command line loads that\n"
       "file: problems name it, it names a scenario without \"name\" (the file name without its\n"
       "extension), and a relative failures.trace is found from its folder. Without file=, problems\n"

@@ -1,5 +1,5 @@
 // Pacing one rank's sends to an emulated link of `rate` bytes/s, on a schedule that does not
-// depend on when the rank loop polls (README, "Checking the model against hardware").
+// depend on when the rank loop polls (docs/hardware.md, "Checking the model against hardware").
 //
 // The link serves sends first come, first served. A send of b bytes that may go at time e (its
 // eligible time: a computed instant such as its dependency's measured end or its planned

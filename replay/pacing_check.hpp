@@ -4,7 +4,7 @@
 //     f_kind = (x_max / median_r t(x_max)) / rate.
 // The lateness report (paced_link.hpp) sees only the sender's hand-over; this sees the whole
 // path (the receiver's polling, MPI, other work on the machine), so a microbenchmark warns when
-// either falls under kKeptFraction (README, "Pacing: requested against achieved").
+// either falls under kKeptFraction (docs/hardware.md, "Pacing: requested against achieved").
 #pragma once
 #include <algorithm>
 #include <map>

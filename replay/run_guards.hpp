@@ -1,5 +1,5 @@
 // Guards of a replay run, checked before any buffer is allocated or MPI message sent
-// (README, "Checking the model against hardware"; docs/limits.md):
+// (docs/hardware.md, "Checking the model against hardware"; docs/limits.md):
 //   - files: -o and --trace may not be the plan (also through a symlink or another spelling)
 //     nor each other;
 //   - --bandwidth: a positive finite rate with a unit ("100MB/s"), "plan" or "none";

@@ -163,7 +163,7 @@ report(plotmod.log_spaced([16, 32, 64, 128, 256]) and plotmod.log_spaced([0.25, 
        and not plotmod.log_spaced([1, 2, 3, 4]) and not plotmod.log_spaced(list(range(10, 101, 10))),
        "log spacing is recognised (geometric or >= 100x), linear spacing is not")
 
-# The README's best-interval figure labels both ends of its log axes.
+# The best-interval figure of docs/sweeps.md labels both ends of its log axes.
 sweep = plotmod.Sweep(interval_sweep, [])
 plotmod.plot_best(sweep, Args(x="failure_rate", over="interval"), tmp, [])
 fig = captured.pop()
@@ -176,7 +176,8 @@ xs = [x for line in ax.get_lines() for x in line.get_xdata()]
 report(ax.get_xscale() == "log" and min(xs) in list(ax.get_xticks()) and max(xs) in list(ax.get_xticks()),
        "best: the failure-rate axis is logarithmic with ticks at both ends", list(ax.get_xticks()))
 
-# A line plot with confidence columns labels its band; the long README title is wrapped to fit.
+# A line plot with confidence columns labels its band; the long title of docs/sweeps.md's figure
+# is wrapped to fit.
 sweep = plotmod.Sweep(machines_sweep, [])
 long_title = "ETTR against cluster size, 1.5% of machines failing per day (GPT-2 100B, p4d.24xlarge, 7 days)"
 plotmod.plot_line(sweep, Args(x="machines", group="strategy", title=long_title), tmp, [])

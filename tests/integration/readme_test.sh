@@ -36,15 +36,15 @@ finds_new_page() {
 }
 check "a docs page with a transcript is checked by default, one without is not" finds_new_page
 
-# Figures the README's prose takes from result files the binary wrote: the iteration times in
-# minutes of the ETTR-beyond-GEMINI paragraph (results/ettr-beyond-gemini.csv, 4,096 machines)
-# and of the recovery paragraph (results/recovery/recovery.csv, 2,048 machines), iteration_time_s
-# / 60 to one decimal.
+# Figures the command-line tour's prose (docs/tour.md, moved there from the README) takes from
+# result files the binary wrote: the iteration times in minutes of the ETTR-beyond-GEMINI paragraph
+# (results/ettr-beyond-gemini.csv, 4,096 machines) and of the recovery paragraph
+# (results/recovery/recovery.csv, 2,048 machines), iteration_time_s / 60 to one decimal.
 prose_minutes() {
   python3 - "$root" <<'PY'
 import csv, re, sys
 root = sys.argv[1]
-readme = open(f"{root}/README.md").read()
+page = open(f"{root}/docs/tour.md").read()
 def minutes(path, machines):
     times = {float(r["iteration_time_s"]) for r in csv.DictReader(open(f"{root}/{path}"))
              if r["status"] == "ok" and int(r["machines"]) == machines}
@@ -53,14 +53,48 @@ def minutes(path, machines):
 for sentence, path, machines in (("completes one ([0-9.]+)-minute iteration later", "results/ettr-beyond-gemini.csv", 4096),
                                  ("completes one ([0-9.]+)-minute iteration after it starts", "results/recovery/recovery.csv", 2048)):
     # The sentence as markdown wraps it: any run of spaces and line breaks between its words.
-    found = re.findall(sentence.replace(" ", r"\s+"), readme)
+    found = re.findall(sentence.replace(" ", r"\s+"), page)
     want = minutes(path, machines)
-    assert found == [want], f"README: {sentence!r} says {found}, {path} gives {want} min at {machines} machines"
+    assert found == [want], f"docs/tour.md: {sentence!r} says {found}, {path} gives {want} min at {machines} machines"
 PY
 }
-check "the README's iteration minutes are those of the result files it cites" prose_minutes
+check "the tour's iteration minutes are those of the result files it cites" prose_minutes
 
-# The bad-unit error, the README's first transcript, printed by hand from the loader's message.
+# The README is an introduction: at most 300 lines, and its map of the documentation links every
+# docs/*.md page (a page added without a line there fails here). A page counts as linked when
+# the README holds the Markdown link target "(docs/NAME.md" (a "#fragment" may follow).
+readme_is_an_introduction() {
+  local lines status=0 page
+  lines=$(wc -l <"$root/README.md")
+  if ((lines > 300)); then echo "README.md has $lines lines, more than 300"; status=1; fi
+  for page in "$root"/docs/*.md; do
+    grep -qF "](docs/${page##*/}" "$root/README.md" || { echo "README.md does not link docs/${page##*/}"; status=1; }
+  done
+  return $status
+}
+check "README.md has at most 300 lines and links every docs/*.md page" readme_is_an_introduction
+
+# Every relative link of README.md and docs/*.md names an existing file (and, into a Markdown
+# page, one of its headings): tests/integration/check_doc_links.py on this tree, then on a scratch
+# tree with one good link, one to a missing file and one to a missing heading, where it must
+# report exactly those two (2 broken of 3) and exit 1.
+links="$root/tests/integration/check_doc_links.py"
+check "every relative link of README.md and docs/*.md resolves" python3 "$links" "$root"
+links_fake="$tmp/links"
+mkdir -p "$links_fake/docs"
+printf '# Top\n\n[a](docs/page.md#a-heading) [b](docs/gone.md)\n' >"$links_fake/README.md"
+printf '# A heading\n\n[back](../README.md#no-such-heading) `[code](not-a-link.md)`\n' >"$links_fake/docs/page.md"
+finds_broken_links() {
+  python3 "$links" "$links_fake" >"$tmp/links.out" 2>&1
+  local status=$?
+  cat "$tmp/links.out"
+  [[ $status -eq 1 ]] && grep -qx 'README.md:3: docs/gone.md: no such file' "$tmp/links.out" &&
+    grep -qx 'docs/page.md:3: ../README.md#no-such-heading: no heading with anchor #no-such-heading in README.md' "$tmp/links.out" &&
+    tail -1 "$tmp/links.out" | grep -qx 'check_doc_links: 3 relative links in 2 files, 2 broken'
+}
+check "a link to a missing file or heading is reported, one in inline code is not" finds_broken_links
+
+# The bad-unit error, the tour's first transcript (docs/tour.md), printed by hand from the loader's message.
 error='error: scenarios/invalid/bad-unit.json: /storage/bandwidth: expected a positive bandwidth such as "400Gbps" (bits/s: bps Kbps Mbps Gbps Tbps) or "25GB/s" (bytes/s: B/s KB/s MB/s GB/s TB/s KiB/s MiB/s GiB/s TiB/s), found "20Gbs"'
 printf '```\n$ ckptsim run scenarios/invalid/bad-unit.json\n%s\n```\n' "$error" >"$tmp/good.md"
 check "a matching transcript passes" "${checker[@]}" "$tmp/good.md"

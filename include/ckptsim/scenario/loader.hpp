@@ -1,5 +1,5 @@
 #pragma once
-// Loading and validating scenario files (README.md "The scenario format"; CONTRIBUTING.md habits 3-5).
+// Loading and validating scenario files (docs/scenario-format.md; CONTRIBUTING.md habits 3-5).
 //
 // Parse -> validate -> seal: the loader returns a complete Scenario (presets applied, every
 // default filled, SI units) or throws InputError listing EVERY problem found in the document:

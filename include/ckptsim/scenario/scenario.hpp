@@ -1,5 +1,5 @@
 #pragma once
-// Scenario: the sealed, validated description of one training run (README.md, "The scenario format").
+// Scenario: the sealed, validated description of one training run (docs/scenario-format.md).
 //
 // Plain structs in SI units: durations are SimTime, sizes are bytes (double), bandwidths are
 // bytes per second, FLOP rates FLOP/s, failure rates failures per machine per second.

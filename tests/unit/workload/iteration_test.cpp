@@ -82,7 +82,7 @@ TEST_CASE("every machine of a symmetric iteration sees the same spans, in both v
 }
 
 TEST_CASE("GEMINI's p4d testbed at its measured collective factor is network-bound: little idle for the profiler") {
-  // The README's ETTR-vs-machines explanation, from closed forms. The p4d preset's collective
+  // docs/sweeps.md's ETTR-vs-machines explanation, from closed forms. The p4d preset's collective
   // factor at 16 nodes is its last measured point, 29.61 / 50 = 0.5922 (NCCL issue 527). With a
   // complete trace DeepSpeed moves 3 x 2P bytes per step (forward and backward all-gathers, the
   // reduce-scatter); a ring over the 128 ranks puts 127/128 of each through every NIC:

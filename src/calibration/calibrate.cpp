@@ -12,6 +12,7 @@
 
 #include "ckptsim/calibration/kernel_classes.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/scenario/bus_curve_json.hpp"
 #include "ckptsim/scenario/parameters.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
@@ -23,6 +24,50 @@ namespace {
 
 /// Fitted rates go into the fragment with 6 significant digits (a fit is no more precise).
 constexpr int kFragmentDigits = 6;
+
+/// The measured curves of single-machine collectives, written as the scenario takes them
+/// (/cluster/nvlink_ring_curve from reduce-scatter, else all-gather; /cluster/
+/// nvlink_all_reduce_curve from all-reduce; /cluster/nvlink_curve_gpus): at each size the median
+/// over the samples of busbw = x / t (x = k·S, measurements.hpp), on the largest rank count
+/// measured. The Megatron model times in-machine collectives by them (scenario/bus_curve.hpp), so
+/// a user's own log and the GPU types' published curves are one model.
+void write_nvlink_curves(const std::vector<Measurement>& single, nlohmann::json& f, std::vector<std::string>& writes,
+                         std::vector<std::string>& notes) {
+  int ranks = 0;
+  for (const Measurement& s : single) ranks = std::max(ranks, s.ranks);
+  if (ranks < 2) return;
+  const auto curve_of = [&](SampleKind kind) {
+    std::map<double, std::vector<double>> by_size;
+    for (const Measurement& s : single)
+      if (s.kind == kind && s.ranks == ranks && s.size_bytes > 0 && s.seconds > 0 && s.x > 0)
+        by_size[s.size_bytes].push_back(s.x / s.seconds);
+    nlohmann::json points = nlohmann::json::array();
+    for (auto& [size, rates] : by_size) {
+      std::sort(rates.begin(), rates.end());
+      const std::size_t n = rates.size();
+      const double median = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+      points.push_back({{"size", static_cast<std::int64_t>(size)}, {"bus_bandwidth", bandwidth_input_text(median, kFragmentDigits)}});
+    }
+    return points;
+  };
+  nlohmann::json ring = curve_of(SampleKind::reduce_scatter);
+  if (ring.empty()) ring = curve_of(SampleKind::all_gather);
+  const nlohmann::json all_reduce = curve_of(SampleKind::all_reduce);
+  if (ring.empty()) {
+    if (!all_reduce.empty())
+      notes.push_back("no single-machine reduce-scatter or all-gather log: no NVLink curve written (the model needs the ring "
+                      "curve; the all-reduce alone may be NVLS, which reduce-scatter and all-gather do not run)");
+    return;
+  }
+  f["cluster"]["nvlink_ring_curve"] = ring;
+  writes.push_back("/cluster/nvlink_ring_curve");
+  if (!all_reduce.empty()) {
+    f["cluster"]["nvlink_all_reduce_curve"] = all_reduce;
+    writes.push_back("/cluster/nvlink_all_reduce_curve");
+  }
+  f["cluster"]["nvlink_curve_gpus"] = ranks;
+  writes.push_back("/cluster/nvlink_curve_gpus");
+}
 
 /// The files among `sources` that `samples` came from (each origin is "FILE: where"), comma-separated.
 std::string sample_files(const std::vector<RateSample>& samples, const std::vector<std::string>& sources) {
@@ -305,9 +350,16 @@ void check_scenario_fragment(const nlohmann::json& fragment) {
   for (const auto& [ptr, value] : leaves) {
     const Field* f = find_field(ptr);
     if (!f) throw ModelError("calibrate", fmt::format("would write {}, which is no scenario parameter", ptr));
+    if (f->unit == Unit::bus_curve) {
+      BusCurve curve;
+      if (const std::string problem = read_bus_curve(*value, curve); !problem.empty())
+        throw ModelError("calibrate", fmt::format("would write {}, which the scenario loader refuses ({})", ptr, problem));
+      continue;
+    }
     double x = 0;
     try {
       switch (f->unit) {
+        case Unit::integer: x = value->get<double>(); break;
         case Unit::bandwidth: x = parse_bandwidth(value->get<std::string>()); break;
         case Unit::flop_rate: x = parse_flop_rate(value->get<std::string>()); break;
         case Unit::duration: x = parse_duration(value->get<std::string>()).seconds(); break;
@@ -464,6 +516,7 @@ Calibration calibrate(const MeasurementSet& measured, const CalibrationBase& bas
       // latency of a collective, by tier"); the network's comes only from multi-machine runs.
       f["cluster"]["nvlink_latency"] = fmt::format("{:.6g}s", gf.fit.latency_s);
       gf.writes = {"/cluster/nvlink_bandwidth", "/cluster/nvlink_latency"};
+      write_nvlink_curves(single, f, gf.writes, c.notes);
       c.fits.push_back(std::move(gf));
     });
   }

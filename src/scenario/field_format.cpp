@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "cause_table.hpp"
+#include "ckptsim/scenario/bus_curve_json.hpp"
 #include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -163,6 +164,9 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
           return quantity_json(field, **p);
         } else if constexpr (std::is_same_v<T, FailureCauseTable>) {
           return format_cause_table(*p);
+        } else if constexpr (std::is_same_v<T, std::optional<BusCurve>>) {
+          if (!*p) return nullptr;  // no curve: the GPU type publishes none
+          return format_bus_curve(**p);
         } else {
           static_assert(std::is_same_v<T, std::optional<std::int64_t>>);
           if (!*p) return nullptr;

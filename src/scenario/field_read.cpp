@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "cause_table.hpp"
+#include "ckptsim/scenario/bus_curve_json.hpp"
 #include "ckptsim/scenario/failure_rate_fields.hpp"
 #include "ckptsim/scenario/units.hpp"
 
@@ -287,6 +288,13 @@ std::optional<std::string> read_field_value(const Field& f, const json& v, Scena
       case Unit::bandwidth:
       case Unit::failure_rate:
       case Unit::flop_rate: ok = read_quantity(f, v, s); break;
+      case Unit::bus_curve: {
+        BusCurve curve;
+        std::string problem = read_bus_curve(v, curve);
+        if (!problem.empty()) return problem;
+        *std::get<std::optional<BusCurve>*>(f.bind(s)) = std::move(curve);
+        return std::nullopt;
+      }
       case Unit::cause_table: {
         // The loader reads cause tables itself, to report each row's pointer
         // (read_cause_table); here only the first problem can be told.

@@ -311,7 +311,7 @@ class Reader {
     return true;
   }
 
-  /// A copy of the value a field binds (nullopt for a cause table, which is never compared).
+  /// A copy of the value a field binds (nullopt for a cause table or a curve, never compared).
   struct EnumValue {
     int value;
     bool operator==(const EnumValue&) const = default;
@@ -322,7 +322,7 @@ class Reader {
     return std::visit(
         [](auto* member) -> std::optional<FieldValue> {
           using T = std::remove_pointer_t<decltype(member)>;
-          if constexpr (std::is_same_v<T, FailureCauseTable>) return std::nullopt;
+          if constexpr (std::is_same_v<T, FailureCauseTable> || std::is_same_v<T, std::optional<BusCurve>>) return std::nullopt;
           else if constexpr (std::is_enum_v<T>) return FieldValue(EnumValue{static_cast<int>(*member)});
           else return FieldValue(*member);
         },

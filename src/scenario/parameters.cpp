@@ -65,6 +65,7 @@ std::string unit_label(const Field& f) {
     case Unit::failure_rate: return "failure rate";
     case Unit::flop_rate: return "FLOP rate";
     case Unit::cause_table: return "cause preset name | array";
+    case Unit::bus_curve: return "array of {size, bus_bandwidth}";
   }
   return "";
 }
@@ -174,6 +175,9 @@ std::string unit_expectation(Unit unit) {
     case Unit::bandwidth: return "a bandwidth such as \"400Gbps\" or \"25GB/s\"";
     case Unit::failure_rate: return "a failure rate such as \"1.5%/machine/day\"";
     case Unit::flop_rate: return "a FLOP rate such as \"312TFLOPS\"";
+    case Unit::bus_curve:
+      return "an array of {\"size\": \"128MiB\", \"bus_bandwidth\": \"311GB/s\"} points in ascending size (nccl-tests' size and "
+             "busbw)";
     case Unit::cause_table:
       return "a cause preset name (" + join_names(cause_preset_names()) +
              ") or an array of {\"name\", \"share\", \"outcome\": \"software\"|\"hardware\", \"detection\", \"restart\"}";

@@ -152,6 +152,15 @@ schema_json value_schema(const Field& f) {
     case Unit::failure_rate: return failure_rate_string(failure_rate_scope(f));
     case Unit::flop_rate: return unit_string(flop_rate_suffixes(), true);
     case Unit::cause_table: return cause_table_schema();
+    case Unit::bus_curve: {
+      const schema_json point{{"type", "object"},
+                              {"properties",
+                               {{"size", {{"anyOf", {{{"type", "number"}, {"exclusiveMinimum", 0}}, unit_string(byte_suffixes(), true)}}}},
+                                {"bus_bandwidth", unit_string(bandwidth_suffixes(), true)}}},
+                              {"required", {"size", "bus_bandwidth"}},
+                              {"additionalProperties", false}};
+      return {{"type", "array"}, {"minItems", 1}, {"maxItems", 256}, {"items", point}};
+    }
   }
   return schema_json::object();
 }

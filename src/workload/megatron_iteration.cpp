@@ -463,8 +463,11 @@ SimTime scalar_all_reduce(std::int64_t n, std::int64_t machines, const Links& li
 bool nvlink_curves_apply(const Scenario& s) {
   const ClusterSpec& c = s.cluster;
   const auto written = [&](std::string_view p) { return std::find(s.written.begin(), s.written.end(), p) != s.written.end(); };
-  return c.nvlink_curves && c.nvlink_ring_curve && !c.nvlink_ring_curve->points.empty() &&
-         !written("/cluster/nvlink_bandwidth") && !written("/cluster/nvlink_latency");
+  if (!c.nvlink_curves || !c.nvlink_ring_curve || c.nvlink_ring_curve->points.empty()) return false;
+  // A curve the scenario writes (a user's own nccl-tests log) is used as written; the GPU type's
+  // yields to NVLink figures the scenario writes.
+  if (written("/cluster/nvlink_ring_curve") || written("/cluster/nvlink_all_reduce_curve")) return true;
+  return !written("/cluster/nvlink_bandwidth") && !written("/cluster/nvlink_latency");
 }
 
 std::string nvlink_collectives_description(const Scenario& s) {
@@ -473,7 +476,7 @@ std::string nvlink_collectives_description(const Scenario& s) {
                                        format_duration(c.nvlink_latency));
   if (nvlink_curves_apply(s))
     return fmt::format("measured nccl-tests curves of {} ({} GPUs): reduce-scatter/all-gather {}{}; all-reduce {}{}",
-                       c.gpu, c.nvlink_curve_gpus, c.nvlink_ring_curve->source,
+                       c.gpu.empty() ? std::string("this cluster") : c.gpu, c.nvlink_curve_gpus, c.nvlink_ring_curve->source,
                        c.nvlink_ring_curve->assumed ? " (assumed)" : "",
                        c.nvlink_all_reduce_curve ? c.nvlink_all_reduce_curve->source : std::string("the ring curve"),
                        c.nvlink_all_reduce_curve && c.nvlink_all_reduce_curve->assumed ? " (assumed)" : "");

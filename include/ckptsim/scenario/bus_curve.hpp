@@ -22,6 +22,7 @@ namespace ckptsim {
 struct BusPoint {
   double bytes = 0;          ///< S as nccl-tests prints it ("size")
   double bus_bandwidth = 0;  ///< busbw, B/s
+  bool operator==(const BusPoint&) const = default;
 };
 
 struct BusCurve {
@@ -33,6 +34,9 @@ struct BusCurve {
   [[nodiscard]] double bus_bandwidth(double bytes) const;
   /// Seconds for a collective of S bytes with bus factor k (above); 0 for S <= 0 or k <= 0.
   [[nodiscard]] double seconds(double bytes, double bus_factor) const;
+  /// The same measurement: equal points (the source and the assumed mark are labels; a curve
+  /// written back to a scenario and read again is "scenario file").
+  bool operator==(const BusCurve& other) const { return points == other.points; }
 };
 
 }  // namespace ckptsim

@@ -44,6 +44,7 @@ enum class Unit {
   failure_rate,       ///< "1.5%/machine/day"
   flop_rate,          ///< "312TFLOPS"
   cause_table,        ///< a cause preset name, or an array of {name, share, outcome, detection?, restart?}
+  bus_curve,          ///< an array of {size, bus_bandwidth}: a measured nccl-tests curve (bus_curve.hpp)
 };
 
 /// Range check applied after a value was read.
@@ -97,7 +98,7 @@ using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*,
                                StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
                                ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, GeluKind*, FailureCauseTable*, EngineKind*,
                                Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*, FtTransport*,
-                               NetworkTopology*, CollectiveAlgorithm*>;
+                               NetworkTopology*, CollectiveAlgorithm*, std::optional<BusCurve>*>;
 
 struct Field {
   std::string_view pointer;      ///< RFC 6901 pointer in the scenario file

@@ -236,9 +236,10 @@ struct MegatronIteration {
 };
 
 /// Whether collectives inside a machine are timed by the GPU type's measured nccl-tests curves
-/// (scenario/bus_curve.hpp): the type has them, cluster.nvlink_curves is true, and the scenario
-/// writes neither nvlink_bandwidth nor nvlink_latency (a user's own figures are then used as a
-/// ring: T = (n-1)·alpha + (n-1)/n·S / B_nv per pass).
+/// (scenario/bus_curve.hpp): a ring curve is there (the GPU type's or written), cluster.
+/// nvlink_curves is true, and the scenario writes a curve or neither nvlink_bandwidth nor
+/// nvlink_latency (a user's own figures without a curve are used as a ring: T = (n-1)·alpha +
+/// (n-1)/n·S / B_nv per pass).
 bool nvlink_curves_apply(const Scenario& scenario);
 /// One line saying which of the two timed the in-machine collectives, and why.
 std::string nvlink_collectives_description(const Scenario& scenario);

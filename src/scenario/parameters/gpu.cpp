@@ -21,8 +21,14 @@ ParameterBlock gpu_parameters() {
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
     {"/cluster/nvlink_latency", U::duration, C::non_negative, P::defaulted, R::iteration | R::costs, "latency of one ring step of a collective inside a machine (NVLink/NVSwitch); default NCCL's tuning model, 3.4 us",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_latency; }, nullptr, {}, &megatron_only},
-    {"/cluster/nvlink_curves", U::boolean, C::none, P::defaulted, R::iteration | R::costs, "time collectives inside a machine by the GPU type's measured nccl-tests curves (ring reduce-scatter/all-gather; all-reduce as NCCL picks it, NVLS on Hopper); default true; false, or nvlink_bandwidth or nvlink_latency written: a ring at nvlink_bandwidth with nvlink_latency per step",
+    {"/cluster/nvlink_curves", U::boolean, C::none, P::defaulted, R::iteration | R::costs, "time collectives inside a machine by the measured nccl-tests curves (nvlink_ring_curve, nvlink_all_reduce_curve: the GPU type's or written); default true; false, or nvlink_bandwidth or nvlink_latency written without a curve: a ring at nvlink_bandwidth with nvlink_latency per step",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_curves; }, nullptr, {}, &megatron_only},
+    {"/cluster/nvlink_ring_curve", U::bus_curve, C::none, P::gpu_kernel, R::iteration | R::costs, "measured bus bandwidth by size of a ring reduce-scatter / all-gather inside one machine (nccl-tests size and busbw; `ckptsim import nccl-tests` writes it from a single-machine log); a collective of S bytes takes k S / busbw(S), log2-interpolated",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_ring_curve; }, nullptr, {}, &megatron_only},
+    {"/cluster/nvlink_all_reduce_curve", U::bus_curve, C::none, P::gpu_kernel, R::iteration | R::costs, "measured bus bandwidth by size of the all-reduce NCCL runs over nvlink_curve_gpus GPUs of one machine (NVLS on Hopper); other all-reduces take the ring curve",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_all_reduce_curve; }, nullptr, {}, &megatron_only},
+    {"/cluster/nvlink_curve_gpus", U::integer, C::at_least_one, P::gpu_kernel, R::iteration | R::costs, "the GPU count the NVLink curves were measured on",
+     [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_curve_gpus; }, nullptr, {}, &megatron_only},
     {"/cluster/gpu_peak_flops", U::flop_rate, C::positive, P::from_gpu, R::iteration | R::costs, "peak dense FLOP rate per GPU at the training precision (data sheet)",
      [](Scenario& s) -> FieldRef { return &s.cluster.gpu_peak_flops; }},
     {"/cluster/gpu_memory_bandwidth", U::bandwidth, C::positive, P::from_gpu, R::iteration | R::costs, "GPU memory (HBM) bandwidth per GPU (data sheet)",
@@ -47,6 +53,8 @@ ParameterBlock gpu_parameters() {
   // flow model's groups cross machines).
   row_of(block, "/cluster/nvlink_latency").read_when = &kReadUnderMegatron;
   row_of(block, "/cluster/nvlink_curves").read_when = &kReadUnderMegatron;
+  for (const char* curve : {"/cluster/nvlink_ring_curve", "/cluster/nvlink_all_reduce_curve", "/cluster/nvlink_curve_gpus"})
+    row_of(block, curve).read_when = &kReadUnderMegatron;
   return block;
 }
 

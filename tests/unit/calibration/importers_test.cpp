@@ -17,6 +17,7 @@
 #include "ckptsim/calibration/torch_profiler.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
+#include "ckptsim/scenario/units.hpp"
 #include "../common/error_text.hpp"
 
 using namespace ckptsim;
@@ -56,13 +57,26 @@ TEST_CASE("nccl-tests: reduce-scatter on one 8-GPU machine fits NVLink at the pr
   // Latency is negligible at 4 GiB (10.5 ms), so the fitted rate is nccl-tests' busbw there,
   // 357.76 GB/s (out-of-place) and 359.56 (in-place), within 2%.
   const GroupFit& nv = c.fits.back();
-  // Inside one machine: NVLink's bandwidth and its own step latency, never the network's.
-  CHECK(nv.writes == std::vector<std::string>{"/cluster/nvlink_bandwidth", "/cluster/nvlink_latency"});
+  // Inside one machine: NVLink's bandwidth and its own step latency, never the network's, and
+  // the measured curve itself (the model times in-machine collectives by it).
+  CHECK(nv.writes == std::vector<std::string>{"/cluster/nvlink_bandwidth", "/cluster/nvlink_latency",
+                                              "/cluster/nvlink_ring_curve", "/cluster/nvlink_curve_gpus"});
   CHECK(c.fields["cluster"].contains("nvlink_latency"));
   CHECK_FALSE(c.fields["cluster"].contains("network"));
   CHECK(nv.fit.rate == doctest::Approx(358.7e9).epsilon(0.02));
   REQUIRE(nv.fit.rate_se);
   CHECK(*nv.fit.rate_se < 0.01 * nv.fit.rate);
+  // The curve: one point per size, the median busbw of the out-of-place and in-place rows as
+  // nccl-tests printed them: 128 MiB (311.34 + 315.80) / 2 = 313.57 GB/s; 4 GiB (357.76 +
+  // 359.56) / 2 = 358.66 GB/s (x / t recomputes busbw from size and time: within 0.1 %). No
+  // all-reduce log: no all-reduce curve. 8 ranks.
+  const nlohmann::json& curve = c.fields["cluster"]["nvlink_ring_curve"];
+  REQUIRE(curve.size() == 6);
+  CHECK(curve[0]["size"].get<double>() == 134217728.0);
+  CHECK(parse_bandwidth(curve[0]["bus_bandwidth"].get<std::string>()) == doctest::Approx(313.57e9).epsilon(0.001));
+  CHECK(parse_bandwidth(curve[5]["bus_bandwidth"].get<std::string>()) == doctest::Approx(358.66e9).epsilon(0.001));
+  CHECK_FALSE(c.fields["cluster"].contains("nvlink_all_reduce_curve"));
+  CHECK(c.fields["cluster"]["nvlink_curve_gpus"] == 8);
 }
 
 TEST_CASE("nccl-tests: all-gather of one process on 2 GPUs, and Rank lines that are missing") {

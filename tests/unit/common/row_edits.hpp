@@ -84,6 +84,22 @@ inline std::vector<Scenario> edited_copies(const Field& f, const Scenario& base)
               for (double x : {0.5, 0.9}) edit([x](FieldRef r) { *std::get<std::optional<double>*>(r) = x; });
             }
           },
+          [&](std::optional<BusCurve>* v) {
+            using Curve = std::optional<BusCurve>;
+            if (*v) {
+              for (double factor : {1.5, 1 / 1.5})
+                edit([factor](FieldRef r) {
+                  for (BusPoint& p : (*std::get<Curve*>(r))->points) p.bus_bandwidth *= factor;
+                });
+              edit([](FieldRef r) { std::get<Curve*>(r)->reset(); });
+            } else {
+              edit([](FieldRef r) {
+                BusCurve c;
+                c.points = {{1 << 20, 100e9}, {1 << 30, 300e9}};
+                *std::get<Curve*>(r) = c;
+              });
+            }
+          },
           [&](FailureCauseTable*) {},  // a cause preset is changed by name below
           [&](auto*) {},               // enums: by name below
       },

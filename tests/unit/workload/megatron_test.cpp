@@ -469,4 +469,38 @@ TEST_CASE("megatron: tensor-parallel collectives inside an H100 machine by the m
   doc["cluster"]["nvlink_curves"] = false;
   CHECK_FALSE(nvlink_curves_apply(load(doc)));
   CHECK(simulate_megatron_iteration(load(doc)).layer_tp_forward == ring_model.layer_tp_forward);
+
+  // A user's own curve (what `import nccl-tests` writes from a single-machine log) is used even
+  // beside a written nvlink_bandwidth: a flat 200 GB/s ring curve gives 4 x 7/8 S / 200 GB/s.
+  doc["cluster"].erase("nvlink_curves");
+  doc["cluster"]["nvlink_bandwidth"] = "450GB/s";
+  doc["cluster"]["nvlink_ring_curve"] = json::array({{{"size", "1MiB"}, {"bus_bandwidth", "200GB/s"}},
+                                                     {{"size", "1GiB"}, {"bus_bandwidth", "200GB/s"}}});
+  const Scenario mine = load(doc);
+  REQUIRE(nvlink_curves_apply(mine));
+  const MegatronIteration measured = simulate_megatron_iteration(mine);
+  CHECK(measured.layer_tp_forward.seconds() == doctest::Approx(4 * 7.0 / 8 * S / 200e9).epsilon(1e-6));
+  CHECK(measured.nvlink_collectives.find("scenario file") != std::string::npos);
+}
+
+TEST_CASE("megatron: a written NVLink curve is refused with the failing point's pointer") {
+  // Sizes must ascend: the second point's size is below the first's.
+  json doc = gpt3_korthikanti();
+  doc["cluster"]["nvlink_ring_curve"] = json::array({{{"size", "1GiB"}, {"bus_bandwidth", "200GB/s"}},
+                                                     {{"size", "1MiB"}, {"bus_bandwidth", "100GB/s"}}});
+  try {
+    (void)load(doc);
+    FAIL("descending sizes were accepted");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("/cluster/nvlink_ring_curve") != std::string::npos);
+    CHECK(what.find("/1/size") != std::string::npos);
+  }
+  // A bandwidth without a unit, and a third key, are refused too.
+  doc["cluster"]["nvlink_ring_curve"] = json::array({{{"size", 1048576}, {"bus_bandwidth", 200}}});
+  CHECK_THROWS_AS(load(doc), InputError);
+  doc["cluster"]["nvlink_ring_curve"] = json::array({{{"size", 1048576}, {"bus_bandwidth", "200GB/s"}, {"algo", "ring"}}});
+  CHECK_THROWS_AS(load(doc), InputError);
+  doc["cluster"]["nvlink_ring_curve"] = json::array();
+  CHECK_THROWS_AS(load(doc), InputError);
 }

@@ -358,4 +358,21 @@ report(p.returncode == 0 and all(w in p.stdout for w in ("remote-periodic", "clo
                                                          "k=4", "InputError: ", "/storage/bandwidth")),
        "examples/python/strategies.py runs and prints every part", p.stdout + p.stderr)
 
+# --- the parallel search example (Ray when installed, else a process pool): its evaluations in
+# 2 worker processes equal the same function called here one by one (the module is deterministic
+# whatever the process), and the best interval it names is the argmax of its closed-form column.
+sys.path.insert(0, "examples/python")
+import search  # noqa: E402
+
+search.replicas = 5
+engine, parallel = search.evaluate_all([1800, 3600, 7200])
+serial = [search.evaluate(c) for c in (1800, 3600, 7200)]
+report(engine in ("ray", "multiprocessing") and parallel == serial,
+       "examples/python/search.py: parallel evaluations equal the serial ones", f"{engine}: {parallel} vs {serial}")
+p = subprocess.run([sys.executable, "examples/python/search.py", "2", "5"], capture_output=True, text=True, timeout=600)
+rows = [line.split() for line in p.stdout.splitlines() if line.strip()[:1].isdigit() and len(line.split()) == 4]
+best = max(rows, key=lambda r: float(r[1]))[0] if rows else None
+report(p.returncode == 0 and len(rows) == 8 and f"best interval by the closed form: {best} s" in p.stdout,
+       "examples/python/search.py runs 8 evaluations and names the closed form's best", p.stdout + p.stderr)
+
 sys.exit(checks.finish())

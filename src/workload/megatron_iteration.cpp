@@ -13,6 +13,7 @@
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/network/topology.hpp"
+#include "ckptsim/scenario/gpu_types.hpp"
 #include "ckptsim/scenario/parameter_count.hpp"
 #include "ckptsim/scenario/units.hpp"
 #include "ckptsim/workload/kernel_time.hpp"
@@ -462,12 +463,16 @@ SimTime scalar_all_reduce(std::int64_t n, std::int64_t machines, const Links& li
 
 bool nvlink_curves_apply(const Scenario& s) {
   const ClusterSpec& c = s.cluster;
-  const auto written = [&](std::string_view p) { return std::find(s.written.begin(), s.written.end(), p) != s.written.end(); };
   if (!c.nvlink_curves || !c.nvlink_ring_curve || c.nvlink_ring_curve->points.empty()) return false;
-  // A curve the scenario writes (a user's own nccl-tests log) is used as written; the GPU type's
-  // yields to NVLink figures the scenario writes.
-  if (written("/cluster/nvlink_ring_curve") || written("/cluster/nvlink_all_reduce_curve")) return true;
-  return !written("/cluster/nvlink_bandwidth") && !written("/cluster/nvlink_latency");
+  // Decided on the fields' values alone (never on which keys the file wrote), so that the sweep's
+  // cache key, built from the values, separates every case. Curves other than the GPU type's (a
+  // user's own nccl-tests log) are used as they are; the GPU type's yield to NVLink figures other
+  // than the type's bandwidth and the default step latency (a user's own ring figures).
+  const GpuType* type = c.gpu.empty() ? nullptr : find_gpu_type(c.gpu);
+  if (type == nullptr || c.nvlink_ring_curve != type->nvlink_ring_curve ||
+      c.nvlink_all_reduce_curve != type->nvlink_all_reduce_curve)
+    return true;
+  return c.nvlink_bandwidth == type->nvlink_bandwidth && c.nvlink_latency == ClusterSpec{}.nvlink_latency;
 }
 
 std::string nvlink_collectives_description(const Scenario& s) {
@@ -482,7 +487,7 @@ std::string nvlink_collectives_description(const Scenario& s) {
                        c.nvlink_all_reduce_curve && c.nvlink_all_reduce_curve->assumed ? " (assumed)" : "");
   if (!c.nvlink_ring_curve) return ring + " (no published curve for this GPU)";
   if (!c.nvlink_curves) return ring + " (cluster.nvlink_curves is false)";
-  return ring + " (cluster.nvlink_bandwidth or nvlink_latency is written, so the GPU type's measured curves are not used)";
+  return ring + " (cluster.nvlink_bandwidth or nvlink_latency differs from the GPU type's, so its measured curves are not used)";
 }
 
 MegatronIteration simulate_megatron_iteration(const Scenario& s) {

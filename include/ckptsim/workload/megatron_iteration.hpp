@@ -236,10 +236,11 @@ struct MegatronIteration {
 };
 
 /// Whether collectives inside a machine are timed by the GPU type's measured nccl-tests curves
-/// (scenario/bus_curve.hpp): a ring curve is there (the GPU type's or written), cluster.
-/// nvlink_curves is true, and the scenario writes a curve or neither nvlink_bandwidth nor
-/// nvlink_latency (a user's own figures without a curve are used as a ring: T = (n-1)·alpha +
-/// (n-1)/n·S / B_nv per pass).
+/// (scenario/bus_curve.hpp): a ring curve is there, cluster.nvlink_curves is true, and the curves
+/// are not the GPU type's, or nvlink_bandwidth and nvlink_latency are the type's and the default
+/// (a user's own figures beside the type's curves are used as a ring: T = (n-1)·alpha +
+/// (n-1)/n·S / B_nv per pass). Values only, never which keys were written: the sweep's cache key
+/// is built from the values.
 bool nvlink_curves_apply(const Scenario& scenario);
 /// One line saying which of the two timed the in-machine collectives, and why.
 std::string nvlink_collectives_description(const Scenario& scenario);

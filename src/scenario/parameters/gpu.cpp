@@ -21,7 +21,7 @@ ParameterBlock gpu_parameters() {
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_bandwidth; }},
     {"/cluster/nvlink_latency", U::duration, C::non_negative, P::defaulted, R::iteration | R::costs, "latency of one ring step of a collective inside a machine (NVLink/NVSwitch); default NCCL's tuning model, 3.4 us",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_latency; }, nullptr, {}, &megatron_only},
-    {"/cluster/nvlink_curves", U::boolean, C::none, P::defaulted, R::iteration | R::costs, "time collectives inside a machine by the measured nccl-tests curves (nvlink_ring_curve, nvlink_all_reduce_curve: the GPU type's or written); default true; false, or nvlink_bandwidth or nvlink_latency written without a curve: a ring at nvlink_bandwidth with nvlink_latency per step",
+    {"/cluster/nvlink_curves", U::boolean, C::none, P::defaulted, R::iteration | R::costs, "time collectives inside a machine by the measured nccl-tests curves (nvlink_ring_curve, nvlink_all_reduce_curve: the GPU type's or written); default true; false, or nvlink_bandwidth or nvlink_latency other than the GPU type's and the default beside the type's curves: a ring at nvlink_bandwidth with nvlink_latency per step",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_curves; }, nullptr, {}, &megatron_only},
     {"/cluster/nvlink_ring_curve", U::bus_curve, C::none, P::gpu_kernel, R::iteration | R::costs, "measured bus bandwidth by size of a ring reduce-scatter / all-gather inside one machine (nccl-tests size and busbw; `ckptsim import nccl-tests` writes it from a single-machine log); a collective of S bytes takes k S / busbw(S), log2-interpolated",
      [](Scenario& s) -> FieldRef { return &s.cluster.nvlink_ring_curve; }, nullptr, {}, &megatron_only},

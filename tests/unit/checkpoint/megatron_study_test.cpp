@@ -305,14 +305,14 @@ TEST_CASE("megatron: a group inside a machine pays NVLink's step latency, never 
   // tp = 8 on one DGX A100 (single_stage): each of a layer's tensor-parallel calls is a ring of
   // t = 8 ranks inside the machine. Forward, four calls of (t - 1) steps each under sequence
   // parallelism, or two all-reduces of 2 (t - 1) steps without it: 28 steps either way, so
-  // adding 1 ms to the NVLink step latency adds 28 ms to a layer's forward collectives. (The
-  // NVLink latency written, the ring model times them rather than the GPU type's measured
-  // curves, which carry their latency inside.)
+  // adding 1 ms to the NVLink step latency adds 28 ms to a layer's forward collectives. (With a
+  // step latency of its own, 3.5 us rather than the 3.4 us default, the ring model times them
+  // rather than the GPU type's measured curves, which carry their latency inside.)
   json base = single_stage(12);
-  base["cluster"]["nvlink_latency"] = "3.4us";
+  base["cluster"]["nvlink_latency"] = "3.5us";
   const MegatronIteration a = simulate_megatron_iteration(load_document(base));
   json slower_nvlink = base;
-  slower_nvlink["cluster"]["nvlink_latency"] = "1003.4us";  // the 3.4 us default + 1 ms
+  slower_nvlink["cluster"]["nvlink_latency"] = "1003.5us";  // 3.5 us + 1 ms
   const MegatronIteration b = simulate_megatron_iteration(load_document(slower_nvlink));
   CHECK((b.layer_tp_forward - a.layer_tp_forward) == milliseconds(28));
   // The network's latency (the data-parallel ring between the two machines) leaves the

@@ -456,19 +456,29 @@ TEST_CASE("megatron: tensor-parallel collectives inside an H100 machine by the m
   CHECK(sp.layer_tp_forward.seconds() / plain.layer_tp_forward.seconds() == doctest::Approx(1.28228).epsilon(1e-4));
   CHECK(sp.nvlink_collectives.find("measured nccl-tests curves") != std::string::npos);
 
-  // Writing the NVLink figures (a user's own) or nvlink_curves false returns the ring at
-  // nvlink_bandwidth: 4 x (7 x 3.4 us + 7/8 S / 450 GB/s) with SP, and the line says why.
+  // NVLink figures of a user's own (a step latency other than the 3.4 us default) or
+  // nvlink_curves false return the ring at nvlink_bandwidth: 4 x (7 x 3.5 us + 7/8 S / 450
+  // GB/s) with SP, and the line says why.
   doc["training"]["megatron"]["sequence_parallel"] = true;
-  doc["cluster"]["nvlink_latency"] = "3.4us";
+  doc["cluster"]["nvlink_latency"] = "3.5us";
   const Scenario own = load(doc);
   CHECK_FALSE(nvlink_curves_apply(own));
   const MegatronIteration ring_model = simulate_megatron_iteration(own);
-  CHECK(ring_model.layer_tp_forward.seconds() == doctest::Approx(4 * (7 * 3.4e-6 + 7.0 / 8 * S / 450e9)).epsilon(1e-6));
-  CHECK(ring_model.nvlink_collectives.find("nvlink_latency is written") != std::string::npos);
+  CHECK(ring_model.layer_tp_forward.seconds() == doctest::Approx(4 * (7 * 3.5e-6 + 7.0 / 8 * S / 450e9)).epsilon(1e-6));
+  CHECK(ring_model.nvlink_collectives.find("differs from the GPU type's") != std::string::npos);
+  // Written with the values the scenario has anyway (the type's 450 GB/s, the 3.4 us default),
+  // nothing changes: the choice follows the values, which the sweep's cache key holds, never
+  // which keys a file wrote.
+  doc["cluster"]["nvlink_latency"] = "3.4us";
+  doc["cluster"]["nvlink_bandwidth"] = "450GB/s";
+  CHECK(nvlink_curves_apply(load(doc)));
+  CHECK(simulate_megatron_iteration(load(doc)).layer_tp_forward == sp.layer_tp_forward);
   doc["cluster"].erase("nvlink_latency");
+  doc["cluster"].erase("nvlink_bandwidth");
   doc["cluster"]["nvlink_curves"] = false;
   CHECK_FALSE(nvlink_curves_apply(load(doc)));
-  CHECK(simulate_megatron_iteration(load(doc)).layer_tp_forward == ring_model.layer_tp_forward);
+  CHECK(simulate_megatron_iteration(load(doc)).layer_tp_forward.seconds() ==
+        doctest::Approx(4 * (7 * 3.4e-6 + 7.0 / 8 * S / 450e9)).epsilon(1e-6));
 
   // A user's own curve (what `import nccl-tests` writes from a single-machine log) is used even
   // beside a written nvlink_bandwidth: a flat 200 GB/s ring curve gives 4 x 7/8 S / 200 GB/s.

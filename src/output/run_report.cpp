@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <utility>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,6 +24,7 @@
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "ckptsim/scenario/scenario_json.hpp"
+#include "ckptsim/scenario/units.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim {
@@ -78,6 +80,20 @@ nlohmann::json summary_json(const RunSummary& summary) {
   return out;
 }
 
+namespace {
+
+/// When a load reads more than the save wrote (ranks reading the state they all hold, Megatron
+/// without fully parallel load): how much, beside the save.
+std::string storage_reads_note(const StrategyCosts& c) {
+  // Below half a per cent more (the few tensors every tensor-parallel rank keeps whole) it says nothing.
+  if (!(c.storage_load_bytes > c.storage_save_bytes * 1.005)) return "";
+  return fmt::format(" (reads {}, {:.3g}x the {} saved: every data-parallel rank reads its copy; "
+                     "training.megatron.fully_parallel_load reads it once)",
+                     format_bytes(c.storage_load_bytes), c.storage_load_bytes / c.storage_save_bytes, format_bytes(c.storage_save_bytes));
+}
+
+}  // namespace
+
 nlohmann::json costs_json(const StrategyCosts& c) {
   nlohmann::json out{{"strategy", name_of(c.strategy)},
                      {"tier", recovery_policy(c.tier).name},
@@ -92,6 +108,10 @@ nlohmann::json costs_json(const StrategyCosts& c) {
                      {"retrieval_storage_s", c.retrieval_storage.seconds()}};
   strategy_of(c.strategy).add_costs_json(c, out);
   if (c.adaptive_interval) out["adaptive_prior_mtbf_s"] = c.adaptive_prior_mtbf.seconds();
+  if (!storage_reads_note(c).empty()) {
+    out["storage_save_bytes"] = c.storage_save_bytes;
+    out["storage_load_bytes"] = c.storage_load_bytes;
+  }
   add_warnings(out, c.warnings);
   return out;
 }
@@ -127,8 +147,8 @@ void print_run_table(std::ostream& out, const Scenario& s, const StrategyCosts& 
     for (const ReportSection section : strategy_of(c.strategy).report_sections())
       report_section(section).print_run_costs(out, c);
   }
-  out << fmt::format("retrieval  local {}, peer {}, storage {}\n", format_duration(c.retrieval_local),
-                     format_duration(c.retrieval_peer), format_duration(c.retrieval_storage));
+  out << fmt::format("retrieval  local {}, peer {}, storage {}{}\n", format_duration(c.retrieval_local),
+                     format_duration(c.retrieval_peer), format_duration(c.retrieval_storage), storage_reads_note(c));
   print_restart_phases(out, s);
   print_assumptions(out, s, every_default);
   print_band_effect(out, band_effect(s, c));

@@ -17,6 +17,7 @@
 #include "ckptsim/run/run_horizon.hpp"
 #include "ckptsim/run/strategy.hpp"
 #include "ckptsim/run/unread_fields.hpp"
+#include "ckptsim/workload/parallelism_model.hpp"
 #include "strategies/strategies.hpp"
 
 namespace ckptsim {
@@ -76,15 +77,14 @@ std::string storage_configuration(const StrategyCosts& c) {
 
 namespace {
 
-/// A whole checkpoint through storage when every machine moves its shard at once: the aggregate
-/// C / bandwidth, or each machine's shard / client_bandwidth when that is longer (so the load time
+/// `bytes` through storage when every machine moves its share at once: the aggregate
+/// bytes / bandwidth, or each machine's bytes / N / client_bandwidth when that is longer (so the load time
 /// is flat while the per-client limit binds, and grows with the machines once the aggregate does).
-SimTime storage_transfer_time(const Scenario& s, double shard) {
-  const SimTime aggregate =
-      checked_transfer_time(s.checkpoint_bytes(), s.storage.bandwidth, "/storage/bandwidth", "a checkpoint's upload to storage");
+SimTime storage_transfer_time(const Scenario& s, double bytes, const char* what) {
+  const SimTime aggregate = checked_transfer_time(bytes, s.storage.bandwidth, "/storage/bandwidth", what);
   if (!s.storage.client_bandwidth) return aggregate;
-  return std::max(aggregate, checked_transfer_time(shard, *s.storage.client_bandwidth, "/storage/client_bandwidth",
-                                                   "a machine's shard to or from storage"));
+  return std::max(aggregate, checked_transfer_time(bytes / static_cast<double>(s.cluster.machines), *s.storage.client_bandwidth,
+                                                   "/storage/client_bandwidth", "a machine's share of a checkpoint to or from storage"));
 }
 
 /// The failure-free run, T x iterations plus a stall per checkpoint, must fit the clock.
@@ -122,19 +122,24 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
                      clock_range_message("the iteration model's iteration time", c.iteration_time.seconds()) +
                          "; check the model, cluster and training fields or give the iteration time explicitly");
   const double shard = s.checkpoint_bytes_per_machine();
+  // What storage holds and what a load reads (the parallelism unit's; workload/parallelism_model.hpp).
+  const StorageCheckpointBytes stored = parallelism_model(s.training.parallelism).storage_bytes(s);
   const CostInputs in{s,
                       iteration,
                       c.iteration_time,
                       shard,
-                      storage_transfer_time(s, shard),
+                      storage_transfer_time(s, stored.save, "a checkpoint's upload to storage"),
                       checked_transfer_time(shard, s.training.serialization_bandwidth,
-                                            "/training/serialization_bandwidth", "a shard's snapshot or reload")};
+                                            "/training/serialization_bandwidth", "a shard's snapshot or reload"),
+                      storage_transfer_time(s, stored.load, "a checkpoint's load from storage")};
   c.retrieval_local = in.load;
   // Host to host from a peer's CPU memory at f·B_n (network/achieved_bandwidth.hpp), then loaded.
   c.retrieval_peer = checked_add(checked_transfer_time(shard, p2p_machine_bandwidth(s.cluster), "/cluster/network_bandwidth",
                                                        "a shard's retrieval from a peer"),
                                  in.load, "/cluster/network_bandwidth", "a shard's retrieval from a peer");
-  c.retrieval_storage = checked_add(in.storage_transfer, in.load, "/storage/bandwidth", "a retrieval from storage");
+  c.retrieval_storage = checked_add(in.storage_load, in.load, "/storage/bandwidth", "a retrieval from storage");
+  c.storage_save_bytes = stored.save;
+  c.storage_load_bytes = stored.load;
   c.replicas = s.strategy.replicas;
   c.placement = s.strategy.placement;
   c.replication_jump = s.strategy.replication_jump;

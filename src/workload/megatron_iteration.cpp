@@ -442,6 +442,49 @@ LayerTensors layer_tensors(const Dims& d) {
   return t;
 }
 
+/// One rank of pipeline stage r: its dense and expert parameters and parameter tensors (its
+/// chunks' layers; the embedding on the first stage, the output projection and final norm on the
+/// last).
+struct StageParameters {
+  double dense = 0, experts = 0, dense_tensors = 0, expert_tensors = 0;
+};
+
+StageParameters stage_parameters(const Dims& d, const std::vector<int>& chunk_layers, int r, int P, int V) {
+  const LayerParameters lp = layer_parameters(d, true);
+  const LayerTensors lt = layer_tensors(d);
+  const double vocab_rank = d.count.embedding / d.t;
+  StageParameters sp;
+  for (int c = 0; c < V; ++c) {
+    const int n = chunk_layers[static_cast<std::size_t>(c * P + r)];
+    sp.dense += n * lp.dense;
+    sp.experts += n * lp.experts;
+    sp.dense_tensors += n * lt.dense;
+    sp.expert_tensors += n * lt.experts;
+  }
+  if (r == 0) {
+    sp.dense += vocab_rank;
+    sp.dense_tensors += 1;
+  }
+  // The last stage holds the output projection: its own when untied, else a copy of the
+  // embedding when the first stage is another rank (synchronised by the tied all-reduce).
+  if (r == P - 1) {
+    const bool projection = d.count.output_projection > 0 || P > 1;
+    sp.dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
+    sp.dense_tensors += (projection ? 1.0 : 0.0) + (d.gated ? 1.0 : 2.0);
+  }
+  return sp;
+}
+
+/// A rank's checkpoint shard (header, MegatronStage::checkpoint_shard): c bytes per parameter,
+/// over its data group under the distributed optimizer.
+double rank_checkpoint_shard(const Scenario& s, const StageParameters& sp) {
+  const MegatronSpec& g = s.training.megatron;
+  const int dc = static_cast<int>(*g.dp) * g.cp;
+  const int expert_dp = std::max(1, dc / std::max(1, g.ep));
+  const double c = s.training.checkpoint_bytes_per_parameter;
+  return g.distributed_optimizer ? c * (sp.dense / dc + sp.experts / expert_dp) : c * (sp.dense + sp.experts);
+}
+
 /// The time of a 4-byte all-reduce over n ranks on `machines` machines (n / machines each):
 /// NCCL's tuner runs the algorithm of least modelled time (src/graph/tuning.cc): the ring's
 /// 2(n - 1) steps at the tier's latency (ring_time), or the tree's 2((n/N - 1)·alpha_NVLink +
@@ -586,7 +629,6 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   it.schedule_time = it.pipeline.makespan;
 
   // Parameters per stage and the data-parallel collectives.
-  const LayerParameters lp = layer_parameters(d, true);
   const int dc = static_cast<int>(*g.dp) * g.cp;
   const int expert_dp = std::max(1, dc / std::max(1, g.ep));
   const bool dp_cross = L.data_group_machines() > 1;
@@ -619,7 +661,6 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   // One norm over both optimizers when their groups are the same (distributed), else one each.
   const SimTime norm_ar = g.clip_grad > 0 ? (g.distributed_optimizer || !moe ? ar_dense : ar_dense + ar_expert) : SimTime::zero();
   const KernelTimer step_timer = KernelTimer::memory_only(s.cluster);
-  const LayerTensors lt = layer_tensors(d);
   // Per stage: the step's phases up to each all-reduce (segments), for the synchronization below.
   std::vector<std::vector<SimTime>> segments(static_cast<std::size_t>(P));
   std::vector<SimTime> finishes(static_cast<std::size_t>(P));
@@ -629,28 +670,13 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
   for (int r = 0; r < P; ++r) {
     MegatronStage& st = it.stages[static_cast<std::size_t>(r)];
     st.rank = r;
-    double dense = 0, experts = 0, dense_tensors = 0, expert_tensors = 0;
     for (int c = 0; c < V; ++c) {
-      const int n = it.chunk_layers[static_cast<std::size_t>(c * P + r)];
-      st.layers += n;
-      dense += n * lp.dense;
-      experts += n * lp.experts;
-      dense_tensors += n * lt.dense;
-      expert_tensors += n * lt.experts;
+      st.layers += it.chunk_layers[static_cast<std::size_t>(c * P + r)];
       st.forward += costs.forward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
       st.backward += costs.backward[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
     }
-    if (r == 0) {
-      dense += vocab_rank;
-      dense_tensors += 1;
-    }
-    // The last stage holds the output projection: its own when untied, else a copy of the
-    // embedding when the first stage is another rank (synchronised by the tied all-reduce).
-    if (r == P - 1) {
-      const bool projection = d.count.output_projection > 0 || P > 1;
-      dense += (d.count.output_projection > 0 ? d.count.output_projection / d.t : (P > 1 ? vocab_rank : 0.0)) + d.count.final_norm;
-      dense_tensors += (projection ? 1.0 : 0.0) + (d.gated ? 1.0 : 2.0);
-    }
+    const StageParameters sp = stage_parameters(d, it.chunk_layers, r, P, V);
+    const double dense = sp.dense, experts = sp.experts, dense_tensors = sp.dense_tensors, expert_tensors = sp.expert_tensors;
     st.parameters = dense + experts;
     const int factor = g.distributed_optimizer ? 1 : 2;  // reduce-scatter, or all-reduce
     const SimTime reduce = dp_collective(dense * grad_word, dc, factor, "the gradient reduce") +
@@ -706,10 +732,9 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
       it.step_stage = r;
       it.step_phases = std::move(phases);
     }
-    const double per_parameter = s.training.checkpoint_bytes_per_parameter;
     // Under the distributed optimizer each data-parallel rank owns 1/(d·c) of its stage's state;
     // without it every one holds all of it (header).
-    st.checkpoint_shard = g.distributed_optimizer ? per_parameter * (dense / dc + experts / expert_dp) : per_parameter * (dense + experts);
+    st.checkpoint_shard = rank_checkpoint_shard(s, sp);
     st.parameter_copies = dc;
     const SimTime gather = g.distributed_optimizer
                                ? dp_collective(dense * d.w, dc, 1, "the parameter all-gather") +
@@ -835,6 +860,23 @@ MegatronIteration simulate_megatron_iteration(const Scenario& s) {
                                           it.stages.front().parameters * d.w * (dc - 1) / dc, it.param_gather, 1));
   }
   return it;
+}
+
+double megatron_every_rank_load_bytes(const Scenario& s) {
+  if (s.training.parallelism != Parallelism::megatron)
+    throw ModelError("/training/parallelism", "the megatron storage model needs \"megatron\"");
+  const MegatronSpec& g = s.training.megatron;
+  const Dims d = dims_of(s);
+  const std::vector<int> chunk_layers = virtual_stage_layers(s);
+  // Every stage has t·c·d ranks (tp-cp-dp-pp order, megatron_layout.hpp), each reading its 16-bit
+  // parameters and its checkpoint shard.
+  const double ranks_per_stage = static_cast<double>(g.tp) * g.cp * static_cast<double>(*g.dp);
+  double total = 0;
+  for (int r = 0; r < g.pp; ++r) {
+    const StageParameters sp = stage_parameters(d, chunk_layers, r, g.pp, g.virtual_stages);
+    total += ranks_per_stage * ((sp.dense + sp.experts) * d.w + rank_checkpoint_shard(s, sp));
+  }
+  return total;
 }
 
 }  // namespace ckptsim

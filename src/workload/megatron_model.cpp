@@ -57,6 +57,12 @@ class MegatronParallelism final : public ParallelismModel {
   [[nodiscard]] std::vector<int> data_parallel_units(const Scenario& s) const override {
     return MegatronLayout::from(s).replica_units();
   }
+  [[nodiscard]] StorageCheckpointBytes storage_bytes(const Scenario& s) const override {
+    // One copy of everything (header): the optimizer's state and the 16-bit (or fp32) parameters.
+    const double word = s.training.mixed_precision ? 2.0 : 4.0;
+    const double whole = s.checkpoint_bytes() + s.model.parameters * word;
+    return {whole, s.training.megatron.fully_parallel_load ? whole : megatron_every_rank_load_bytes(s)};
+  }
   [[nodiscard]] std::vector<CollectiveSize> network_collective_sizes(const Scenario& s) const override {
     std::vector<CollectiveSize> sizes;
     // The step report's collective table (megatron_iteration.hpp): those on the network, less

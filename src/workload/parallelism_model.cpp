@@ -34,6 +34,9 @@ class Zero3Parallelism final : public ParallelismModel {
     std::iota(units.begin(), units.end(), 0);
     return units;
   }
+  [[nodiscard]] StorageCheckpointBytes storage_bytes(const Scenario& s) const override {
+    return {s.checkpoint_bytes(), s.checkpoint_bytes()};
+  }
   [[nodiscard]] std::vector<CollectiveSize> network_collective_sizes(const Scenario& s) const override {
     std::vector<CollectiveSize> sizes;
     if (s.cluster.machines < 2) return sizes;

@@ -101,6 +101,10 @@ struct StrategyCosts {
   SimTime retrieval_local;
   SimTime retrieval_peer;
   SimTime retrieval_storage;
+  /// The checkpoint in storage, whole job, bytes (workload/parallelism_model.hpp,
+  /// StorageCheckpointBytes): what a save writes and what a load reads.
+  double storage_save_bytes = 0;
+  double storage_load_bytes = 0;
   int replicas = 1;                       ///< m (memory tier; 1 for erasure-coded: one copy, coded)
   /// Multi-level: level 1 every k (every_iterations, stall S), level 2 every k2 (a multiple of
   /// k, stall partner_stall), level 3 every kp (persistent_every_iterations, a multiple of k2,
@@ -184,6 +188,9 @@ struct CostInputs {
   double shard;                     ///< checkpoint bytes per machine
   SimTime storage_transfer;         ///< whole checkpoint through the shared storage bandwidth
   SimTime load;                     ///< shard through the serialization bandwidth
+  /// What a load from storage reads through the storage bandwidths (the parallelism unit's
+  /// storage_bytes().load; more than the upload when ranks read the same state).
+  SimTime storage_load = SimTime::zero();
 };
 
 }  // namespace ckptsim

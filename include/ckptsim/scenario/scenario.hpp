@@ -101,6 +101,11 @@ struct MegatronSpec {
   /// step's time, since the all-to-alls and the expert GEMMs wait for it.
   double moe_load_imbalance = 1.0;
   bool tp_across_machines = false;         ///< allow a tensor group to span machines (NVLink domains)
+  /// --ckpt-fully-parallel-load (megatron/training/arguments.py, store_true: off by default): the
+  /// data-parallel ranks split the read of the state they all hold and exchange it; off, every
+  /// data-parallel rank reads its own copy from storage (workload/megatron_iteration.hpp,
+  /// megatron_storage_bytes).
+  bool fully_parallel_load = false;
 };
 
 struct TrainingSpec {

@@ -261,4 +261,14 @@ double megatron_layer_activation_bytes(const Scenario& scenario);
 /// local experts), and of the whole layer before splitting.
 double megatron_layer_parameters(const Scenario& scenario, bool per_rank);
 
+/// Bytes the job reads from storage when every rank reads all it holds, Megatron-LM's load
+/// without --ckpt-fully-parallel-load (checkpointing.py wraps the load strategy in
+/// FullyParallelLoadStrategyWrapper only with that flag; megatron/core/dist_checkpointing):
+///     L_every = Σ_ranks (Φ_r·w + C_r)
+/// Φ_r the rank's parameters (a tensor and pipeline slice, its local experts), w their 16-bit
+/// (or fp32) word, C_r its checkpoint shard (above: c·Φ_r over its data group under the
+/// distributed optimizer, else c·Φ_r). The 16-bit parameters are held by every rank of the data
+/// group (d·c of them; experts d·c/e), so each group reads them that many times.
+double megatron_every_rank_load_bytes(const Scenario& scenario);
+
 }  // namespace ckptsim

@@ -44,6 +44,12 @@ struct CollectiveSize {
   double traffic = 0;  ///< S x calls per iteration
 };
 
+/// A checkpoint in storage, whole job, bytes: what a save writes and what a load reads.
+struct StorageCheckpointBytes {
+  double save = 0;
+  double load = 0;
+};
+
 class ParallelismModel {
  public:
   virtual ~ParallelismModel() = default;
@@ -65,6 +71,12 @@ class ParallelismModel {
   /// all its calls in one iteration, in no particular order: what a calibration of the network
   /// should be fitted on (calibrate.hpp, "Sizes"). Point-to-point sends are left out.
   [[nodiscard]] virtual std::vector<CollectiveSize> network_collective_sizes(const Scenario& scenario) const = 0;
+  /// The checkpoint in storage. zero3: C = Φ·c both ways (every rank saves and reads its own
+  /// shard, nothing is held twice). megatron: the save writes C and one copy of the 16-bit
+  /// parameters, S = Φ·(c + w) (Megatron's distributed checkpoint holds the model's state dict
+  /// beside the optimizer's); the load reads S with --ckpt-fully-parallel-load, else what every
+  /// rank holds, megatron_every_rank_load_bytes (megatron_iteration.hpp).
+  [[nodiscard]] virtual StorageCheckpointBytes storage_bytes(const Scenario& scenario) const = 0;
 };
 
 /// The unit of a kind (table order = Parallelism's).

@@ -110,7 +110,7 @@ class AsyncTwoPhase final : public Strategy {
                           "the checkpoint stall");
     if (c.tier == CheckpointTier::memory) {
       // The uploads from the local tier: the persistent track's period rule with U for the upload.
-      const CostInputs uploads{in.s, in.iteration, in.t, in.shard, upload, in.load};
+      const CostInputs uploads{in.s, in.iteration, in.t, in.shard, upload, in.load, in.storage_load};
       persistent_track(uploads, c);
       if (c.persistent_every_iterations > 0) {
         const double per_checkpoint = static_cast<double>(c.every_iterations) / static_cast<double>(c.persistent_every_iterations);

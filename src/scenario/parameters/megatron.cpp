@@ -58,6 +58,8 @@ ParameterBlock megatron_parameters() {
      [](Scenario& s) -> FieldRef { return &s.training.megatron.moe_load_imbalance; }, nullptr, {}, &megatron_only},
     {"/training/megatron/tp_across_machines", U::boolean, C::none, P::defaulted, R::iteration, "megatron: allow a tensor group to span machines (its all-reduces then cross the network)",
      [](Scenario& s) -> FieldRef { return &s.training.megatron.tp_across_machines; }, nullptr, {}, &megatron_only},
+    {"/training/megatron/fully_parallel_load", U::boolean, C::none, P::defaulted, R::costs, "megatron: --ckpt-fully-parallel-load: the data-parallel ranks split the read of what they all hold (the 16-bit parameters; all the state without the distributed optimizer) and exchange it; false (Megatron-LM's default): every data-parallel rank reads its own copy from storage at a load",
+     [](Scenario& s) -> FieldRef { return &s.training.megatron.fully_parallel_load; }, nullptr, {}, &megatron_only},
   }};
   // clang-format on
   read_only_when(block, kReadUnderMegatron);

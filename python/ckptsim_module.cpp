@@ -1,9 +1,12 @@
-// The Python module `ckptsim` (pybind11): run, iteration, analyze and placement on a scenario
-// given as a dict or a file path, each returning the plain dict that the command's JSON output
-// holds (`run -o FILE`, `iteration --json`, `analyze --json`, `placement --json`). The documents
-// come from the same library writers the command line calls (output/run_report.hpp,
-// output/iteration_report.hpp, output/analyze_report.hpp, output/placement_report.hpp); this
-// file only converts arguments, releases the GIL while the library works, and maps errors:
+// The Python module `ckptsim` (pybind11): run, iteration, analyze, placement and optimize on a
+// scenario given as a dict or a file path, each returning the plain dict that the command's JSON
+// output holds (`run -o FILE`, `iteration --json`, `analyze --json`, `placement --json`,
+// `optimize --json`), and sweep, which runs a sweep spec as `ckptsim sweep SPEC -o DIR` does and
+// returns its manifest.json and points.jsonl. The documents come from the same library code the
+// command line calls (output/run_report.hpp, output/iteration_report.hpp,
+// output/analyze_report.hpp, output/placement_report.hpp, analysis/optimize_study.hpp with
+// output/optimize_report.hpp, sweep/sweep.hpp); this file only converts arguments, releases the
+// GIL while the library works, and maps errors:
 //   InputError  -> ckptsim.InputError (a ValueError; .problems lists {file, pointer, expected, found})
 //   LimitError  -> ckptsim.LimitError (ValueError; force=True overrides, as --force does)
 //   ModelError  -> ckptsim.ModelError (ValueError; .parameter names the input: a scenario's JSON
@@ -29,13 +32,16 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "ckptsim/analysis/optimize_study.hpp"
 #include "ckptsim/analysis/placement_study.hpp"
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
 #include "ckptsim/core/error.hpp"
+#include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/band_report.hpp"
 #include "ckptsim/output/analyze_report.hpp"
 #include "ckptsim/output/iteration_report.hpp"
+#include "ckptsim/output/optimize_report.hpp"
 #include "ckptsim/output/placement_report.hpp"
 #include "ckptsim/output/run_report.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
@@ -44,6 +50,8 @@
 #include "ckptsim/scenario/kinds.hpp"
 #include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
+#include "ckptsim/sweep/spec.hpp"
+#include "ckptsim/sweep/sweep.hpp"
 #include "ckptsim/workload/profile.hpp"
 
 namespace py = pybind11;
@@ -339,12 +347,172 @@ py::object placement(std::optional<int> machines, std::optional<int> replicas, c
   return to_python(doc);
 }
 
+/// A dict's JSON text as a document; problems name `label`.
+nlohmann::json dict_document(const ScenarioInput& in, const std::string& label, const char* what) {
+  try {
+    return nlohmann::json::parse(in.text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ckptsim::InputError(label, "", fmt::format("a JSON document (json.dumps of the {} dict)", what), e.what());
+  }
+}
+
+/// The folder a file's relative paths are found from, as the command line takes it ("" for a bare name).
+std::string parent_text(const std::string& path) { return std::filesystem::path(path).parent_path().string(); }
+
+/// `vary`: "POINTER=V1,V2,..." (the command line's --vary), a list or tuple of such strings, or
+/// a dict {pointer: [values]} whose values are written as JSON (json.dumps).
+std::vector<ckptsim::VaryAxis> vary_axes(const py::object& vary) {
+  std::vector<ckptsim::VaryAxis> axes;
+  const auto refuse = [&] {
+    return ckptsim::ModelError("vary", fmt::format("expected \"POINTER=V1,V2,...\", a list of such strings or a dict "
+                                                   "{{pointer: [values]}}, found {}",
+                                                   repr_of(vary)));
+  };
+  if (py::isinstance<py::str>(vary)) {
+    axes.push_back(ckptsim::parse_vary_axis(vary.cast<std::string>()));
+  } else if (py::isinstance<py::list>(vary) || py::isinstance<py::tuple>(vary)) {
+    for (const py::handle item : vary) {
+      if (!py::isinstance<py::str>(item)) throw refuse();
+      axes.push_back(ckptsim::parse_vary_axis(item.cast<std::string>()));
+    }
+  } else if (py::isinstance<py::dict>(vary)) {
+    for (const auto& [key, values] : py::reinterpret_borrow<py::dict>(vary)) {
+      if (!py::isinstance<py::str>(key)) throw refuse();
+      const std::string pointer = key.cast<std::string>();
+      if (!py::isinstance<py::list>(values) && !py::isinstance<py::tuple>(values))
+        throw ckptsim::ModelError("vary", fmt::format("{}: expected a list of values, found {}", pointer, repr_of(values)));
+      std::vector<nlohmann::json> parsed;
+      for (const py::handle value : values) {
+        try {
+          parsed.push_back(nlohmann::json::parse(to_json_text(value)));
+        } catch (const nlohmann::json::parse_error&) {  // NaN or an infinity: json.dumps writes no JSON for them
+          throw ckptsim::ModelError("vary", fmt::format("{}: expected JSON values, found {}", pointer, repr_of(value)));
+        }
+      }
+      axes.push_back(ckptsim::make_vary_axis(pointer, std::move(parsed)));
+    }
+  } else {
+    throw refuse();
+  }
+  ckptsim::check_vary_axes(axes);
+  return axes;
+}
+
+py::object optimize(const py::object& scenario_arg, const py::object& vary, const std::string& objective, int replicas,
+                    std::optional<std::int64_t> seed, int jobs, bool force, const py::object& file) {
+  const ScenarioInput in = read_input(scenario_arg, file);
+  const std::vector<ckptsim::VaryAxis> axes = vary_axes(vary);
+  ckptsim::OptimizeOptions options;
+  if (objective == "goodput") {
+    options.objective = ckptsim::OptimizeObjective::goodput_per_machine_hour;
+  } else if (objective != "ettr") {
+    throw ckptsim::ModelError("objective", fmt::format("expected ettr or goodput, found \"{}\"", objective));
+  }
+  if (replicas < 0) throw ckptsim::ModelError("replicas", fmt::format("expected 0 or more, found {}", replicas));
+  options.replicas = replicas;
+  if (seed) {
+    if (*seed < 0) throw ckptsim::ModelError("seed", fmt::format("expected a non-negative integer, found {}", *seed));
+    options.seed = static_cast<std::uint64_t>(*seed);
+  }
+  options.jobs = threads_for(jobs);
+  options.force = force;
+  std::string call_options;
+  for (const auto& axis : axes) call_options += fmt::format("{}{}", call_options.empty() ? ", vary=" : " ", axis.pointer);
+  if (objective != "ettr") call_options += fmt::format(", objective=\"{}\"", objective);
+  if (replicas > 0) call_options += fmt::format(", replicas={}", replicas);
+  if (seed) call_options += fmt::format(", seed={}", *seed);
+  nlohmann::json doc;
+  {
+    py::gil_scoped_release release;
+    // As `ckptsim optimize FILE`: the file read by the guarded reader, relative paths from its folder.
+    const std::string label = in.path ? *in.path : in.file.value_or(kDictLabel);
+    const nlohmann::json scenario_doc =
+        in.path ? ckptsim::read_json_file(*in.path, "a scenario file") : dict_document(in, label, "scenario");
+    const std::string base_dir = in.path ? parent_text(*in.path) : (in.file ? parent_text(*in.file) : std::string());
+    const ckptsim::OptimizeStudy study = ckptsim::optimize_scenario(scenario_doc, label, base_dir, axes, options);
+    doc = ckptsim::optimize_document(study, call_text("optimize", in, call_options));
+  }
+  return to_python(doc);
+}
+
+/// `shard`: None (every point), "I/N" or (I, N), as --shard I/N takes it.
+std::pair<int, int> shard_of(const py::object& shard) {
+  if (shard.is_none()) return {0, 1};
+  std::optional<std::pair<int, int>> parsed;
+  if (py::isinstance<py::str>(shard)) {
+    parsed = ckptsim::sweep::parse_shard(shard.cast<std::string>());
+  } else if ((py::isinstance<py::tuple>(shard) || py::isinstance<py::list>(shard)) && py::len(shard) == 2) {
+    const py::sequence pair = py::reinterpret_borrow<py::sequence>(shard);
+    const auto i = count_of(pair[0]);
+    const auto n = count_of(pair[1]);
+    if (i && n && *n >= 1 && *i < *n) parsed = std::pair{*i, *n};
+  }
+  if (!parsed)
+    throw ckptsim::ModelError("shard", fmt::format("expected \"I/N\" or (I, N) with 0 <= I < N (the command line's "
+                                                   "--shard I/N), found {}",
+                                                   repr_of(shard)));
+  return *parsed;
+}
+
+/// A JSON file the sweep wrote, as Python objects (json.loads of its text: numbers as written).
+py::object load_json_output(const std::string& path) {
+  return json_module().attr("loads")(py::module_::import("pathlib").attr("Path")(path).attr("read_text")());
+}
+
+py::object sweep(const py::object& spec_arg, const py::object& output, int jobs, const py::object& shard, bool resume,
+                 const py::object& file) {
+  const ScenarioInput in = read_input(spec_arg, file);
+  ckptsim::sweep::SweepOptions options;
+  std::tie(options.shard_index, options.shard_count) = shard_of(shard);
+  options.jobs = threads_for(jobs);
+  options.resume = resume;
+  // No output folder: a temporary one, removed once its outputs are read back.
+  py::object temporary = py::none();
+  if (output.is_none()) {
+    if (resume)
+      throw ckptsim::ModelError("resume", "expected output= (the folder of the sweep to finish), found no output folder");
+    temporary = py::module_::import("tempfile").attr("TemporaryDirectory")(py::arg("prefix") = "ckptsim-sweep-");
+    options.out_dir = temporary.attr("name").cast<std::string>();
+  } else {
+    const auto dir = path_text(output);
+    if (!dir || dir->empty())
+      throw ckptsim::ModelError("output", fmt::format("expected a folder path (str or os.PathLike), found {}", repr_of(output)));
+    options.out_dir = *dir;
+  }
+  std::string call_options;
+  if (!output.is_none()) call_options += fmt::format(", output=\"{}\"", options.out_dir);
+  if (options.shard_count > 1) call_options += fmt::format(", shard=\"{}/{}\"", options.shard_index, options.shard_count);
+  if (resume) call_options += ", resume=True";
+  options.command_line = call_text("sweep", in, call_options);
+  {
+    py::gil_scoped_release release;
+    // As `ckptsim sweep FILE`: a relative base scenario is found from the spec's folder ("." for a bare name).
+    const std::string label = in.path ? *in.path : in.file.value_or(kDictLabel);
+    const ckptsim::sweep::SweepSpec spec = [&] {
+      if (in.path) return ckptsim::sweep::load_sweep_spec_file(*in.path);
+      const std::string dir = in.file ? parent_text(*in.file) : std::string();
+      return ckptsim::sweep::load_sweep_spec_json(dict_document(in, label, "sweep spec"), label, dir.empty() ? "." : dir);
+    }();
+    (void)ckptsim::sweep::run_sweep(spec, options);
+  }
+  const std::filesystem::path dir(options.out_dir);
+  py::dict result;
+  result["manifest"] = load_json_output((dir / "manifest.json").string());
+  py::list points;
+  const py::object lines = py::module_::import("pathlib").attr("Path")((dir / "points.jsonl").string()).attr("read_text")().attr("splitlines")();
+  for (const py::handle line : lines) points.append(json_module().attr("loads")(line));
+  result["points"] = points;
+  if (!temporary.is_none()) temporary.attr("cleanup")();
+  return result;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(ckptsim, m) {
   m.doc() =
-      "ckptsim from Python: run, iteration, analyze and placement return the dicts the command line's\n"
-      "JSON outputs hold (run -o FILE, iteration --json, analyze --json, placement --json).\n"
+      "ckptsim from Python: run, iteration, analyze, placement and optimize return the dicts the command\n"
+      "line's JSON outputs hold (run -o FILE, iteration --json, analyze --json, placement --json,\n"
+      "optimize --json); sweep writes what `ckptsim sweep -o DIR` writes and returns its manifest and points.\n"
       "A scenario is a path or a dict in the scenario format (docs/scenario-format.md).\n"
       "A dict given with file=PATH (run, analyze, iteration) is loaded as the command line loads that\n"
       "file: problems name it, it names a scenario without \"name\" (the file name without its\n"
@@ -409,4 +577,16 @@ PYBIND11_MODULE(ckptsim, m) {
         "P(every checkpoint recoverable from CPU memory) after k simultaneous failures, per placement\n"
         "scheme (ckptsim placement --json). failures: K or (K1, K2); scheme: a name, a list of names or\n"
         "\"all\"; window_probability, shard_bytes, cpu_memory: numbers or text with units (\"1%\", \"9.4GB\").");
+  m.def("optimize", &optimize, py::arg("scenario"), py::kw_only(), py::arg("vary"), py::arg("objective") = "ettr",
+        py::arg("replicas") = 0, py::arg("seed") = py::none(), py::arg("jobs") = 1, py::arg("force") = false,
+        py::arg("file") = py::none(),
+        "The best ETTR over every combination of scenario values (ckptsim optimize --json). vary:\n"
+        "\"POINTER=V1,V2,...\" as --vary takes it, a list of such strings, or a dict {pointer: [values]};\n"
+        "objective: ettr | goodput; replicas > 0 ranks by the Monte Carlo mean; force=True as --force.");
+  m.def("sweep", &sweep, py::arg("spec"), py::kw_only(), py::arg("output") = py::none(), py::arg("jobs") = 1,
+        py::arg("shard") = py::none(), py::arg("resume") = false, py::arg("file") = py::none(),
+        "Every point of a sweep spec (ckptsim sweep SPEC -o DIR), given as a path or a dict. Writes\n"
+        "points.csv, points.jsonl and manifest.json into output (a temporary folder, removed after, when\n"
+        "None) and returns {\"manifest\": manifest.json, \"points\": the records of points.jsonl}.\n"
+        "shard: \"I/N\" or (I, N); resume=True finishes the sweep whose journal is in output.");
 }

@@ -13,21 +13,16 @@
 #include <nlohmann/json.hpp>
 
 #include "ckptsim/core/printable.hpp"
+#include "ckptsim/analysis/optimize_study.hpp"
 #include "ckptsim/analysis/optimizer.hpp"
-#include "ckptsim/checkpoint/iteration_costs.hpp"
 #include "ckptsim/cli/commands.hpp"
-#include "ckptsim/output/numbers.hpp"
 #include "ckptsim/output/assumptions_report.hpp"
+#include "ckptsim/output/optimize_report.hpp"
 #include "ckptsim/cli/options.hpp"
-#include "ckptsim/cli/vary_axis.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/core/work_limits.hpp"
-#include "ckptsim/checkpoint/iteration_work.hpp"
-#include "ckptsim/output/manifest.hpp"
-#include "ckptsim/run/resolve_costs.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
-#include "ckptsim/scenario/loader.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::cli {
@@ -41,27 +36,6 @@ nlohmann::json read_document(const std::string& path) {
 }
 
 std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
-
-nlohmann::json candidate_json(const Candidate& c) {
-  nlohmann::json j;
-  nlohmann::json settings = nlohmann::json::object();
-  for (const auto& [pointer, value] : c.settings) settings[pointer] = value;
-  j["settings"] = settings;
-  j["status"] = to_string(c.status);
-  if (c.status != CandidateStatus::ok) {
-    j["reason"] = c.reason;
-    return j;
-  }
-  j["ettr"] = c.ettr;
-  j["standby_machines"] = c.standby;
-  j["goodput_per_machine_hour"] = c.goodput_per_machine_hour;
-  if (c.closed.available) j["closed_form"] = {{"ettr", c.closed.ettr}, {"ettr_asymptotic", c.closed.ettr_asymptotic}};
-  if (c.simulated) j["simulated"] = {{"ettr", c.simulated->at("ettr").mean}, {"ci95", c.simulated->at("ettr").ci95}};
-  j["wall_time_shares"] = c.shares;
-  j["every_iterations"] = c.costs.every_iterations;
-  j["checkpoint_stall_s"] = c.costs.stall.seconds();
-  return j;
-}
 
 /// The command line of `ckptsim optimize`, checked.
 struct OptimizeArgs {
@@ -117,12 +91,13 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   args.json = vm.count("json") > 0;
   args.force = vm.count("force") > 0;
   args.every_default = vm.count("defaults") > 0;
-  for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
-  check_vary_axes(args.axes);
-  double combinations = 1;
-  for (const auto& axis : args.axes) combinations *= static_cast<double>(axis.values.size());
-  enforce_work_limits({{"--vary", "the combinations to evaluate", combinations, kMaxCombinations, WorkUnit::combinations}},
-                      args.force);
+  try {
+    for (const auto& v : varies) args.axes.push_back(parse_vary_axis(v));
+    check_vary_axes(args.axes);
+  } catch (const ModelError& e) {
+    throw UsageError(e.message());  // a malformed --vary is a usage error on the command line
+  }
+  enforce_combination_limit(args.axes, args.force);
   if (objective == "goodput") {
     args.options.objective = OptimizeObjective::goodput_per_machine_hour;
   } else if (objective != "ettr") {
@@ -133,24 +108,6 @@ std::optional<OptimizeArgs> parse_optimize_args(const CommandContext& ctx) {
   args.options.force = args.force;
   if (vm.count("seed")) args.options.seed = static_cast<std::uint64_t>(seed);
   return args;
-}
-
-void print_optimize_json(const CommandContext& ctx, const Scenario& base, const OptimizeResult& result,
-                         const std::string& gpu_note) {
-  nlohmann::json out;
-  out["manifest"] = make_manifest(base, ctx.command_line);
-  out["ranking"] = result.ranking;
-  out["closed_form_omits"] = result.closed_form_omits;
-  out["gpu_memory_checked"] = result.gpu_checked && !base.training.iteration_time;
-  if (!gpu_note.empty()) out["note"] = gpu_note;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : result.candidates) list.push_back(candidate_json(c));
-  out["candidates"] = list;
-  out["best"] = result.best ? nlohmann::json(candidate_json(result.candidates[*result.best])) : nlohmann::json(nullptr);
-  out["runner_up"] =
-      result.runner_up ? nlohmann::json(candidate_json(result.candidates[*result.runner_up])) : nlohmann::json(nullptr);
-  out["why_runner_up_lost"] = result.why_runner_up_lost;
-  ctx.out << tidy_numbers(std::move(out)).dump(2) << '\n';
 }
 
 /// Candidates in table order: fitting ones by ETTR (best first), then the others as given.
@@ -257,34 +214,12 @@ int command_optimize(const CommandContext& ctx) {
   const std::string& path = args->scenario_path;
   const nlohmann::json doc = read_document(path);
   const std::string base_dir = std::filesystem::path(path).parent_path().string();
-  // The unedited scenario must load: its own problems are input errors, not "does not fit".
-  const Scenario base = load_scenario_json(doc, path, base_dir);
-
-  // GPU memory: the iteration model's GPU-fit rule (checkpoint/iteration_costs.hpp). Its results
-  // are kept for the strategy costs of the same combination (the optimizer calls gpu_check,
-  // then costs, for each one in turn).
-  std::optional<IterationCosts> iteration;
-  args->options.gpu_check = [&iteration, force = args->force](const Scenario& s) -> std::optional<std::string> {
-    if (!s.training.iteration_time) enforce_work_limits(estimate_iteration_work(s), force);
-    iteration = iteration_costs_for(s);
-    if (!iteration) return std::nullopt;  // measured iteration time: the iteration model is not used
-    // A job known to run is ranked (run and analyze price it with the verdict as a warning).
-    if (s.training.known_to_run) return std::nullopt;
-    return gpu_fit_problem(s, *iteration);
-  };
-  args->options.costs = [&iteration](const Scenario& s) {
-    return compute_strategy_costs(s, iteration ? &*iteration : nullptr);
-  };
-  // Typed errors (an unwritable --vary pointer is an InputError, a model that cannot answer a
-  // ModelError) reach dispatch's exit codes as they are; anything else is a bug, not a usage error.
-  const OptimizeResult result = optimize(doc, path, base_dir, args->axes, args->options);
-  const std::string gpu_note =
-      base.training.iteration_time ? "GPU memory not checked: training.iteration_time is given, the iteration model is not used"
-                                   : "";
+  const OptimizeStudy study = optimize_scenario(doc, path, base_dir, args->axes, args->options);
   if (args->json) {
-    print_optimize_json(ctx, base, result, gpu_note);
+    ctx.out << optimize_document(study, ctx.command_line).dump(2) << '\n';
   } else {
-    print_optimize_table(ctx.out, base, args->axes, result, gpu_note, args->options.objective, args->every_default);
+    print_optimize_table(ctx.out, study.base, args->axes, study.result, study.gpu_note, args->options.objective,
+                         args->every_default);
   }
   return 0;
 }

@@ -21,21 +21,10 @@ namespace {
 
 namespace po = boost::program_options;
 
-/// "I/N" with 0 <= I < N.
-std::pair<int, int> parse_shard(const std::string& text) {
-  const auto slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    std::size_t used_i = 0;
-    std::size_t used_n = 0;
-    const int i = std::stoi(text.substr(0, slash), &used_i);
-    const int n = std::stoi(text.substr(slash + 1), &used_n);
-    if (used_i != slash || used_n != text.size() - slash - 1 || n < 1 || i < 0 || i >= n)
-      throw std::invalid_argument("range");
-    return {i, n};
-  } catch (const std::exception&) {
-    throw UsageError(fmt::format("--shard expects I/N with 0 <= I < N (e.g. 0/8), found \"{}\"", text));
-  }
+/// "I/N" with 0 <= I < N (sweep::parse_shard).
+std::pair<int, int> shard_option(const std::string& text) {
+  if (const auto shard = sweep::parse_shard(text)) return *shard;
+  throw UsageError(fmt::format("--shard expects I/N with 0 <= I < N (e.g. 0/8), found \"{}\"", text));
 }
 
 /// Test hook CKPTSIM_SWEEP_KILL_AFTER=K: the process kills itself (SIGKILL, as `kill -9`) right
@@ -86,7 +75,7 @@ int command_sweep(const CommandContext& ctx) {
   sweep::SweepOptions options;
   options.out_dir = out_dir;
   options.jobs = jobs;
-  std::tie(options.shard_index, options.shard_count) = parse_shard(shard);
+  std::tie(options.shard_index, options.shard_count) = shard_option(shard);
   options.resume = vm.count("resume") > 0;
   options.command_line = ctx.command_line;
   if (!vm.count("quiet")) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -77,6 +78,21 @@ void write_sweep_outputs(const SweepSpec& spec, const SweepOptions& o, std::map<
 }
 
 }  // namespace
+
+std::optional<std::pair<int, int>> parse_shard(const std::string& text) {
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return std::nullopt;
+  try {
+    std::size_t used_i = 0;
+    std::size_t used_n = 0;
+    const int i = std::stoi(text.substr(0, slash), &used_i);
+    const int n = std::stoi(text.substr(slash + 1), &used_n);
+    if (used_i != slash || used_n != text.size() - slash - 1 || n < 1 || i < 0 || i >= n) return std::nullopt;
+    return std::pair{i, n};
+  } catch (const std::exception&) {  // std::stoi: not a number, or beyond int
+    return std::nullopt;
+  }
+}
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& o) {
   SweepOutcome outcome;

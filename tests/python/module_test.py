@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """The Python module (python/ckptsim_module.cpp) against the command line, TAP output.
 
-Each of run, iteration, analyze and placement must return a dict EQUAL to the command's JSON
-output (json.load of `run -o FILE`, `iteration --json`, `analyze --json`, `placement --json`),
-except manifest.command_line, which names the call. A scenario given as a dict must give the
+Each of run, iteration, analyze, placement and optimize must return a dict EQUAL to the command's
+JSON output (json.load of `run -o FILE`, `iteration --json`, `analyze --json`, `placement --json`,
+`optimize --json`), except manifest.command_line, which names the call; sweep must write the
+files `ckptsim sweep -o DIR` writes and return its manifest.json and points.jsonl. A scenario given as a dict must give the
 result of its file; bad input must raise an exception carrying the command line's message.
 Usage: module_test.py CKPTSIM (with the module's folder on PYTHONPATH; run from anywhere).
 """
 import copy
+import filecmp
 import json
 import os
 import pathlib
@@ -288,6 +290,123 @@ e = raised(lambda: ckptsim.placement(machines=8, replicas=2, shard_bytes=10 ** 4
 report(isinstance(e, ckptsim.ModelError) and e.parameter == "shard_bytes",
        "placement(shard_bytes=10**400), beyond a double, raises ModelError naming shard_bytes", repr(e))
 
+# --- optimize: ckptsim optimize --json, with --vary as the command's strings or as a dict.
+# Closed form only (replicas=0) unless said: 2 replicas x 2 checkpoint intervals = 4 combinations.
+vary_args = ["--vary", "/strategy/replicas=2,4", "--vary", "/strategy/every_iterations=1,2"]
+cli_optimize = cli_json("optimize", paper, *vary_args, "--json")
+check_equal("optimize(path, vary=[...]) equals `ckptsim optimize --vary ... --json`",
+            outcome(lambda: ckptsim.optimize(paper, vary=["/strategy/replicas=2,4", "/strategy/every_iterations=1,2"])),
+            cli_optimize)
+check_equal("optimize(vary={pointer: [values]}) equals the same command",
+            outcome(lambda: ckptsim.optimize(paper, vary={"/strategy/replicas": [2, 4],
+                                                          "/strategy/every_iterations": [1, 2]})), cli_optimize)
+check_equal("optimize(dict, file=path) equals the command on that file",
+            outcome(lambda: ckptsim.optimize(json.load(open(paper)), vary={"/strategy/replicas": [2, 4],
+                                                                          "/strategy/every_iterations": [1, 2]},
+                                             file=paper)), cli_optimize)
+check_equal("optimize(objective='goodput', replicas=3, seed=5) equals `--objective goodput -r 3 -s 5 --json`",
+            outcome(lambda: ckptsim.optimize(paper, vary="/cluster/standby_machines=0,1,2", objective="goodput",
+                                             replicas=3, seed=5)),
+            cli_json("optimize", paper, "--vary", "/cluster/standby_machines=0,1,2", "--objective", "goodput",
+                     "-r", "3", "-s", "5", "--json"))
+# Independent of the ranking code: the best combination is one of the four, and no fitting
+# combination has a higher ETTR than it (the default objective, ettr, closed form).
+fits = [c for c in cli_optimize["candidates"] if c["status"] == "ok"]
+report(len(cli_optimize["candidates"]) == 4 and fits and cli_optimize["best"] in fits
+       and all(c["ettr"] <= cli_optimize["best"]["ettr"] for c in fits),
+       "optimize: 2 x 2 combinations, the best one has the highest ETTR of those that fit", cli_optimize["best"])
+status, _, err = cli("optimize", paper, "--vary", "strategy/replicas=2", "--json")
+e = raised(lambda: ckptsim.optimize(paper, vary="strategy/replicas=2"))
+report(status == 2 and isinstance(e, ckptsim.ModelError) and e.parameter == "vary"
+       and f"error: {str(e)[len('vary: '):]}" == err.splitlines()[0],
+       "optimize(vary without a leading '/') raises ModelError naming vary with the command line's message",
+       f"{e!r}\n{err}")
+for value, words in (({"/strategy/replicas": 2}, "expected a list of values, found 2"),
+                     ({"/strategy/replicas": []}, "expected at least one value"),
+                     ({"/strategy/replicas": [2], "/strategy": [{"kind": "gemini"}]}, "encloses the earlier"),
+                     (42, "found 42"), ([], "give at least one")):
+    e = raised(lambda: ckptsim.optimize(paper, vary=value))
+    report(isinstance(e, ckptsim.ModelError) and e.parameter == "vary" and words in str(e),
+           f"optimize(vary={value!r}) raises ModelError naming vary: {words}", repr(e))
+e = raised(lambda: ckptsim.optimize(paper, vary="/strategy/replicas=2", objective="speed"))
+report(isinstance(e, ckptsim.ModelError) and e.parameter == "objective" and "ettr or goodput" in str(e),
+       "optimize(objective='speed') raises ModelError naming objective", repr(e))
+status, _, err = cli("optimize", bad, "--vary", "/strategy/replicas=2")
+e = raised(lambda: ckptsim.optimize(bad, vary="/strategy/replicas=2"))
+report(status == 2 and isinstance(e, ckptsim.InputError) and str(e).splitlines() == cli_lines,
+       "optimize(bad file) raises the command line's InputError", f"{e!r}\n{err}")
+
+# --- sweep: ckptsim sweep SPEC -o DIR. A small spec of 2 strategies x 2 machine counts = 4 points
+# of the paper's testbed, one day and 3 replicas each, its base a file beside it; 0 machines is
+# not a cluster, so exactly the 2 points with machines 0 are invalid.
+with tempfile.TemporaryDirectory() as tmp:
+    base = copy.deepcopy(paper_dict)
+    base["run"].update({"duration": "1d", "replicas": 3})
+    with open(os.path.join(tmp, "base.json"), "w") as f:
+        json.dump(base, f)
+    spec = {"base": "base.json", "seed": 3,
+            "axes": [{"pointer": "/strategy", "values": [{"kind": "gemini"}, {"kind": "remote-periodic"}]},
+                     {"pointer": "/cluster/machines", "name": "machines", "values": [16, 0]}]}
+    spec_path = os.path.join(tmp, "spec.json")
+    with open(spec_path, "w") as f:
+        json.dump(spec, f)
+
+    def cli_sweep(folder, *options):
+        """(manifest.json, points.jsonl records) of `ckptsim sweep` into tmp/folder."""
+        status, _, err = cli("sweep", spec_path, "-o", os.path.join(tmp, folder), "--quiet", *options)
+        if status != 0:
+            raise RuntimeError(f"ckptsim sweep exited {status}: {err}")
+        with open(os.path.join(tmp, folder, "manifest.json")) as f:
+            manifest = json.load(f)
+        with open(os.path.join(tmp, folder, "points.jsonl")) as f:
+            return {"manifest": manifest, "points": [json.loads(line) for line in f]}
+
+    cli_doc = cli_sweep("cli")
+    module_doc = outcome(lambda: ckptsim.sweep(spec_path, output=os.path.join(tmp, "module")))
+    check_equal("sweep(path, output=DIR) returns the manifest.json and points.jsonl of `ckptsim sweep -o DIR`",
+                module_doc, cli_doc)
+    report(all(filecmp.cmp(os.path.join(tmp, "cli", name), os.path.join(tmp, "module", name), shallow=False)
+               for name in ("points.csv", "points.jsonl")),
+           "sweep(output=DIR) writes the command's points.csv and points.jsonl byte for byte")
+    statuses = [(r["values"][1], r["status"]) for r in cli_doc["points"]]
+    report(len(statuses) == 4 and all((status == "ok") == (machines == 16) for machines, status in statuses),
+           "sweep: 4 points, invalid exactly where machines is 0", statuses)
+    check_equal("sweep(dict, file=path) without output (a temporary folder) returns the same",
+                outcome(lambda: ckptsim.sweep(spec, file=spec_path)), cli_doc)
+    check_equal("sweep(jobs=2) returns what jobs=1 does", outcome(lambda: ckptsim.sweep(spec_path, jobs=2)), cli_doc)
+    cli_shard = cli_sweep("cli-shard", "--shard", "1/2")
+    check_equal("sweep(shard=(1, 2)) equals `ckptsim sweep --shard 1/2`",
+                outcome(lambda: ckptsim.sweep(spec_path, shard=(1, 2))), cli_shard)
+    check_equal("sweep(shard='1/2') equals it too", outcome(lambda: ckptsim.sweep(spec_path, shard="1/2")), cli_shard)
+    for value in ("2/2", (0, 0), (1,), "1/2x", True):
+        e = raised(lambda: ckptsim.sweep(spec_path, shard=value))
+        report(isinstance(e, ckptsim.ModelError) and e.parameter == "shard" and str(e).endswith(f"found {value!r}"),
+               f"sweep(shard={value!r}) raises ModelError naming shard and {value!r}", repr(e))
+    e = raised(lambda: ckptsim.sweep(spec_path, resume=True))
+    report(isinstance(e, ckptsim.ModelError) and e.parameter == "resume", "sweep(resume=True) without output raises ModelError",
+           repr(e))
+    # A folder holding a sweep's journal is refused unless resume=True, as the command refuses it
+    # without --resume; resumed, the finished sweep's outputs come back unchanged.
+    module_dir = os.path.join(tmp, "module")
+    status, _, err = cli("sweep", spec_path, "-o", module_dir, "--quiet")
+    e = raised(lambda: ckptsim.sweep(spec_path, output=module_dir))
+    report(status == 2 and isinstance(e, ckptsim.InputError) and "--resume" in str(e)
+           and str(e).splitlines() == [l[len("error: "):] for l in err.splitlines()],
+           "sweep(output=a folder with a journal) raises the command line's InputError", f"{e!r}\n{err}")
+    check_equal("sweep(output=that folder, resume=True) returns the finished sweep's outputs",
+                outcome(lambda: ckptsim.sweep(spec_path, output=module_dir, resume=True)), cli_doc)
+    bad_spec = dict(spec, axes=[{"pointer": "strategy", "values": [1]}])
+    with open(os.path.join(tmp, "bad-spec.json"), "w") as f:
+        json.dump(bad_spec, f)
+    status, _, err = cli("sweep", os.path.join(tmp, "bad-spec.json"), "-o", os.path.join(tmp, "bad"), "--quiet")
+    e = raised(lambda: ckptsim.sweep(os.path.join(tmp, "bad-spec.json")))
+    report(status == 2 and isinstance(e, ckptsim.InputError)
+           and str(e).splitlines() == [l[len("error: "):] for l in err.splitlines()],
+           "sweep(bad spec file) raises the command line's InputError", f"{e!r}\n{err}")
+    e = raised(lambda: ckptsim.sweep(bad_spec))
+    report(isinstance(e, ckptsim.InputError) and e.problems[0]["file"] == "<dict>",
+           "sweep(bad spec dict) raises InputError naming <dict>", repr(e))
+
 # --- a job that does not fit its GPUs (tests/integration/verdicts_test.sh, the CLI side): Llama 2
 # 70B (about 69e9 parameters) under ZeRO-3 on one machine of 8 H100s (80 GiB each). The model
 # states alone are 16 B x 69e9 / 8 GPUs = 138 GB = 128.5 GiB per GPU, more than 80 GiB whatever
@@ -357,6 +476,14 @@ p = subprocess.run([sys.executable, "examples/python/strategies.py", "5"], captu
 report(p.returncode == 0 and all(w in p.stdout for w in ("remote-periodic", "closed-form ETTR", "with GEMINI",
                                                          "k=4", "InputError: ", "/storage/bandwidth")),
        "examples/python/strategies.py runs and prints every part", p.stdout + p.stderr)
+
+# --- the tuning example (optimize and sweep) runs with 3 replicas: a 3 x 3 optimize table with
+# its best, and 2 strategies x 3 failure rates = 6 sweep rows.
+p = subprocess.run([sys.executable, "examples/python/tuning.py", "3"], capture_output=True, text=True, timeout=600)
+sweep_rows = [line for line in p.stdout.splitlines() if line.split()[:1] in (["gemini"], ["remote-periodic"])]
+report(p.returncode == 0 and f"ckptsim {ckptsim.__version__}" in p.stdout and "best: {" in p.stdout
+       and "6 points" in p.stdout and len(sweep_rows) == 6 and "ModelError: vary: " in p.stdout,
+       "examples/python/tuning.py runs and prints every part", p.stdout + p.stderr)
 
 # --- the parallel search example (Ray when installed, else a process pool): its evaluations in
 # 2 worker processes equal the same function called here one by one (the module is deterministic

@@ -41,7 +41,7 @@
 
 namespace ckptsim {
 
-/// One searched parameter (the CLI parses `--vary POINTER=V1,V2,...` into it: cli/vary_axis.hpp).
+/// One searched parameter (`--vary POINTER=V1,V2,...` parsed into it: analysis/optimize_study.hpp).
 struct VaryAxis {
   std::string pointer;                 ///< RFC 6901, e.g. "/strategy/replicas"
   std::vector<nlohmann::json> values;  ///< as they will be written into the document

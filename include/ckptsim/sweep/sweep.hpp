@@ -13,8 +13,10 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ckptsim/sweep/spec.hpp"
@@ -63,6 +65,9 @@ struct SweepOutcome {
 };
 
 SweepOutcome run_sweep(const SweepSpec& spec, const SweepOptions& options);
+
+/// "I/N" with 0 <= I < N (digits only, as `--shard` takes it): {I, N}; nullopt for anything else.
+std::optional<std::pair<int, int>> parse_shard(const std::string& text);
 
 /// Returns the number of points written to out_dir.
 std::int64_t merge_sweeps(const std::vector<std::string>& dirs, const std::string& out_dir,

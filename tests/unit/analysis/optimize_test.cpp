@@ -11,7 +11,7 @@
 #include "ckptsim/analysis/just_in_time_model.hpp"
 #include "ckptsim/analysis/optimizer.hpp"
 #include "ckptsim/cli/commands.hpp"
-#include "ckptsim/cli/vary_axis.hpp"
+#include "ckptsim/analysis/optimize_study.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/monte_carlo.hpp"
 #include "ckptsim/run/resolve_costs.hpp"
@@ -21,7 +21,6 @@
 namespace ckptsim {
 namespace {
 
-using cli::parse_vary_axis;
 
 const std::string kPaper40b = std::string(CKPTSIM_SOURCE_ROOT) + "/scenarios/paper/gpt2-40b-16xp3dn.json";
 
@@ -45,9 +44,34 @@ TEST_CASE("--vary axes: JSON values where they parse, strings otherwise") {
   CHECK(b.values[1] == "128MiB");
   const VaryAxis c = parse_vary_axis("/training/activation_recomputation=true,false");
   CHECK(c.values[0] == true);
-  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas"), cli::UsageError);
-  CHECK_THROWS_AS((void)parse_vary_axis("strategy/replicas=2"), cli::UsageError);
-  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas=2,,3"), cli::UsageError);
+  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas"), ModelError);
+  CHECK_THROWS_AS((void)parse_vary_axis("strategy/replicas=2"), ModelError);
+  CHECK_THROWS_AS((void)parse_vary_axis("/strategy/replicas=2,,3"), ModelError);
+}
+
+TEST_CASE("optimizer axes from a pointer and values (the Python module's dict), and the axes' checks") {
+  // The values are kept as given (JSON), in order; the errors name the parameter "vary".
+  const VaryAxis a = make_vary_axis("/strategy/gpu_buffer", {"64MiB", 128});
+  CHECK(a.pointer == "/strategy/gpu_buffer");
+  CHECK(a.values == std::vector<nlohmann::json>{"64MiB", 128});
+  const auto parameter_of = [](auto call) {
+    try {
+      call();
+    } catch (const ModelError& e) {
+      return e.parameter();
+    }
+    return std::string("nothing thrown");
+  };
+  CHECK(parameter_of([] { (void)make_vary_axis("strategy/replicas", {2}); }) == "vary");  // no leading '/'
+  CHECK(parameter_of([] { (void)make_vary_axis("/strategy/~2", {2}); }) == "vary");       // "~2" is no RFC 6901 escape
+  CHECK(parameter_of([] { (void)make_vary_axis("/strategy/replicas", {}); }) == "vary");  // no values
+  CHECK(parameter_of([] { check_vary_axes({}); }) == "vary");                              // no axis
+  // The same pointer twice, and an enclosing pointer after an enclosed one (it would replace it).
+  const VaryAxis replicas = make_vary_axis("/strategy/replicas", {2});
+  CHECK(parameter_of([&] { check_vary_axes({replicas, replicas}); }) == "vary");
+  CHECK(parameter_of([&] { check_vary_axes({replicas, make_vary_axis("/strategy", {nlohmann::json::object()})}); }) ==
+        "vary");
+  CHECK_NOTHROW(check_vary_axes({make_vary_axis("/strategy", {nlohmann::json::object()}), replicas}));
 }
 
 TEST_CASE("optimize: CPU memory rejections, the best ETTR and why the runner-up lost") {

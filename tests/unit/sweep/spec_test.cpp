@@ -2,12 +2,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 #include <string>
 
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/sweep/json_file.hpp"
 #include "ckptsim/sweep/point_shape.hpp"
 #include "ckptsim/sweep/spec.hpp"
+#include "ckptsim/sweep/sweep.hpp"
 
 using namespace ckptsim;
 using namespace ckptsim::sweep;
@@ -234,4 +237,15 @@ TEST_CASE("metric pointers: every strategy's own costs members resolve for run a
     }
     CHECK_FALSE(metric_pointer_possible(command, "/costs/erasure_code/stripes"));
   }
+}
+
+TEST_CASE("sweep shards: I/N with 0 <= I < N and digits only, as --shard and ckptsim.sweep(shard=) take it") {
+  CHECK(parse_shard("0/1") == std::optional<std::pair<int, int>>({0, 1}));
+  CHECK(parse_shard("7/8") == std::optional<std::pair<int, int>>({7, 8}));
+  CHECK_FALSE(parse_shard("8/8"));   // I = N: no such shard
+  CHECK_FALSE(parse_shard("0/0"));   // no shards
+  CHECK_FALSE(parse_shard("-1/4"));  // a negative index
+  CHECK_FALSE(parse_shard("1/2x"));  // trailing text
+  CHECK_FALSE(parse_shard("1 2"));   // no slash
+  CHECK_FALSE(parse_shard("1/99999999999"));  // N beyond an int
 }

@@ -136,13 +136,13 @@ void check_layout(const StarterChoices& c, ChoiceChecks& checks) {
   const long long tp = c.tp.value_or(1), pp = c.pp.value_or(1), cp = c.cp.value_or(1);
   const long long model_parallel = tp * pp * cp;  // each at most the 2^31 of an int: no overflow
   const std::string sizes = fmt::format("{} x {} x {}", tp, pp, cp);
-  const std::string cluster = fmt::format("{} GPUs ({} machines x {})", gpus, *c.machines, *per_machine);
+  const std::string cluster = fmt::format("{} GPUs of {} machines x {}", gpus, *c.machines, *per_machine);
   if (c.dp) {
     if (model_parallel * *c.dp != gpus)
       checks.problems.add("--tp x --pp x --cp x --dp", "a product equal to the " + cluster,
                           fmt::format("{} x {} = {}", sizes, *c.dp, model_parallel * *c.dp));
   } else if (gpus % model_parallel != 0) {
-    checks.problems.add("--tp x --pp x --cp", "a product dividing the " + cluster + " (dp = GPUs / the product)",
+    checks.problems.add("--tp x --pp x --cp", "a product dividing the " + cluster + ", the quotient being dp",
                         fmt::format("{} = {}", sizes, model_parallel));
   }
 }

@@ -53,6 +53,11 @@ check "init lists each deciding field with its source and the option that replac
 check "init prints the restart the phases make at 128 ranks" grep -q '/failures/restart = 259.132s (computed, not written' "$tmp/list.txt"
 check "run's assumed block names the written replacement delay and its origin" bash -c "
   '$bin' run '$tmp/first.json' -r 2 | grep -q '/failures/replacement/value = 5min (scenario file)'"
+# Issue 42: the replacement delay is always under `assumed`, even where no failure replaces a
+# machine (every failure software): then it says so.
+check "run's assumed block shows the replacement delay where no failure replaces a machine, and says so" bash -c "
+  '$bin' init ${base[*]} --hardware-fraction 0 -o '$tmp/software.json' >/dev/null &&
+  '$bin' run '$tmp/software.json' -r 2 | grep -q '/failures/replacement/value = 5min (scenario file; no failure here replaces a machine)'"
 check "options replace the defaults: rate, replacement, spares, storage" bash -c "
   '$bin' init ${base[*]} --failure-rate 0.4%/machine/day --replacement 2h --spares 2 --storage-bandwidth 100GB/s -o '$tmp/own.json' >/dev/null &&
   python3 -c \"
@@ -99,10 +104,10 @@ check "--machines not a number (exit 2)" fails_with 2 "machines" "$bin" init "${
 check "--spares=-1 (exit 2)" fails_with 2 '--spares: expected an integer of at least 0, found -1' "$bin" init "${base[@]}" --spares=-1 -o "$tmp/bad.json"
 # 16 machines x 8 GPUs = 128; a tensor x pipeline x context product of 3 does not divide it.
 check "a layout not dividing the GPUs (exit 2)" fails_with 2 \
-  '--tp x --pp x --cp: expected a product dividing the 128 GPUs (16 machines x 8)' "$bin" init "${base[@]}" --tp 3 -o "$tmp/bad.json"
+  '--tp x --pp x --cp: expected a product dividing the 128 GPUs of 16 machines x 8, the quotient being dp, found 3 x 1 x 1 = 3' "$bin" init "${base[@]}" --tp 3 -o "$tmp/bad.json"
 # tp 8 x pp 2 x dp 4 = 64, not 128.
 check "a layout with --dp not equal to the GPUs (exit 2)" fails_with 2 \
-  '--tp x --pp x --cp x --dp: expected a product equal to the 128 GPUs (16 machines x 8), found 8 x 2 x 1 x 4 = 64' \
+  '--tp x --pp x --cp x --dp: expected a product equal to the 128 GPUs of 16 machines x 8, found 8 x 2 x 1 x 4 = 64' \
   "$bin" init "${base[@]}" --tp 8 --pp 2 --dp 4 -o "$tmp/bad.json"
 check "--tp with --parallelism zero3 (exit 2)" fails_with 2 \
   '--tp: expected a megatron layout option only with --parallelism megatron' "$bin" init "${base[@]}" --parallelism zero3 --tp 8 -o "$tmp/bad.json"

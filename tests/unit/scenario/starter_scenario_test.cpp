@@ -178,9 +178,9 @@ TEST_CASE("starter_scenario: the loader's problems name the option that wrote th
   StarterChoices c;
   c.instance = "dgx-h100";
   c.model = "llama2-70b";
-  c.machines = 3;  // 24 GPUs = tp 3 x dp 8: covered, but a tensor group of 3 does not divide a machine's 8 GPUs
-  c.tp = 3;
-  c.dp = 8;
+  c.machines = 4;  // 32 GPUs = tp 16 x dp 2: covered, but a tensor group of 16 spans two machines of 8 GPUs
+  c.tp = 16;
+  c.dp = 2;
   CHECK(starter_problem_pointers(c) == std::vector<std::string>{"/training/megatron/tp (--tp)"});
 }
 

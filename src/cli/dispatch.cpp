@@ -36,6 +36,8 @@ constexpr CommandEntry kCommands[] = {
     {"sweep", "run a parameter study (threads, MPI ranks, Slurm shards; resumable)", command_sweep},
     {"merge", "join the output folders of a sharded sweep", command_merge},
     {"trace", "synthesize a failure trace from published data (synth), or describe one (stats)", command_trace},
+    {"init", "write a first scenario from your hardware, model and layout, with the deciding fields' sources",
+     command_init},
     {"list", "list presets, strategies, schedulers, placements and failure processes", command_list},
     {"schema", "print the JSON Schema of scenario files", command_schema},
 };

@@ -185,7 +185,6 @@ bool hardware_failures_possible(const FailureSpec& f) {
 }
 
 std::vector<std::string_view> replacement_assumption_pointers(const FailureSpec& f) {
-  if (!hardware_failures_possible(f)) return {};
   switch (f.replacement.distribution) {
     case ReplacementDistribution::fixed: return {"/failures/replacement/distribution", "/failures/replacement/value"};
     case ReplacementDistribution::uniform:
@@ -200,10 +199,15 @@ std::vector<Assumption> key_assumptions(const Scenario& s) {
   const std::vector<Assumption> all = scenario_assumptions(s);
   std::vector<Assumption> out;
   std::vector<std::string_view> pointers = key_assumption_pointers();
+  const std::size_t first_replacement = pointers.size();
   for (std::string_view p : replacement_assumption_pointers(s.failures)) pointers.push_back(p);
-  for (std::string_view p : pointers) {
-    const auto it = std::find_if(all.begin(), all.end(), [&](const Assumption& a) { return a.pointer == p; });
-    if (it != all.end()) out.push_back(*it);
+  const bool replaced = hardware_failures_possible(s.failures);
+  for (std::size_t i = 0; i < pointers.size(); ++i) {
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Assumption& a) { return a.pointer == pointers[i]; });
+    if (it == all.end()) continue;
+    out.push_back(*it);
+    // Shown always (issue 42): a scenario whose failures replace no machine says so beside it.
+    if (i >= first_replacement && !replaced) out.back().source += "; no failure here replaces a machine";
   }
   return out;
 }

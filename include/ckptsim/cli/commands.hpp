@@ -25,6 +25,7 @@ struct CommandContext {
 
 int command_run(const CommandContext& ctx);
 int command_list(const CommandContext& ctx);
+int command_init(const CommandContext& ctx);
 int command_iteration(const CommandContext& ctx);
 int command_compute(const CommandContext& ctx);
 int command_schedule(const CommandContext& ctx);

@@ -46,13 +46,14 @@ const std::vector<std::string_view>& key_assumption_pointers();
 /// domain with a hardware share, straggler eviction or silent data corruption.
 bool hardware_failures_possible(const FailureSpec& failures);
 
-/// The replacement delay's fields in force (its distribution and that distribution's
-/// parameters) when hardware_failures_possible, else none: the delay decides the replacement
-/// waits, and so whether standby machines pay off.
+/// The replacement delay's fields in force: its distribution and that distribution's
+/// parameters. The delay decides the replacement waits, and so whether standby machines pay off.
 std::vector<std::string_view> replacement_assumption_pointers(const FailureSpec& failures);
 
 /// The key assumptions of scenario_assumptions(s): key_assumption_pointers(), then
-/// replacement_assumption_pointers(s.failures), in that order.
+/// replacement_assumption_pointers(s.failures), in that order. The replacement delay is always
+/// there (issue 42); where no failure can replace a machine (!hardware_failures_possible) its
+/// sources end in "; no failure here replaces a machine".
 std::vector<Assumption> key_assumptions(const Scenario& s);
 
 }  // namespace ckptsim

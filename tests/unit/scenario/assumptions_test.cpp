@@ -133,7 +133,7 @@ TEST_CASE("key_assumptions: the key pointers in their order, whatever the file w
   CHECK(pointers == expected);
 }
 
-TEST_CASE("key_assumptions: the replacement delay, with its distribution's parameters, when a machine can be replaced") {
+TEST_CASE("key_assumptions: the replacement delay, with its distribution's parameters, always; marked where no machine is replaced") {
   // Issue 38, item 7: the delay decides the replacement waits and whether standbys pay off.
   const auto shown = [](const json& doc) {
     const ScenarioFile file(doc);
@@ -157,20 +157,31 @@ TEST_CASE("key_assumptions: the replacement delay, with its distribution's param
   doc["failures"]["replacement"] = "9min";
   CHECK(shown(doc) == std::vector<std::string>{"/failures/replacement/distribution = fixed (scenario file)",
                                                "/failures/replacement/value = 9min (scenario file)"});
-  // No failure replaces a machine: every failure software, or none at all.
+  // No failure replaces a machine (every failure software, or none at all): the delay is still
+  // shown (issue 42: `assumed` always includes it), and its source says that nothing here waits
+  // for it.
   doc["failures"]["hardware_fraction"] = 0;
-  CHECK(shown(doc).empty());
+  CHECK(shown(doc) == std::vector<std::string>{
+                          "/failures/replacement/distribution = fixed (scenario file; no failure here replaces a machine)",
+                          "/failures/replacement/value = 9min (scenario file; no failure here replaces a machine)"});
   json none = test::minimal_scenario_document();
   none["failures"] = {{"process", "none"}};
-  CHECK(shown(none).empty());
+  // The table's defaults: a fixed 5 min (docs/parameters.md).
+  CHECK(shown(none) == std::vector<std::string>{
+                           "/failures/replacement/distribution = fixed (default; no failure here replaces a machine)",
+                           "/failures/replacement/value = 5min (default; no failure here replaces a machine)"});
   // ... unless a rack failure does (its hardware share defaults to 1), or a cause of the table.
   doc["failures"]["domains"] = {{"rack", {{"machines", 4}, {"rate", "1%/domain/day"}}}};
-  CHECK(shown(doc).size() == 2);
+  CHECK(shown(doc) == std::vector<std::string>{"/failures/replacement/distribution = fixed (scenario file)",
+                                               "/failures/replacement/value = 9min (scenario file)"});
   json causes = test::minimal_scenario_document();
   causes["failures"]["causes"] = json::array({{{"name", "gpu"}, {"share", 1}, {"outcome", "hardware"}}});
-  CHECK(shown(causes).size() == 2);
+  CHECK(shown(causes) == std::vector<std::string>{"/failures/replacement/distribution = fixed (default)",
+                                                  "/failures/replacement/value = 5min (default)"});
   causes["failures"]["causes"][0]["outcome"] = "software";
-  CHECK(shown(causes).empty());
+  CHECK(shown(causes) == std::vector<std::string>{
+                             "/failures/replacement/distribution = fixed (default; no failure here replaces a machine)",
+                             "/failures/replacement/value = 5min (default; no failure here replaces a machine)"});
 }
 
 TEST_CASE("written_pointers: a bare replacement duration writes the fixed distribution and its value") {

@@ -27,7 +27,7 @@ namespace {
 namespace po = boost::program_options;
 
 /// A duration option greater than zero (UsageError naming the option and the value otherwise).
-SimTime parse_duration_option(const std::string& option, const std::string& text) {
+SimTime parse_trace_duration(const std::string& option, const std::string& text) {
   return parse_unit_option(option, text, [](const std::string& t) {
     const SimTime d = parse_duration(t);
     if (d <= SimTime::zero()) throw UnitError("a duration greater than zero such as \"30d\"");
@@ -64,7 +64,7 @@ int trace_synth(const CommandContext& ctx) {
   if (duration_text.empty()) throw UsageError("missing --duration (e.g. 30d)");
   if (output.empty()) throw UsageError("missing --output FILE");
   if (seed < 0) throw UsageError(fmt::format("--seed expects a non-negative integer, found {}", seed));
-  const SimTime duration = parse_duration_option("--duration", duration_text);
+  const SimTime duration = parse_trace_duration("--duration", duration_text);
   const TraceSynthesisSpec spec = parse_trace_spec(spec_text);
   check_output_writable(output);
   const auto records = synthesize_trace(spec.failures, machines, duration, static_cast<std::uint64_t>(seed));
@@ -161,7 +161,7 @@ int trace_stats_command(const CommandContext& ctx) {
   if (!parsed->count("machines") && !header.machines)
     for (const auto& r : records) n = std::max(n, r.machine + 1);
   const bool given = !duration_text.empty();
-  SimTime duration = given ? parse_duration_option("--duration", duration_text)
+  SimTime duration = given ? parse_trace_duration("--duration", duration_text)
                            : header.duration.value_or(records.empty() ? SimTime::zero() : records.back().time);
   if (!records.empty() && records.back().time > duration) {
     const auto late = std::find_if(records.begin(), records.end(), [&](const TraceRecord& r) { return r.time > duration; });

@@ -26,7 +26,7 @@ namespace {
 // A trace is read whole (protobuf parses from memory): 256 MiB, as for PyTorch traces.
 constexpr std::size_t kChakraTraceLimit = std::size_t{256} << 20;
 
-double parse_duration_option(const std::string& name, const std::string& text) {
+double parse_chakra_seconds_option(const std::string& name, const std::string& text) {
   try {
     return parse_duration(text).seconds();
   } catch (const std::exception& e) {
@@ -87,7 +87,7 @@ int import_chakra(const CommandContext& ctx, const std::vector<std::string>& arg
     if (!(std::isfinite(gpu_flops) && gpu_flops > 0)) throw UsageError(fmt::format("--gpu-flops expects FLOP/s above 0, found {}", gpu_flops));
     timing.gpu_flops = gpu_flops;
   }
-  const double min_span_s = parse_duration_option("min-span", min_span);
+  const double min_span_s = parse_chakra_seconds_option("min-span", min_span);
   refuse_repeated_inputs("traces", files);
   refuse_output_over_inputs("-o", output, files);
   check_output_writable(output);

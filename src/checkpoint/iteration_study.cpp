@@ -121,7 +121,7 @@ bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& g
   return true;
 }
 
-SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run) {
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerId scheduler, bool keep_run) {
   if (study.span_groups.empty())
     return evaluate_plan(study, study.input, scheduler, keep_run, study.model.topology, study.placement);
   // One plan per span group; every machine waits for the slowest group (header).
@@ -151,7 +151,7 @@ SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind s
   return worst;
 }
 
-SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
+SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerId scheduler,
                                bool keep_run, const Topology& topology, const Placement& placement) {
   SchedulerOutcome o;
   o.plan = make_plan(scheduler, input);
@@ -195,17 +195,23 @@ SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput&
   return o;
 }
 
-int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit) {
+int min_every_iterations(const ScheduleInput& input, SchedulerId scheduler, int limit) {
   if (input.copies <= 0 || input.shard_bytes <= 0) return 1;
-  const SchedulerKind name = scheduler == SchedulerKind::blocking ? SchedulerKind::gemini : scheduler;
+  const SchedulerId name = scheduler == SchedulerKind::blocking ? SchedulerKind::gemini : scheduler;
   auto hides = [&](int k) {
     ScheduleInput repeated = input;
     repeated.spans.clear();
     repeated.spans.reserve(input.spans.size() * static_cast<std::size_t>(k));
     for (int i = 0; i < k; ++i) repeated.spans.insert(repeated.spans.end(), input.spans.begin(), input.spans.end());
-    return make_plan(name, repeated).leftover_bytes <= 0;
+    const CheckpointPlan plan = make_plan(name, repeated);
+    return !plan.blocks_training && plan.leftover_bytes <= 0;
   };
-  if (hides(1)) return 1;
+  const CheckpointPlan one = make_plan(name, input);
+  if (!one.blocks_training && one.leftover_bytes <= 0) return 1;
+  // A plan that blocks training on one iteration's spans is taken to block on k iterations'
+  // spans, which repeat the same lengths (a registered scheduler falling back to blocking): no
+  // search through ever longer span lists (header).
+  if (one.blocks_training) return limit + 1;
   // First guess from usable time: k0 = ceil(time needed / usable time per iteration).
   double usable = 0;
   for (const IdleSpan& s : input.spans) usable += std::max(0.0, input.span_safety * s.length.seconds() - input.alpha.seconds());

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 
 #include "ckptsim/checkpoint/partition.hpp"
+#include "ckptsim/checkpoint/plan_check.hpp"
 #include "ckptsim/core/error.hpp"
 
 namespace ckptsim {
@@ -130,8 +134,76 @@ const Registry<SchedulerFactory>& scheduler_registry() {
   return registry;
 }
 
-CheckpointPlan make_plan(SchedulerKind scheduler, const ScheduleInput& input) {
-  return scheduler_registry().at(name_of(scheduler)).factory(input);
+CheckpointPlan plan_for(const ScheduleInput& input) {
+  CheckpointPlan plan;
+  plan.shard_bytes = input.shard_bytes;
+  plan.copies = input.copies;
+  plan.spans = input.spans;
+  return plan;
+}
+
+namespace {
+
+// Schedulers a program registered (register_scheduler). Their names are in the scenario layer's
+// list (scenario/scheduler_id.hpp), which the loader reads; their functions are here, by id,
+// behind a mutex of their own. Registration takes this mutex, then the list's
+// (add_scheduler_name); nothing takes them in the other order. A function runs with no lock
+// held, so it may call make_plan itself (a wrapper of a built-in or of another registered one).
+
+struct RegisteredScheduler {
+  std::string description;
+  SchedulerFunction plan;
+};
+
+/// Entry k holds the scheduler with id kBuiltinSchedulers + k (null: a name added to the list
+/// without register_scheduler, which has no plan).
+struct RegisteredSchedulerTable {
+  std::mutex mutex;
+  std::deque<std::shared_ptr<const RegisteredScheduler>> entries;
+};
+
+RegisteredSchedulerTable& registered_scheduler_table() {
+  static RegisteredSchedulerTable table;
+  return table;
+}
+
+std::shared_ptr<const RegisteredScheduler> registered_scheduler(SchedulerId scheduler) {
+  RegisteredSchedulerTable& table = registered_scheduler_table();
+  const std::lock_guard<std::mutex> lock(table.mutex);
+  const auto k = static_cast<std::size_t>(scheduler.index() - kBuiltinSchedulers);
+  if (scheduler.index() < kBuiltinSchedulers || k >= table.entries.size() || !table.entries[k])
+    throw ModelError("/strategy/scheduler", "the scheduler \"" + name_of(scheduler) +
+                                                "\" has a name but no plan function: register it with register_scheduler");
+  return table.entries[k];
+}
+
+}  // namespace
+
+SchedulerId register_scheduler(const std::string& name, const std::string& description, SchedulerFunction plan) {
+  if (!plan)
+    throw InputError("register_scheduler", "", "a plan function for the scheduler \"" + name + "\"", "an empty std::function");
+  RegisteredSchedulerTable& table = registered_scheduler_table();
+  const std::lock_guard<std::mutex> lock(table.mutex);
+  const SchedulerId id = add_scheduler_name(name);  // refuses bad and taken names
+  const auto k = static_cast<std::size_t>(id.index() - kBuiltinSchedulers);
+  if (table.entries.size() <= k) table.entries.resize(k + 1);
+  table.entries[k] = std::make_shared<const RegisteredScheduler>(RegisteredScheduler{description, std::move(plan)});
+  return id;
+}
+
+std::string scheduler_description(SchedulerId scheduler) {
+  if (const auto kind = scheduler.builtin()) return scheduler_registry().at(name_of(*kind)).description;
+  return registered_scheduler(scheduler)->description;
+}
+
+CheckpointPlan make_plan(SchedulerId scheduler, const ScheduleInput& input) {
+  if (const auto kind = scheduler.builtin()) return scheduler_registry().at(name_of(*kind)).factory(input);
+  const std::shared_ptr<const RegisteredScheduler> entry = registered_scheduler(scheduler);
+  CheckpointPlan plan = entry->plan(input);
+  plan.scheduler = scheduler;
+  complete_plan(plan, input);
+  check_plan(plan, input, name_of(scheduler));
+  return plan;
 }
 
 }  // namespace ckptsim

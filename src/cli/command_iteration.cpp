@@ -32,13 +32,11 @@ namespace po = boost::program_options;
 
 namespace {
 
-/// The schedulers to compare: the one given, or all of them.
-std::vector<SchedulerKind> scheduler_kinds(const std::optional<SchedulerKind>& chosen) {
-  std::vector<SchedulerKind> kinds;
-  if (chosen) kinds.push_back(*chosen);
-  else
-    for (const auto& e : EnumNames<SchedulerKind>::table) kinds.push_back(e.value);
-  return kinds;
+/// The schedulers to compare: the one given, or all of them (the built-ins; the command line
+/// registers none).
+std::vector<SchedulerId> scheduler_kinds(const std::optional<SchedulerId>& chosen) {
+  if (chosen) return {*chosen};
+  return all_schedulers();
 }
 
 /// A megatron scenario: its own iteration report (workload/megatron_iteration.hpp), then the
@@ -46,7 +44,7 @@ std::vector<SchedulerKind> scheduler_kinds(const std::optional<SchedulerKind>& c
 /// A measured profile (--profile) replaces the spans the schedulers plan in; --write-profile
 /// writes the spans every stage shares. The trace draws the ZeRO-3/FSDP task graph: not available.
 int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, const po::variables_map& vm,
-                       const std::optional<SchedulerKind>& chosen, const std::string& profile, const std::string& write_profile) {
+                       const std::optional<SchedulerId>& chosen, const std::string& profile, const std::string& write_profile) {
   if (vm.count("trace"))
     throw UsageError("--trace draws the task graph of training.engine deepspeed-zero3 or fsdp; training.parallelism \"megatron\" "
                      "has a closed-form step model and no trace (its step report is printed instead)");
@@ -71,7 +69,7 @@ int megatron_iteration(const CommandContext& ctx, const Scenario& scenario, cons
   const std::vector<std::string> unread = unread_field_messages(scenario, UnreadFor::iteration);
   warnings.insert(warnings.end(), unread.begin(), unread.end());
   std::vector<SchedulerRow> rows;
-  for (const SchedulerKind kind : scheduler_kinds(chosen)) rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind)});
+  for (const SchedulerId kind : scheduler_kinds(chosen)) rows.push_back({name_of(kind), evaluate_scheduler(study, kind)});
   const BandView band = band_view(scenario, it.iteration_time.seconds(), imported.has_value());
   if (vm.count("json")) {
     nlohmann::json doc = megatron_report_json(scenario, it, ctx.command_line);
@@ -134,7 +132,7 @@ int command_iteration(const CommandContext& ctx) {
   if (!parsed) return 0;
   const auto& vm = *parsed;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
-  const std::optional<SchedulerKind> chosen = parse_name<SchedulerKind>(scheduler);
+  const std::optional<SchedulerId> chosen = find_scheduler(scheduler);
   if (scheduler != "all" && !chosen) {
     throw UsageError(fmt::format("--scheduler expects all or {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
@@ -153,11 +151,11 @@ int command_iteration(const CommandContext& ctx) {
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);
 
-  const std::vector<SchedulerKind> kinds = scheduler_kinds(chosen);
-  const SchedulerKind traced = chosen.value_or(scenario.strategy.scheduler);
+  const std::vector<SchedulerId> kinds = scheduler_kinds(chosen);
+  const SchedulerId traced = chosen.value_or(scenario.strategy.scheduler);
   std::vector<SchedulerRow> rows;
-  for (const SchedulerKind kind : kinds)
-    rows.push_back({std::string(name_of(kind)), evaluate_scheduler(study, kind, !trace.empty() && kind == traced)});
+  for (const SchedulerId kind : kinds)
+    rows.push_back({name_of(kind), evaluate_scheduler(study, kind, !trace.empty() && kind == traced)});
   // Every scheduler is in `kinds` unless one was chosen, and then it is the traced one.
   const auto traced_row = std::find_if(rows.begin(), rows.end(), [&](const SchedulerRow& r) { return r.name == name_of(traced); });
   const int shown = std::min(trace_machines, scenario.cluster.machines);

@@ -176,7 +176,7 @@ int command_schedule(const CommandContext& ctx) {
   if (!parsed) return 0;
   if (scenario_path.empty()) throw UsageError("missing SCENARIO (a scenario JSON file)");
   if (output.empty()) throw UsageError("missing -o FILE (where to write the plan)");
-  const std::optional<SchedulerKind> chosen = parse_name<SchedulerKind>(scheduler);
+  const std::optional<SchedulerId> chosen = find_scheduler(scheduler);
   if (!scheduler.empty() && !chosen) {
     throw UsageError(fmt::format("--scheduler expects {}, found \"{}\"", scheduler_registry().names_for_error(), scheduler));
   }
@@ -187,7 +187,7 @@ int command_schedule(const CommandContext& ctx) {
   const Scenario scenario = load_scenario_file(scenario_path);
   refuse_without_replica_plan(scenario);
   enforce_work_limits(estimate_iteration_work(scenario), parsed->count("force") > 0);
-  const SchedulerKind planned = chosen.value_or(scenario.strategy.scheduler);
+  const SchedulerId planned = chosen.value_or(scenario.strategy.scheduler);
   std::optional<IterationProfile> imported;
   if (!profile.empty()) imported = load_profile_file(profile, scenario.cluster.machines);
   const IterationStudy study = prepare_iteration_study(scenario, imported);

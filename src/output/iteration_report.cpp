@@ -159,9 +159,10 @@ void print_iteration_report(std::ostream& out, const IterationStudy& study, cons
                      format_bytes(std::max(0.0, study.free_gpu_memory)));
   out << fmt::format("{:<14} {:>11} {:>11} {:>9} {:>10} {:>11} {:>11} {:>4} {:>6}\n", "scheduler", "iter (s)", "w/ ckpt (s)",
                      "slowdown", "idle (s)", "ckpt (s)", "GPU buffer", "OOM", "min k");
-  // The blocking scheduler stops training to copy: it uses no idle span, so neither the smallest
-  // k whose spans would hide its checkpoint ("min k") nor a note about spans applies to it.
-  const auto uses_idle_spans = [](const SchedulerRow& r) { return r.name != "blocking"; };
+  // The blocking scheduler stops training to copy (and so may a registered one, where the spans
+  // cannot carry its plan): it uses no idle span, so neither the smallest k whose spans would
+  // hide its checkpoint ("min k") nor a note about spans applies to it.
+  const auto uses_idle_spans = [](const SchedulerRow& r) { return !r.outcome.plan.blocks_training; };
   for (const SchedulerRow& r : rows) {
     const SchedulerOutcome& o = r.outcome;
     // min_every_iterations returns limit + 1 when no k up to the limit hides it.

@@ -138,7 +138,7 @@ nlohmann::json format_field(const Field& field, Scenario& s) {
   return std::visit(
       [&](auto* p) -> nlohmann::json {
         using T = std::remove_pointer_t<decltype(p)>;
-        if constexpr (std::is_enum_v<T>) {
+        if constexpr (std::is_enum_v<T> || std::is_same_v<T, SchedulerId>) {
           return std::string(name_of(*p));
         } else if constexpr (std::is_same_v<T, std::string>) {
           if (p->empty() && field.presence != Presence::required && field.presence != Presence::defaulted)

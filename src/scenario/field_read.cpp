@@ -50,7 +50,11 @@ bool read_text(const Field& f, const json& v, Scenario& s) {
   return std::visit(
       [&](auto* member) {
         using T = std::remove_pointer_t<decltype(member)>;
-        if constexpr (std::is_enum_v<T>) {
+        if constexpr (std::is_same_v<T, SchedulerId>) {
+          const std::optional<SchedulerId> value = find_scheduler(text);  // built-in or registered
+          if (value) *member = *value;
+          return value.has_value();
+        } else if constexpr (std::is_enum_v<T>) {
           const std::optional<T> value = parse_name<T>(text);  // the enum's name table
           if (value) *member = *value;
           return value.has_value();

@@ -324,6 +324,7 @@ class Reader {
           using T = std::remove_pointer_t<decltype(member)>;
           if constexpr (std::is_same_v<T, FailureCauseTable> || std::is_same_v<T, std::optional<BusCurve>>) return std::nullopt;
           else if constexpr (std::is_enum_v<T>) return FieldValue(EnumValue{static_cast<int>(*member)});
+          else if constexpr (std::is_same_v<T, SchedulerId>) return FieldValue(EnumValue{member->index()});
           else return FieldValue(*member);
         },
         ref);

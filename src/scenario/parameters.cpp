@@ -15,7 +15,11 @@ namespace ckptsim {
 
 std::vector<std::string> strategy_kind_names() { return names_of<StrategyKind>(); }
 std::vector<std::string> failure_process_names() { return names_of<FailureProcessKind>(); }
-std::vector<std::string> scheduler_names() { return names_of<SchedulerKind>(); }
+std::vector<std::string> scheduler_names() {
+  std::vector<std::string> names;
+  for (const SchedulerId id : all_schedulers()) names.push_back(name_of(id));
+  return names;
+}
 std::vector<std::string> topology_names() { return names_of<NetworkTopology>(); }
 std::vector<std::string> collective_names() { return names_of<CollectiveAlgorithm>(); }
 std::vector<std::string> replacement_distribution_names() { return names_of<ReplacementDistribution>(); }

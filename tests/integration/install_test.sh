@@ -2,7 +2,9 @@
 # Installs the build into a temporary folder (`meson install --destdir`), checks what was
 # installed and the pkg-config file, then builds the out-of-tree example examples/embed/main.cpp
 # against the installed headers with pkg-config alone (compiled once, linked against the shared
-# library and, with --static, against the archive) and runs both on the paper scenario. TAP output.
+# library and, with --static, against the archive) and runs both on the paper scenario; then
+# builds examples/extend (a scheduler registered out of tree) and checks its report on a ZeRO-3
+# and a Megatron scenario (extend_check.py). TAP output.
 # Usage: bash tests/integration/install_test.sh BUILD_DIR [MESON] [REPLAY_BUILT] [PYTHON_BUILT]
 #   REPLAY_BUILT, PYTHON_BUILT: "yes" when ckptsim-replay and the Python module were built.
 set -u
@@ -81,5 +83,20 @@ for kind in shared static; do
 done
 check "examples/embed reports a bad scenario with exit 2" bash -c "
   out=\$(LD_LIBRARY_PATH='$libdir' '$tmp/embed-shared' scenarios/invalid/bad-unit.json 1 2>&1); status=\$?; echo \"\$out\";
+  test \$status -eq 2 && grep -q /storage/bandwidth <<<\"\$out\""
+
+# examples/extend: a scheduler registered out of tree (front-load), run on a ZeRO-3 and two Megatron
+# scenarios (one whose idle span holds the checkpoint, one where it falls back to blocking) through
+# the installed library; extend_check.py holds its report to what follows from
+# the scheduler's definition and to the installed command line's figures.
+check "examples/extend (a scheduler registered out of tree) builds against the shared library with pkg-config" bash -c "
+  $(declare -f pcflags); prefix='$prefix'
+  c++ -std=c++20 -O1 examples/extend/main.cpp \$(pcflags --cflags --libs) -o '$tmp/extend'"
+check "examples/extend runs front-load on ZeRO-3 and Megatron: every copy's bytes sent, no faster iteration, gemini unchanged" \
+  env LD_LIBRARY_PATH="$libdir" python3 tests/integration/extend_check.py "$tmp/extend" "$(found 'bin/ckptsim')" \
+    scenarios/paper/gpt2-100b-16xp4d.json scenarios/examples/gpt3-175b-megatron-1024xa100.json \
+    scenarios/examples/mixtral-8x7b-megatron-64xh100.json
+check "examples/extend reports a bad scenario with exit 2" bash -c "
+  out=\$(LD_LIBRARY_PATH='$libdir' '$tmp/extend' 1 scenarios/invalid/bad-unit.json 2>&1); status=\$?; echo \"\$out\";
   test \$status -eq 2 && grep -q /storage/bandwidth <<<\"\$out\""
 tap_finish

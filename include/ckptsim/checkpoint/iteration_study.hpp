@@ -93,11 +93,11 @@ IterationStudy prepare_iteration_study(const Scenario& scenario, const std::opti
 int study_holders(const Scenario& scenario);
 
 /// Plans and simulates one scheduler: one plan, or one per span group (the worst group's outcome).
-SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerKind scheduler, bool keep_run = false);
+SchedulerOutcome evaluate_scheduler(const IterationStudy& study, SchedulerId scheduler, bool keep_run = false);
 
 /// Plans `input` (the study's, or one span group's) and simulates it on every machine of
 /// `topology` with `placement` (the study's, or a span group's own).
-SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerKind scheduler,
+SchedulerOutcome evaluate_plan(const IterationStudy& study, const ScheduleInput& input, SchedulerId scheduler,
                                bool keep_run, const Topology& topology, const Placement& placement);
 
 /// The span groups of a study whose copies stay in their groups (prepare_iteration_study).
@@ -108,8 +108,11 @@ std::vector<SpanGroup> make_span_groups(const Scenario& scenario, const Iteratio
 bool copies_stay_in_groups(const Placement& placement, const std::vector<int>& group_of);
 
 /// Smallest k (1 <= k <= limit) whose k iterations of spans hide the checkpoint; limit + 1
-/// when none does. Blocking uses gemini's partition (it has no spans of its own).
+/// when none does. Blocking uses gemini's partition (it has no spans of its own). For any other
+/// scheduler a plan that blocks training hides nothing, and one that blocks on one iteration's
+/// spans is taken to block on k iterations' (the same lengths repeated): limit + 1 at once (a
+/// registered scheduler may fall back to blocking where no span can carry its plan).
 inline constexpr int kMinEverySearchLimit = 100000;
-int min_every_iterations(const ScheduleInput& input, SchedulerKind scheduler, int limit = kMinEverySearchLimit);
+int min_every_iterations(const ScheduleInput& input, SchedulerId scheduler, int limit = kMinEverySearchLimit);
 
 }  // namespace ckptsim

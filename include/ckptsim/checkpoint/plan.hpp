@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ckptsim/core/sim_time.hpp"
-#include "ckptsim/scenario/kinds.hpp"
+#include "ckptsim/scenario/scheduler_id.hpp"
 #include "ckptsim/workload/profile.hpp"
 
 namespace ckptsim {
@@ -31,7 +31,7 @@ struct PlannedChunk {
 };
 
 struct CheckpointPlan {
-  SchedulerKind scheduler = SchedulerKind::gemini;
+  SchedulerId scheduler = SchedulerKind::gemini;  ///< set by make_plan
   double shard_bytes = 0;          ///< C per GPU
   int copies = 0;                  ///< m - 1
   int sub_buffers = 1;             ///< p

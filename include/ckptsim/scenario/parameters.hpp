@@ -92,10 +92,11 @@ constexpr bool includes(ReadBy set, ReadBy model) {
 }
 
 /// The Scenario member a field fills. Name-valued fields (Unit::name) bind a std::string (a
-/// preset name) or one of the enums of kinds.hpp (parsed by its name table).
+/// preset name), one of the enums of kinds.hpp (parsed by its name table) or a SchedulerId (by the
+/// process's list of scheduler names, scenario/scheduler_id.hpp).
 using FieldRef = std::variant<std::string*, int*, std::int64_t*, std::uint64_t*, double*, bool*, SimTime*,
                                std::optional<SimTime>*, std::optional<std::int64_t>*, std::optional<double>*,
-                               StrategyKind*, PlacementScheme*, SchedulerKind*, FailureProcessKind*,
+                               StrategyKind*, PlacementScheme*, SchedulerId*, FailureProcessKind*,
                                ReplacementDistribution*, LemonModel*, RestartTier*, AttentionKind*, CrossEntropyKind*, GeluKind*, FailureCauseTable*, EngineKind*,
                                Zero3Trace*, FsdpSharding*, FsdpBackwardPrefetch*, Parallelism*, Recomputation*, FtTransport*,
                                NetworkTopology*, CollectiveAlgorithm*, std::optional<BusCurve>*>;

@@ -15,6 +15,7 @@
 #include "ckptsim/core/sim_time.hpp"
 #include "ckptsim/scenario/cluster.hpp"
 #include "ckptsim/scenario/kinds.hpp"
+#include "ckptsim/scenario/scheduler_id.hpp"
 
 namespace ckptsim {
 
@@ -146,7 +147,7 @@ struct StrategySpec {
   double gpu_buffer_bytes = 128.0 * 1024 * 1024;  ///< R, the receiver's GPU buffer for checkpoint chunks
   int sub_buffers = 4;                     ///< p
   double span_safety = 0.8;                ///< mu, the usable share of each idle span
-  SchedulerKind scheduler = SchedulerKind::gemini;  ///< traffic scheduler (iteration model)
+  SchedulerId scheduler = SchedulerKind::gemini;    ///< traffic scheduler (iteration model): a built-in or a registered one
   std::optional<SimTime> persistent_interval = hours(3);  ///< gemini / in-memory-blocking; nullopt = never
   SimTime interval = hours(3);             ///< remote-periodic checkpoint interval
   SimTime local_interval = minutes(10);    ///< multi-level: level 1 (own CPU memory) interval

@@ -25,8 +25,11 @@ class ErasureCoded final : public Strategy {
            "(XOR for p = 1, Reed-Solomon beyond), traffic interleaved like GEMINI's; survives any p replaced machines per group";
   }
   [[nodiscard]] std::vector<std::string_view> parameters() const override {
+    // The scheduler and its knobs too: the stall is what the iteration model's plan of the p
+    // copies, made by strategy.scheduler, leaves unhidden (interleaved_stall).
     return {"/strategy/group_size",          "/strategy/parity",           "/strategy/encode_bandwidth",
-            "/strategy/every_iterations",    "/strategy/gpu_buffer",       "/strategy/persistent_interval",
+            "/strategy/every_iterations",    "/strategy/scheduler",        "/strategy/gpu_buffer",
+            "/strategy/sub_buffers",         "/strategy/span_safety",      "/strategy/persistent_interval",
             "/strategy/checkpoint_stall",    "/strategy/checkpoint_duration"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {

@@ -18,6 +18,7 @@ IterationCosts compute_iteration_costs(const Scenario& scenario) {
   c.gpu_buffer_bytes = chosen.gpu_buffer_bytes;
   c.oom = chosen.oom;
   c.min_every_iterations = chosen.min_every_iterations;
+  c.checkpoint_blocks_training = chosen.plan.blocks_training;
   c.gpu_memory_used = study.model.memory.used();
   c.gpu_memory_capacity = study.model.memory.capacity;
   // In-memory-blocking's stall: every copy sent while training waits (network otherwise idle).

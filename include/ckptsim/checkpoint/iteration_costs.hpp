@@ -20,6 +20,9 @@ struct IterationCosts {
   double gpu_memory_used = 0;
   double gpu_memory_capacity = 0;
   int min_every_iterations = 1;            ///< smallest k that hides the checkpoint in idle time
+  /// The scheduler's plan sends every copy while training waits (blocking, or a registered
+  /// scheduler's blocking plan): no k hides it, each checkpoint stalls the same.
+  bool checkpoint_blocks_training = false;
 };
 
 IterationCosts compute_iteration_costs(const Scenario& scenario);

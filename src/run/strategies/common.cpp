@@ -65,6 +65,8 @@ SimTime interleaved_stall(const CostInputs& in, std::int64_t k, double bytes) {
     // the blocking time, minus stall1). Hidden entirely from min_every_iterations on.
     const SimTime stall1 =
         std::max(SimTime::zero(), in.iteration->iteration_time_with_checkpoint - in.iteration->iteration_time);
+    // A blocking plan makes training wait for every copy whatever k is: no idle span carries any.
+    if (in.iteration->checkpoint_blocks_training) return stall1;
     if (k >= in.iteration->min_every_iterations) return SimTime::zero();
     const SimTime carried = std::max(SimTime::zero(), in.iteration->blocking_checkpoint_time - stall1);
     return carried.ns() > 0 && k - 1 > (stall1.ns() / carried.ns()) ? SimTime::zero()

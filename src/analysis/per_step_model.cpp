@@ -12,10 +12,7 @@
 #include "ckptsim/failure/restart_tiers.hpp"
 
 namespace ckptsim {
-namespace {
 
-/// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
-/// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines.
 double mean_groups_hit(int machines, int per_group, int s) {
   if (s <= 1) return 1.0;
   const int domains = (machines + s - 1) / s;
@@ -27,6 +24,8 @@ double mean_groups_hit(int machines, int per_group, int s) {
   }
   return total / domains;
 }
+
+namespace {
 
 struct Loss {
   double rate = 0;       ///< failures per second

@@ -22,9 +22,10 @@ std::int64_t ranks_of(const Scenario& s) {
   return static_cast<std::int64_t>(s.cluster.machines) * std::max(1, s.cluster.gpus_per_machine);
 }
 
-/// Per-step fault tolerance restarts one replica group (run/strategies/torchft.cpp).
+/// Per-step fault tolerance and islands restart one replica group (run/strategies/torchft.cpp, diloco.cpp).
 bool group_restarts(const Scenario& s) {
-  return s.failures.restart_from_phases && s.strategy.kind == StrategyKind::torchft && s.strategy.replica_groups > 0;
+  return s.failures.restart_from_phases &&
+         (s.strategy.kind == StrategyKind::torchft || s.strategy.kind == StrategyKind::diloco) && s.strategy.replica_groups > 0;
 }
 
 GroupRestart group_restart_of(const Scenario& s) {

@@ -35,6 +35,11 @@
 
 namespace ckptsim {
 
+/// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
+/// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines
+/// (also the islands' closed form, islands_model.hpp).
+double mean_groups_hit(int machines, int per_group, int s);
+
 /// The closed form above for `costs.tier == CheckpointTier::per_step`.
 AnalyticPrediction per_step_analytic(const Scenario& scenario, const StrategyCosts& costs);
 

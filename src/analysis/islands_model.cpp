@@ -12,13 +12,8 @@
 namespace ckptsim {
 
 AnalyticPrediction islands_analytic(const Scenario& s, const StrategyCosts& c) {
-  FailureMix mix = failure_mix(s);
-  // An island's restart from the phases at its own ranks, where a class takes the scenario's
-  // restart (cause_restart_under, strategy_costs.hpp).
-  if (c.group_restart > SimTime::zero())
-    for (auto& fc : mix.classes)
-      if (fc.restart_s == s.failures.restart.seconds()) fc.restart_s = c.group_restart.seconds();
-  apply_restart_tiers(mix, s, c.iteration_time.seconds());
+  // An island restarts as torchft's group does.
+  const FailureMix mix = replica_group_failure_mix(s, c);
   AnalyticPrediction p = first_order_start(mix, "diloco: first-order islands model (analysis/islands_model.hpp); "
                                                 "overlapping outages are left out; the staleness's effect on the loss "
                                                 "is not modelled");

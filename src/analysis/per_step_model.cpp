@@ -36,7 +36,7 @@ struct Loss {
 
 }  // namespace
 
-AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
+FailureMix replica_group_failure_mix(const Scenario& s, const StrategyCosts& c) {
   FailureMix mix = failure_mix(s);
   // A failed group's restart from the phases at its own ranks (torchft.cpp), where a class
   // takes the scenario's restart: cause_restart_under (strategy_costs.hpp), in seconds here.
@@ -44,6 +44,11 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
     for (auto& fc : mix.classes)
       if (fc.restart_s == s.failures.restart.seconds()) fc.restart_s = c.group_restart.seconds();
   apply_restart_tiers(mix, s, c.iteration_time.seconds());
+  return mix;
+}
+
+AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
+  const FailureMix mix = replica_group_failure_mix(s, c);
   AnalyticPrediction p = first_order_start(mix, "torchft: first-order per-step model (analysis/per_step_model.hpp); "
                                                 "overlapping outages and every group out at once are left out");
   if (!p.available) return p;

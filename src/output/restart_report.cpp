@@ -74,9 +74,9 @@ void print_restart_phases(std::ostream& out, const Scenario& s) {
                        ranks_of(s), phase_text(in_job_phases(s, ranks_of(s))));
   if (group_restarts(s)) {
     const GroupRestart g = group_restart_of(s);
-    out << fmt::format("           torchft restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
+    out << fmt::format("           {} restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
                        "communicator across the {} groups {:.2f} s\n",
-                       g.total().seconds(), g.ranks, phase_text(in_job_phases(s, g.ranks)), s.strategy.replica_groups,
+                       name_of(s.strategy.kind), g.total().seconds(), g.ranks, phase_text(in_job_phases(s, g.ranks)), s.strategy.replica_groups,
                        g.across_groups.seconds());
   }
   if (new_job_from_phases(s))

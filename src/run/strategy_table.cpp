@@ -154,7 +154,8 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
 StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
   try {
     StrategyCosts c = strategy_costs_in_range(s, iteration);
-    c.warnings = unread_field_messages(s);
+    // After the strategy's own (diloco's: what it does not model), the fields nothing reads.
+    for (std::string& w : unread_field_messages(s)) c.warnings.push_back(std::move(w));
     return c;
   } catch (const ModelError& e) {
     // Name the file as well as the field when the scenario came from one.

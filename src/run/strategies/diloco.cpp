@@ -53,6 +53,8 @@ class Diloco final : public Strategy {
     c.tier = CheckpointTier::islands;
     set_replica_group_costs(in, c);
     c.sync_every = in.s.strategy.sync_every;
+    c.warnings.push_back("diloco: the effect of the islands' staleness on model quality (loss per step) is not modelled: "
+                         "an island's inner step counts as a step of synchronous training");
     c.outer_sync = std::max(1, in.s.strategy.replica_groups) < 2
                        ? SimTime::zero()
                        : cross_group_allreduce(in.s, in.s.strategy.outer_gradient_bytes,
@@ -87,18 +89,11 @@ class Diloco final : public Strategy {
                        format_duration(c.heartbeat_timeout));
   }
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
-    out["replica_groups"] = c.replica_groups;
-    out["min_replica_groups"] = c.min_groups;
+    add_replica_group_costs_json(c, out);
     out["sync_every"] = c.sync_every;
     out["outer_sync_s"] = c.outer_sync.seconds();
-    out["heal_s"] = c.heal.seconds();
-    out["step_timeout_s"] = c.step_timeout.seconds();
-    out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
-    if (c.group_restart > SimTime::zero()) {
-      out["group_restart_s"] = c.group_restart.seconds();
-      out["reconfigure_s"] = c.reconfigure.seconds();
-    }
   }
+
 };
 
 }  // namespace

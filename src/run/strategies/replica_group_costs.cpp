@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <nlohmann/json.hpp>
+
 #include "ckptsim/core/checked_time.hpp"
 #include "ckptsim/network/achieved_bandwidth.hpp"
 #include "ckptsim/scenario/restart_phases.hpp"
@@ -48,6 +50,18 @@ SimTime cross_group_allreduce(const Scenario& s, double bytes_per_parameter, con
                                           "/cluster/gpu_cpu_bandwidth", gloo_what),
                     "/cluster/gpu_cpu_bandwidth", what);
   return a;
+}
+
+void add_replica_group_costs_json(const StrategyCosts& c, nlohmann::json& out) {
+  out["replica_groups"] = c.replica_groups;
+  out["min_replica_groups"] = c.min_groups;
+  out["heal_s"] = c.heal.seconds();
+  out["step_timeout_s"] = c.step_timeout.seconds();
+  out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
+  if (c.group_restart > SimTime::zero()) {
+    out["group_restart_s"] = c.group_restart.seconds();
+    out["reconfigure_s"] = c.reconfigure.seconds();
+  }
 }
 
 }  // namespace ckptsim::strategies

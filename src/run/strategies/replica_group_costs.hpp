@@ -10,6 +10,8 @@
 //                                                      communicator_init(G) (restart_phases.hpp)
 #include <string>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "ckptsim/run/strategy_costs.hpp"
 
 namespace ckptsim::strategies {
@@ -22,5 +24,9 @@ void set_replica_group_costs(const CostInputs& in, StrategyCosts& c);
 /// (the Gloo transport's host copies) name it in errors.
 SimTime cross_group_allreduce(const Scenario& s, double bytes_per_parameter, const std::string& what,
                               const std::string& gloo_what);
+
+/// The costs JSON members of the replica groups (replica_groups, min_replica_groups, heal_s, the
+/// timeouts, and group_restart_s / reconfigure_s when the restart phases set them).
+void add_replica_group_costs_json(const StrategyCosts& c, nlohmann::json& out);
 
 }  // namespace ckptsim::strategies

@@ -98,17 +98,10 @@ class TorchFt final : public Strategy {
                        format_duration(c.heartbeat_timeout), format_duration(c.ft_step));
   }
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
-    out["replica_groups"] = c.replica_groups;
-    out["min_replica_groups"] = c.min_groups;
-    out["heal_s"] = c.heal.seconds();
-    out["step_timeout_s"] = c.step_timeout.seconds();
-    out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
+    add_replica_group_costs_json(c, out);
     out["ft_step_s"] = c.ft_step.seconds();
-    if (c.group_restart > SimTime::zero()) {
-      out["group_restart_s"] = c.group_restart.seconds();
-      out["reconfigure_s"] = c.reconfigure.seconds();
-    }
   }
+
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "ckptsim/analysis/multi_level_model.hpp"
 #include "ckptsim/analysis/just_in_time_model.hpp"
 #include "ckptsim/analysis/per_step_model.hpp"
+#include "ckptsim/analysis/islands_model.hpp"
 #include "ckptsim/run/interval_policy.hpp"
 
 #include <algorithm>
@@ -871,13 +872,14 @@ struct ClosedFormFamily {
   EveryIterationsChoice (*best_every)(const Scenario&, const StrategyCosts&, std::int64_t max_k);
 };
 
-constexpr std::array<ClosedFormFamily, 6> kClosedFormFamilies{{
+constexpr std::array<ClosedFormFamily, 7> kClosedFormFamilies{{
     {CheckpointTier::none, &renewal_predict, &renewal_best_every},
     {CheckpointTier::memory, &renewal_predict, &renewal_best_every},
     {CheckpointTier::storage, &renewal_predict, &renewal_best_every},
     {CheckpointTier::multi_level, &multi_level_analytic, &multi_level_best_every},
     {CheckpointTier::per_step, &per_step_analytic, &period_of_scenario<&per_step_analytic>},
     {CheckpointTier::just_in_time, &just_in_time_analytic, &period_of_scenario<&just_in_time_analytic>},
+    {CheckpointTier::islands, &islands_analytic, &period_of_scenario<&islands_analytic>},
 }};
 
 constexpr bool families_in_enum_order() {
@@ -886,7 +888,7 @@ constexpr bool families_in_enum_order() {
   return true;
 }
 static_assert(families_in_enum_order(), "one closed-form family per CheckpointTier, in enum order");
-static_assert(kClosedFormFamilies.size() == static_cast<std::size_t>(CheckpointTier::just_in_time) + 1,
+static_assert(kClosedFormFamilies.size() == static_cast<std::size_t>(CheckpointTier::islands) + 1,
               "a CheckpointTier without a closed-form family");
 
 const ClosedFormFamily& family_of(CheckpointTier tier) { return kClosedFormFamilies.at(static_cast<std::size_t>(tier)); }

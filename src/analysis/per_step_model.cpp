@@ -12,10 +12,7 @@
 #include "ckptsim/failure/restart_tiers.hpp"
 
 namespace ckptsim {
-namespace {
 
-/// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
-/// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines.
 double mean_groups_hit(int machines, int per_group, int s) {
   if (s <= 1) return 1.0;
   const int domains = (machines + s - 1) / s;
@@ -28,6 +25,8 @@ double mean_groups_hit(int machines, int per_group, int s) {
   return total / domains;
 }
 
+namespace {
+
 struct Loss {
   double rate = 0;       ///< failures per second
   double wait = 0;       ///< sum lambda wait
@@ -37,7 +36,7 @@ struct Loss {
 
 }  // namespace
 
-AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
+FailureMix replica_group_failure_mix(const Scenario& s, const StrategyCosts& c) {
   FailureMix mix = failure_mix(s);
   // A failed group's restart from the phases at its own ranks (torchft.cpp), where a class
   // takes the scenario's restart: cause_restart_under (strategy_costs.hpp), in seconds here.
@@ -45,6 +44,11 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
     for (auto& fc : mix.classes)
       if (fc.restart_s == s.failures.restart.seconds()) fc.restart_s = c.group_restart.seconds();
   apply_restart_tiers(mix, s, c.iteration_time.seconds());
+  return mix;
+}
+
+AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) {
+  const FailureMix mix = replica_group_failure_mix(s, c);
   AnalyticPrediction p = first_order_start(mix, "torchft: first-order per-step model (analysis/per_step_model.hpp); "
                                                 "overlapping outages and every group out at once are left out");
   if (!p.available) return p;

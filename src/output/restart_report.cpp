@@ -22,9 +22,10 @@ std::int64_t ranks_of(const Scenario& s) {
   return static_cast<std::int64_t>(s.cluster.machines) * std::max(1, s.cluster.gpus_per_machine);
 }
 
-/// Per-step fault tolerance restarts one replica group (run/strategies/torchft.cpp).
+/// Per-step fault tolerance and islands restart one replica group (run/strategies/torchft.cpp, diloco.cpp).
 bool group_restarts(const Scenario& s) {
-  return s.failures.restart_from_phases && s.strategy.kind == StrategyKind::torchft && s.strategy.replica_groups > 0;
+  return s.failures.restart_from_phases &&
+         (s.strategy.kind == StrategyKind::torchft || s.strategy.kind == StrategyKind::diloco) && s.strategy.replica_groups > 0;
 }
 
 GroupRestart group_restart_of(const Scenario& s) {
@@ -73,9 +74,9 @@ void print_restart_phases(std::ostream& out, const Scenario& s) {
                        ranks_of(s), phase_text(in_job_phases(s, ranks_of(s))));
   if (group_restarts(s)) {
     const GroupRestart g = group_restart_of(s);
-    out << fmt::format("           torchft restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
+    out << fmt::format("           {} restarts one replica group instead: {:.2f} s at {} ranks, {}, and its "
                        "communicator across the {} groups {:.2f} s\n",
-                       g.total().seconds(), g.ranks, phase_text(in_job_phases(s, g.ranks)), s.strategy.replica_groups,
+                       name_of(s.strategy.kind), g.total().seconds(), g.ranks, phase_text(in_job_phases(s, g.ranks)), s.strategy.replica_groups,
                        g.across_groups.seconds());
   }
   if (new_job_from_phases(s))

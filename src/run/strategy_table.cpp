@@ -31,7 +31,7 @@ const Table& table() {
     const Table t{&strategies::gemini(),        &strategies::remote_periodic(), &strategies::remote_highfreq(),
                   &strategies::in_memory_blocking(), &strategies::erasure_coded(), &strategies::multi_level(),
                   &strategies::torchft(),     &strategies::just_in_time(), &strategies::async_two_phase(),
-                  &strategies::none()};
+                  &strategies::diloco(),      &strategies::none()};
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i]->kind() != EnumNames<StrategyKind>::table[i].value ||
           static_cast<std::size_t>(t[i]->kind()) != i)
@@ -159,7 +159,8 @@ StrategyCosts strategy_costs_in_range(const Scenario& s, const IterationCosts* i
 StrategyCosts compute_strategy_costs(const Scenario& s, const IterationCosts* iteration) {
   try {
     StrategyCosts c = strategy_costs_in_range(s, iteration);
-    c.warnings = unread_field_messages(s);
+    // After the strategy's own (diloco's: what it does not model), the fields nothing reads.
+    for (std::string& w : unread_field_messages(s)) c.warnings.push_back(std::move(w));
     return c;
   } catch (const ModelError& e) {
     // Name the file as well as the field when the scenario came from one.

@@ -505,6 +505,12 @@ json.dump(d, open('$tmp/multi-level.json', 'w'))
 d['strategy'] = {'kind': 'remote-periodic', 'adaptive_interval': True, 'adaptive_prior_mtbf': '12h'}
 json.dump(d, open('$tmp/adaptive.json', 'w'))"
 check "list strategies names multi-level" bash -c "'$bin' list strategies | grep -q '^ *multi-level'"
+check "list strategies names diloco (asynchronous islands)" bash -c "'$bin' list strategies | grep -q '^ *diloco .*islands'"
+check "stragglers under diloco are refused (exit 2, naming the field)" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/llama3-405b-16k-diloco.json')); s.pop('\\\$schema', None); s['failures']['stragglers']={'rate': '0.5%/machine/day', 'speed': 0.5}; json.dump(s, open('$tmp/stragglers-diloco.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/stragglers-diloco.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/failures/stragglers/rate'* ]]"
+check "run under diloco says the staleness's effect on the loss is not modelled" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-16k-diloco.json -r 2 | grep -q 'staleness.s effect on the loss not modelled'"
 check "run: multi-level shows its levels and recovers from local memory and peers" bash -c "
   '$bin' run '$tmp/multi-level.json' -o '$tmp/ml.json' > /dev/null && '$bin' run '$tmp/multi-level.json' | grep -q '^levels ' &&
   python3 -c \"

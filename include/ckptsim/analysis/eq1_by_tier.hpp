@@ -34,6 +34,7 @@ inline Eq1ByTier eq1_by_tier(const StrategyCosts& c) {
     case CheckpointTier::none:
     case CheckpointTier::multi_level:
     case CheckpointTier::per_step:       // no rollback: a group heals from a live one
+    case CheckpointTier::islands:        // an island loses its own round only
     case CheckpointTier::just_in_time: return out;  // the survivors' save, not a periodic track
     case CheckpointTier::storage: out.storage = track + c.retrieval_storage.seconds(); return out;
     case CheckpointTier::memory:

@@ -30,10 +30,21 @@
 // Source of the mechanism and defaults: TorchFT (https://github.com/pytorch/torchft):
 // torchft/manager.py (min_replica_size, timeout 60 s), src/lighthouse.rs (heartbeat_timeout_ms 5000).
 #include "ckptsim/analysis/analytic_models.hpp"
+#include "ckptsim/analysis/failure_mix.hpp"
 #include "ckptsim/run/strategy_costs.hpp"
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim {
+
+/// Mean number of groups of `per_group` consecutive machines that an aligned domain of `s`
+/// consecutive machines (the last one possibly shorter) overlaps, over the domains of N machines
+/// (also the islands' closed form, islands_model.hpp).
+double mean_groups_hit(int machines, int per_group, int s);
+
+/// The Poisson failure classes of a replica-group job (failure_mix.hpp): a class that takes the
+/// scenario's restart restarts one group (costs.group_restart, with the restart phases), and the
+/// restart tiers applied (also the islands' closed form).
+FailureMix replica_group_failure_mix(const Scenario& scenario, const StrategyCosts& costs);
 
 /// The closed form above for `costs.tier == CheckpointTier::per_step`.
 AnalyticPrediction per_step_analytic(const Scenario& scenario, const StrategyCosts& costs);

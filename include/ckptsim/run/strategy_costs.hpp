@@ -45,6 +45,10 @@
 //                       N / G machines; heal H = (C G / N) / B_heal, every machine of the group
 //                       receives its shard of the whole model from its counterpart in a live
 //                       group (B_heal = strategy.heal_bandwidth, default B_n).
+//   diloco              asynchronous islands (DiLoCo with TorchFT): no checkpoints; G islands of
+//                       N / G machines synchronize every H inner steps, outer sync
+//                       A_H = 2 (G-1)/G g_o / (f_c B_n) + 2 (G-1) alpha, g_o = P w_o G / N
+//                       (w_o = strategy.outer_gradient_bytes); heal as torchft's.
 //   just-in-time        remote-periodic's checkpoints (fallback) plus, after a failure, a save
 //                       by the surviving data-parallel replicas of J = max(C / B_s, (C G / N) / B_ser),
 //                       then a recovery from storage of the interrupted minibatch's state.
@@ -81,12 +85,14 @@ struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's
 /// Where a strategy's checkpoints land: none, CPU memory (+ a persistent upload track),
 /// storage, or the three levels of multi-level checkpointing; or per_step: no checkpoints, the
 /// job trains as replica groups and a failed group heals from a live one (torchft); or just_in_time: periodic checkpoints in storage, and after a failure the
-/// surviving data-parallel replicas save the state of the interrupted minibatch (just-in-time).
-enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time };
+/// surviving data-parallel replicas save the state of the interrupted minibatch (just-in-time); or
+/// islands: no checkpoints, replica groups synchronize every H steps and a failed one drops out
+/// and rejoins at a synchronization (diloco).
+enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time, islands };
 
 /// The tier takes periodic checkpoints (every k iterations, stall S, completion).
 constexpr bool takes_checkpoints(CheckpointTier tier) {
-  return tier != CheckpointTier::none && tier != CheckpointTier::per_step;
+  return tier != CheckpointTier::none && tier != CheckpointTier::per_step && tier != CheckpointTier::islands;
 }
 
 struct StrategyCosts {
@@ -144,6 +150,11 @@ struct StrategyCosts {
   SimTime reconfigure;
   SimTime step_timeout = SimTime::max();
   SimTime heartbeat_timeout;
+  /// Islands (tier islands; diloco, run/strategies/diloco.cpp): the islands (replica_groups)
+  /// synchronize every H = sync_every inner steps; the outer synchronization's all-reduce of the
+  /// pseudo-gradient takes outer_sync, not overlapped with the inner steps.
+  std::int64_t sync_every = 0;
+  SimTime outer_sync;
   /// Just-in-time (tier just_in_time; replica_groups G data-parallel replicas of every shard):
   /// the surviving replicas' save after a failure, J = max(C / B_s, c_G / B_ser).
   SimTime jit_save;

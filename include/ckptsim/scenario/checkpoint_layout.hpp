@@ -15,7 +15,7 @@ enum class CheckpointLayout {
   replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
-  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, just-in-time)
+  replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, diloco, just-in-time)
   staged_copy,       ///< one staging copy of the machine's own shard in pinned CPU memory, persisted in the background (async-two-phase)
 };
 
@@ -32,6 +32,7 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
     case StrategyKind::torchft:
+    case StrategyKind::diloco:
     case StrategyKind::just_in_time: return CheckpointLayout::replica_groups;
     case StrategyKind::async_two_phase: return CheckpointLayout::staged_copy;
     case StrategyKind::remote_periodic:

@@ -27,6 +27,7 @@ enum class StrategyKind {
   torchft,
   just_in_time,
   async_two_phase,
+  diloco,
   none
 };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
@@ -95,7 +96,7 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 10> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 11> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
@@ -104,6 +105,7 @@ struct EnumNames<StrategyKind> {
                                                                  {StrategyKind::torchft, "torchft"},
                                                                  {StrategyKind::just_in_time, "just-in-time"},
                                                                  {StrategyKind::async_two_phase, "async-two-phase"},
+                                                                 {StrategyKind::diloco, "diloco"},
                                                                  {StrategyKind::none, "none"}}};
 };
 

@@ -178,6 +178,12 @@ struct StrategySpec {
   /// answered once every rank of the group has voted; 0: no measurement found).
   FtTransport ft_transport = FtTransport::nccl;
   SimTime ft_commit_latency = SimTime::zero();
+  /// diloco (run/strategies/diloco.cpp): the islands (replica_groups) synchronize every H =
+  /// sync_every inner steps (DiLoCo's H = 500, arXiv 2311.08105 section 3), all-reducing the
+  /// pseudo-gradient, outer_gradient_bytes bytes per parameter (4: fp32, the dtype of the
+  /// parameters TorchFT's DiLoCo subtracts, torchft/local_sgd.py).
+  int sync_every = 500;
+  double outer_gradient_bytes = 4;
   /// async-two-phase (run/strategies/async_two_phase.cpp): the local tier's write and read
   /// bandwidth per machine (a local NVMe array; nullopt: no local tier, the background phase
   /// writes to storage only), and the share of training throughput the background phase costs

@@ -14,6 +14,7 @@ const Strategy& multi_level();
 const Strategy& torchft();
 const Strategy& just_in_time();
 const Strategy& async_two_phase();
+const Strategy& diloco();
 const Strategy& none();
 
 /// " (m replicas, P placement, every k iteration(s))": the configuration of a strategy keeping

@@ -51,11 +51,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "replica_group_costs.hpp"
 #include "strategies.hpp"
 
 #include "ckptsim/core/checked_time.hpp"
-#include "ckptsim/network/achieved_bandwidth.hpp"
-#include "ckptsim/scenario/restart_phases.hpp"
 #include "ckptsim/scenario/units.hpp"
 
 namespace ckptsim::strategies {
@@ -73,46 +72,17 @@ class TorchFt final : public Strategy {
             "/strategy/ft_commit_latency"};
   }
   void costs(const CostInputs& in, StrategyCosts& c) const override {
-    const StrategySpec& st = in.s.strategy;
     c.tier = CheckpointTier::per_step;
-    c.replica_groups = st.replica_groups;
-    c.min_groups = st.min_replica_groups;
-    c.step_timeout = st.step_timeout;
-    c.heartbeat_timeout = st.heartbeat_timeout;
-    c.stall = SimTime::zero();
-    c.completion = SimTime::zero();
-    const double group_shard = in.s.checkpoint_bytes() * st.replica_groups / std::max(1, in.s.cluster.machines);
-    const double bandwidth = st.heal_bandwidth.value_or(p2p_machine_send_bandwidth(in.s.cluster));
-    c.heal = checked_transfer_time(group_shard, bandwidth,
-                                   st.heal_bandwidth ? "/strategy/heal_bandwidth" : "/cluster/network/p2p_efficiency",
-                                   "a replica group's heal from a live peer");
+    set_replica_group_costs(in, c);
     c.ft_step = ft_step_cost(in.s);
-    if (in.s.failures.restart_from_phases) {
-      const GroupRestart group = replica_group_restart(in.s.failures.restart_phases, in.s.cluster, st.replica_groups);
-      c.reconfigure = group.across_groups;
-      c.group_restart = group.total();
-    }
   }
   /// F = A + K (the header).
   static SimTime ft_step_cost(const Scenario& s) {
     const StrategySpec& st = s.strategy;
-    const int groups = std::max(1, st.replica_groups);
-    if (groups < 2) return st.ft_commit_latency;
-    const ClusterSpec& cl = s.cluster;
+    if (std::max(1, st.replica_groups) < 2) return st.ft_commit_latency;
     const double word = s.training.mixed_precision ? 2.0 : 4.0;
-    const double machine_shard = s.model.parameters * word * groups / std::max(1, cl.machines);
-    const double ring = 2.0 * (groups - 1) / groups;
-    SimTime a = checked_add(
-        checked_transfer_time(ring * machine_shard, cl.network.collective_efficiency * cl.network_bandwidth,
-                              "/cluster/network_bandwidth", "torchft's all-reduce across replica groups"),
-        checked_multiply(cl.network.latency, 2 * static_cast<std::int64_t>(groups - 1), "/cluster/network/latency",
-                         "torchft's all-reduce across replica groups"),
-        "/cluster/network_bandwidth", "torchft's all-reduce across replica groups");
-    if (st.ft_transport == FtTransport::gloo)
-      a = checked_add(a,
-                      checked_transfer_time(2.0 * machine_shard, std::max(1, cl.gpus_per_machine) * cl.gpu_cpu_bandwidth,
-                                            "/cluster/gpu_cpu_bandwidth", "torchft's Gloo copies to and from host memory"),
-                      "/cluster/gpu_cpu_bandwidth", "torchft's all-reduce across replica groups");
+    const SimTime a = cross_group_allreduce(s, word, "torchft's all-reduce across replica groups",
+                                            "torchft's Gloo copies to and from host memory");
     return checked_add(a, st.ft_commit_latency, "/strategy/ft_commit_latency", "torchft's cost per step");
   }
   /// No period of its own (no checkpoints).
@@ -128,17 +98,10 @@ class TorchFt final : public Strategy {
                        format_duration(c.heartbeat_timeout), format_duration(c.ft_step));
   }
   void add_costs_json(const StrategyCosts& c, nlohmann::json& out) const override {
-    out["replica_groups"] = c.replica_groups;
-    out["min_replica_groups"] = c.min_groups;
-    out["heal_s"] = c.heal.seconds();
-    out["step_timeout_s"] = c.step_timeout.seconds();
-    out["heartbeat_timeout_s"] = c.heartbeat_timeout.seconds();
+    add_replica_group_costs_json(c, out);
     out["ft_step_s"] = c.ft_step.seconds();
-    if (c.group_restart > SimTime::zero()) {
-      out["group_restart_s"] = c.group_restart.seconds();
-      out["reconfigure_s"] = c.reconfigure.seconds();
-    }
   }
+
 };
 
 }  // namespace

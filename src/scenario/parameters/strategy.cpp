@@ -59,20 +59,27 @@ ParameterBlock strategy_parameters() {
     // README's two-group example, torchft/manager.py's Manager timeout, src/lighthouse.rs's
     // heartbeat_timeout_ms default, torchft/checkpointing/pg_transport.py's heal over the
     // process group).
-    {"/strategy/replica_groups", U::integer, C::at_least_one, P::defaulted, R::costs | R::run, "torchft / just-in-time: replica groups G (HSDP: each group of N / G machines holds a whole copy of the model state; at least 2, dividing the machine count; default 2, TorchFT's README example)",
+    {"/strategy/replica_groups", U::integer, C::at_least_one, P::defaulted, R::costs | R::run, "torchft / just-in-time / diloco: replica groups G (diloco: islands) (HSDP: each group of N / G machines holds a whole copy of the model state; at least 2, dividing the machine count; default 2, TorchFT's README example)",
      [](Scenario& s) -> FieldRef { return &s.strategy.replica_groups; }},
-    {"/strategy/min_replica_groups", U::integer, C::at_least_one, P::defaulted, R::costs | R::run, "torchft: fewest groups a step needs (TorchFT min_replica_size / lighthouse --min_replicas; at most replica_groups; default 1)",
+    {"/strategy/min_replica_groups", U::integer, C::at_least_one, P::defaulted, R::costs | R::run, "torchft / diloco: fewest groups a step (diloco: an outer synchronization) needs (TorchFT min_replica_size / lighthouse --min_replicas; at most replica_groups; default 1)",
      [](Scenario& s) -> FieldRef { return &s.strategy.min_replica_groups; }},
-    {"/strategy/step_timeout", U::duration, C::positive, P::defaulted, R::costs | R::run, "torchft: the longest the surviving groups wait in a failed step's collective (TorchFT Manager timeout, default 60 s)",
+    {"/strategy/step_timeout", U::duration, C::positive, P::defaulted, R::costs | R::run, "torchft / diloco: the longest the surviving groups wait in a failed step's (diloco: outer synchronization's) collective (TorchFT Manager timeout, default 60 s)",
      [](Scenario& s) -> FieldRef { return &s.strategy.step_timeout; }},
-    {"/strategy/heartbeat_timeout", U::duration, C::non_negative, P::defaulted, R::costs | R::run, "torchft: time without a heartbeat after which the lighthouse drops a group from the next quorum (TorchFT lighthouse heartbeat_timeout_ms, default 5 s)",
+    {"/strategy/heartbeat_timeout", U::duration, C::non_negative, P::defaulted, R::costs | R::run, "torchft / diloco: time without a heartbeat after which the lighthouse drops a group from the next quorum (TorchFT lighthouse heartbeat_timeout_ms, default 5 s)",
      [](Scenario& s) -> FieldRef { return &s.strategy.heartbeat_timeout; }},
-    {"/strategy/heal_bandwidth", U::bandwidth, C::positive, P::optional, R::costs, "torchft: per-machine bandwidth a recovering group copies its state from a live peer at (default: the achieved point-to-point rate of a machine sending from GPU memory, p2p_efficiency x network_bandwidth, capped by PCIe without GPUDirect RDMA: TorchFT's process-group transport on the NIC)",
+    {"/strategy/heal_bandwidth", U::bandwidth, C::positive, P::optional, R::costs, "torchft / diloco: per-machine bandwidth a recovering group copies its state from a live peer at (default: the achieved point-to-point rate of a machine sending from GPU memory, p2p_efficiency x network_bandwidth, capped by PCIe without GPUDirect RDMA: TorchFT's process-group transport on the NIC)",
      [](Scenario& s) -> FieldRef { return &s.strategy.heal_bandwidth; }},
-    {"/strategy/ft_transport", U::name, C::none, P::defaulted, R::costs, "torchft: the transport of its gradient all-reduce across replica groups every step: NCCL on the GPU tensors (ProcessGroupNCCL / ProcessGroupBabyNCCL), or Gloo over TCP on CPU copies, which adds their PCIe copies both ways (ProcessGroupGloo; torchft/process_group.py)",
+    {"/strategy/ft_transport", U::name, C::none, P::defaulted, R::costs, "torchft / diloco: the transport of its all-reduce across replica groups (torchft: the gradients every step; diloco: the pseudo-gradient every sync_every steps): NCCL on the GPU tensors (ProcessGroupNCCL / ProcessGroupBabyNCCL), or Gloo over TCP on CPU copies, which adds their PCIe copies both ways (ProcessGroupGloo; torchft/process_group.py)",
      [](Scenario& s) -> FieldRef { return &s.strategy.ft_transport; }, &ft_transport_names},
     {"/strategy/ft_commit_latency", U::duration, C::non_negative, P::defaulted, R::costs, "torchft: each step's should_commit vote: a device synchronize and an RPC the group's manager answers once every rank has voted (torchft/manager.py should_commit; default 0: no measurement found)",
      [](Scenario& s) -> FieldRef { return &s.strategy.ft_commit_latency; }},
+    // diloco (run/strategies/diloco.cpp; DiLoCo, Douillard et al., arXiv 2311.08105, section 3:
+    // H = 500 inner steps; TorchFT's DiLoCo, torchft/local_sgd.py: sync_every, the pseudo-gradient
+    // in the parameters' dtype).
+    {"/strategy/sync_every", U::integer, C::at_least_one, P::defaulted, R::costs | R::run, "diloco: inner steps H between two outer synchronizations of the islands (TorchFT DiLoCo sync_every; default 500, DiLoCo's H)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.sync_every; }},
+    {"/strategy/outer_gradient_bytes", U::number, C::positive, P::defaulted, R::costs, "diloco: bytes per parameter of the pseudo-gradient all-reduced across the islands at each outer synchronization (default 4: fp32 parameters, whose difference TorchFT's DiLoCo all-reduces; 2 for a bf16 outer gradient)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.outer_gradient_bytes; }},
     // async-two-phase (run/strategies/async_two_phase.cpp): no published per-device figure is a
     // default for either field. A local tier is the user's own disks (FastPersist, DataStates-LLM
     // write to node-local NVMe), so its bandwidth is theirs to give; the background phase's

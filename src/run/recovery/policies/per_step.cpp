@@ -14,6 +14,7 @@
 
 #include "../replica_loop.hpp"
 #include "policies.hpp"
+#include "replica_groups.hpp"
 
 namespace ckptsim {
 namespace {
@@ -115,33 +116,17 @@ class PerStepLoop final : public ReplicaRun {
   /// max(heartbeat_timeout, min(detection, step_timeout)) (run/strategies/torchft.cpp), plus the
   /// cross-group communicator's two reconfigurations (the group leaves and rejoins).
   SimTime wait_after(const FailureEvent& f) const {
-    return saturating_add(std::max(c_.heartbeat_timeout, std::min(restarts_.detection(f), c_.step_timeout)),
-                          c_.reconfigure * 2);
+    return saturating_add(quorum_wait(c_, restarts_.detection(f)), c_.reconfigure * 2);
   }
 
   /// A failure: its groups leave the quorum until healed.
   void apply_failure(const FailureEvent& f, GroupOutages& out, int per_group) {
     st_.failures.pull();
-    ++st_.result.episodes;
-    ++st_.result.failures_by_cause[static_cast<std::size_t>(f.cause)];
-    const SimTime detected = saturating_add(f.time, wait_after(f));
-    SimTime ready = detected;
-    bool spare = true;
-    if (f.type == FailureType::hardware) {
-      ++st_.result.hardware_failures;
-      st_.episode.replacements_ready = SimTime::zero();
-      for (int j = f.machine; j < f.machine + f.machines; ++j) spare = st_.replace_machine(j, f.time, detected) && spare;
-      ready = std::max(ready, st_.episode.replacements_ready);
-    } else {
-      ++st_.result.software_failures;
-    }
-    const RestartModel::Restart restart = restarts_.restart(f, spare);
-    if (restarts_.tiered()) ++st_.result.restarts_by_tier[static_cast<std::size_t>(restart.tier)];
-    const SimTime rejoin = saturating_add(saturating_add(ready, restart.latency), c_.heal);
+    const SimTime restarted = group_restarted_at(st_, restarts_, f, saturating_add(f.time, wait_after(f)));
+    const SimTime rejoin = saturating_add(restarted, c_.heal);
     const int first = std::min(out.groups() - 1, f.machine / per_group);
     const int last = std::min(out.groups() - 1, (f.machine + f.machines - 1) / per_group);
     for (int g = first; g <= last; ++g) out.take_out(g, f.time, rejoin);
-    ++st_.result.recoveries[static_cast<std::size_t>(RecoveryTier::peer)];
   }
 };
 

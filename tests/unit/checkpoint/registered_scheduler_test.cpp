@@ -150,7 +150,16 @@ TEST_CASE("plan contract: a registered plan that breaks a rule is refused, namin
       {"test-broken-sum", [](CheckpointPlan& p) { p.chunks.pop_back(); }, "the chunks of copy 0 add up to"},
       {"test-broken-before", [](CheckpointPlan& p) { p.chunks[0].span = -1; }, "only a plan that blocks training"},
       {"test-broken-blocks", [](CheckpointPlan& p) { p.blocks_training = true; }, "sends every chunk before training"},
-      {"test-broken-index", [](CheckpointPlan& p) { p.chunks[1].index = 0; }, "chunk 1: its index is 0"},
+      {"test-broken-index", [](CheckpointPlan& p) {
+         // A plan of one chunk (clang's sanitizer build plans one here) gets a second half first.
+         if (p.chunks.size() < 2) {
+           PlannedChunk half = p.chunks[0];
+           half.bytes /= 2;
+           p.chunks[0].bytes -= half.bytes;
+           p.chunks.push_back(half);
+         }
+         p.chunks[1].index = 0;
+       }, "chunk 1: its index is 0"},
       {"test-broken-sub-buffers", [](CheckpointPlan& p) { p.sub_buffers = 0; }, "sub_buffers is 0"},
       {"test-broken-sub-buffer", [](CheckpointPlan& p) { p.chunks[0].sub_buffer = 7; }, "chunk 0: its sub_buffer is 7"},
       {"test-broken-shard", [](CheckpointPlan& p) { p.shard_bytes *= 2; }, "its shard_bytes"},

@@ -17,9 +17,11 @@
 // Documents cross the boundary as JSON text (json.dumps / json.loads): doubles round-trip
 // exactly, so a dict equals json.load() of the command's output, key for key.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -36,6 +38,7 @@
 #include "ckptsim/analysis/placement_study.hpp"
 #include "ckptsim/checkpoint/iteration_study.hpp"
 #include "ckptsim/checkpoint/iteration_work.hpp"
+#include "ckptsim/checkpoint/scheduler.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/core/input_file.hpp"
 #include "ckptsim/output/band_report.hpp"
@@ -217,14 +220,17 @@ py::object analyze(const py::object& scenario_arg, std::optional<int> replicas, 
 py::object iteration(const py::object& scenario_arg, const std::string& scheduler, std::optional<std::string> profile,
                      bool force, const py::object& file) {
   const ScenarioInput in = read_input(scenario_arg, file);
-  std::vector<ckptsim::SchedulerKind> kinds;
+  // Built-ins and the schedulers registered in this process (register_scheduler), as the library's
+  // all_schedulers() lists them.
+  std::vector<ckptsim::SchedulerId> kinds;
   if (scheduler == "all") {
-    for (const auto& e : ckptsim::EnumNames<ckptsim::SchedulerKind>::table) kinds.push_back(e.value);
-  } else if (const auto kind = ckptsim::parse_name<ckptsim::SchedulerKind>(scheduler)) {
-    kinds.push_back(*kind);
+    kinds = ckptsim::all_schedulers();
+  } else if (const auto id = ckptsim::find_scheduler(scheduler)) {
+    kinds.push_back(*id);
   } else {
-    throw ckptsim::ModelError("scheduler", fmt::format("expected all or {}, found \"{}\"",
-                                                       ckptsim::scheduler_registry().names_for_error(), scheduler));
+    std::string names;
+    for (const auto id : ckptsim::all_schedulers()) names += (names.empty() ? "" : ", ") + ckptsim::name_of(id);
+    throw ckptsim::ModelError("scheduler", fmt::format("expected all or one of {}, found \"{}\"", names, scheduler));
   }
   nlohmann::json doc;
   {
@@ -506,6 +512,149 @@ py::object sweep(const py::object& spec_arg, const py::object& output, int jobs,
   return result;
 }
 
+// ---- A scheduler written in Python (docs/python.md, "A scheduler in Python") ----
+
+/// The plan input as the Python function sees it: times in seconds, bytes and bytes/s as numbers.
+py::dict schedule_input_dict(const ckptsim::ScheduleInput& in) {
+  py::list spans;
+  for (const auto& s : in.spans) {
+    py::dict d;
+    d["start"] = s.start.seconds();
+    d["length"] = s.length.seconds();
+    spans.append(d);
+  }
+  py::dict d;
+  d["spans"] = spans;
+  d["shard_bytes"] = in.shard_bytes;
+  d["copies"] = in.copies;
+  d["buffer_bytes"] = in.buffer_bytes;
+  d["sub_buffers"] = in.sub_buffers;
+  d["span_safety"] = in.span_safety;
+  d["alpha"] = in.alpha.seconds();
+  d["bandwidth"] = in.bandwidth;
+  return d;
+}
+
+/// Reads what a Python scheduler returned; every refusal is a ModelError at
+/// /strategy/scheduler naming the scheduler, the place in its result, what was expected and found.
+class PythonPlanReader {
+ public:
+  PythonPlanReader(std::string scheduler, const ckptsim::ScheduleInput& in) : scheduler_(std::move(scheduler)), in_(in) {}
+
+  ckptsim::CheckpointPlan read(const py::handle& result) {
+    if (py::isinstance<py::str>(result)) {  // a built-in's plan, e.g. "blocking" as a fallback
+      const std::string name = result.cast<std::string>();
+      const auto id = ckptsim::find_scheduler(name);
+      if (!id || !id->builtin()) refuse("the result", "a built-in scheduler's name (" + builtin_names() + ") or a plan dict", repr_of(result));
+      return ckptsim::make_plan(*id, in_);
+    }
+    if (!py::isinstance<py::dict>(result)) refuse("the result", "a plan dict or a built-in scheduler's name", repr_of(result));
+    const auto plan_dict = py::reinterpret_borrow<py::dict>(result);
+    for (const auto& [key, value] : plan_dict) {
+      static_cast<void>(value);
+      const std::string k = py::str(key).cast<std::string>();
+      if (k != "chunks" && k != "sub_buffers" && k != "chunk_limit" && k != "blocks_training")
+        refuse("the result", "only the keys chunks, sub_buffers, chunk_limit, blocks_training", "\"" + k + "\"");
+    }
+    ckptsim::CheckpointPlan plan = ckptsim::plan_for(in_);
+    if (plan_dict.contains("sub_buffers")) plan.sub_buffers = integer(plan_dict["sub_buffers"], "sub_buffers");
+    if (plan_dict.contains("chunk_limit")) plan.chunk_limit = number(plan_dict["chunk_limit"], "chunk_limit");
+    if (plan_dict.contains("blocks_training")) {
+      const py::object b = plan_dict["blocks_training"];
+      if (!py::isinstance<py::bool_>(b)) refuse("blocks_training", "true or false", repr_of(b));
+      plan.blocks_training = b.cast<bool>();
+    }
+    if (!plan_dict.contains("chunks")) refuse("the result", "a \"chunks\" list", "none");
+    const py::object chunks = plan_dict["chunks"];
+    if (!py::isinstance<py::list>(chunks) && !py::isinstance<py::tuple>(chunks))
+      refuse("chunks", "a list of chunk dicts", repr_of(chunks));
+    for (const py::handle c : chunks) {
+      const std::string where = fmt::format("chunks[{}]", plan.chunks.size());
+      if (!py::isinstance<py::dict>(c)) refuse(where, "a dict {copy, span, offset, bytes, sub_buffer}", repr_of(c));
+      const auto cd = py::reinterpret_borrow<py::dict>(c);
+      ckptsim::PlannedChunk chunk;
+      chunk.index = static_cast<int>(plan.chunks.size());
+      chunk.copy = integer(field(cd, where, "copy"), where + ".copy");
+      chunk.span = integer(field(cd, where, "span"), where + ".span");
+      const double offset = number(field(cd, where, "offset"), where + ".offset");
+      if (!(offset >= 0 && offset < 3.15e9)) refuse(where + ".offset", "seconds from 0 to 100 years", repr_of(cd["offset"]));
+      chunk.offset = ckptsim::SimTime::from_seconds(offset);
+      chunk.bytes = number(field(cd, where, "bytes"), where + ".bytes");
+      chunk.sub_buffer = cd.contains("sub_buffer") ? integer(cd["sub_buffer"], where + ".sub_buffer") : 0;
+      plan.chunks.push_back(chunk);
+    }
+    return plan;  // make_plan completes and checks it (checkpoint/plan_check.hpp)
+  }
+
+ private:
+  [[noreturn]] void refuse(const std::string& where, const std::string& expected, const std::string& found) const {
+    throw ckptsim::ModelError("/strategy/scheduler",
+                              fmt::format("the Python scheduler \"{}\" returned, at {}: expected {}, found {}", scheduler_,
+                                          where, expected, found));
+  }
+  py::object field(const py::dict& d, const std::string& where, const char* key) const {
+    if (!d.contains(key)) refuse(where, fmt::format("a \"{}\" key", key), "none");
+    return d[key];
+  }
+  int integer(const py::handle& v, const std::string& where) const {
+    if (py::isinstance<py::bool_>(v) || !py::isinstance<py::int_>(v)) refuse(where, "an integer", repr_of(v));
+    const auto value = v.cast<long long>();
+    if (value < -1'000'000 || value > 1'000'000'000) refuse(where, "an integer from -1000000 to 1000000000", repr_of(v));
+    return static_cast<int>(value);
+  }
+  double number(const py::handle& v, const std::string& where) const {
+    if (py::isinstance<py::bool_>(v) || !(py::isinstance<py::int_>(v) || py::isinstance<py::float_>(v)))
+      refuse(where, "a number", repr_of(v));
+    const double value = v.cast<double>();
+    if (!std::isfinite(value)) refuse(where, "a finite number", repr_of(v));
+    return value;
+  }
+  static std::string builtin_names() {
+    std::string out;
+    for (const auto& e : ckptsim::EnumNames<ckptsim::SchedulerKind>::table) out += (out.empty() ? "" : ", ") + std::string(e.name);
+    return out;
+  }
+
+  std::string scheduler_;
+  const ckptsim::ScheduleInput& in_;
+};
+
+/// Registers a Python callable as a scheduler. The library calls it from whichever thread plans
+/// (the GIL is released while the library works): each call takes the GIL. A Python exception
+/// in it becomes a ModelError at /strategy/scheduler naming the scheduler. Registrations last
+/// for the process; the callable's reference is dropped under the GIL, or kept when the
+/// interpreter has already ended (at the process's exit).
+std::string register_python_scheduler(const std::string& name, const std::string& description, py::function plan) {
+  std::shared_ptr<py::function> held(new py::function(std::move(plan)), [](py::function* f) {
+    if (Py_IsInitialized() == 0) return;  // the interpreter is gone: nothing to release the reference to
+    py::gil_scoped_acquire gil;
+    delete f;
+  });
+  auto call = [name, held](const ckptsim::ScheduleInput& in) -> ckptsim::CheckpointPlan {
+    py::gil_scoped_acquire gil;
+    py::object result;
+    try {
+      result = (*held)(schedule_input_dict(in));
+    } catch (py::error_already_set& e) {
+      throw ckptsim::ModelError("/strategy/scheduler", fmt::format("the Python scheduler \"{}\" raised {}", name, e.what()));
+    }
+    return PythonPlanReader(name, in).read(result);
+  };
+  return ckptsim::name_of(ckptsim::register_scheduler(name, description, std::move(call)));
+}
+
+py::list scheduler_list() {
+  py::list out;
+  for (const auto id : ckptsim::all_schedulers()) {
+    py::dict d;
+    d["name"] = ckptsim::name_of(id);
+    d["description"] = ckptsim::scheduler_description(id);
+    d["builtin"] = id.builtin().has_value();
+    out.append(d);
+  }
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(ckptsim, m) {
@@ -583,6 +732,16 @@ PYBIND11_MODULE(ckptsim, m) {
         "The best ETTR over every combination of scenario values (ckptsim optimize --json). vary:\n"
         "\"POINTER=V1,V2,...\" as --vary takes it, a list of such strings, or a dict {pointer: [values]};\n"
         "objective: ettr | goodput; replicas > 0 ranks by the Monte Carlo mean; force=True as --force.");
+  m.def("register_scheduler", &register_python_scheduler, py::arg("name"), py::arg("description"), py::arg("plan"),
+        "Adds a checkpoint traffic scheduler written in Python (docs/python.md, \"A scheduler in Python\").\n"
+        "plan(input) gets {spans: [{start, length}] (seconds), shard_bytes, copies, buffer_bytes, sub_buffers,\n"
+        "span_safety, alpha (seconds), bandwidth (bytes/s)} and returns {chunks: [{copy, span, offset (s),\n"
+        "bytes, sub_buffer}], sub_buffers, chunk_limit, blocks_training}, or a built-in's name (\"blocking\").\n"
+        "Scenarios loaded afterwards may name it in strategy.scheduler; iteration(scheduler=\"all\") lists it.\n"
+        "The plan is checked (plan_check.hpp) before use; it must be the same for the same input. Returns the name.");
+  m.def("schedulers", &scheduler_list,
+        "Every checkpoint traffic scheduler of this process: [{name, description, builtin}], the built-ins\n"
+        "first, then those registered, in order.");
   m.def("sweep", &sweep, py::arg("spec"), py::kw_only(), py::arg("output") = py::none(), py::arg("jobs") = 1,
         py::arg("shard") = py::none(), py::arg("resume") = false, py::arg("file") = py::none(),
         "Every point of a sweep spec (ckptsim sweep SPEC -o DIR), given as a path or a dict. Writes\n"

@@ -7,7 +7,6 @@
 #include "ckptsim/analysis/first_order.hpp"
 #include "ckptsim/analysis/per_step_model.hpp"
 #include "ckptsim/failure/fault_model.hpp"
-#include "ckptsim/failure/restart_tiers.hpp"
 
 namespace ckptsim {
 
@@ -31,9 +30,7 @@ AnalyticPrediction islands_analytic(const Scenario& s, const StrategyCosts& c) {
   const double hb = c.heartbeat_timeout.seconds();
   const double to = c.step_timeout.seconds();
   const double hang_share = std::clamp(f.hangs.fraction, 0.0, 1.0);
-  const SimTime in_job_hang = hang_detection(f.hangs, c.iteration_time);
-  const double hang_detect =
-      (f.restart_tiers.enabled ? tiered_hang_detection(f.restart_tiers, in_job_hang) : in_job_hang).seconds();
+  const double hang_detect = first_order_hang_detection_s(f, c.iteration_time);
   const double misdiagnosis =
       f.misdiagnosis.fraction > 0 && f.misdiagnosis.fraction < 1 ? 1.0 / (1.0 - f.misdiagnosis.fraction) : 1.0;
 
@@ -60,17 +57,8 @@ AnalyticPrediction islands_analytic(const Scenario& s, const StrategyCosts& c) {
   }
   const double ettr = std::max(0.0, inner / cycle * std::max(0.0, 1.0 - wait) - lost);
 
-  p.failure_rate = rate;
-  p.mtbf_s = rate > 0 ? 1.0 / rate : 0.0;
-  p.ettr = ettr;
-  p.ettr_asymptotic = ettr;
-  p.mean_service_s = rate > 0 ? wait / rate : 0.0;
-  p.failures_per_episode = 1.0;
-  p.episode_mean_s = p.mean_service_s;
-  if (!first_order_wall_time(p, s, t, ettr, "islands")) return p;
+  if (!first_order_finish(p, s, t, rate, ettr, wait, "islands")) return p;
   const double w = p.wall_time_s;
-  p.metrics["ettr"] = ettr;
-  p.metrics["failures.total"] = rate * w;
   p.metrics["time_breakdown_s.training"] = ettr * w;
   p.metrics["time_breakdown_s.checkpoint_stall"] = sync / cycle * std::max(0.0, 1.0 - wait) * w;
   return p;

@@ -48,25 +48,16 @@ AnalyticPrediction just_in_time_analytic(const Scenario& s, const StrategyCosts&
                : k * t / (k * t + stall);
   const double in_segments = std::exp(-down);
   const double ettr = std::max(0.0, in_segments * compute_share * (1.0 - rate * t / 2.0));
-  p.failure_rate = rate;
-  p.mtbf_s = rate > 0 ? 1.0 / rate : 0.0;
-  p.ettr = ettr;
-  p.ettr_asymptotic = ettr;
-  p.mean_service_s = rate > 0 ? down / rate : 0.0;
-  p.failures_per_episode = 1.0;
-  p.episode_mean_s = p.mean_service_s;
   p.checkpoint_cost_s = stall;
   if (rate > 0 && stall > 0) {  // the fallback's interval, as for any periodic checkpoint
-    p.young_interval_s = young_interval(stall, p.mtbf_s);
-    p.daly_interval_s = daly_interval(stall, p.mtbf_s);
+    p.young_interval_s = young_interval(stall, 1.0 / rate);
+    p.daly_interval_s = daly_interval(stall, 1.0 / rate);
     p.young_every_iterations = p.young_interval_s / t;
     p.daly_every_iterations = p.daly_interval_s / t;
   }
   p.eq1_wasted_time_s = t / 2.0 + save + retrieval;
-  if (!first_order_wall_time(p, s, t, ettr, "just-in-time")) return p;
+  if (!first_order_finish(p, s, t, rate, ettr, down, "just-in-time")) return p;
   const double w = p.wall_time_s;
-  p.metrics["ettr"] = ettr;
-  p.metrics["failures.total"] = rate * w;
   p.metrics["recoveries.just_in_time"] = rate * w * in_segments;
   p.metrics["time_breakdown_s.detection"] = detection * w;
   p.metrics["time_breakdown_s.retrieval"] = rate * retrieval * w * in_segments;

@@ -68,9 +68,7 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   const double reconfigure = 2.0 * c.reconfigure.seconds();
   const auto wait_after = [&](double detection) { return std::max(hb, std::min(detection, to)) + reconfigure; };
   const double hang_share = std::clamp(f.hangs.fraction, 0.0, 1.0);
-  const SimTime in_job_hang = hang_detection(f.hangs, c.iteration_time);
-  const double hang_wait =
-      wait_after((f.restart_tiers.enabled ? tiered_hang_detection(f.restart_tiers, in_job_hang) : in_job_hang).seconds());
+  const double hang_wait = wait_after(first_order_hang_detection_s(f, c.iteration_time));
   if (f.restart_tiers.enabled && hang_share > 0)
     p.omitted_terms.push_back("restart tiers: a hang restarts at its class's crash latency here (the run model gives it "
                               "the hang tier's)");
@@ -126,17 +124,8 @@ AnalyticPrediction per_step_analytic(const Scenario& s, const StrategyCosts& c) 
   const double up = std::max(0.0, 1.0 - loss.wait - loss.out);
   const double ettr = std::max(0.0, (speed * up - loss.rate * step / 2.0) * (t / step));
 
-  p.failure_rate = loss.rate;
-  p.mtbf_s = loss.rate > 0 ? 1.0 / loss.rate : 0.0;
-  p.ettr = ettr;
-  p.ettr_asymptotic = ettr;
-  p.mean_service_s = loss.rate > 0 ? loss.wait / loss.rate : 0.0;
-  p.failures_per_episode = 1.0;
-  p.episode_mean_s = p.mean_service_s;
-  if (!first_order_wall_time(p, s, t, ettr, "per-step")) return p;
+  if (!first_order_finish(p, s, t, loss.rate, ettr, loss.wait, "per-step")) return p;
   const double w = p.wall_time_s;
-  p.metrics["ettr"] = ettr;
-  p.metrics["failures.total"] = loss.rate * w;
   p.metrics["time_breakdown_s.detection"] = loss.wait * w;
   p.metrics["time_breakdown_s.lost_progress"] = loss.rate * t / 2.0 * w;
   p.metrics["time_breakdown_s.training"] = ettr * w;

@@ -134,7 +134,7 @@ void print_megatron_report(std::ostream& out, const Scenario& sc, const Megatron
                        x.routed, 100 * x.dropped, 100 * x.padding, x.busiest_rank, x.busiest_expert);
     out << fmt::format("  permutations {} forward (permute {}, sort by expert {} twice, unpermute {}); all-to-all {} per call\n",
                        format_bytes(x.permutation_bytes()), format_bytes(x.permute), format_bytes(x.sort),
-                       format_bytes(x.unpermute), format_bytes(x.a2a_tokens * sc.model.hidden * (sc.training.mixed_precision ? 2 : 4)));
+                       format_bytes(x.unpermute), format_bytes(x.a2a_tokens * sc.model.hidden * sc.training.word_bytes()));
   }
   if (!it.step_phases.empty()) {
     const MegatronStage& st = it.stages[static_cast<std::size_t>(it.step_stage)];

@@ -47,7 +47,10 @@ constexpr StarterDefault kStorage{"/storage/bandwidth", "--storage-bandwidth", "
                                   "GEMINI's testbed: remote storage, aggregate"};
 constexpr StarterDefault kSerialization{"/training/serialization_bandwidth", "--serialization-bandwidth", "930MB/s",
                                         "from GEMINI's 81 s HighFreq stall: 100B x 12 B / 16 p4d / 81 s"};
-constexpr StarterDefault kSpares{"/cluster/standby_machines", "--spares", "0", "the parameter table's default: none"};
+// Spares keep the parameter table's default (ClusterSpec's initializer, which the loader leaves
+// in place when the field is absent), so init and a hand-written scenario agree.
+constexpr const char* kSparesPointer = "/cluster/standby_machines";
+constexpr const char* kSparesOption = "--spares";
 
 /// Collects the problems with the choices, each under the option that caused it.
 class ChoiceChecks {
@@ -252,8 +255,12 @@ void write_deciding(const StarterChoices& c, StarterWriter& w) {
   w.deciding(kStorage, c.storage_bandwidth);
   w.deciding(kSerialization, c.serialization_bandwidth);
   // Spares are a count: written as a number.
-  const nlohmann::ordered_json spares = c.spares.value_or(0);
-  w.chosen(kSpares.pointer, spares, kSpares.option, c.spares ? "" : fmt::format("{}; {} replaces it", kSpares.source, kSpares.option));
+  const int format_default = ClusterSpec{}.standby_machines;
+  const nlohmann::ordered_json spares = c.spares.value_or(format_default);
+  w.chosen(kSparesPointer, spares, kSparesOption,
+           c.spares ? "" : fmt::format("the parameter table's default: {}; {} replaces it",
+                                       format_default == 0 ? std::string("none") : std::to_string(format_default),
+                                       kSparesOption));
   w.fields.back().deciding = true;
 }
 

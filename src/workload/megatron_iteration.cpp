@@ -52,7 +52,7 @@ Dims dims_of(const Scenario& sc) {
   d.kv = m.kv_heads > 0 ? m.kv_heads : m.heads;
   d.dh = d.h / d.a;
   d.V = m.vocabulary;
-  d.w = sc.training.mixed_precision ? 2.0 : 4.0;
+  d.w = sc.training.word_bytes();
   d.g = m.gated_ffn ? 2.0 : 1.0;
   d.E = m.experts;
   d.k = m.experts > 1 ? m.experts_per_token : 1;

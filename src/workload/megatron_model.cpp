@@ -59,7 +59,7 @@ class MegatronParallelism final : public ParallelismModel {
   }
   [[nodiscard]] StorageCheckpointBytes storage_bytes(const Scenario& s) const override {
     // One copy of everything (header): the optimizer's state and the 16-bit (or fp32) parameters.
-    const double word = s.training.mixed_precision ? 2.0 : 4.0;
+    const double word = s.training.word_bytes();
     const double whole = s.checkpoint_bytes() + s.model.parameters * word;
     return {whole, s.training.megatron.fully_parallel_load ? whole : megatron_every_rank_load_bytes(s)};
   }

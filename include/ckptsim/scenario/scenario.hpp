@@ -124,6 +124,8 @@ struct TrainingSpec {
   GeluKind gelu = GeluKind::fused;  ///< workload/kernels.hpp, caching_allocator.hpp (zero3 only)
   bool activation_recomputation = true;
   bool mixed_precision = true;
+  /// w: bytes of one 16-bit (mixed precision) or fp32 parameter, gradient or activation word.
+  [[nodiscard]] double word_bytes() const { return mixed_precision ? 2.0 : 4.0; }
   std::optional<SimTime> iteration_time;   ///< explicit: overrides the iteration model
   /// Host (Python) time of one engine hook call: DeepSpeed's pre/post submodule forward and
   /// backward hooks, FSDP's pre/post forward and backward hooks per unit. 0: not modelled (no

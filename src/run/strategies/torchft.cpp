@@ -80,7 +80,7 @@ class TorchFt final : public Strategy {
   static SimTime ft_step_cost(const Scenario& s) {
     const StrategySpec& st = s.strategy;
     if (std::max(1, st.replica_groups) < 2) return st.ft_commit_latency;
-    const double word = s.training.mixed_precision ? 2.0 : 4.0;
+    const double word = s.training.word_bytes();
     const SimTime a = cross_group_allreduce(s, word, "torchft's all-reduce across replica groups",
                                             "torchft's Gloo copies to and from host memory");
     return checked_add(a, st.ft_commit_latency, "/strategy/ft_commit_latency", "torchft's cost per step");

@@ -62,6 +62,9 @@
 //                       cost phi is charged as stall: S = S_stage + phi B (+ phi U k / kp);
 //                       completion = max(S_stage + B, S).
 //   none                no checkpoints.
+//   moe-partial         gemini's tier and rules for a checkpoint of the dense state and K of the E
+//                       experts (in rotation): r = 1 - phi + phi rho of the bytes, phi the experts'
+//                       share; stale experts restored as saved or replayed (moe_partial.cpp).
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
 // 506 iterations for both remote-periodic and GEMINI's persistent copies, not 506 and 507).

@@ -8,9 +8,15 @@
 #include <filesystem>
 #include <string>
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ckptsim/analysis/analytic_models.hpp"
 #include "ckptsim/core/error.hpp"
 #include "ckptsim/run/run_model.hpp"
 #include "ckptsim/run/strategy.hpp"
+#include "../common/closed_form_check.hpp"
 #include "../common/test_scenarios.hpp"
 #include "../common/trace_files.hpp"
 
@@ -148,4 +154,35 @@ TEST_CASE("moe-partial: K must divide the experts; a dense model is gemini's ful
   CHECK(c.moe.staleness_max == 0.0);
   REQUIRE(c.warnings.size() == 1);
   CHECK(c.warnings[0].find("no experts") != std::string::npos);
+}
+
+TEST_CASE("moe-partial contract: registered, listed with its fields, and its closed form is the memory tier's") {
+  const Strategy& st = strategy_of(StrategyKind::moe_partial);
+  CHECK(st.kind() == StrategyKind::moe_partial);
+  CHECK(strategy_registry().find("moe-partial") != nullptr);
+  const auto fields = st.parameters();
+  CHECK(std::find(fields.begin(), fields.end(), "/strategy/moe_experts_per_checkpoint") != fields.end());
+  CHECK(std::find(fields.begin(), fields.end(), "/strategy/moe_replay") != fields.end());
+  // The MoE shape with replay on, 1.5 % exponential failures per machine-day over 30 days
+  // (Lambda W = 16 x 0.015 x 30 = 7.2 failures): the memory tier's renewal closed form takes the
+  // replay as part of every retrieval, so it leaves nothing out and must lie within about a
+  // 99.9 % interval of 1000 replicas (tests/unit/analysis/strategy_closed_form_test.cpp).
+  Scenario s = moe_scenario(1);
+  s.strategy.moe_replay = true;
+  s.failures.process = FailureProcessKind::exponential;
+  s.failures.rate = 0.015 / 86400.0;
+  s.run.duration = SimTime::from_seconds(30 * 86400.0);
+  s.run.seed = 11;
+  const auto [costs, closed, simulated] = test::closed_form_and_monte_carlo(s, 1000);
+  REQUIRE(closed.available);
+  CHECK(closed.omitted_terms.empty());
+  REQUIRE(costs.moe.replay_time > SimTime::zero());
+  const Summary& ettr = simulated.at("ettr");
+  CHECK(std::abs(closed.ettr - ettr.mean) <= test::kWideCi95 * ettr.ci95);
+  // The best-k search rescales the replay with k (it is linear in k): with replay on, the best k
+  // can only be the same or smaller than with the replay held at its k = 1 value, and at k = 1
+  // both searches see the same costs.
+  StrategyCosts held = costs;
+  held.moe.replay_time = SimTime::zero();
+  CHECK(best_every_iterations(s, costs, 50).every_iterations <= best_every_iterations(s, held, 50).every_iterations);
 }

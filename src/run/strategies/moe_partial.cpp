@@ -99,7 +99,7 @@ MoePartialCosts moe_partial_state(const Scenario& s, std::int64_t every_iteratio
 /// ZeRO-3's (micro batch per GPU x GPUs), times the sequence length.
 double moe_tokens_per_iteration(const Scenario& s) {
   const double sequences = s.training.parallelism == Parallelism::megatron
-                               ? static_cast<double>(s.training.micro_batch) * s.training.megatron.micro_batches * s.training.megatron.dp
+                               ? static_cast<double>(s.training.micro_batch) * s.training.megatron.micro_batches * MegatronLayout::from(s).dp()
                                : static_cast<double>(s.training.micro_batch) * s.cluster.gpus_per_machine * s.cluster.machines;
   return sequences * s.training.sequence_length;
 }

@@ -203,6 +203,10 @@ class MoePartial final : public Strategy {
           m.staleness_max, m.staleness_mean));
       return;
     }
+    c.warnings.push_back(fmt::format("moe-partial (replay): the activation log's writes during training ({} per iteration "
+                                     "and machine, kept by the peers) are not modelled: they add no time to an iteration",
+                                     format_bytes(m.log_bytes_per_machine / static_cast<double>(m.experts / m.experts_per_checkpoint) /
+                                                  static_cast<double>(c.every_iterations))));
     const double held = static_cast<double>(s.strategy.replicas) * s.checkpoint_bytes_per_machine() + m.log_bytes_per_machine;
     if (held > s.cluster.cpu_memory_bytes)
       c.warnings.push_back(fmt::format("moe-partial (replay): the {} replicas and the {} activation log per machine exceed "

@@ -7,6 +7,13 @@
 #include "parameter_blocks.hpp"
 
 namespace ckptsim {
+namespace {
+
+/// moe-partial's rows are written into the effective scenario only under moe-partial, so the
+/// other strategies' scenarios keep their effective form and hash.
+bool moe_partial_strategy_only(const Scenario& s) { return s.strategy.kind == StrategyKind::moe_partial; }
+
+}  // namespace
 
 ParameterBlock strategy_parameters() {
   using U = Unit;
@@ -94,9 +101,9 @@ ParameterBlock strategy_parameters() {
     // per checkpoint; MoEvement (arXiv 2412.15411) replays from logged activations. No published
     // K is a default: absent, every expert is saved (a full checkpoint).
     {"/strategy/moe_experts_per_checkpoint", U::integer, C::at_least_one, P::optional, R::costs, "moe-partial: experts K of each MoE layer's /model/experts saved by each checkpoint, in rotation (a divisor of /model/experts; absent: all, a full checkpoint)",
-     [](Scenario& s) -> FieldRef { return &s.strategy.moe_experts_per_checkpoint; }},
+     [](Scenario& s) -> FieldRef { return &s.strategy.moe_experts_per_checkpoint; }, nullptr, {}, &moe_partial_strategy_only},
     {"/strategy/moe_replay", U::boolean, C::none, P::defaulted, R::costs, "moe-partial: a recovery replays the stale experts' lost iterations from a log of their routed inputs and gradients (MoEvement); false: it restores them as saved and accepts their lost updates (MoC-System), whose effect on model quality is not modelled",
-     [](Scenario& s) -> FieldRef { return &s.strategy.moe_replay; }},
+     [](Scenario& s) -> FieldRef { return &s.strategy.moe_replay; }, nullptr, {}, &moe_partial_strategy_only},
   }};
   // clang-format on
   // The iteration model reads the strategy kind only through its checkpoint layout (which copies

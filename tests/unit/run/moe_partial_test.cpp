@@ -181,10 +181,19 @@ TEST_CASE("moe-partial contract: registered, listed with its fields, and its clo
   REQUIRE(costs.moe.replay_time > SimTime::zero());
   const Summary& ettr = simulated.at("ettr");
   CHECK(std::abs(closed.ettr - ettr.mean) <= test::kWideCi95 * ettr.ci95);
-  // The best-k search rescales the replay with k (it is linear in k): with replay on, the best k
-  // can only be the same or smaller than with the replay held at its k = 1 value, and at k = 1
-  // both searches see the same costs.
-  StrategyCosts held = costs;
-  held.moe.replay_time = SimTime::zero();
-  CHECK(best_every_iterations(s, costs, 50).every_iterations <= best_every_iterations(s, held, 50).every_iterations);
+  // The best-k search (analyze's closed-form best every_iterations) rescales the replay with k:
+  // it is linear in k (mean staleness k (R - 1) / 2). First order, at T = 1 s with no idle span
+  // the stall S = 0.375 s (0.375 GB of copies at 1 GB/s) is the same at every k, and a failure
+  // (rate Lambda = 16 x 0.015 / 86400 s) loses k T / 2 of work plus the replay 0.5 k s (1.5 x
+  // 1/3 x 1 s per unit of k; the log read is 3 ms): minimizing S / (k T) + Lambda k (T/2 + 0.5 s)
+  // gives k^2 = S / (T Lambda (T/2 + 0.5 s)) = 135,000, k = 367, against k^2 = S / (T Lambda T/2)
+  // = 270,000, k = 520, with the replay held at its k = 1 value: a ratio of 1/sqrt(2) = 0.71.
+  s.training.iteration_time = seconds(1);
+  const StrategyCosts at_one = compute_strategy_costs(s, nullptr);
+  StrategyCosts held = at_one;
+  held.moe.replay_time = SimTime::zero();  // the retrievals keep the replay, the search no longer rescales it
+  const double rescaled_k = static_cast<double>(best_every_iterations(s, at_one, 2000).every_iterations);
+  const double held_k = static_cast<double>(best_every_iterations(s, held, 2000).every_iterations);
+  MESSAGE("best k: " << rescaled_k << " with the replay rescaled, " << held_k << " held");
+  CHECK(rescaled_k / held_k == doctest::Approx(1.0 / std::sqrt(2.0)).epsilon(0.08));
 }

@@ -842,6 +842,13 @@ EveryIterationsChoice renewal_best_every(const Scenario& scenario, const Strateg
     c.every_iterations = k;
     if (c.persistent_every_iterations > 0)
       c.persistent_every_iterations = std::max<std::int64_t>(k, (costs.persistent_every_iterations + k - 1) / k * k);
+    // moe-partial's replay (run/strategies/moe_partial.cpp) is linear in k, both its compute
+    // (mean staleness k (R - 1) / 2) and its log read (k (R - 1) iterations): rescale it.
+    if (costs.moe.replay_time > SimTime::zero() && k != costs.every_iterations) {
+      const SimTime replay = SimTime::from_seconds(costs.moe.replay_time.seconds() * static_cast<double>(k) /
+                                                   static_cast<double>(costs.every_iterations));
+      for (SimTime* r : {&c.retrieval_local, &c.retrieval_peer, &c.retrieval_storage}) *r = *r - costs.moe.replay_time + replay;
+    }
     const AnalyticPrediction p = predict_impl(scenario, c, prep);
     if (p.ettr_asymptotic > best.ettr) best = EveryIterationsChoice{k, p.ettr_asymptotic};
   }

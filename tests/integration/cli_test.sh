@@ -511,6 +511,15 @@ check "stragglers under diloco are refused (exit 2, naming the field)" bash -c "
   out=\$('$bin' run '$tmp/stragglers-diloco.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/failures/stragglers/rate'* ]]"
 check "run under diloco says the staleness's effect on the loss is not modelled" bash -c "
   '$bin' run scenarios/examples/llama3-405b-16k-diloco.json -r 2 | grep -q 'staleness.s effect on the loss not modelled'"
+check "list strategies names moe-partial (MoE partial checkpoints)" bash -c "'$bin' list strategies | grep -q '^ *moe-partial .*experts'"
+check "moe-partial: experts per checkpoint not dividing the experts is refused (exit 2, naming the field)" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/mixtral-8x7b-moe-partial.json')); s.pop('\\\$schema', None); s['strategy']['moe_experts_per_checkpoint']=3; json.dump(s, open('$tmp/moe-k3.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/moe-k3.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/strategy/moe_experts_per_checkpoint'* ]]"
+check "moe-partial: run states the staleness, and accept-stale says its quality effect is not modelled" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/mixtral-8x7b-moe-partial.json')); s.pop('\\\$schema', None); s['strategy']['moe_replay']=False; json.dump(s, open('$tmp/moe-stale.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/moe-stale.json' -r 2 -o '$tmp/moe-stale.out.json' 2>&1) &&
+  [[ \$out == *'expert copies stale 1.5 iteration(s) on average, at most 3'* && \$out == *'effect on model quality are not modelled'* ]] &&
+  python3 -c \"import json; m=json.load(open('$tmp/moe-stale.out.json'))['costs']['moe']; assert m['staleness_mean_iterations'] == 1.5 and m['staleness_max_iterations'] == 3 and m['recovery'] == 'accept-stale', m\""
 check "run: multi-level shows its levels and recovers from local memory and peers" bash -c "
   '$bin' run '$tmp/multi-level.json' -o '$tmp/ml.json' > /dev/null && '$bin' run '$tmp/multi-level.json' | grep -q '^levels ' &&
   python3 -c \"

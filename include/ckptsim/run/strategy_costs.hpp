@@ -62,6 +62,9 @@
 //                       cost phi is charged as stall: S = S_stage + phi B (+ phi U k / kp);
 //                       completion = max(S_stage + B, S).
 //   none                no checkpoints.
+//   moe-partial         gemini's tier and rules for a checkpoint of the dense state and K of the E
+//                       experts (in rotation): r = 1 - phi + phi rho of the bytes, phi the experts'
+//                       share; stale experts restored as saved or replayed (moe_partial.cpp).
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
 // 506 iterations for both remote-periodic and GEMINI's persistent copies, not 506 and 507).
@@ -94,6 +97,23 @@ enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_i
 constexpr bool takes_checkpoints(CheckpointTier tier) {
   return tier != CheckpointTier::none && tier != CheckpointTier::per_step && tier != CheckpointTier::islands;
 }
+
+/// MoE partial checkpoints (moe-partial): K of the E experts of each layer per checkpoint, in
+/// rotation (formulas: run/strategies/moe_partial.cpp).
+struct MoePartialCosts {
+  int experts = 0;                        ///< E (0: not moe-partial)
+  std::int64_t experts_per_checkpoint = 0;  ///< K, a divisor of E
+  double expert_fraction = 0;             ///< phi: the experts' share of the checkpoint bytes
+  double machine_fraction = 0;            ///< the busiest machine's partial shard over its full shard
+  double checkpoint_bytes = 0;            ///< one partial checkpoint, whole job: C (1 - phi + phi K / E)
+  double full_checkpoint_bytes = 0;       ///< C
+  double staleness_mean = 0;              ///< iterations, over the experts, at the restored checkpoint
+  double staleness_max = 0;               ///< iterations
+  bool replay = false;                    ///< stale experts replayed from logged activations
+  double expert_compute_share = 0;        ///< f_x: the experts' share of an iteration's compute
+  double log_bytes_per_machine = 0;       ///< activation and gradient log kept per machine (replay)
+  SimTime replay_time;                    ///< added to every retrieval (replay)
+};
 
 struct StrategyCosts {
   StrategyKind strategy = StrategyKind::none;
@@ -162,6 +182,8 @@ struct StrategyCosts {
   /// background phase that follows it.
   SimTime staging;
   SimTime background;
+  /// MoE partial checkpoints (moe-partial, run/strategies/moe_partial.cpp; zero otherwise).
+  MoePartialCosts moe;
   /// What qualifies these costs, one sentence each, for every report that prints them (run,
   /// analyze, sweep points, Python): fields the scenario writes that nothing reads
   /// (run/unread_fields.hpp), a job priced although it does not fit its GPUs (--force). Empty

@@ -12,7 +12,7 @@ namespace ckptsim {
 
 enum class CheckpointLayout {
   none,              ///< nothing kept in CPU memory across failures (remote-periodic, remote-highfreq, none)
-  replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking)
+  replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking, moe-partial)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
   replica_groups,    ///< nothing in CPU memory: G groups of N / G machines each train a whole copy of the model in GPU memory (torchft, diloco, just-in-time)
@@ -28,7 +28,8 @@ constexpr bool layout_in_cpu_memory(CheckpointLayout layout) {
 constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
   switch (kind) {
     case StrategyKind::gemini:
-    case StrategyKind::in_memory_blocking: return CheckpointLayout::replicas;
+    case StrategyKind::in_memory_blocking:
+    case StrategyKind::moe_partial: return CheckpointLayout::replicas;
     case StrategyKind::multi_level: return CheckpointLayout::partner_replicas;
     case StrategyKind::erasure_coded: return CheckpointLayout::erasure_code;
     case StrategyKind::torchft:

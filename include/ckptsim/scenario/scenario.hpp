@@ -194,6 +194,12 @@ struct StrategySpec {
   /// async-two-phase: the staging copy's rate per machine (bytes/s); nullopt = GPUs x PCIe (pinned).
   std::optional<double> staging_bandwidth;
   double persist_throughput_cost = 0;
+  /// moe-partial (run/strategies/moe_partial.cpp): experts K of each MoE layer's E saved by each
+  /// checkpoint, in rotation (nullopt: all E, a full checkpoint), and whether a recovery replays
+  /// the stale experts' lost iterations from logged activations (MoEvement) instead of restoring
+  /// them as saved (MoC-System).
+  std::optional<std::int64_t> moe_experts_per_checkpoint;
+  bool moe_replay = false;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

@@ -7,6 +7,13 @@
 #include "parameter_blocks.hpp"
 
 namespace ckptsim {
+namespace {
+
+/// moe-partial's rows are written into the effective scenario only under moe-partial, so the
+/// other strategies' scenarios keep their effective form and hash.
+bool moe_partial_strategy_only(const Scenario& s) { return s.strategy.kind == StrategyKind::moe_partial; }
+
+}  // namespace
 
 ParameterBlock strategy_parameters() {
   using U = Unit;
@@ -90,6 +97,13 @@ ParameterBlock strategy_parameters() {
      [](Scenario& s) -> FieldRef { return &s.strategy.staging_bandwidth; }},
     {"/strategy/persist_throughput_cost", U::number, C::probability, P::defaulted, R::costs, "async-two-phase: share of training throughput lost while the background phase (serialization, local and storage writes) runs, in [0, 1); default 0",
      [](Scenario& s) -> FieldRef { return &s.strategy.persist_throughput_cost; }},
+    // MoC-System's partial experts checkpointing (arXiv 2408.04307) saves a subset of the experts
+    // per checkpoint; MoEvement (arXiv 2412.15411) replays from logged activations. No published
+    // K is a default: absent, every expert is saved (a full checkpoint).
+    {"/strategy/moe_experts_per_checkpoint", U::integer, C::at_least_one, P::optional, R::costs, "moe-partial: experts K of each MoE layer's /model/experts saved by each checkpoint, in rotation (a divisor of /model/experts; absent: all, a full checkpoint)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.moe_experts_per_checkpoint; }, nullptr, {}, &moe_partial_strategy_only},
+    {"/strategy/moe_replay", U::boolean, C::none, P::defaulted, R::costs, "moe-partial: a recovery replays the stale experts' lost iterations from a log of their routed inputs and gradients (MoEvement); false: it restores them as saved and accepts their lost updates (MoC-System), whose effect on model quality is not modelled",
+     [](Scenario& s) -> FieldRef { return &s.strategy.moe_replay; }, nullptr, {}, &moe_partial_strategy_only},
   }};
   // clang-format on
   // The iteration model reads the strategy kind only through its checkpoint layout (which copies

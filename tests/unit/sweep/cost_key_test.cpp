@@ -81,6 +81,14 @@ json cost_key_megatron_dense() {
   return doc;
 }
 
+/// The megatron base under moe-partial (2 of its 4 experts per checkpoint), whose two rows are
+/// written into the effective scenario only under that strategy.
+json cost_key_moe_partial() {
+  json doc = cost_key_megatron();
+  doc["strategy"] = {{"kind", "moe-partial"}, {"replicas", 2}, {"placement", "group"}, {"moe_experts_per_checkpoint", 2}};
+  return doc;
+}
+
 CostKeyPass check_every_row(const json& base_doc) {
   CostKeyPass pass;
   const Scenario base = load_scenario_json(base_doc, "base.json", ".");
@@ -118,7 +126,7 @@ CostKeyPass check_every_row(const json& base_doc) {
 TEST_CASE("cost key: every parameter row, changed alone, changes the key whenever it changes the iteration costs") {
   std::set<std::string> changed;
   for (const json& base : {cost_key_deepspeed_fat_tree(), cost_key_fsdp_leaf_spine(), cost_key_megatron(),
-                           cost_key_megatron_dense(), cost_key_random_placement()}) {
+                           cost_key_megatron_dense(), cost_key_random_placement(), cost_key_moe_partial()}) {
     const CostKeyPass pass = check_every_row(base);
     changed.insert(pass.changed.begin(), pass.changed.end());
   }

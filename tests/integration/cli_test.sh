@@ -511,6 +511,12 @@ check "stragglers under diloco are refused (exit 2, naming the field)" bash -c "
   out=\$('$bin' run '$tmp/stragglers-diloco.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/failures/stragglers/rate'* ]]"
 check "run under diloco says the staleness's effect on the loss is not modelled" bash -c "
   '$bin' run scenarios/examples/llama3-405b-16k-diloco.json -r 2 | grep -q 'staleness.s effect on the loss not modelled'"
+check "list strategies names shadow (shadow-cluster replication)" bash -c "'$bin' list strategies | grep -q '^ *shadow .*shadow-cluster'"
+check "shadow without its shadow machines is refused (exit 2, naming the field)" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/llama3-405b-16k-shadow.json')); s.pop('\\\$schema', None); del s['strategy']['shadow_machines']; json.dump(s, open('$tmp/shadow-no-machines.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/shadow-no-machines.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/strategy/shadow_machines'* ]]"
+check "run under shadow states the shadow machines as extra hardware" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-16k-shadow.json -r 2 | grep -q 'shadow machines are not counted'"
 check "run: multi-level shows its levels and recovers from local memory and peers" bash -c "
   '$bin' run '$tmp/multi-level.json' -o '$tmp/ml.json' > /dev/null && '$bin' run '$tmp/multi-level.json' | grep -q '^levels ' &&
   python3 -c \"

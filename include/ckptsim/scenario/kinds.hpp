@@ -28,7 +28,8 @@ enum class StrategyKind {
   just_in_time,
   async_two_phase,
   diloco,
-  none
+  none,
+  shadow
 };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
 enum class PlacementScheme { group, ring, mixed, random, group_spread, clique };
@@ -96,7 +97,7 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 11> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 12> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
@@ -106,7 +107,8 @@ struct EnumNames<StrategyKind> {
                                                                  {StrategyKind::just_in_time, "just-in-time"},
                                                                  {StrategyKind::async_two_phase, "async-two-phase"},
                                                                  {StrategyKind::diloco, "diloco"},
-                                                                 {StrategyKind::none, "none"}}};
+                                                                 {StrategyKind::none, "none"},
+                                                                 {StrategyKind::shadow, "shadow"}}};
 };
 
 template <>

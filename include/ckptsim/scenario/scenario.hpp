@@ -192,6 +192,18 @@ struct StrategySpec {
   /// async-two-phase: the staging copy's rate per machine (bytes/s); nullopt = GPUs x PCIe (pinned).
   std::optional<double> staging_bandwidth;
   double persist_throughput_cost = 0;
+  /// shadow (run/strategies/shadow.cpp; Checkmate, arXiv 2507.13522): the shadow cluster's CPU
+  /// machines (required under shadow), each one's optimizer-update rate in checkpoint bytes per
+  /// second (required: no published per-machine figure is a default), the mean time between
+  /// failures of one shadow machine (required), the replacement of a failed one (nullopt: the
+  /// training machines' failures.replacement.fixed), its NIC (nullopt: cluster.network_bandwidth),
+  /// and the gradients' bytes per parameter (2: 16-bit gradients, ZeRO's 2 Psi bytes).
+  std::optional<std::int64_t> shadow_machines;
+  std::optional<double> shadow_update_bandwidth;
+  std::optional<SimTime> shadow_machine_mtbf;
+  std::optional<SimTime> shadow_replacement;
+  std::optional<double> shadow_network_bandwidth;
+  double shadow_gradient_bytes = 2;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

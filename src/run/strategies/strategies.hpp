@@ -16,6 +16,7 @@ const Strategy& just_in_time();
 const Strategy& async_two_phase();
 const Strategy& diloco();
 const Strategy& none();
+const Strategy& shadow();
 
 /// " (m replicas, P placement, every k iteration(s))": the configuration of a strategy keeping
 /// m whole replicas in CPU memory.

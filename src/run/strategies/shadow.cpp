@@ -126,7 +126,9 @@ class Shadow final : public Strategy {
         machines, s.cluster.machines, s.cluster.machines, s.cluster.machines + machines,
         static_cast<double>(s.cluster.machines) / (static_cast<double>(s.cluster.machines) + m)));
   }
-  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {}; }
+  /// Eq. 1 with its numbers (k = 1, the shadow retrieval as the peer one) and Young / Daly's
+  /// intervals for its stall, as every periodic track.
+  [[nodiscard]] std::vector<ReportSection> report_sections() const override { return {ReportSection::young_daly}; }
   [[nodiscard]] std::string configuration(const StrategyCosts& c) const override {
     return fmt::format(" ({} shadow machines, {} of gradients per step, shadow step {}, shadow outage {})",
                        c.shadow_machines, format_bytes(c.shadow_gradient_bytes), format_duration(c.shadow_step),

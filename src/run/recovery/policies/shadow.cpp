@@ -21,37 +21,46 @@
 namespace ckptsim {
 namespace {
 
-/// The shadow machines' outages over one replica's time line, drawn as the loop asks (times
-/// never go back): whether the whole shadow is up at t.
+/// The shadow machines' outages over one replica's time line, asked at times that never go back:
+/// whether the whole shadow is up at t, i.e. no shadow machine failed in (t - W, t] and no re-sync
+/// is in progress. The failures are a Poisson process of rate Lambda_sh = M / MTBF_sh, drawn in
+/// O(1) per question whatever Lambda_sh W is: between the previous question q and t, only the
+/// first failure after q (drawn forward) and the last one before t matter; given that the first
+/// one, f, is <= t, the failures in (f, t] are Poisson again, so the last is max(f, t - E) with E
+/// exponential of rate Lambda_sh (looking back from t), and the next after t is t + E'.
 class ShadowOutages {
  public:
   ShadowOutages(const StrategyCosts& c, std::uint64_t seed, std::uint64_t replica)
       : engine_(make_stream(seed, replica, RandomComponent::shadow)), rate_(c.shadow_failure_rate), outage_(c.shadow_outage) {
-    next_ = draw_after(SimTime::zero());
+    next_ = after(SimTime::zero());
   }
-  /// No shadow machine is out at t (the failures up to t drawn).
+  /// No shadow machine is out at t, nor the whole shadow re-syncing.
   bool whole_at(SimTime t) {
-    while (next_ <= t) {
-      covered_until_ = std::max(covered_until_, saturating_add(next_, outage_));
-      next_ = draw_after(next_);
+    if (next_ <= t) {
+      const double back = gap();
+      last_ = back >= (t - next_).seconds() ? next_ : t - SimTime::from_seconds(back);
+      next_ = after(t);
     }
-    return t >= covered_until_;
+    if (t < resync_until_) return false;
+    return !last_ || saturating_add(*last_, outage_) <= t;
   }
   /// The whole shadow is out until `until` (a re-sync to a restored state).
-  void out_until(SimTime until) { covered_until_ = std::max(covered_until_, until); }
+  void out_until(SimTime until) { resync_until_ = std::max(resync_until_, until); }
 
  private:
-  SimTime draw_after(SimTime t) {
+  [[nodiscard]] double gap() { return boost::random::exponential_distribution<double>(rate_)(engine_); }
+  /// The first failure after t.
+  SimTime after(SimTime t) {
     if (rate_ <= 0 || t == SimTime::max()) return SimTime::max();
-    const double gap = boost::random::exponential_distribution<double>(rate_)(engine_);
-    const double left = (SimTime::max() - t).seconds();
-    return gap >= left ? SimTime::max() : saturating_add(t, SimTime::from_seconds(gap));
+    const double g = gap();
+    return g >= (SimTime::max() - t).seconds() ? SimTime::max() : saturating_add(t, SimTime::from_seconds(g));
   }
   RandomEngine engine_;
   double rate_;
   SimTime outage_;
   SimTime next_ = SimTime::max();
-  SimTime covered_until_ = SimTime::zero();
+  std::optional<SimTime> last_;  ///< the last shadow failure at or before the previous question
+  SimTime resync_until_ = SimTime::zero();
 };
 
 class ShadowPolicy final : public PolicyBase {

@@ -861,6 +861,30 @@ EveryIterationsChoice multi_level_best_every(const Scenario& scenario, const Str
   return EveryIterationsChoice{m.available ? m.best_every[0] : costs.every_iterations, m.best_ettr};
 }
 
+/// Shadow-cluster replication (run/strategies/shadow.cpp): the renewal model with a checkpoint
+/// every iteration (stall S, completion T_sh) and every recovery a retrieval from the shadow, i.e.
+/// the storage-tier renewal model with the shadow retrieval in place of storage's. Left out (so
+/// `optimize` ranks by the Monte Carlo): the shadow cluster's own failures, after which a training
+/// failure within a shadow machine's outage W falls back to the persistent checkpoint (a share
+/// about 1 - exp(-M W / MTBF_sh) of the training failures), and the re-sync after such a fallback.
+AnalyticPrediction shadow_analytic(const Scenario& scenario, const StrategyCosts& costs) {
+  StrategyCosts as_storage = costs;
+  as_storage.tier = CheckpointTier::storage;
+  as_storage.retrieval_storage = costs.retrieval_peer;
+  as_storage.persistent_every_iterations = 0;
+  AnalyticPrediction p = renewal_predict(scenario, as_storage);
+  if (!p.available) return p;
+  // The storage-tier model counted them as storage recoveries: they are the shadow's (peer).
+  if (p.metrics.count("recoveries.storage") > 0) {
+    p.metrics["recoveries.peer"] = p.metrics["recoveries.storage"];
+    p.metrics["recoveries.storage"] = 0.0;
+  }
+  p.notes.push_back("shadow: every recovery is taken to retrieve the previous step's state from the shadow cluster");
+  if (costs.shadow_failure_rate > 0)
+    p.omitted_terms.emplace_back(kShadowFailuresOmitted);
+  return p;
+}
+
 /// A model with no period to choose: per-step fault tolerance takes no checkpoints, and
 /// just-in-time's fallback period matters only through the fallbacks its closed form leaves out
 /// (just_in_time_model.hpp). The scenario's period stands.
@@ -879,7 +903,7 @@ struct ClosedFormFamily {
   EveryIterationsChoice (*best_every)(const Scenario&, const StrategyCosts&, std::int64_t max_k);
 };
 
-constexpr std::array<ClosedFormFamily, 7> kClosedFormFamilies{{
+constexpr std::array<ClosedFormFamily, 8> kClosedFormFamilies{{
     {CheckpointTier::none, &renewal_predict, &renewal_best_every},
     {CheckpointTier::memory, &renewal_predict, &renewal_best_every},
     {CheckpointTier::storage, &renewal_predict, &renewal_best_every},
@@ -887,6 +911,7 @@ constexpr std::array<ClosedFormFamily, 7> kClosedFormFamilies{{
     {CheckpointTier::per_step, &per_step_analytic, &period_of_scenario<&per_step_analytic>},
     {CheckpointTier::just_in_time, &just_in_time_analytic, &period_of_scenario<&just_in_time_analytic>},
     {CheckpointTier::islands, &islands_analytic, &period_of_scenario<&islands_analytic>},
+    {CheckpointTier::shadow, &shadow_analytic, &period_of_scenario<&shadow_analytic>},
 }};
 
 constexpr bool families_in_enum_order() {
@@ -895,7 +920,7 @@ constexpr bool families_in_enum_order() {
   return true;
 }
 static_assert(families_in_enum_order(), "one closed-form family per CheckpointTier, in enum order");
-static_assert(kClosedFormFamilies.size() == static_cast<std::size_t>(CheckpointTier::islands) + 1,
+static_assert(kClosedFormFamilies.size() == static_cast<std::size_t>(CheckpointTier::shadow) + 1,
               "a CheckpointTier without a closed-form family");
 
 const ClosedFormFamily& family_of(CheckpointTier tier) { return kClosedFormFamilies.at(static_cast<std::size_t>(tier)); }

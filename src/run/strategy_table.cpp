@@ -31,7 +31,8 @@ const Table& table() {
     const Table t{&strategies::gemini(),        &strategies::remote_periodic(), &strategies::remote_highfreq(),
                   &strategies::in_memory_blocking(), &strategies::erasure_coded(), &strategies::multi_level(),
                   &strategies::torchft(),     &strategies::just_in_time(), &strategies::async_two_phase(),
-                  &strategies::diloco(),      &strategies::none(),            &strategies::moe_partial()};
+                  &strategies::diloco(),      &strategies::none(),            &strategies::moe_partial(),
+                  &strategies::shadow()};
     for (std::size_t i = 0; i < t.size(); ++i)
       if (t[i]->kind() != EnumNames<StrategyKind>::table[i].value ||
           static_cast<std::size_t>(t[i]->kind()) != i)

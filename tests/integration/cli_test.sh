@@ -520,6 +520,12 @@ check "moe-partial: run states the staleness, and accept-stale says its quality 
   out=\$('$bin' run '$tmp/moe-stale.json' -r 2 -o '$tmp/moe-stale.out.json' 2>&1) &&
   [[ \$out == *'expert copies stale 1.5 iteration(s) on average, at most 3'* && \$out == *'effect on model quality are not modelled'* ]] &&
   python3 -c \"import json; m=json.load(open('$tmp/moe-stale.out.json'))['costs']['moe']; assert m['staleness_mean_iterations'] == 1.5 and m['staleness_max_iterations'] == 3 and m['recovery'] == 'accept-stale', m\""
+check "list strategies names shadow (shadow-cluster replication)" bash -c "'$bin' list strategies | grep -q '^ *shadow .*shadow-cluster'"
+check "shadow without its shadow machines is refused (exit 2, naming the field)" bash -c "
+  python3 -c \"import json; s=json.load(open('scenarios/examples/llama3-405b-16k-shadow.json')); s.pop('\\\$schema', None); del s['strategy']['shadow_machines']; json.dump(s, open('$tmp/shadow-no-machines.json', 'w'))\" &&
+  out=\$('$bin' run '$tmp/shadow-no-machines.json' -r 1 2>&1); rc=\$?; [[ \$rc -eq 2 && \$out == *'/strategy/shadow_machines'* ]]"
+check "run under shadow states the shadow machines as extra hardware" bash -c "
+  '$bin' run scenarios/examples/llama3-405b-16k-shadow.json -r 2 | grep -q 'shadow machines are not counted'"
 check "run: multi-level shows its levels and recovers from local memory and peers" bash -c "
   '$bin' run '$tmp/multi-level.json' -o '$tmp/ml.json' > /dev/null && '$bin' run '$tmp/multi-level.json' | grep -q '^levels ' &&
   python3 -c \"

@@ -132,7 +132,9 @@
 // Which model: one table in analytic_models.cpp (a closed-form family per CheckpointTier) is the
 // only place that chooses. none, memory and storage use the renewal model above; multi-level,
 // per-step and just-in-time their own (multi_level_model.hpp, per_step_model.hpp,
-// just_in_time_model.hpp), each with its rule for the best checkpoint period.
+// just_in_time_model.hpp), each with its rule for the best checkpoint period. shadow uses the
+// storage-tier renewal model with every recovery a retrieval from the shadow (a checkpoint every
+// iteration) and lists the shadow cluster's own failures in omitted_terms (kShadowFailuresOmitted).
 // Checked against the run model (tests/unit/analysis/analytic_models_test.cpp, 1000-5000
 // replicas): the ETTR agrees within the 95% interval for every strategy from 0.24 to 48
 // failures per cluster-day. The memory-fallback terms are first order: at 48 failures per
@@ -200,6 +202,12 @@ struct AnalyticPrediction {
   /// Eq. 1 with t_ckpt = completion, 1/f = D_k, t_rtvl = mean retrieval of a recovery.
   double eq1_wasted_time_s = 0;
 };
+
+/// The omitted term of the shadow closed form while shadow machines fail (analytic_models.cpp,
+/// shadow_analytic): the fallback to storage during a shadow machine's outage.
+inline constexpr const char* kShadowFailuresOmitted =
+    "the shadow cluster's own failures (a training failure during a shadow machine's outage falls back to the "
+    "persistent checkpoint)";
 
 /// Closed forms for `scenario` run with `costs` (run/strategy_costs.hpp). Never throws for a
 /// valid scenario; `available` is false for trace-driven failures.

@@ -37,6 +37,7 @@ inline Eq1ByTier eq1_by_tier(const StrategyCosts& c) {
     case CheckpointTier::islands:        // an island loses its own round only
     case CheckpointTier::just_in_time: return out;  // the survivors' save, not a periodic track
     case CheckpointTier::storage: out.storage = track + c.retrieval_storage.seconds(); return out;
+    case CheckpointTier::shadow: out.peer = track + c.retrieval_peer.seconds(); return out;
     case CheckpointTier::memory:
       out.local = track + c.retrieval_local.seconds();
       out.peer = track + c.retrieval_peer.seconds();

@@ -30,6 +30,7 @@ enum class RandomComponent : std::uint64_t {
   misdiagnosis = 12,
   silent_corruption = 13,
   migration = 14,
+  shadow = 15,  ///< the shadow cluster's machine failures (shadow strategy)
 };
 
 /// SplitMix64 finaliser (Steele, Lea, Flood, OOPSLA 2014): a bijective 64-bit mix.

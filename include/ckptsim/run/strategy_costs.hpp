@@ -65,6 +65,14 @@
 //   moe-partial         gemini's tier and rules for a checkpoint of the dense state and K of the E
 //                       experts (in rotation): r = 1 - phi + phi rho of the bytes, phi the experts'
 //                       share; stale experts restored as saved or replayed (moe_partial.cpp).
+//   shadow              Checkmate's shadow cluster (arXiv 2507.13522): the switch multicasts every
+//                       step's reduced gradients, G = P w_g bytes, to M CPU machines that step the
+//                       optimizer on a live copy; k = 1, nothing added to the training NICs;
+//                       shadow step T_sh = max((G/M) / (f B_sh), (C/M) / U); S = max(0, T_sh - T)
+//                       (training throttled to the shadow's pace); completion = T_sh; retrieval
+//                       peer = max(C / (M f B_sh), c / (f B_n)) + c / B_ser; a failed shadow machine
+//                       is out for W = replacement + (C/M) / (f B_sh), during which a training
+//                       failure recovers from storage (persistent track as GEMINI's).
 // One rounding rule for intervals given as durations (persistent_interval, interval): round(x)
 // is the nearest whole number of periods, halves up, at least 1 (so "3h" at T = 21.34 s is
 // 506 iterations for both remote-periodic and GEMINI's persistent copies, not 506 and 507).
@@ -91,7 +99,10 @@ struct IterationCosts;  // checkpoint/iteration_costs.hpp (the iteration model's
 /// surviving data-parallel replicas save the state of the interrupted minibatch (just-in-time); or
 /// islands: no checkpoints, replica groups synchronize every H steps and a failed one drops out
 /// and rejoins at a synchronization (diloco).
-enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time, islands };
+/// Or shadow: every step's gradients reach a shadow cluster of CPU machines that holds a live copy
+/// of the state (shadow, Checkmate); a failure retrieves it from there unless a shadow machine is
+/// re-syncing, then from storage.
+enum class CheckpointTier { none, memory, storage, multi_level, per_step, just_in_time, islands, shadow };
 
 /// The tier takes periodic checkpoints (every k iterations, stall S, completion).
 constexpr bool takes_checkpoints(CheckpointTier tier) {
@@ -184,6 +195,18 @@ struct StrategyCosts {
   SimTime background;
   /// MoE partial checkpoints (moe-partial, run/strategies/moe_partial.cpp; zero otherwise).
   MoePartialCosts moe;
+  /// Shadow-cluster replication (tier shadow; run/strategies/shadow.cpp): M shadow machines
+  /// (not counted in the cluster's machines), the gradient bytes multicast to them per step (the
+  /// whole model's, P w_g), each shadow machine's step (max of its gradient ingress and its
+  /// optimizer update), the outage of one failed shadow machine (replacement + its shard's
+  /// re-sync), the re-sync of the whole shadow after a recovery from storage, and the rate of
+  /// shadow machine failures (all M together, per second).
+  int shadow_machines = 0;
+  double shadow_gradient_bytes = 0;
+  SimTime shadow_step;
+  SimTime shadow_outage;
+  SimTime shadow_resync;
+  double shadow_failure_rate = 0;
   /// What qualifies these costs, one sentence each, for every report that prints them (run,
   /// analyze, sweep points, Python): fields the scenario writes that nothing reads
   /// (run/unread_fields.hpp), a job priced although it does not fit its GPUs (--force). Empty

@@ -11,7 +11,7 @@
 namespace ckptsim {
 
 enum class CheckpointLayout {
-  none,              ///< nothing kept in CPU memory across failures (remote-periodic, remote-highfreq, none)
+  none,              ///< nothing kept in CPU memory across failures (remote-periodic, remote-highfreq, none, shadow)
   replicas,          ///< m whole replicas by the placement, sent by the traffic scheduler (gemini, in-memory-blocking, moe-partial)
   partner_replicas,  ///< m whole replicas by the placement at a partner level (multi-level)
   erasure_code,      ///< shards plus p parity symbols per group of g (erasure-coded)
@@ -38,7 +38,10 @@ constexpr CheckpointLayout checkpoint_layout(StrategyKind kind) {
     case StrategyKind::async_two_phase: return CheckpointLayout::staged_copy;
     case StrategyKind::remote_periodic:
     case StrategyKind::remote_highfreq:
-    case StrategyKind::none: return CheckpointLayout::none;
+    case StrategyKind::none:
+    // shadow: the live copy is on the shadow cluster's CPU machines, not the training machines'
+    // CPU memory; the gradients it needs are the all-reduce's own (switch multicast).
+    case StrategyKind::shadow: return CheckpointLayout::none;
   }
   return CheckpointLayout::none;
 }

@@ -29,7 +29,8 @@ enum class StrategyKind {
   async_two_phase,
   diloco,
   none,
-  moe_partial
+  moe_partial,
+  shadow
 };
 /// Where the in-memory replicas of each machine's shard are kept (strategy.placement).
 enum class PlacementScheme { group, ring, mixed, random, group_spread, clique };
@@ -97,7 +98,7 @@ struct EnumNames;
 
 template <>
 struct EnumNames<StrategyKind> {
-  static constexpr std::array<EnumName<StrategyKind>, 12> table{{{StrategyKind::gemini, "gemini"},
+  static constexpr std::array<EnumName<StrategyKind>, 13> table{{{StrategyKind::gemini, "gemini"},
                                                                  {StrategyKind::remote_periodic, "remote-periodic"},
                                                                  {StrategyKind::remote_highfreq, "remote-highfreq"},
                                                                  {StrategyKind::in_memory_blocking, "in-memory-blocking"},
@@ -108,7 +109,8 @@ struct EnumNames<StrategyKind> {
                                                                  {StrategyKind::async_two_phase, "async-two-phase"},
                                                                  {StrategyKind::diloco, "diloco"},
                                                                  {StrategyKind::none, "none"},
-                                                                 {StrategyKind::moe_partial, "moe-partial"}}};
+                                                                 {StrategyKind::moe_partial, "moe-partial"},
+                                                                 {StrategyKind::shadow, "shadow"}}};
 };
 
 template <>

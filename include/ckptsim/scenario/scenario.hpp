@@ -200,6 +200,20 @@ struct StrategySpec {
   /// them as saved (MoC-System).
   std::optional<std::int64_t> moe_experts_per_checkpoint;
   bool moe_replay = false;
+  /// shadow (run/strategies/shadow.cpp; Checkmate, arXiv 2507.13522): the shadow cluster's CPU
+  /// machines (required under shadow), each one's optimizer-update rate in checkpoint bytes per
+  /// second (required: no published per-machine figure is a default), the mean time between
+  /// failures of one shadow machine (required), the replacement of a failed one (nullopt: the
+  /// training machines' failures.replacement.fixed), its NIC (nullopt: cluster.network_bandwidth),
+  /// and the gradients' bytes per parameter (nullopt: 2, 16-bit gradients, ZeRO's 2 Psi bytes).
+  std::optional<std::int64_t> shadow_machines;
+  std::optional<double> shadow_update_bandwidth;
+  std::optional<SimTime> shadow_machine_mtbf;
+  std::optional<SimTime> shadow_replacement;
+  std::optional<double> shadow_network_bandwidth;
+  /// Optional rather than defaulted, so that a scenario of another strategy writes no shadow
+  /// field into its effective scenario (results stay as they were before shadow existed).
+  std::optional<double> shadow_gradient_bytes;
 };
 
 /// How long a hardware failure waits for a replacement when no standby machine is free.

@@ -17,10 +17,10 @@ HorizonTerm no_retrieval(const StrategyCosts&) { return {"", "", SimTime::zero()
 
 namespace {
 
-const std::array<const RecoveryPolicyRow*, 7>& policy_rows() {
-  static const std::array<const RecoveryPolicyRow*, 7> rows{
+const std::array<const RecoveryPolicyRow*, 8>& policy_rows() {
+  static const std::array<const RecoveryPolicyRow*, 8> rows{
       &no_checkpoint_policy(), &memory_policy(),   &storage_policy(),
-      &multi_level_policy(),   &per_step_policy(), &just_in_time_policy(), &islands_policy(),
+      &multi_level_policy(),   &per_step_policy(), &just_in_time_policy(), &islands_policy(), &shadow_policy(),
   };
   static const bool in_order = [] {
     for (std::size_t i = 0; i < rows.size(); ++i)
@@ -34,7 +34,7 @@ const std::array<const RecoveryPolicyRow*, 7>& policy_rows() {
 
 }  // namespace
 
-static_assert(static_cast<std::size_t>(CheckpointTier::islands) + 1 == 7, "a CheckpointTier without a recovery policy");
+static_assert(static_cast<std::size_t>(CheckpointTier::shadow) + 1 == 8, "a CheckpointTier without a recovery policy");
 
 const RecoveryPolicyRow& recovery_policy(CheckpointTier tier) { return *policy_rows().at(static_cast<std::size_t>(tier)); }
 

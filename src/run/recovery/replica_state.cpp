@@ -22,6 +22,7 @@ SimTime WorkRate::wall_after(SimTime from, SimTime w) {
 ReplicaState::ReplicaState(const ReplicaInputs& in, std::uint64_t replica)
     : scenario(in.scenario),
       costs(in.costs),
+      replica_index(replica),
       failures(with_fault_model(make_failure_source(FailureSourceContext{in.scenario.failures, in.scenario.cluster.machines,
                                                                          in.scenario.run.seed, replica, in.trace}),
                                 in.scenario.failures, in.scenario.cluster.machines, in.scenario.run.seed, replica)),

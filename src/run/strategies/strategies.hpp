@@ -17,6 +17,7 @@ const Strategy& async_two_phase();
 const Strategy& diloco();
 const Strategy& none();
 const Strategy& moe_partial();
+const Strategy& shadow();
 
 /// " (m replicas, P placement, every k iteration(s))": the configuration of a strategy keeping
 /// m whole replicas in CPU memory.

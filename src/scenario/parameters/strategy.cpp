@@ -104,6 +104,22 @@ ParameterBlock strategy_parameters() {
      [](Scenario& s) -> FieldRef { return &s.strategy.moe_experts_per_checkpoint; }, nullptr, {}, &moe_partial_strategy_only},
     {"/strategy/moe_replay", U::boolean, C::none, P::defaulted, R::costs, "moe-partial: a recovery replays the stale experts' lost iterations from a log of their routed inputs and gradients (MoEvement); false: it restores them as saved and accepts their lost updates (MoC-System), whose effect on model quality is not modelled",
      [](Scenario& s) -> FieldRef { return &s.strategy.moe_replay; }, nullptr, {}, &moe_partial_strategy_only},
+    // shadow (run/strategies/shadow.cpp; Checkmate, Bhardwaj et al., arXiv 2507.13522: gradients
+    // multicast to a CPU shadow cluster that applies the optimizer step to a live copy). No
+    // published per-machine figure is a default for the shadow machines' count, update rate or
+    // failure rate: they are required under shadow.
+    {"/strategy/shadow_machines", U::integer, C::at_least_one, P::optional, R::costs | R::run, "shadow: CPU machines of the shadow cluster M, beside the training machines (required under shadow; each holds C / M of the state)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_machines; }},
+    {"/strategy/shadow_update_bandwidth", U::bandwidth, C::positive, P::optional, R::costs | R::run, "shadow: checkpoint bytes (model state) one shadow machine's CPU optimizer steps per second (required under shadow: measure your CPU Adam step)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_update_bandwidth; }},
+    {"/strategy/shadow_machine_mtbf", U::duration, C::positive, P::optional, R::costs | R::run, "shadow: mean time between failures of one shadow machine (exponential; required under shadow)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_machine_mtbf; }},
+    {"/strategy/shadow_replacement", U::duration, C::non_negative, P::optional, R::costs | R::run, "shadow: time to replace a failed shadow machine before its shard re-syncs (default: failures.replacement.fixed, when the replacement distribution is fixed)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_replacement; }},
+    {"/strategy/shadow_network_bandwidth", U::bandwidth, C::positive, P::optional, R::costs | R::run, "shadow: NIC bandwidth of one shadow machine (default: cluster.network_bandwidth)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_network_bandwidth; }},
+    {"/strategy/shadow_gradient_bytes", U::number, C::positive, P::optional, R::costs | R::run, "shadow: bytes per parameter of the gradients multicast to the shadow every step (default 2: 16-bit gradients, ZeRO's 2 Psi bytes)",
+     [](Scenario& s) -> FieldRef { return &s.strategy.shadow_gradient_bytes; }},
   }};
   // clang-format on
   // The iteration model reads the strategy kind only through its checkpoint layout (which copies

@@ -3,7 +3,8 @@
 // expected values can be worked out by hand:
 //   16 machines, 1e9 parameters x 12 B = 12 GB checkpoint, 0.75 GB shard per machine;
 //   storage 100 MB/s -> C / B_s = 120 s; NIC 1 GB/s -> shard 0.75 s; serialization 1 GB/s ->
-//   shard load 0.75 s; iteration 60 s (explicit).
+//   shard load 0.75 s; iteration 60 s (explicit); shadow (read by the shadow strategy only): 4
+//   shadow machines stepping 1 GB/s each, one failure per 10^4 days each.
 #include "ckptsim/scenario/scenario.hpp"
 
 namespace ckptsim::test {
@@ -29,6 +30,9 @@ inline Scenario small_scenario(StrategyKind strategy) {
   s.strategy.replicas = 2;
   s.strategy.interval = hours(1);
   s.strategy.persistent_interval = hours(1);
+  s.strategy.shadow_machines = 4;
+  s.strategy.shadow_update_bandwidth = 1e9;
+  s.strategy.shadow_machine_mtbf = days(10000);
   s.failures.process = FailureProcessKind::none;
   s.failures.rate = 0;
   s.failures.hardware_fraction = 0.5;

@@ -128,11 +128,14 @@ std::optional<EveryResult> every_result(const Scenario& s) {
 }
 
 /// The strategy block each strategy needs on the 4-machine base (erasure groups of 2; torchft
-/// and just-in-time 2 replica groups).
+/// and just-in-time 2 replica groups; shadow 2 shadow machines).
 json strategy_block(StrategyKind kind) {
   json block = {{"kind", std::string(name_of(kind))}};
   if (kind == StrategyKind::erasure_coded) block.update({{"group_size", 2}, {"parity", 1}});
   if (kind == StrategyKind::torchft || kind == StrategyKind::just_in_time) block["replica_groups"] = 2;
+  // shadow requires its shadow machines, their update rate and their failure rate.
+  if (kind == StrategyKind::shadow)
+    block.update({{"shadow_machines", 2}, {"shadow_update_bandwidth", "1GB/s"}, {"shadow_machine_mtbf", "100d"}});
   return block;
 }
 

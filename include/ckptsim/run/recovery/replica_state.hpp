@@ -139,6 +139,7 @@ class ReplicaState {
 
   const Scenario& scenario;
   const StrategyCosts& costs;
+  std::uint64_t replica_index;  ///< the replica's index (the streams of a policy's own randomness)
   PendingFailures failures;
   WorkRate rate;
   StandbyPool standbys;

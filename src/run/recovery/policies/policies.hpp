@@ -12,6 +12,7 @@ const RecoveryPolicyRow& multi_level_policy();
 const RecoveryPolicyRow& per_step_policy();
 const RecoveryPolicyRow& just_in_time_policy();
 const RecoveryPolicyRow& islands_policy();
+const RecoveryPolicyRow& shadow_policy();
 
 /// The failure-free time of `iterations` on the segment clock (every tier but multi-level).
 SimTime segment_failure_free(const SegmentPattern& pattern, std::int64_t iterations);

@@ -90,8 +90,8 @@ report(row["chunks_per_rank"] == per_copy * given["copies"], "a Python plan's ch
        f"{row['chunks_per_rank']} vs {per_copy} x {given['copies']}")
 report(abs(row["gpu_buffer_bytes"] - given["buffer_bytes"]) <= 1e-6 * given["buffer_bytes"],
        "a Python plan of R/p chunks over p sub-buffers reserves R", f"{row['gpu_buffer_bytes']} vs {given['buffer_bytes']}")
-report(row["iteration_time_with_checkpoint_s"] > row["iteration_time_s"] and not row["fits_in_one_iteration"] is None,
-       "a blocking Python plan makes the iteration longer", row)
+report(row["iteration_time_with_checkpoint_s"] > row["iteration_time_s"] and row["fits_in_one_iteration"] is False,
+       "a blocking Python plan makes the iteration longer and never fits in one iteration", row)
 report(isinstance(given["spans"], list) and all(set(s) == {"start", "length"} for s in given["spans"]),
        "the input's spans are {start, length} in seconds", given["spans"][:2])
 

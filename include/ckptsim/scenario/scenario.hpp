@@ -205,7 +205,7 @@ struct StrategySpec {
   /// second (required: no published per-machine figure is a default), the mean time between
   /// failures of one shadow machine (required), the replacement of a failed one (nullopt: the
   /// training machines' failures.replacement.fixed), its NIC (nullopt: cluster.network_bandwidth),
-  /// and the gradients' bytes per parameter (nullopt: 2, 16-bit gradients, ZeRO's 2 Psi bytes).
+  /// and the gradients' bytes per parameter (nullopt: the training's word, 2 bytes with mixed precision, ZeRO's 2 Psi, else 4).
   std::optional<std::int64_t> shadow_machines;
   std::optional<double> shadow_update_bandwidth;
   std::optional<SimTime> shadow_machine_mtbf;

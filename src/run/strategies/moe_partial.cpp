@@ -35,8 +35,8 @@
 //                 expert compute f_x T is 1 / E, summed over the experts' staleness), f_x = the
 //                 experts' share of the active parameters per token, k_r L F / (P - (E - k_r) L F)
 //                 (k_r experts per token; 6 x active parameters FLOPs per token, attention scores
-//                 left out); log per iteration and machine l = 2 x 2 bytes x h x tokens x k_r x L
-//                 / N (bf16 inputs and gradients of every routed token at every MoE layer), kept
+//                 left out); log per iteration and machine l = 2 x w x h x tokens x k_r x L / N
+//                 (inputs and gradients of every routed token at every MoE layer, w bytes each), kept
 //                 for k R iterations and read from the peers that keep it over s_max iterations:
 //                 replay = s f_x T + s_max l / (f B_n), added to every retrieval
 // Not modelled: the quality effect of accept-stale; MoEvement's stage-boundary log and its
@@ -104,12 +104,19 @@ double moe_tokens_per_iteration(const Scenario& s) {
   return sequences * s.training.sequence_length;
 }
 
+/// l: the activation log one machine writes per iteration (see the header), the input and the
+/// output gradient of every routed token at every MoE layer, in the training's word (2 bytes with
+/// mixed precision, else 4).
+double activation_log_per_iteration(const Scenario& s) {
+  return 2.0 * s.training.word_bytes() * s.model.hidden * moe_tokens_per_iteration(s) * s.model.experts_per_token *
+         s.model.layers / static_cast<double>(s.cluster.machines);
+}
+
 /// Replay (see the header): s f_x T + s_max l / (f B_n); sets the log's bytes per machine.
 SimTime stale_expert_replay(const CostInputs& in, MoePartialCosts& m, std::int64_t k) {
   if (!m.replay || m.experts <= 1) return SimTime::zero();
   const Scenario& s = in.s;
-  const double log_per_iteration = 2.0 * 2.0 * s.model.hidden * moe_tokens_per_iteration(s) * s.model.experts_per_token *
-                                   s.model.layers / static_cast<double>(s.cluster.machines);
+  const double log_per_iteration = activation_log_per_iteration(s);
   m.log_bytes_per_machine = log_per_iteration * static_cast<double>(k) * static_cast<double>(m.experts / m.experts_per_checkpoint);
   const SimTime compute = SimTime::from_seconds(m.staleness_mean * m.expert_compute_share * in.t.seconds());
   const SimTime log_read = checked_transfer_time(m.staleness_max * log_per_iteration, p2p_machine_bandwidth(s.cluster),
@@ -166,7 +173,8 @@ class MoePartial final : public Strategy {
         m.staleness_max <= 0 ? std::string("no stale experts")
         : m.replay           ? fmt::format("stale experts replayed, {} per recovery", format_duration(m.replay_time))
                              : std::string("stale experts restored as saved, their lost updates' effect not modelled");
-    return replicas_configuration(c).substr(0, replicas_configuration(c).size() - 1) +
+    const std::string replicas = replicas_configuration(c);  // " (...)": this strategy's part goes inside
+    return replicas.substr(0, replicas.size() - 1) +
            fmt::format("; {} of {} experts per checkpoint, {} of {}; expert copies stale {:.4g} iteration(s) on average, "
                        "at most {:.4g}; {})",
                        m.experts_per_checkpoint, m.experts, format_bytes(m.checkpoint_bytes), format_bytes(m.full_checkpoint_bytes),
@@ -205,8 +213,7 @@ class MoePartial final : public Strategy {
     }
     c.warnings.push_back(fmt::format("moe-partial (replay): the activation log's writes during training ({} per iteration "
                                      "and machine, kept by the peers) are not modelled: they add no time to an iteration",
-                                     format_bytes(m.log_bytes_per_machine / static_cast<double>(m.experts / m.experts_per_checkpoint) /
-                                                  static_cast<double>(c.every_iterations))));
+                                     format_bytes(activation_log_per_iteration(s))));
     const double held = static_cast<double>(s.strategy.replicas) * s.checkpoint_bytes_per_machine() + m.log_bytes_per_machine;
     if (held > s.cluster.cpu_memory_bytes)
       c.warnings.push_back(fmt::format("moe-partial (replay): the {} replicas and the {} activation log per machine exceed "

@@ -47,9 +47,6 @@
 namespace ckptsim::strategies {
 namespace {
 
-/// strategy.shadow_gradient_bytes when absent: 16-bit gradients (ZeRO's 2 Psi bytes).
-constexpr double kShadowGradientBytes = 2;
-
 /// The value of a field shadow requires, or a ModelError naming it.
 template <typename T>
 T required_under_shadow(const std::optional<T>& value, const char* pointer, const char* what) {
@@ -97,7 +94,7 @@ class Shadow final : public Strategy {
     c.tier = CheckpointTier::shadow;
     c.every_iterations = 1;
     c.shadow_machines = static_cast<int>(machines);
-    c.shadow_gradient_bytes = s.model.parameters * st.shadow_gradient_bytes.value_or(kShadowGradientBytes);
+    c.shadow_gradient_bytes = s.model.parameters * st.shadow_gradient_bytes.value_or(s.training.word_bytes());
     const SimTime ingress = checked_transfer_time(c.shadow_gradient_bytes / m, nic, "/strategy/shadow_network_bandwidth",
                                                   "a shadow machine's gradients of one step");
     const SimTime step = checked_transfer_time(state / m, update, "/strategy/shadow_update_bandwidth",

@@ -118,7 +118,7 @@ ParameterBlock strategy_parameters() {
      [](Scenario& s) -> FieldRef { return &s.strategy.shadow_replacement; }},
     {"/strategy/shadow_network_bandwidth", U::bandwidth, C::positive, P::optional, R::costs | R::run, "shadow: NIC bandwidth of one shadow machine (default: cluster.network_bandwidth)",
      [](Scenario& s) -> FieldRef { return &s.strategy.shadow_network_bandwidth; }},
-    {"/strategy/shadow_gradient_bytes", U::number, C::positive, P::optional, R::costs | R::run, "shadow: bytes per parameter of the gradients multicast to the shadow every step (default 2: 16-bit gradients, ZeRO's 2 Psi bytes)",
+    {"/strategy/shadow_gradient_bytes", U::number, C::positive, P::optional, R::costs | R::run, "shadow: bytes per parameter of the gradients multicast to the shadow every step (default: the training's word, 2 with mixed precision, ZeRO's 2 Psi bytes, else 4)",
      [](Scenario& s) -> FieldRef { return &s.strategy.shadow_gradient_bytes; }},
   }};
   // clang-format on

@@ -75,6 +75,11 @@ TEST_CASE("shadow: traffic bytes and the shadow-tier costs, by hand") {
   fp32.strategy.shadow_gradient_bytes = 4;
   CHECK(compute_strategy_costs(fp32, nullptr).shadow_gradient_bytes == doctest::Approx(4e9));
   CHECK(compute_strategy_costs(fp32, nullptr).shadow_step == seconds(3));
+  // Without the field, the gradients are in the training's word: fp32 training (no mixed
+  // precision) sends 4 bytes per parameter, 1e9 x 4 = 4 GB, as the explicit field above.
+  Scenario fp32_training = s;
+  fp32_training.training.mixed_precision = false;
+  CHECK(compute_strategy_costs(fp32_training, nullptr).shadow_gradient_bytes == doctest::Approx(4e9));
   // A shadow NIC of 5 MB/s: ingress 0.5 GB / 5 MB/s = 100 s > the update's 3 s and > T: the
   // shadow sets the pace, S = 100 - 60 = 40 s per iteration, completion 100 s, and a warning says
   // training is throttled.
